@@ -1,0 +1,38 @@
+package io.kairos.core.device;
+
+import io.kairos.schema.Tensor;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Something that runs batches, one at a time, in the order they are handed to it: a GPU, a CPU
+ * executor, or a simulated device. Execution is asynchronous so that the caller's thread never
+ * blocks on it.
+ */
+public interface Device extends AutoCloseable {
+
+    int slot();
+
+    /**
+     * Queues a batch behind the ones already handed over.
+     *
+     * @param inputs one tensor per request, or an empty list for a device that needs none (simulated)
+     */
+    CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs);
+
+    @Override
+    default void close() {}
+
+    /** What happened to one batch. {@code outputs} is empty when the device produces no tensors. */
+    record Execution(long startMicros, long endMicros, boolean coldStart, List<Tensor> outputs, String error) {
+
+        public static Execution failed(long startMicros, long endMicros, String error) {
+            return new Execution(startMicros, endMicros, false, List.of(), error);
+        }
+
+        public boolean succeeded() {
+            return error == null;
+        }
+    }
+}

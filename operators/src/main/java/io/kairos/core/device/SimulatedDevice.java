@@ -1,0 +1,66 @@
+package io.kairos.core.device;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.schema.Tensor;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * A device that "executes" a batch by completing it when the model's profiled latency has passed,
+ * in real time, without holding a thread: completions are timer tasks on one shared scheduler
+ * thread, so dozens of simulated devices fit on two cores. Batches run back to back in the order
+ * they were handed over, as on a GPU that runs one batch at a time.
+ */
+public final class SimulatedDevice implements Device {
+
+    // One daemon timer thread for all simulated devices of the JVM: completions are short tasks.
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "kairos-simulated-devices");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final int slot;
+    private final ModelCatalog catalog;
+    private final LongSupplier clockMicros;
+    private final double speedFactor;
+    private long busyUntilMicros;
+
+    /**
+     * @param speedFactor multiplies every profiled latency; 0 makes a zero-latency device that
+     *                    completes every batch at once (for measuring the pipeline itself)
+     */
+    public SimulatedDevice(int slot, ModelCatalog catalog, LongSupplier clockMicros, double speedFactor) {
+        this.slot = slot;
+        this.catalog = catalog;
+        this.clockMicros = clockMicros;
+        this.speedFactor = speedFactor;
+    }
+
+    @Override
+    public int slot() {
+        return slot;
+    }
+
+    @Override
+    public synchronized CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs) {
+        long now = clockMicros.getAsLong();
+        if (!catalog.contains(model)) {
+            return CompletableFuture.completedFuture(Execution.failed(now, now, "device " + slot + " has no profile for model '" + model + "'"));
+        }
+        long latency = Math.round(catalog.get(model).latency().latencyMicros(size) * speedFactor);
+        long start = Math.max(now, busyUntilMicros);
+        long end = start + latency;
+        busyUntilMicros = end;
+        Execution done = new Execution(start, end, false, List.of(), null);
+        if (end <= now) return CompletableFuture.completedFuture(done);
+        CompletableFuture<Execution> future = new CompletableFuture<>();
+        TIMER.schedule(() -> future.complete(done), end - now, TimeUnit.MICROSECONDS);
+        return future;
+    }
+}

@@ -1,0 +1,42 @@
+package io.kairos.core.model;
+
+import java.util.Arrays;
+
+/** The one input tensor a model takes: element type and shape without the batch dimension. */
+public record InputSpec(String dtype, long[] shape) {
+
+    public InputSpec {
+        shape = shape.clone();
+    }
+
+    /** Bytes of one request's tensor. */
+    public long byteSize() {
+        long elements = 1;
+        for (long d : shape) elements *= d;
+        return elements * bytesPerElement(dtype);
+    }
+
+    public static int bytesPerElement(String dtype) {
+        return switch (dtype) {
+            case "FLOAT32", "INT32" -> 4;
+            case "FLOAT64", "INT64" -> 8;
+            case "UINT8", "INT8", "BOOL" -> 1;
+            default -> throw new IllegalArgumentException("unknown dtype " + dtype);
+        };
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof InputSpec other && dtype.equals(other.dtype) && Arrays.equals(shape, other.shape);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * dtype.hashCode() + Arrays.hashCode(shape);
+    }
+
+    @Override
+    public String toString() {
+        return dtype + Arrays.toString(shape);
+    }
+}

@@ -1,0 +1,182 @@
+package io.kairos.core.model;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The models a deployment serves, read from a JSON profiles file:
+ *
+ * <pre>{@code
+ * {"models": [
+ *   {"name": "resnet50", "input": {"dtype": "FLOAT32", "shape": [3, 224, 224]},
+ *    "batch_sizes": [1, 2, 4, 8, 16],
+ *    "latency_ms": {"alpha": 0.8, "beta": 1.9}},          // tau(b) = alpha*b + beta
+ *   {"name": "mlp", "input": {"dtype": "FLOAT32", "shape": [64]},
+ *    "latency_ms": {"table": {"1": 0.4, "8": 0.9, "32": 2.5}}}   // measured per batch size
+ * ]}
+ * }</pre>
+ *
+ * A problem in the file is reported with the file and the field it is in.
+ * Serializable only so that Flink can ship it inside functions; it is immutable.
+ */
+public final class ModelCatalog implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String json;
+    private transient Map<String, ModelSpec> models;
+
+    private ModelCatalog(String json, Map<String, ModelSpec> models) {
+        this.json = json;
+        this.models = models;
+    }
+
+    public static ModelCatalog load(Path file) {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new CatalogException(file + ": cannot read profiles file (" + e.getMessage() + ")");
+        }
+        return parse(text, file.toString());
+    }
+
+    public static ModelCatalog parse(String json, String source) {
+        return new ModelCatalog(json, read(json, source));
+    }
+
+    /** The built-in catalog of the demo and of tests: small image, text and tabular models. */
+    public static ModelCatalog builtIn() {
+        try (var in = ModelCatalog.class.getResourceAsStream("/kairos/models.json")) {
+            return parse(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), "built-in models.json");
+        } catch (IOException | NullPointerException e) {
+            throw new IllegalStateException("built-in models.json is missing from the classpath", e);
+        }
+    }
+
+    public ModelSpec get(String name) {
+        return models().get(name);
+    }
+
+    public boolean contains(String name) {
+        return models().containsKey(name);
+    }
+
+    public Collection<ModelSpec> all() {
+        return models().values();
+    }
+
+    public List<String> names() {
+        return new ArrayList<>(models().keySet());
+    }
+
+    public String toJson() {
+        return json;
+    }
+
+    private Map<String, ModelSpec> models() {
+        if (models == null) models = read(json, "catalog");
+        return models;
+    }
+
+    private static Map<String, ModelSpec> read(String json, String source) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(json);
+        } catch (IOException e) {
+            throw new CatalogException(source + ": not valid JSON (" + e.getMessage().lines().findFirst().orElse("") + ")");
+        }
+        JsonNode list = root == null ? null : root.get("models");
+        if (list == null || !list.isArray()) {
+            throw new CatalogException(source + ": field 'models' must be an array of models");
+        }
+        Map<String, ModelSpec> models = new LinkedHashMap<>();
+        for (int i = 0; i < list.size(); i++) {
+            String at = source + ": models[" + i + "]";
+            JsonNode m = list.get(i);
+            String name = text(m, "name", at);
+            at = source + ": model '" + name + "'";
+            if (models.containsKey(name)) throw new CatalogException(at + " is defined twice");
+            models.put(name, new ModelSpec(name, input(m.get("input"), at), latency(m, at)));
+        }
+        return Collections.unmodifiableMap(models);
+    }
+
+    private static InputSpec input(JsonNode in, String at) {
+        if (in == null || !in.isObject()) throw new CatalogException(at + ": field 'input' must be an object with 'dtype' and 'shape'");
+        String dtype = text(in, "dtype", at + " input");
+        try {
+            InputSpec.bytesPerElement(dtype);
+        } catch (IllegalArgumentException e) {
+            throw new CatalogException(at + ": field 'input.dtype' is '" + dtype + "', expected one of FLOAT32, FLOAT64, INT32, INT64, UINT8, INT8, BOOL");
+        }
+        JsonNode shape = in.get("shape");
+        if (shape == null || !shape.isArray() || shape.isEmpty()) throw new CatalogException(at + ": field 'input.shape' must be a non-empty array of positive integers");
+        long[] dims = new long[shape.size()];
+        for (int d = 0; d < dims.length; d++) {
+            if (!shape.get(d).canConvertToLong() || shape.get(d).asLong() < 1) {
+                throw new CatalogException(at + ": field 'input.shape[" + d + "]' must be a positive integer");
+            }
+            dims[d] = shape.get(d).asLong();
+        }
+        return new InputSpec(dtype, dims);
+    }
+
+    private static LatencyProfile latency(JsonNode m, String at) {
+        JsonNode lat = m.get("latency_ms");
+        if (lat == null || !lat.isObject()) throw new CatalogException(at + ": field 'latency_ms' must be {\"alpha\":..,\"beta\":..} or {\"table\":{..}}");
+        try {
+            if (lat.has("table")) {
+                JsonNode table = lat.get("table");
+                int[] sizes = new int[table.size()];
+                long[] micros = new long[table.size()];
+                int i = 0;
+                for (Iterator<Map.Entry<String, JsonNode>> it = table.fields(); it.hasNext(); i++) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    sizes[i] = Integer.parseInt(e.getKey());
+                    micros[i] = Math.round(e.getValue().asDouble() * 1000.0);
+                }
+                return new LatencyProfile(sizes, micros);
+            }
+            if (!lat.has("alpha") || !lat.has("beta")) throw new CatalogException(at + ": field 'latency_ms' needs 'alpha' and 'beta', or 'table'");
+            int[] sizes;
+            JsonNode bs = m.get("batch_sizes");
+            if (bs == null) {
+                sizes = LatencyProfile.powersOfTwoUpTo(m.has("max_batch") ? m.get("max_batch").asInt() : 16);
+            } else {
+                sizes = new int[bs.size()];
+                for (int i = 0; i < sizes.length; i++) sizes[i] = bs.get(i).asInt();
+            }
+            return LatencyProfile.linear(lat.get("alpha").asDouble(), lat.get("beta").asDouble(), sizes);
+        } catch (NumberFormatException e) {
+            throw new CatalogException(at + ": field 'latency_ms.table' keys must be batch sizes (" + e.getMessage() + ")");
+        } catch (IllegalArgumentException e) {
+            if (e instanceof CatalogException) throw e;
+            throw new CatalogException(at + ": field 'latency_ms': " + e.getMessage());
+        }
+    }
+
+    private static String text(JsonNode node, String field, String at) {
+        JsonNode v = node == null ? null : node.get(field);
+        if (v == null || !v.isTextual() || v.asText().isBlank()) throw new CatalogException(at + ": field '" + field + "' must be a non-empty string");
+        return v.asText();
+    }
+
+    /** A profiles file that cannot be used; the message names the file and the field. */
+    public static final class CatalogException extends IllegalArgumentException {
+        public CatalogException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.kairos.core.request;
+
+import java.util.Arrays;
+
+/**
+ * One model's pending requests, earliest deadline first; ties keep arrival order.
+ *
+ * <p>An array with a moving head rather than a heap: requests of one model mostly arrive in
+ * deadline order, so insertion is an append, and taking a batch from the head is a copy of a
+ * contiguous run. Policies read it by index without allocating.
+ */
+public final class RequestQueue {
+    private Request[] items = new Request[16];
+    private int head;
+    private int tail;
+
+    public int size() {
+        return tail - head;
+    }
+
+    public boolean isEmpty() {
+        return tail == head;
+    }
+
+    /** The i-th earliest-deadline request, 0 being the head. */
+    public Request get(int i) {
+        if (i < 0 || i >= size()) throw new IndexOutOfBoundsException(i + " of " + size());
+        return items[head + i];
+    }
+
+    public Request peek() {
+        return isEmpty() ? null : items[head];
+    }
+
+    public long headDeadline() {
+        return items[head].deadlineMicros();
+    }
+
+    /** The earliest arrival in the queue (not necessarily the head when SLOs differ). */
+    public long oldestArrival() {
+        long oldest = Long.MAX_VALUE;
+        for (int i = head; i < tail; i++) oldest = Math.min(oldest, items[i].arrivalMicros());
+        return oldest;
+    }
+
+    public void add(Request r) {
+        if (tail == items.length) makeRoom();
+        long d = r.deadlineMicros();
+        int at = tail;
+        // Walk back from the tail: the usual case (deadline not earlier than the last one) stops at once.
+        while (at > head && items[at - 1].deadlineMicros() > d) at--;
+        if (at < tail) System.arraycopy(items, at, items, at + 1, tail - at);
+        items[at] = r;
+        tail++;
+    }
+
+    /** Removes and returns the {@code n} earliest-deadline requests. */
+    public Request[] take(int n) {
+        if (n < 0 || n > size()) throw new IllegalArgumentException("cannot take " + n + " of " + size());
+        Request[] batch = Arrays.copyOfRange(items, head, head + n);
+        Arrays.fill(items, head, head + n, null);
+        head += n;
+        if (head == tail) head = tail = 0;
+        return batch;
+    }
+
+    public Request poll() {
+        return isEmpty() ? null : take(1)[0];
+    }
+
+    private void makeRoom() {
+        int size = size();
+        if (head > 0 && size < items.length / 2) {
+            System.arraycopy(items, head, items, 0, size);
+            Arrays.fill(items, size, tail, null);
+        } else {
+            Request[] bigger = new Request[items.length * 2];
+            System.arraycopy(items, head, bigger, 0, size);
+            items = bigger;
+        }
+        head = 0;
+        tail = size;
+    }
+}

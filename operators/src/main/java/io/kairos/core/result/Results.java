@@ -1,0 +1,86 @@
+package io.kairos.core.result;
+
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import io.kairos.schema.StageTimes;
+import io.kairos.schema.Tensor;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DispatchedBatch;
+
+/** Builds the one terminal result of a request, at whichever stage its journey ended. */
+public final class Results {
+    private Results() {}
+
+    /** Bad input. {@code request} is null when the bytes could not even be decoded. */
+    public static InferenceResult rejected(String origin, InferenceRequest request, String reason, long ingestedMicros, long nowMicros) {
+        StageTimes t = StageTimes.newBuilder()
+                .setSent(request == null ? 0 : request.getSentAtMicros())
+                .setDeadline(request == null ? 0 : request.getSentAtMicros() + Math.round(request.getSloMs() * 1000.0))
+                .setIngested(ingestedMicros)
+                .setEmitted(nowMicros)
+                .build();
+        return InferenceResult.newBuilder()
+                .setRequestId(request == null || request.getRequestId().isBlank() ? origin : request.getRequestId())
+                .setTenant(request == null ? "" : request.getTenant())
+                .setModel(request == null ? "" : request.getModel())
+                .setStatus(ResultStatus.REJECTED)
+                .setReason(reason)
+                .setSloMs(request == null ? 0 : request.getSloMs())
+                .setPipelineId(request == null ? null : request.getPipelineId())
+                .setStage(request == null ? null : request.getStage())
+                .setTimings(t)
+                .build();
+    }
+
+    /** Shed: its deadline could no longer be met. */
+    public static InferenceResult dropped(AdmittedRequest a, String reason, long nowMicros) {
+        return base(a, ResultStatus.DROPPED, stages(a).setEmitted(nowMicros).build())
+                .setReason(reason)
+                .build();
+    }
+
+    /** Ran (or failed to run) in a batch on a device. */
+    public static InferenceResult executed(BatchOutcome outcome, int index, long nowMicros) {
+        DispatchedBatch batch = outcome.getBatch();
+        AdmittedRequest a = batch.getRequests().get(index);
+        StageTimes t = stages(a)
+                .setDispatched(batch.getDispatchedAtMicros())
+                .setExecStart(outcome.getExecStartMicros())
+                .setExecEnd(outcome.getExecEndMicros())
+                .setEmitted(nowMicros)
+                .build();
+        ResultStatus status = outcome.getError() != null ? ResultStatus.FAILED
+                : outcome.getExecEndMicros() <= a.getDeadlineAtMicros() ? ResultStatus.OK : ResultStatus.LATE;
+        Tensor output = index < outcome.getOutputs().size() ? outcome.getOutputs().get(index) : null;
+        return base(a, status, t)
+                .setReason(outcome.getError())
+                .setOutput(status == ResultStatus.FAILED ? null : output)
+                .setBatchSize(batch.getRequests().size())
+                .setDevice(batch.getDevice())
+                .setColdStart(outcome.getColdStart())
+                .build();
+    }
+
+    private static InferenceResult.Builder base(AdmittedRequest a, ResultStatus status, StageTimes t) {
+        InferenceRequest r = a.getRequest();
+        return InferenceResult.newBuilder()
+                .setRequestId(r.getRequestId())
+                .setTenant(r.getTenant())
+                .setModel(r.getModel())
+                .setStatus(status)
+                .setSloMs(r.getSloMs())
+                .setPipelineId(r.getPipelineId())
+                .setStage(r.getStage())
+                .setTimings(t);
+    }
+
+    private static StageTimes.Builder stages(AdmittedRequest a) {
+        return StageTimes.newBuilder()
+                .setSent(a.getRequest().getSentAtMicros())
+                .setDeadline(a.getDeadlineAtMicros())
+                .setIngested(a.getIngestedAtMicros())
+                .setEnqueued(a.getEnqueuedAtMicros() == 0 ? null : a.getEnqueuedAtMicros());
+    }
+}

@@ -1,0 +1,21 @@
+package io.kairos.core.scheduling;
+
+/**
+ * Decides which batches start, on which device, now. Plain Java: it is handed the time and the
+ * group, and never reads a clock, starts a thread or touches an engine, so that the Flink
+ * scheduler operator and the simulator run the very same object.
+ */
+public interface SchedulingPolicy {
+
+    /** Sentinel for "no need to ask me again until something arrives". */
+    long NO_WAKE = Long.MAX_VALUE;
+
+    /**
+     * Dispatches, through {@link GroupView#dispatch}, every batch that should start now, and
+     * returns the time it next wants to be asked even if nothing arrives ({@link #NO_WAKE} if never).
+     */
+    long schedule(long nowMicros, GroupView group);
+
+    /** The name it is selected by in configuration and control decisions. */
+    String name();
+}

@@ -1,0 +1,28 @@
+package io.kairos.core.scheduling.policy;
+
+import io.kairos.core.scheduling.SchedulingPolicy;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** Every scheduling policy by the name that configuration and control decisions use. */
+public final class Policies {
+    private static final Map<String, Supplier<SchedulingPolicy>> BY_NAME = Map.of(
+            ClockworkPolicy.NAME, ClockworkPolicy::new,
+            DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new);
+
+    private Policies() {}
+
+    public static SchedulingPolicy create(String name) {
+        Supplier<SchedulingPolicy> make = BY_NAME.get(name);
+        if (make == null) {
+            throw new IllegalArgumentException("unknown scheduling policy '" + name + "'; known: " + names());
+        }
+        return make.get();
+    }
+
+    public static List<String> names() {
+        return BY_NAME.keySet().stream().sorted().toList();
+    }
+}

@@ -1,0 +1,78 @@
+package io.kairos.flink;
+
+import io.kairos.core.device.Device;
+import io.kairos.core.device.DeviceFactory;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.time.WallClock;
+import io.kairos.schema.Tensor;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DispatchedBatch;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.streaming.api.functions.async.ResultFuture;
+import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Runs batches on this subtask's device: subtask i owns device slot i, and batches reach it by
+ * partitioning on the slot. The device runs them one at a time in arrival order; the task thread
+ * only hands them over, so it is never blocked by execution.
+ *
+ * <p>An execution error, or a batch that outlives the async timeout, becomes a FAILED outcome
+ * for that batch's requests only; the job goes on.
+ */
+public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
+    private final ModelCatalog catalog;
+    private final DeviceFactory devices;
+    private transient Device device;
+
+    public AsyncInference(ModelCatalog catalog, DeviceFactory devices) {
+        this.catalog = catalog;
+        this.devices = devices;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        device = devices.create(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), catalog);
+    }
+
+    @Override
+    public void close() {
+        if (device != null) device.close();
+    }
+
+    @Override
+    public void asyncInvoke(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
+        List<Tensor> inputs = new ArrayList<>(batch.getRequests().size());
+        for (AdmittedRequest r : batch.getRequests()) inputs.add(r.getRequest().getInput());
+        device.execute(batch.getModel(), inputs.size(), inputs).whenComplete((execution, error) -> {
+            long now = WallClock.nowMicros();
+            Device.Execution done = error != null
+                    ? Device.Execution.failed(now, now, "device " + device.slot() + " failed: " + error)
+                    : execution;
+            result.complete(Collections.singleton(outcome(batch, done)));
+        });
+    }
+
+    @Override
+    public void timeout(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
+        long now = WallClock.nowMicros();
+        result.complete(Collections.singleton(outcome(batch,
+                Device.Execution.failed(batch.getDispatchedAtMicros(), now, "timed out on device " + batch.getDevice()
+                        + " after " + (now - batch.getDispatchedAtMicros()) / 1000 + " ms"))));
+    }
+
+    private static BatchOutcome outcome(DispatchedBatch batch, Device.Execution e) {
+        return BatchOutcome.newBuilder()
+                .setBatch(batch)
+                .setExecStartMicros(e.startMicros())
+                .setExecEndMicros(e.endMicros())
+                .setColdStart(e.coldStart())
+                .setError(e.error())
+                .setOutputs(new ArrayList<>(e.outputs()))
+                .build();
+    }
+}

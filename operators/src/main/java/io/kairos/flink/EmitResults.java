@@ -1,0 +1,48 @@
+package io.kairos.flink;
+
+import io.kairos.core.result.Results;
+import io.kairos.core.time.WallClock;
+import io.kairos.schema.BatchTelemetry;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DispatchedBatch;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/** Splits a batch outcome into one result per request, and one telemetry record on a side output. */
+public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceResult> {
+    public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
+
+    @Override
+    public void processElement(BatchOutcome outcome, Context ctx, Collector<InferenceResult> out) {
+        long now = WallClock.nowMicros();
+        int ok = 0, late = 0, failed = 0;
+        int n = outcome.getBatch().getRequests().size();
+        for (int i = 0; i < n; i++) {
+            InferenceResult r = Results.executed(outcome, i, now);
+            if (r.getStatus() == ResultStatus.OK) ok++;
+            else if (r.getStatus() == ResultStatus.LATE) late++;
+            else failed++;
+            out.collect(r);
+        }
+        DispatchedBatch b = outcome.getBatch();
+        ctx.output(TELEMETRY, BatchTelemetry.newBuilder()
+                .setBatchId(b.getBatchId())
+                .setGroup(b.getGroup())
+                .setModel(b.getModel())
+                .setDevice(b.getDevice())
+                .setBatchSize(n)
+                .setDispatchedAtMicros(b.getDispatchedAtMicros())
+                .setPredictedStartMicros(b.getPredictedStartMicros())
+                .setPredictedLatencyMicros(b.getPredictedLatencyMicros())
+                .setExecStartMicros(outcome.getExecStartMicros())
+                .setExecEndMicros(outcome.getExecEndMicros())
+                .setColdStart(outcome.getColdStart())
+                .setOk(ok)
+                .setLate(late)
+                .setFailed(failed)
+                .build());
+    }
+}

@@ -1,0 +1,204 @@
+package io.kairos.flink;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.request.Request;
+import io.kairos.core.result.Results;
+import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.SchedulingPolicy;
+import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.core.time.WallClock;
+import io.kairos.schema.ControlDecision;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.DispatchedBatch;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The scheduler of each serving group, keyed by group: it queues requests, asks the group's policy
+ * what to start on every arrival and timer, emits each batch to its device slot, and sheds
+ * requests that can no longer meet their deadline (DROPPED, on a side output).
+ *
+ * <p>The queues live in a plain {@link GroupScheduler} per group rather than in keyed state: the
+ * policy reads them many times per arrival, and heap objects cost nothing to read. They are
+ * checkpointed as a union list of the pending requests; on restore each instance keeps the
+ * requests of the groups it owns. Timers are keyed state and come back by themselves, and a
+ * non-empty queue always has one pending (the next shedding check), so restored requests are
+ * looked at again without a new arrival.
+ */
+public final class GroupSchedulerFunction
+        extends KeyedBroadcastProcessFunction<String, AdmittedRequest, ControlDecision, DispatchedBatch>
+        implements CheckpointedFunction {
+
+    public static final OutputTag<InferenceResult> DROPPED = new OutputTag<>("dropped") {};
+
+    private final ModelCatalog catalog;
+    private final ControlPlane control;
+
+    private transient Map<String, GroupScheduler> groups;
+    private transient Map<String, Long> pendingTimerMs;
+    private transient long planVersion;
+    private transient ListState<AdmittedRequest> checkpointedQueues;
+    private transient List<AdmittedRequest> restored;
+    private transient String batchIdPrefix;
+    private transient long batchSeq;
+
+    public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control) {
+        this.catalog = catalog;
+        this.control = control;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        groups = new HashMap<>();
+        pendingTimerMs = new HashMap<>();
+        planVersion = -1;
+        var task = getRuntimeContext().getTaskInfo();
+        // Unique across restarts too, so that telemetry never confuses two batches.
+        batchIdPrefix = task.getIndexOfThisSubtask() + "-" + Long.toString(System.currentTimeMillis(), 36) + "-";
+    }
+
+    @Override
+    public void processElement(AdmittedRequest request, ReadOnlyContext ctx, Collector<DispatchedBatch> out) throws Exception {
+        ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
+        long now = WallClock.nowMicros();
+        request.setEnqueuedAtMicros(now);
+        GroupScheduler group = scheduler(ctx.getCurrentKey(), plan);
+        group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(), request));
+        schedule(group, now, ctx.timerService(), out, ctx);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<DispatchedBatch> out) throws Exception {
+        String key = ctx.getCurrentKey();
+        // There may be other timers of this group that have not fired yet; they find less to do.
+        if (Long.valueOf(timestamp).equals(pendingTimerMs.get(key))) pendingTimerMs.remove(key);
+        ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
+        schedule(scheduler(key, plan), WallClock.nowMicros(), ctx.timerService(), out, ctx);
+    }
+
+    @Override
+    public void processBroadcastElement(ControlDecision decision, Context ctx, Collector<DispatchedBatch> out) throws Exception {
+        // Groups pick the change up on their next arrival or timer (see scheduler()).
+        control.apply(ctx.getBroadcastState(ControlPlane.DECISIONS), decision);
+    }
+
+    /** The group's scheduler, brought up to date with the plan if a decision came in since. */
+    private GroupScheduler scheduler(String name, ServingPlan plan) {
+        if (plan.version() != planVersion) {
+            for (GroupScheduler g : groups.values()) configure(g, plan);
+            planVersion = plan.version();
+        }
+        GroupScheduler g = groups.get(name);
+        if (g == null) {
+            ServingPlan.GroupPolicy p = plan.policyOf(name);
+            g = new GroupScheduler(name, catalog, plan.devicesOf(name), Policies.create(p.policy()), p.params());
+            groups.put(name, g);
+            if (restored != null) readmitRestored();
+        }
+        return g;
+    }
+
+    private static void configure(GroupScheduler g, ServingPlan plan) {
+        ServingPlan.GroupPolicy p = plan.policyOf(g.group());
+        SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : Policies.create(p.policy());
+        g.setPolicy(policy, p.params());
+        g.setDevices(plan.devicesOf(g.group()));
+    }
+
+    private void schedule(GroupScheduler group, long now, TimerService timers, Collector<DispatchedBatch> out, ReadOnlyContext ctx) {
+        GroupScheduler.Outcome outcome = group.schedule(now);
+        for (GroupScheduler.Drop drop : outcome.drops()) {
+            ctx.output(DROPPED, Results.dropped(drop.request().payload(), drop.reason(), now));
+        }
+        for (Dispatch d : outcome.dispatches()) {
+            out.collect(toBatch(group.group(), d, now));
+        }
+        if (outcome.nextWakeMicros() != SchedulingPolicy.NO_WAKE) {
+            long wakeMs = (outcome.nextWakeMicros() + 999) / 1000;
+            Long pending = pendingTimerMs.get(group.group());
+            if (pending == null || wakeMs < pending) {
+                timers.registerProcessingTimeTimer(wakeMs);
+                pendingTimerMs.put(group.group(), wakeMs);
+            }
+        }
+    }
+
+    private DispatchedBatch toBatch(String group, Dispatch d, long now) {
+        List<AdmittedRequest> requests = new ArrayList<>(d.size());
+        for (Request r : d.requests()) requests.add(r.payload());
+        return DispatchedBatch.newBuilder()
+                .setBatchId(batchIdPrefix + (batchSeq++))
+                .setGroup(group)
+                .setModel(d.model())
+                .setDevice(d.device())
+                .setDispatchedAtMicros(now)
+                .setPredictedStartMicros(d.predictedStartMicros())
+                .setPredictedLatencyMicros(d.predictedLatencyMicros())
+                .setRequests(requests)
+                .build();
+    }
+
+    // ---- checkpointing of the queues ----
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        List<AdmittedRequest> pending = new ArrayList<>();
+        for (GroupScheduler g : groups.values()) {
+            for (Request r : g.pendingRequests()) pending.add(r.payload());
+        }
+        if (restored != null) pending.addAll(restored); // groups that have not been seen since the restore
+        checkpointedQueues.update(pending);
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        checkpointedQueues = context.getOperatorStateStore().getUnionListState(
+                new ListStateDescriptor<>("kairos-queued-requests", new AvroTypeInfo<>(AdmittedRequest.class)));
+        if (!context.isRestored()) return;
+        var task = getRuntimeContext().getTaskInfo();
+        restored = new ArrayList<>();
+        for (AdmittedRequest r : checkpointedQueues.get()) {
+            int owner = KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                    r.getGroup(), task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks());
+            if (owner == task.getIndexOfThisSubtask()) restored.add(r);
+        }
+    }
+
+    /** Puts restored requests back into the queues of the groups that now exist. */
+    private void readmitRestored() {
+        List<AdmittedRequest> still = new ArrayList<>();
+        for (AdmittedRequest r : restored) {
+            GroupScheduler g = groups.get(r.getGroup());
+            if (g == null) {
+                still.add(r);
+            } else {
+                g.admit(new Request(r.getRequest().getRequestId(), r.getRequest().getModel(), r.getEnqueuedAtMicros(), r.getDeadlineAtMicros(), r));
+            }
+        }
+        restored = still.isEmpty() ? null : still;
+    }
+
+    /** For tests: pending requests per group. */
+    int pendingCount(String group) {
+        GroupScheduler g = groups.get(group);
+        return g == null ? 0 : g.pendingCount();
+    }
+}

@@ -1,0 +1,97 @@
+package io.kairos.wire;
+
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificDatumWriter;
+import org.apache.avro.specific.SpecificRecord;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Avro binary encoding of one record type, as every Kairos topic carries it: the plain binary
+ * encoding of the record, with no header or schema id, so that any stock Avro library that has
+ * the {@code .avsc} file reads it. Not thread-safe: it reuses its encoder and decoder, so keep
+ * one per thread (one per Flink function instance).
+ */
+public final class AvroCodec<T extends SpecificRecord> {
+
+    static {
+        // Avro allocates a declared length before reading it: without a bound, eight malformed
+        // bytes can ask for 2 GiB. Tensors up to 64 MiB and strings up to 1 MiB are enough.
+        setIfAbsent("org.apache.avro.limits.bytes.maxLength", 64L << 20);
+        setIfAbsent("org.apache.avro.limits.string.maxLength", 1L << 20);
+        setIfAbsent("org.apache.avro.limits.collectionItems.maxLength", 1L << 20);
+    }
+
+    private static void setIfAbsent(String property, long value) {
+        if (System.getProperty(property) == null) System.setProperty(property, Long.toString(value));
+    }
+
+    private final SpecificDatumWriter<T> writer;
+    private final SpecificDatumReader<T> reader;
+    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
+    private BinaryEncoder encoder;
+    private BinaryDecoder decoder;
+
+    public AvroCodec(Class<T> type) {
+        this.writer = new SpecificDatumWriter<>(type);
+        this.reader = new SpecificDatumReader<>(type);
+    }
+
+    public static <T extends SpecificRecord> AvroCodec<T> of(Class<T> type) {
+        return new AvroCodec<>(type);
+    }
+
+
+    public byte[] encode(T record) {
+        buffer.reset();
+        encoder = EncoderFactory.get().directBinaryEncoder(buffer, encoder);
+        try {
+            writer.write(record, encoder);
+            encoder.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return buffer.toByteArray();
+    }
+
+    /**
+     * Decodes one record; a malformed or truncated input throws {@link MalformedRecordException}.
+     * Trailing bytes after a complete record are malformed too: they mean a different schema.
+     */
+    public T decode(byte[] bytes) {
+        if (bytes == null) throw new MalformedRecordException("no bytes (null record value)");
+        decoder = DecoderFactory.get().binaryDecoder(bytes, decoder);
+        try {
+            T record = reader.read(null, decoder);
+            if (!decoder.isEnd()) throw new MalformedRecordException("trailing bytes after the record");
+            return record;
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof MalformedRecordException m) throw m;
+            throw new MalformedRecordException(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        }
+    }
+
+    /** Decodes the remaining bytes of {@code buffer} without changing its position. */
+    public T decode(java.nio.ByteBuffer buffer) {
+        if (buffer == null) throw new MalformedRecordException("no bytes (null record value)");
+        if (buffer.hasArray() && buffer.arrayOffset() == 0 && buffer.position() == 0 && buffer.remaining() == buffer.array().length) {
+            return decode(buffer.array());
+        }
+        byte[] copy = new byte[buffer.remaining()];
+        buffer.duplicate().get(copy);
+        return decode(copy);
+    }
+
+    /** Bytes that are not a record of the expected schema. */
+    public static final class MalformedRecordException extends RuntimeException {
+        public MalformedRecordException(String message) {
+            super(message);
+        }
+    }
+}
