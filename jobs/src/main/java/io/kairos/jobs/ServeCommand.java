@@ -1,0 +1,172 @@
+package io.kairos.jobs;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.policy.Policies;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code serve}: runs the serving job on the Flink cluster it is submitted to ({@code flink run}),
+ * or in a local mini-cluster when started with plain {@code java}. Every flag can also come from a
+ * properties file ({@code --config}) whose keys are the flag names without dashes, e.g.
+ * {@code bootstrap-servers=broker:9092}; flags on the command line win.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Run the Kairos serving job: requests topic -> deadline-aware batching -> devices -> results topic.")
+public class ServeCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "Properties file with defaults for any flag below.")
+    Path configFile;
+
+    @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+    String bootstrapServers = "127.0.0.1:9092";
+
+    @Option(names = "--requests-topic", description = "default: ${DEFAULT-VALUE}")
+    String requestsTopic = "kairos-requests";
+
+    @Option(names = "--results-topic", description = "default: ${DEFAULT-VALUE}")
+    String resultsTopic = "kairos-results";
+
+    @Option(names = "--telemetry-topic", description = "default: ${DEFAULT-VALUE}")
+    String telemetryTopic = "kairos-telemetry";
+
+    @Option(names = "--control-topic", description = "default: ${DEFAULT-VALUE}")
+    String controlTopic = "kairos-control";
+
+    @Option(names = "--group-id", description = "Kafka consumer group of the job (default: ${DEFAULT-VALUE}).")
+    String groupId = "kairos-serving";
+
+    @Option(names = "--from-earliest", description = "With no committed offsets, read requests from the start of the topic rather than the end.")
+    boolean fromEarliest;
+
+    @Option(names = "--policy", description = "Scheduling policy: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).", completionCandidates = PolicyNames.class)
+    String policy = "clockwork";
+
+    @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable, e.g. lookahead_ms=5, max_batch=8, max_queue_delay_ms=2, shed=false.")
+    Map<String, String> policyParams = new LinkedHashMap<>();
+
+    @Option(names = "--devices", description = "Number of device slots (default: ${DEFAULT-VALUE}).")
+    int devices = 4;
+
+    @Option(names = "--simulated-speed", description = "Simulated devices take the profiled latency times this; 0 = zero-latency devices (default: ${DEFAULT-VALUE}).")
+    double simulatedSpeed = 1.0;
+
+    @Option(names = "--models", paramLabel = "FILE", description = "Profiles file (JSON) of the models served; default: the built-in catalog.")
+    Path modelsFile;
+
+    @Option(names = "--buffer-timeout-ms", description = "Flink network buffer timeout (default: ${DEFAULT-VALUE}).")
+    long bufferTimeoutMs = 1;
+
+    @Option(names = "--checkpoint-interval-ms", description = "0 disables checkpointing (default: ${DEFAULT-VALUE}).")
+    long checkpointIntervalMs = 10_000;
+
+    @Option(names = "--delivery", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    ServingConfig.Delivery delivery = ServingConfig.Delivery.AT_LEAST_ONCE;
+
+    @Option(names = "--async-timeout-ms", description = "A batch running longer fails (default: ${DEFAULT-VALUE}).")
+    long asyncTimeoutMs = 30_000;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The configuration the flags describe; checks what can be checked before the job starts. */
+    public ServingConfig config() {
+        if (devices < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices must be at least 1, got " + devices);
+        if (simulatedSpeed < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--simulated-speed must not be negative");
+        if (!Policies.names().contains(policy)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
+        }
+        ServingConfig c = new ServingConfig();
+        c.bootstrapServers = bootstrapServers;
+        c.requestsTopic = requestsTopic;
+        c.resultsTopic = resultsTopic;
+        c.telemetryTopic = telemetryTopic;
+        c.controlTopic = controlTopic;
+        c.consumerGroup = groupId;
+        c.fromEarliest = fromEarliest;
+        c.policy = policy;
+        c.policyParams = new LinkedHashMap<>(policyParams);
+        c.devices = devices;
+        c.simulatedSpeed = simulatedSpeed;
+        c.modelsFile = modelsFile == null ? null : modelsFile.toString();
+        c.bufferTimeoutMs = bufferTimeoutMs;
+        c.checkpointIntervalMs = checkpointIntervalMs;
+        c.delivery = delivery;
+        c.asyncTimeoutMs = asyncTimeoutMs;
+        return c;
+    }
+
+    public static ModelCatalog catalog(ServingConfig config) {
+        return config.modelsFile == null ? ModelCatalog.builtIn() : ModelCatalog.load(Path.of(config.modelsFile));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ServingConfig config = config();
+        ModelCatalog catalog = catalog(config);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        ServingJob.onKafka(config, catalog).build(env);
+        env.execute("kairos-serving");
+        return 0;
+    }
+
+    /** A command line that reads flag defaults from {@code --config FILE} if given, with one-line errors. */
+    public static CommandLine commandLine(Object command, String[] args) {
+        CommandLine cl = new CommandLine(command);
+        Path config = configFileIn(args);
+        if (config != null) cl.setDefaultValueProvider(fileDefaults(config, cl));
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("kairos: " + ex.getMessage());
+            return 2;
+        });
+        cl.setExecutionExceptionHandler((ex, c, parsed) -> {
+            if (ex instanceof IllegalArgumentException) { // e.g. a profiles file that names a bad field
+                c.getErr().println("kairos: " + ex.getMessage());
+                return 2;
+            }
+            throw ex;
+        });
+        return cl;
+    }
+
+    private static Path configFileIn(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--config") && i + 1 < args.length) return Path.of(args[i + 1]);
+            if (args[i].startsWith("--config=")) return Path.of(args[i].substring("--config=".length()));
+        }
+        return null;
+    }
+
+    private static CommandLine.IDefaultValueProvider fileDefaults(Path file, CommandLine cl) {
+        Properties props = new Properties();
+        try (Reader in = Files.newBufferedReader(file)) {
+            props.load(in);
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(cl, "--config " + file + ": cannot read (" + e.getMessage() + ")");
+        }
+        for (String key : props.stringPropertyNames()) {
+            if (!cl.getCommandSpec().optionsMap().containsKey("--" + key) || key.equals("config")) {
+                throw new CommandLine.ParameterException(cl, "--config " + file + ": unknown key '" + key + "'");
+            }
+        }
+        return arg -> arg instanceof CommandLine.Model.OptionSpec o ? props.getProperty(o.longestName().substring(2)) : null;
+    }
+
+    static final class PolicyNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Policies.names().iterator();
+        }
+    }
+}

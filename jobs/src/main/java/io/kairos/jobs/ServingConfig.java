@@ -1,0 +1,37 @@
+package io.kairos.jobs;
+
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Everything the serving job is configured with. Filled from command-line flags or a properties
+ * file by {@link ServeCommand}; the defaults are the ones the README documents.
+ */
+public final class ServingConfig implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    public enum Delivery { AT_LEAST_ONCE, EXACTLY_ONCE }
+
+    public String bootstrapServers = "127.0.0.1:9092";
+    public String requestsTopic = "kairos-requests";
+    public String resultsTopic = "kairos-results";
+    public String telemetryTopic = "kairos-telemetry";
+    public String controlTopic = "kairos-control";
+    public String consumerGroup = "kairos-serving";
+    /** Read the requests topic from the earliest offset when the group has none committed (else latest). */
+    public boolean fromEarliest = false;
+    public String policy = "clockwork";
+    public Map<String, String> policyParams = new LinkedHashMap<>();
+    public int devices = 4;
+    /** Latency of simulated devices as a multiple of the profile; 0 for zero-latency devices. */
+    public double simulatedSpeed = 1.0;
+    /** Profiles file (JSON); null for the built-in catalog. */
+    public String modelsFile = null;
+    public long bufferTimeoutMs = 1;
+    public long asyncTimeoutMs = 30_000;
+    public int asyncCapacity = 1_000;
+    public long checkpointIntervalMs = 10_000;
+    public Delivery delivery = Delivery.AT_LEAST_ONCE;
+    public int sourceParallelism = 1;
+}

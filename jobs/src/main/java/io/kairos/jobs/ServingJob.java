@@ -1,0 +1,167 @@
+package io.kairos.jobs;
+
+import io.kairos.core.device.DeviceFactory;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.flink.AsyncInference;
+import io.kairos.flink.ControlPlane;
+import io.kairos.flink.DeviceSlotPartitioner;
+import io.kairos.flink.EmitResults;
+import io.kairos.flink.GroupSchedulerFunction;
+import io.kairos.flink.RouteToGroup;
+import io.kairos.flink.ValidateRequests;
+import io.kairos.flink.kafka.AvroRecordSerializer;
+import io.kairos.flink.kafka.ControlDecisionDeserializer;
+import io.kairos.flink.kafka.RawRequestDeserializer;
+import io.kairos.schema.BatchTelemetry;
+import io.kairos.schema.ControlDecision;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.RawRequest;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
+import org.apache.flink.streaming.api.datastream.BroadcastStream;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The serving job: requests → decode and validate → route to serving group → group scheduler →
+ * device slot → async inference → one result per request, plus per-batch telemetry; the control
+ * stream is broadcast to the router and the scheduler.
+ *
+ * <p>It takes its sources and sinks in the constructor, so that {@code main} wires Kafka and a
+ * test can wire its own around the very same topology; {@link #onKafka} gives the production ones.
+ */
+public final class ServingJob {
+    private final ServingConfig config;
+    private final ModelCatalog catalog;
+    private final DeviceFactory devices;
+    private final Source<RawRequest, ?, ?> requests;
+    private final Source<ControlDecision, ?, ?> control;
+    private final Sink<InferenceResult> results;
+    private final Sink<BatchTelemetry> telemetry;
+
+    public ServingJob(ServingConfig config, ModelCatalog catalog, DeviceFactory devices,
+                      Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
+                      Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry) {
+        this.config = config;
+        this.catalog = catalog;
+        this.devices = devices;
+        this.requests = requests;
+        this.control = control;
+        this.results = results;
+        this.telemetry = telemetry;
+    }
+
+    /** The job on the Kafka topics named in {@code config}, with simulated devices. */
+    public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog) {
+        return onKafka(config, catalog, DeviceFactory.simulated(config.simulatedSpeed));
+    }
+
+    public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {
+        Properties consumer = new Properties();
+        // Answer a fetch as soon as one byte is there; never let the broker hold it for long.
+        consumer.setProperty("fetch.min.bytes", "1");
+        consumer.setProperty("fetch.max.wait.ms", "5");
+        KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
+                .setBootstrapServers(config.bootstrapServers)
+                .setTopics(config.requestsTopic)
+                .setGroupId(config.consumerGroup)
+                .setStartingOffsets(OffsetsInitializer.committedOffsets(config.fromEarliest ? OffsetResetStrategy.EARLIEST : OffsetResetStrategy.LATEST))
+                .setDeserializer(new RawRequestDeserializer())
+                .setProperties(consumer)
+                .build();
+        // Decisions are replayed from the start on a fresh start: versions make that idempotent,
+        // and it rebuilds the plan without a separate store.
+        KafkaSource<ControlDecision> control = KafkaSource.<ControlDecision>builder()
+                .setBootstrapServers(config.bootstrapServers)
+                .setTopics(config.controlTopic)
+                .setGroupId(config.consumerGroup + "-control")
+                .setStartingOffsets(OffsetsInitializer.earliest())
+                .setDeserializer(new ControlDecisionDeserializer())
+                .setProperties(consumer)
+                .build();
+        Properties producer = new Properties();
+        // Send at once: batching happens in the scheduler, not in the producer.
+        producer.setProperty("linger.ms", "0");
+        producer.setProperty("batch.size", "65536");
+        DeliveryGuarantee guarantee = config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE;
+        KafkaSink<InferenceResult> results = KafkaSink.<InferenceResult>builder()
+                .setBootstrapServers(config.bootstrapServers)
+                .setRecordSerializer(new AvroRecordSerializer<>(config.resultsTopic, InferenceResult.class, InferenceResult::getRequestId))
+                .setDeliveryGuarantee(guarantee)
+                .setTransactionalIdPrefix(config.consumerGroup + "-results")
+                .setKafkaProducerConfig(producer)
+                .build();
+        KafkaSink<BatchTelemetry> telemetry = KafkaSink.<BatchTelemetry>builder()
+                .setBootstrapServers(config.bootstrapServers)
+                .setRecordSerializer(new AvroRecordSerializer<>(config.telemetryTopic, BatchTelemetry.class, BatchTelemetry::getBatchId))
+                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .setKafkaProducerConfig(producer)
+                .build();
+        return new ServingJob(config, catalog, devices, requests, control, results, telemetry);
+    }
+
+    /** Adds the topology to {@code env}, configured for low latency. */
+    public void build(StreamExecutionEnvironment env) {
+        // Ship a network buffer after at most this long even if it is not full: the latency floor of each hop.
+        env.setBufferTimeout(config.bufferTimeoutMs);
+        // Functions here never keep or change an input after emitting it, so chained operators can share objects.
+        env.getConfig().enableObjectReuse();
+        if (config.checkpointIntervalMs > 0) {
+            env.enableCheckpointing(config.checkpointIntervalMs,
+                    config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
+        }
+        ControlPlane plan = new ControlPlane(config.devices, config.policy, config.policyParams);
+
+        BroadcastStream<ControlDecision> decisions = env
+                .fromSource(control, WatermarkStrategy.noWatermarks(), "control decisions").setParallelism(1)
+                .broadcast(ControlPlane.DECISIONS);
+
+        SingleOutputStreamOperator<AdmittedRequest> admitted = env
+                .fromSource(requests, WatermarkStrategy.noWatermarks(), "requests").setParallelism(config.sourceParallelism)
+                .process(new ValidateRequests(catalog)).name("decode + validate").setParallelism(config.sourceParallelism);
+
+        DataStream<AdmittedRequest> routed = admitted
+                .connect(decisions)
+                .process(new RouteToGroup(plan)).name("route to serving group").setParallelism(config.sourceParallelism);
+
+        SingleOutputStreamOperator<DispatchedBatch> batches = routed
+                .keyBy(AdmittedRequest::getGroup)
+                .connect(decisions)
+                .process(new GroupSchedulerFunction(catalog, plan)).name("group scheduler").setParallelism(1);
+
+        SingleOutputStreamOperator<BatchOutcome> outcomes = AsyncDataStream.unorderedWait(
+                        batches.partitionCustom(new DeviceSlotPartitioner(), DispatchedBatch::getDevice),
+                        new AsyncInference(catalog, devices), config.asyncTimeoutMs, TimeUnit.MILLISECONDS, config.asyncCapacity)
+                .name("inference").setParallelism(config.devices);
+
+        SingleOutputStreamOperator<InferenceResult> executed = outcomes
+                .process(new EmitResults()).name("results per request").setParallelism(config.devices);
+
+        executed.union(admitted.getSideOutput(ValidateRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED))
+                .sinkTo(results).name("results").setParallelism(1);
+        executed.getSideOutput(EmitResults.TELEMETRY)
+                .sinkTo(telemetry).name("telemetry").setParallelism(1);
+    }
+
+    /** Builds and submits the job without waiting for it to end. */
+    public JobClient start(StreamExecutionEnvironment env) throws Exception {
+        build(env);
+        return env.executeAsync("kairos-serving");
+    }
+}
