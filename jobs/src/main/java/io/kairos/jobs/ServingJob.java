@@ -2,13 +2,12 @@ package io.kairos.jobs;
 
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AsyncInference;
 import io.kairos.flink.ControlPlane;
 import io.kairos.flink.DeviceSlotPartitioner;
 import io.kairos.flink.EmitResults;
 import io.kairos.flink.GroupSchedulerFunction;
-import io.kairos.flink.RouteToGroup;
-import io.kairos.flink.ValidateRequests;
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
 import io.kairos.flink.kafka.RawRequestDeserializer;
@@ -42,6 +41,8 @@ import java.util.concurrent.TimeUnit;
  * The serving job: requests → decode and validate → route to serving group → group scheduler →
  * device slot → async inference → one result per request, plus per-batch telemetry; the control
  * stream is broadcast to the router and the scheduler.
+ *
+ * Decoding, validation and routing share one operator (see {@link AdmitRequests}).
  *
  * <p>It takes its sources and sinks in the constructor, so that {@code main} wires Kafka and a
  * test can wire its own around the very same topology; {@link #onKafka} gives the production ones.
@@ -134,13 +135,10 @@ public final class ServingJob {
 
         SingleOutputStreamOperator<AdmittedRequest> admitted = env
                 .fromSource(requests, WatermarkStrategy.noWatermarks(), "requests").setParallelism(config.sourceParallelism)
-                .process(new ValidateRequests(catalog)).name("decode + validate").setParallelism(config.sourceParallelism);
-
-        DataStream<AdmittedRequest> routed = admitted
                 .connect(decisions)
-                .process(new RouteToGroup(plan)).name("route to serving group").setParallelism(config.sourceParallelism);
+                .process(new AdmitRequests(catalog, plan)).name("decode + validate + route").setParallelism(config.sourceParallelism);
 
-        SingleOutputStreamOperator<DispatchedBatch> batches = routed
+        SingleOutputStreamOperator<DispatchedBatch> batches = admitted
                 .keyBy(AdmittedRequest::getGroup)
                 .connect(decisions)
                 .process(new GroupSchedulerFunction(catalog, plan)).name("group scheduler").setParallelism(1);
@@ -153,10 +151,11 @@ public final class ServingJob {
         SingleOutputStreamOperator<InferenceResult> executed = outcomes
                 .process(new EmitResults()).name("results per request").setParallelism(config.devices);
 
-        executed.union(admitted.getSideOutput(ValidateRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED))
-                .sinkTo(results).name("results").setParallelism(1);
+        executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED))
+                // One writer per device, chained to the device's results: no extra hop for the bulk of them.
+                .sinkTo(results).name("results").setParallelism(config.devices);
         executed.getSideOutput(EmitResults.TELEMETRY)
-                .sinkTo(telemetry).name("telemetry").setParallelism(1);
+                .sinkTo(telemetry).name("telemetry").setParallelism(config.devices);
     }
 
     /** Builds and submits the job without waiting for it to end. */

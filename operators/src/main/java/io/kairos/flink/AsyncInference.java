@@ -3,6 +3,7 @@ package io.kairos.flink;
 import io.kairos.core.device.Device;
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.wire.AvroCodec;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
@@ -36,6 +37,7 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
 
     @Override
     public void open(OpenContext openContext) {
+        AvroCodec.enableCustomCoders();
         device = devices.create(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), catalog);
     }
 

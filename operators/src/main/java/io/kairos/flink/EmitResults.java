@@ -1,5 +1,7 @@
 package io.kairos.flink;
 
+import io.kairos.wire.AvroCodec;
+import org.apache.flink.api.common.functions.OpenContext;
 import io.kairos.core.result.Results;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.BatchTelemetry;
@@ -14,6 +16,11 @@ import org.apache.flink.util.OutputTag;
 /** Splits a batch outcome into one result per request, and one telemetry record on a side output. */
 public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceResult> {
     public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
+
+    @Override
+    public void open(OpenContext openContext) {
+        AvroCodec.enableCustomCoders();
+    }
 
     @Override
     public void processElement(BatchOutcome outcome, Context ctx, Collector<InferenceResult> out) {

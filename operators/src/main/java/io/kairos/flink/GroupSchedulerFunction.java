@@ -1,6 +1,7 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.wire.AvroCodec;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.request.Request;
 import io.kairos.core.result.Results;
@@ -67,6 +68,7 @@ public final class GroupSchedulerFunction
 
     @Override
     public void open(OpenContext openContext) {
+        AvroCodec.enableCustomCoders();
         groups = new HashMap<>();
         pendingTimerMs = new HashMap<>();
         planVersion = -1;

@@ -21,7 +21,7 @@ public final class RawRequestDeserializer implements KafkaRecordDeserializationS
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RawRequest> out) {
         out.collect(new RawRequest(
-                record.topic() + "-" + record.partition() + "@" + record.offset(),
+                record.topic(), record.partition(), record.offset(),
                 WallClock.nowMicros(),
                 record.value() == null ? EMPTY : ByteBuffer.wrap(record.value())));
     }

@@ -10,43 +10,57 @@ import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
+import io.kairos.schema.ControlDecision;
+import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Decodes and checks each request. Bad input never fails the job: it becomes a REJECTED result
- * (and a request whose deadline passed before it got here, a DROPPED one) on a side output.
+ * Decodes and checks each request, then tags it with the serving group of its model as the
+ * current plan says. Bad input never fails the job: it becomes a REJECTED result (and a request
+ * whose deadline passed before it got here, a DROPPED one) on a side output.
+ *
+ * <p>Decoding, validation and routing are one operator because routing needs the broadcast
+ * plan, and Flink never chains a two-input operator to its upstream: as separate operators, every
+ * request would be encoded and decoded once more between them.
  */
-public final class ValidateRequests extends ProcessFunction<RawRequest, AdmittedRequest> {
+public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, ControlDecision, AdmittedRequest> {
     public static final OutputTag<InferenceResult> TURNED_AWAY = new OutputTag<>("turned-away") {};
 
     private final ModelCatalog catalog;
+    private final ControlPlane control;
     private transient AvroCodec<InferenceRequest> codec;
     private transient RequestValidator validator;
 
-    public ValidateRequests(ModelCatalog catalog) {
+    public AdmitRequests(ModelCatalog catalog, ControlPlane control) {
         this.catalog = catalog;
+        this.control = control;
+    }
+
+    /** Names a request by where it was read, for when its own id cannot be had. */
+    static String origin(RawRequest raw) {
+        return raw.getTopic() + "-" + raw.getPartition() + "@" + raw.getOffset();
     }
 
     @Override
     public void open(OpenContext openContext) {
+        AvroCodec.enableCustomCoders();
         codec = AvroCodec.of(InferenceRequest.class);
         validator = new RequestValidator(catalog);
     }
 
     @Override
-    public void processElement(RawRequest raw, Context ctx, Collector<AdmittedRequest> out) {
+    public void processElement(RawRequest raw, ReadOnlyContext ctx, Collector<AdmittedRequest> out) throws Exception {
         InferenceRequest request;
         try {
             request = codec.decode(raw.getPayload());
         } catch (AvroCodec.MalformedRecordException e) {
-            ctx.output(TURNED_AWAY, Results.rejected(raw.getOrigin(), null, "malformed request: " + e.getMessage(), raw.getIngestedAtMicros(), WallClock.nowMicros()));
+            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), null, "malformed request: " + e.getMessage(), raw.getIngestedAtMicros(), WallClock.nowMicros()));
             return;
         }
         String reason = validator.rejectionReason(request);
         if (reason != null) {
-            ctx.output(TURNED_AWAY, Results.rejected(raw.getOrigin(), request, reason, raw.getIngestedAtMicros(), WallClock.nowMicros()));
+            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), WallClock.nowMicros()));
             return;
         }
         AdmittedRequest admitted = AdmittedRequest.newBuilder()
@@ -59,6 +73,12 @@ public final class ValidateRequests extends ProcessFunction<RawRequest, Admitted
             ctx.output(TURNED_AWAY, Results.dropped(admitted, "deadline passed " + (now - admitted.getDeadlineAtMicros()) + " us before the request was read", now));
             return;
         }
+        admitted.setGroup(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)).groupOf(request.getModel()));
         out.collect(admitted);
+    }
+
+    @Override
+    public void processBroadcastElement(ControlDecision decision, Context ctx, Collector<AdmittedRequest> out) throws Exception {
+        control.apply(ctx.getBroadcastState(ControlPlane.DECISIONS), decision);
     }
 }
