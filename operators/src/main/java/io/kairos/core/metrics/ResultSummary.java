@@ -1,0 +1,275 @@
+package io.kairos.core.metrics;
+
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import org.HdrHistogram.Histogram;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a run achieved, per model and overall, from its terminal results: how many ended in each
+ * status, SLO attainment, goodput, throughput, latency percentiles and batch sizes.
+ *
+ * <p>Definitions, so that figures from different runs and tools agree:
+ * <ul>
+ *   <li>end-to-end latency = {@code emitted - sent}, client send to result emission;</li>
+ *   <li>SLO attainment = OK / all results (a dropped or rejected request counts against it);</li>
+ *   <li>the observed span runs from the earliest send to the latest emission of the results seen;
+ *       goodput = OK per second and throughput = served (OK + LATE) per second over that span;</li>
+ *   <li>latency percentiles are over the served requests (OK and LATE) only: a request shed or
+ *       rejected early answers fast, and counting it would flatter the tail;</li>
+ *   <li>mean batch size is over the requests that ran on a device (batch size above 0), weighted
+ *       per request, i.e. the batch size the average executed request saw.</li>
+ * </ul>
+ * Not thread-safe: one collector fills it; several are combined with {@link #merge}.
+ */
+public final class ResultSummary {
+    /** Name of the row that sums every model. */
+    public static final String ALL = "ALL";
+
+    private final Map<String, Stats> byModel = new TreeMap<>();
+    private final Stats overall = new Stats(ALL);
+
+    public void add(InferenceResult r) {
+        add(r.getModel(), r.getStatus(), r.getTimings().getSent(), r.getTimings().getEmitted(), r.getBatchSize());
+    }
+
+    /**
+     * Adds one terminal result. {@code sentMicros} is 0 for a request whose bytes could not even be
+     * decoded: it counts, but has no latency and does not widen the span.
+     */
+    public void add(String model, ResultStatus status, long sentMicros, long emittedMicros, int batchSize) {
+        String name = model == null || model.isEmpty() ? "(unknown)" : model;
+        byModel.computeIfAbsent(name, Stats::new).add(status, sentMicros, emittedMicros, batchSize);
+        overall.add(status, sentMicros, emittedMicros, batchSize);
+    }
+
+    /** Adds everything {@code other} has seen to this summary; {@code other} is left as it was. */
+    public ResultSummary merge(ResultSummary other) {
+        for (Stats s : other.byModel.values()) byModel.computeIfAbsent(s.name, Stats::new).merge(s);
+        overall.merge(other.overall);
+        return this;
+    }
+
+    public Stats overall() {
+        return overall;
+    }
+
+    /** The figures of one model; empty figures for a model that has no result. */
+    public Stats model(String name) {
+        Stats s = byModel.get(name);
+        return s != null ? s : new Stats(name);
+    }
+
+    /** Models with at least one result, in name order. */
+    public List<String> models() {
+        return List.copyOf(byModel.keySet());
+    }
+
+    /** Per-model rows then the overall row, fixed width, for a terminal. */
+    public String table() {
+        int nameWidth = ALL.length();
+        for (String m : byModel.keySet()) nameWidth = Math.max(nameWidth, m.length());
+        String nameCol = "%-" + nameWidth + "s";
+        String header = String.format(Locale.ROOT, nameCol + " %9s %9s %7s %7s %8s %6s %7s %10s %10s %8s %8s %8s %6s",
+                "model", "total", "ok", "late", "dropped", "rejected", "failed",
+                "attain%", "goodput/s", "thruput/s", "p50 ms", "p99 ms", "p99.9 ms", "batch");
+        StringBuilder t = new StringBuilder(header).append(System.lineSeparator());
+        List<Stats> rows = new ArrayList<>(byModel.values());
+        rows.add(overall);
+        for (Stats s : rows) {
+            if (s == overall && byModel.size() > 1) t.append("-".repeat(header.length())).append(System.lineSeparator());
+            if (s == overall && byModel.size() == 1) continue; // the one model's row already says it all
+            t.append(String.format(Locale.ROOT, nameCol + " %9d %9d %7d %7d %8d %6d %7s %10.1f %10.1f %8s %8s %8s %6s%n",
+                    s.name, s.total(), s.count(ResultStatus.OK), s.count(ResultStatus.LATE), s.count(ResultStatus.DROPPED),
+                    s.count(ResultStatus.REJECTED), s.count(ResultStatus.FAILED),
+                    s.total() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", 100 * s.sloAttainment()),
+                    s.goodputPerSecond(), s.throughputPerSecond(),
+                    ms(s, s.p50Micros()), ms(s, s.p99Micros()), ms(s, s.p999Micros()),
+                    Double.isNaN(s.meanBatchSize()) ? "-" : String.format(Locale.ROOT, "%.2f", s.meanBatchSize())));
+        }
+        if (byModel.isEmpty()) t.append("(no results)").append(System.lineSeparator());
+        return t.toString();
+    }
+
+    private static String ms(Stats s, long micros) {
+        return s.served() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", micros / 1000.0);
+    }
+
+    public static String csvHeader() {
+        return "model,total,ok,late,dropped,rejected,failed,slo_attainment,goodput_per_s,throughput_per_s,"
+                + "p50_ms,p99_ms,p999_ms,mean_latency_ms,max_latency_ms,mean_batch_size,span_s";
+    }
+
+    /** One CSV row per model, then the overall row named {@value #ALL}; no header. Empty fields where a figure is undefined. */
+    public List<String> csvRows() {
+        List<String> rows = new ArrayList<>();
+        for (Stats s : byModel.values()) rows.add(s.csvRow());
+        rows.add(overall.csvRow());
+        return Collections.unmodifiableList(rows);
+    }
+
+    @Override
+    public String toString() {
+        return table();
+    }
+
+    /** The figures of one model, or of all models together. */
+    public static final class Stats {
+        private static final ResultStatus[] STATUSES = ResultStatus.values();
+
+        private final String name;
+        private final long[] counts = new long[STATUSES.length];
+        // Auto-resizing with 3 significant digits: latencies are reported to 0.1 %, from 1 us up.
+        private final Histogram latency = new Histogram(3);
+        private long latencySumMicros;
+        private long executed;
+        private long executedBatchSizeSum;
+        private long firstSentMicros = Long.MAX_VALUE;
+        private long lastEmittedMicros = Long.MIN_VALUE;
+
+        private Stats(String name) {
+            this.name = name;
+        }
+
+        void add(ResultStatus status, long sentMicros, long emittedMicros, int batchSize) {
+            counts[status.ordinal()]++;
+            if (sentMicros > 0) {
+                firstSentMicros = Math.min(firstSentMicros, sentMicros);
+                lastEmittedMicros = Math.max(lastEmittedMicros, emittedMicros);
+                if (status == ResultStatus.OK || status == ResultStatus.LATE) {
+                    // Producer and job may run on hosts whose clocks differ by more than the latency;
+                    // a negative difference is clock skew, recorded as zero rather than lost.
+                    long micros = Math.max(0, emittedMicros - sentMicros);
+                    latency.recordValue(micros);
+                    latencySumMicros += micros;
+                }
+            }
+            if (batchSize > 0) {
+                executed++;
+                executedBatchSizeSum += batchSize;
+            }
+        }
+
+        void merge(Stats other) {
+            for (int i = 0; i < counts.length; i++) counts[i] += other.counts[i];
+            latency.add(other.latency);
+            latencySumMicros += other.latencySumMicros;
+            executed += other.executed;
+            executedBatchSizeSum += other.executedBatchSizeSum;
+            firstSentMicros = Math.min(firstSentMicros, other.firstSentMicros);
+            lastEmittedMicros = Math.max(lastEmittedMicros, other.lastEmittedMicros);
+        }
+
+        public String name() {
+            return name;
+        }
+
+        public long count(ResultStatus status) {
+            return counts[status.ordinal()];
+        }
+
+        public long total() {
+            long total = 0;
+            for (long c : counts) total += c;
+            return total;
+        }
+
+        /** Requests that were answered with an output: OK and LATE. */
+        public long served() {
+            return count(ResultStatus.OK) + count(ResultStatus.LATE);
+        }
+
+        /** OK / all results, in [0, 1]; NaN with no result. */
+        public double sloAttainment() {
+            long total = total();
+            return total == 0 ? Double.NaN : (double) count(ResultStatus.OK) / total;
+        }
+
+        /** Earliest send to latest emission; 0 with no timed result. */
+        public long spanMicros() {
+            return lastEmittedMicros < firstSentMicros ? 0 : lastEmittedMicros - firstSentMicros;
+        }
+
+        /** OK results per second over the observed span; 0 when the span is empty. */
+        public double goodputPerSecond() {
+            return perSecond(count(ResultStatus.OK));
+        }
+
+        /** Served (OK + LATE) results per second over the observed span; 0 when the span is empty. */
+        public double throughputPerSecond() {
+            return perSecond(served());
+        }
+
+        private double perSecond(long n) {
+            long span = spanMicros();
+            return span == 0 ? 0 : n * 1_000_000.0 / span;
+        }
+
+        /**
+         * End-to-end latency of served requests at a percentile in [0, 100], in microseconds, to
+         * HdrHistogram's precision (3 significant digits); 0 with no served request.
+         */
+        public long latencyMicrosAt(double percentile) {
+            return latency.getTotalCount() == 0 ? 0 : latency.getValueAtPercentile(percentile);
+        }
+
+        public long p50Micros() {
+            return latencyMicrosAt(50);
+        }
+
+        public long p99Micros() {
+            return latencyMicrosAt(99);
+        }
+
+        public long p999Micros() {
+            return latencyMicrosAt(99.9);
+        }
+
+        /** Exact mean of the served requests' latencies; NaN with none. */
+        public double meanLatencyMicros() {
+            long n = latency.getTotalCount();
+            return n == 0 ? Double.NaN : (double) latencySumMicros / n;
+        }
+
+        public long maxLatencyMicros() {
+            return latency.getTotalCount() == 0 ? 0 : latency.getMaxValue();
+        }
+
+        /** Mean batch size seen by the requests that ran on a device; NaN with none. */
+        public double meanBatchSize() {
+            return executed == 0 ? Double.NaN : (double) executedBatchSizeSum / executed;
+        }
+
+        String csvRow() {
+            boolean timed = served() > 0;
+            return String.join(",",
+                    csv(name), Long.toString(total()),
+                    Long.toString(count(ResultStatus.OK)), Long.toString(count(ResultStatus.LATE)),
+                    Long.toString(count(ResultStatus.DROPPED)), Long.toString(count(ResultStatus.REJECTED)),
+                    Long.toString(count(ResultStatus.FAILED)),
+                    num(sloAttainment(), "%.6f"), num(goodputPerSecond(), "%.3f"), num(throughputPerSecond(), "%.3f"),
+                    timed ? num(p50Micros() / 1000.0, "%.3f") : "",
+                    timed ? num(p99Micros() / 1000.0, "%.3f") : "",
+                    timed ? num(p999Micros() / 1000.0, "%.3f") : "",
+                    num(meanLatencyMicros() / 1000.0, "%.3f"),
+                    timed ? num(maxLatencyMicros() / 1000.0, "%.3f") : "",
+                    num(meanBatchSize(), "%.3f"),
+                    num(spanMicros() / 1e6, "%.6f"));
+        }
+
+        private static String num(double v, String format) {
+            return Double.isNaN(v) ? "" : String.format(Locale.ROOT, format, v);
+        }
+
+        private static String csv(String s) {
+            if (s.indexOf(',') < 0 && s.indexOf('"') < 0 && s.indexOf('\n') < 0) return s;
+            return '"' + s.replace("\"", "\"\"") + '"';
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.kairos.core.workload;
+
+import java.util.SplittableRandom;
+
+/**
+ * When the requests of one stream arrive: a source of gaps between consecutive arrivals, in
+ * microseconds.
+ *
+ * <p>The process itself is an immutable description (a rate, later a shape or a trace); {@link
+ * #start} makes the stateful generator of one run from a seeded random source. The split keeps the
+ * door open for processes with memory: an MMPP remembers its current phase, a replay its position
+ * in the trace, and both live in their {@link Gaps}, not here, so one description can drive many
+ * independent runs (the load generator, the simulator, a test) at once.
+ */
+public interface ArrivalProcess {
+
+    /** Long-run mean number of arrivals per second. */
+    double meanRatePerSecond();
+
+    /**
+     * A fresh generator of gaps for one run. It draws only from {@code random}, so the same seed
+     * gives the same gaps.
+     */
+    Gaps start(SplittableRandom random);
+
+    /** The gaps of one run, stateful and not thread-safe. */
+    interface Gaps {
+        /** Microseconds from the previous arrival (or from the start of the run) to the next one; never negative. */
+        long nextGapMicros();
+    }
+
+    /** Independent arrivals: exponential gaps with mean {@code 1 / ratePerSecond}. */
+    static ArrivalProcess poisson(double ratePerSecond) {
+        return new PoissonArrivals(ratePerSecond);
+    }
+
+    /** Evenly spaced arrivals, {@code 1 / ratePerSecond} apart. */
+    static ArrivalProcess fixedRate(double ratePerSecond) {
+        return new FixedRateArrivals(ratePerSecond);
+    }
+
+    /** Rejects rates that cannot drive a generator: zero, negative, NaN or infinite. */
+    static double checkRate(double ratePerSecond) {
+        if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
+            throw new IllegalArgumentException("arrival rate must be a positive number of requests per second, got " + ratePerSecond);
+        }
+        return ratePerSecond;
+    }
+}

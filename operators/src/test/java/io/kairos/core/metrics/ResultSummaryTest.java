@@ -1,0 +1,167 @@
+package io.kairos.core.metrics;
+
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import io.kairos.schema.StageTimes;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import static io.kairos.schema.ResultStatus.DROPPED;
+import static io.kairos.schema.ResultStatus.FAILED;
+import static io.kairos.schema.ResultStatus.LATE;
+import static io.kairos.schema.ResultStatus.OK;
+import static io.kairos.schema.ResultStatus.REJECTED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
+
+/**
+ * A small run worked out by hand. Latencies stay below 2048 us, where HdrHistogram with 3
+ * significant digits is exact, so percentiles can be compared with equality.
+ */
+class ResultSummaryTest {
+    private static final long T0 = 10_000_000;
+    private static final long T1 = T0 + 20_000;
+
+    /** resnet50: 10 results over 9,900 us; mlp: 4 results over 1,400 us (one undecodable, sent = 0). */
+    private static void feed(Consumer<Object[]> add) {
+        // model, status, sent, latency, batch size
+        add.accept(new Object[] {"resnet50", OK, T0, 100L, 2});
+        add.accept(new Object[] {"resnet50", OK, T0 + 1000, 200L, 2});
+        add.accept(new Object[] {"resnet50", OK, T0 + 2000, 300L, 4});
+        add.accept(new Object[] {"resnet50", OK, T0 + 3000, 400L, 4});
+        add.accept(new Object[] {"resnet50", OK, T0 + 4000, 500L, 4});
+        add.accept(new Object[] {"resnet50", OK, T0 + 5000, 600L, 4});
+        add.accept(new Object[] {"resnet50", LATE, T0 + 6000, 1500L, 8});
+        add.accept(new Object[] {"resnet50", LATE, T0 + 7000, 1800L, 8});
+        add.accept(new Object[] {"resnet50", DROPPED, T0 + 8000, 50L, 0});
+        add.accept(new Object[] {"resnet50", FAILED, T0 + 9000, 900L, 8}); // ends the span at T0 + 9900
+        add.accept(new Object[] {"mlp", OK, T1, 1000L, 1});
+        add.accept(new Object[] {"mlp", OK, T1 + 100, 1100L, 1});
+        add.accept(new Object[] {"mlp", OK, T1 + 200, 1200L, 3});
+        add.accept(new Object[] {"mlp", REJECTED, 0L, T1 + 50, 0}); // undecodable: no send time
+    }
+
+    private static void add(ResultSummary s, Object[] r) {
+        long sent = (Long) r[2];
+        long latency = (Long) r[3];
+        s.add((String) r[0], (ResultStatus) r[1], sent, sent + latency, (Integer) r[4]);
+    }
+
+    private static ResultSummary all() {
+        ResultSummary s = new ResultSummary();
+        feed(r -> add(s, r));
+        return s;
+    }
+
+    @Test
+    void countsEachStatusPerModelAndOverall() {
+        ResultSummary s = all();
+
+        assertThat(s.models()).containsExactly("mlp", "resnet50");
+        ResultSummary.Stats resnet = s.model("resnet50");
+        assertThat(resnet.total()).isEqualTo(10);
+        assertThat(resnet.count(OK)).isEqualTo(6);
+        assertThat(resnet.count(LATE)).isEqualTo(2);
+        assertThat(resnet.count(DROPPED)).isEqualTo(1);
+        assertThat(resnet.count(FAILED)).isEqualTo(1);
+        assertThat(resnet.count(REJECTED)).isZero();
+        assertThat(s.model("mlp").count(REJECTED)).isEqualTo(1);
+        assertThat(s.overall().total()).isEqualTo(14);
+        assertThat(s.overall().count(OK)).isEqualTo(9);
+        assertThat(s.overall().served()).isEqualTo(11);
+        assertThat(s.model("bert-tiny").total()).isZero();
+    }
+
+    @Test
+    void attainmentGoodputAndThroughputOverTheObservedSpan() {
+        ResultSummary s = all();
+        ResultSummary.Stats resnet = s.model("resnet50");
+        ResultSummary.Stats mlp = s.model("mlp");
+
+        assertThat(resnet.sloAttainment()).isEqualTo(0.6);
+        assertThat(resnet.spanMicros()).isEqualTo(9_900);
+        assertThat(resnet.goodputPerSecond()).isCloseTo(6 / 0.0099, offset(1e-6));
+        assertThat(resnet.throughputPerSecond()).isCloseTo(8 / 0.0099, offset(1e-6));
+        assertThat(mlp.sloAttainment()).isEqualTo(0.75);
+        assertThat(mlp.spanMicros()).isEqualTo(1_400); // the undecodable request does not widen it
+        assertThat(mlp.goodputPerSecond()).isCloseTo(3 / 0.0014, offset(1e-6));
+        assertThat(s.overall().sloAttainment()).isEqualTo(9.0 / 14);
+        assertThat(s.overall().spanMicros()).isEqualTo(21_400);
+        assertThat(s.overall().goodputPerSecond()).isCloseTo(9 / 0.0214, offset(1e-6));
+        assertThat(new ResultSummary().overall().sloAttainment()).isNaN();
+        assertThat(new ResultSummary().overall().goodputPerSecond()).isZero();
+    }
+
+    @Test
+    void percentilesAreOverServedRequestsOnly() {
+        ResultSummary s = all();
+        ResultSummary.Stats resnet = s.model("resnet50");
+
+        // served: 100 200 300 400 500 600 1500 1800 (the drop at 50 and the failure at 900 are left out)
+        assertThat(resnet.p50Micros()).isEqualTo(400);
+        assertThat(resnet.p99Micros()).isEqualTo(1800);
+        assertThat(resnet.p999Micros()).isEqualTo(1800);
+        assertThat(resnet.latencyMicrosAt(25)).isEqualTo(200);
+        assertThat(resnet.meanLatencyMicros()).isEqualTo(675.0);
+        assertThat(resnet.maxLatencyMicros()).isEqualTo(1800);
+        // overall: 100 200 300 400 500 600 1000 1100 1200 1500 1800
+        assertThat(s.overall().p50Micros()).isEqualTo(600);
+        assertThat(s.overall().p99Micros()).isEqualTo(1800);
+        assertThat(s.model("mlp").p50Micros()).isEqualTo(1100);
+    }
+
+    @Test
+    void meanBatchSizeIsPerExecutedRequest() {
+        ResultSummary s = all();
+
+        assertThat(s.model("resnet50").meanBatchSize()).isCloseTo(44.0 / 9, offset(1e-12)); // failed batch ran too
+        assertThat(s.model("mlp").meanBatchSize()).isCloseTo(5.0 / 3, offset(1e-12));
+        assertThat(s.overall().meanBatchSize()).isCloseTo(49.0 / 12, offset(1e-12));
+    }
+
+    @Test
+    void mergingPartsGivesTheSameFiguresAsOneSummary() {
+        ResultSummary odd = new ResultSummary();
+        ResultSummary even = new ResultSummary();
+        int[] i = {0};
+        feed(r -> add(i[0]++ % 2 == 0 ? even : odd, r));
+
+        ResultSummary merged = new ResultSummary().merge(even).merge(odd);
+
+        assertThat(merged.csvRows()).isEqualTo(all().csvRows());
+        assertThat(merged.table()).isEqualTo(all().table());
+        assertThat(even.overall().total()).isEqualTo(7); // a part is left as it was
+    }
+
+    @Test
+    void readsInferenceResults() {
+        ResultSummary s = new ResultSummary();
+        s.add(InferenceResult.newBuilder().setRequestId("r1").setTenant("t").setModel("mlp").setStatus(OK).setBatchSize(4)
+                .setTimings(StageTimes.newBuilder().setSent(T0).setDeadline(T0 + 5000).setEmitted(T0 + 1234).build()).build());
+
+        assertThat(s.model("mlp").count(OK)).isEqualTo(1);
+        assertThat(s.model("mlp").p50Micros()).isEqualTo(1234);
+        assertThat(s.model("mlp").meanBatchSize()).isEqualTo(4.0);
+    }
+
+    @Test
+    void rendersAFixedWidthTableAndCsvRows() {
+        ResultSummary s = all();
+        List<String> lines = s.table().lines().toList();
+
+        assertThat(lines).hasSize(5); // header, mlp, resnet50, rule, ALL
+        assertThat(lines.get(0)).startsWith("model").contains("attain%", "goodput/s", "p99 ms", "p99.9 ms");
+        assertThat(lines.stream().filter(l -> !l.startsWith("-")).map(String::length).distinct()).hasSize(1);
+        assertThat(lines.get(2)).startsWith("resnet50").contains(" 60.00 ", " 0.40 ", " 1.80 ", " 4.89");
+        assertThat(lines.get(4)).startsWith("ALL ");
+
+        assertThat(ResultSummary.csvHeader().split(",")).hasSize(17).startsWith("model", "total", "ok");
+        assertThat(s.csvRows()).hasSize(3);
+        assertThat(s.csvRows().get(1)).isEqualTo(
+                "resnet50,10,6,2,1,0,1,0.600000,606.061,808.081,0.400,1.800,1.800,0.675,1.800,4.889,0.009900");
+        assertThat(s.csvRows().get(2).split(",", -1)).hasSize(17).startsWith("ALL", "14", "9", "2", "1", "1", "1");
+        assertThat(new ResultSummary().table()).contains("(no results)");
+    }
+}
