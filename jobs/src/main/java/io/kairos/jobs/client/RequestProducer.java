@@ -94,6 +94,10 @@ public final class RequestProducer implements AutoCloseable {
      *       {@code acks=1} would not make a request reach the job sooner; it would only make the
      *       producer's acknowledgement earlier and allow losing an acknowledged request. Idempotence
      *       keeps retries from duplicating requests.</li>
+     *   <li>{@code batch.size=262144}: the default 16 KiB holds a single 12 KiB image request, so
+     *       each produce request would carry one record and the five in flight would cap the rate
+     *       at five records per broker round trip. With linger 0 a larger batch never waits to
+     *       fill; it only lets the records that queued up during a round trip go out together.</li>
      *   <li>no compression: random tensors do not compress, and it costs CPU on the hot path.</li>
      *   <li>{@code max.block.ms=10000}: an unreachable broker or missing topic fails in seconds,
      *       not the default minute.</li>
@@ -106,6 +110,7 @@ public final class RequestProducer implements AutoCloseable {
         c.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         c.put(ProducerConfig.ACKS_CONFIG, "all");
         c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        c.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         return c;
