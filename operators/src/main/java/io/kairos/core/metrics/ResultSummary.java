@@ -84,7 +84,7 @@ public final class ResultSummary {
         rows.add(overall);
         for (Stats s : rows) {
             if (s == overall && byModel.size() > 1) t.append("-".repeat(header.length())).append(System.lineSeparator());
-            if (s == overall && byModel.size() == 1) continue; // the one model's row already says it all
+            if (s == overall && byModel.size() <= 1) continue; // the one model's row already says it all
             t.append(String.format(Locale.ROOT, nameCol + " %9d %9d %7d %7d %8d %6d %7s %10.1f %10.1f %8s %8s %8s %6s%n",
                     s.name, s.total(), s.count(ResultStatus.OK), s.count(ResultStatus.LATE), s.count(ResultStatus.DROPPED),
                     s.count(ResultStatus.REJECTED), s.count(ResultStatus.FAILED),
