@@ -1,0 +1,63 @@
+package io.kairos.testbed;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+
+/**
+ * The {@code kairos} command line. Each subcommand is a class of its own; this one only gathers
+ * them and decides how errors look: a bad argument is one line naming it, exit code 2; a failure
+ * while running is one line too, exit code 1, with the stack trace in the log.
+ */
+@Command(name = "kairos", mixinStandardHelpOptions = true, version = "kairos 0.1.0",
+        description = "Kairos: deep-learning inference under latency SLOs on Kafka and Flink.",
+        subcommands = {LoadgenCommand.class, CollectCommand.class})
+public class KairosCli implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(KairosCli.class);
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "missing command: one of " + spec.subcommands().keySet());
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    public static int execute(String... args) {
+        return commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true)).execute(args);
+    }
+
+    /** The command line with its error handling, writing to {@code out} and {@code err} (tests pass their own). */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new KairosCli());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            String command = ex.getCommandLine().getCommandSpec().qualifiedName();
+            ex.getCommandLine().getErr().println(command + ": " + oneLine(ex.getMessage()) + " (see '" + command + " --help')");
+            return CommandLine.ExitCode.USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            LOG.error("{} failed", commandLine.getCommandSpec().qualifiedName(), ex);
+            String message = ex.getMessage() == null ? ex.getClass().getSimpleName() : oneLine(ex.getMessage());
+            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": error: " + message);
+            return CommandLine.ExitCode.SOFTWARE;
+        });
+        return cl;
+    }
+
+    private static String oneLine(String message) {
+        return message == null ? "" : message.strip().replaceAll("\\s*\\R\\s*", " ");
+    }
+}

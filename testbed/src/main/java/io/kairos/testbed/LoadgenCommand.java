@@ -1,0 +1,137 @@
+package io.kairos.testbed;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.Workload;
+import io.kairos.jobs.client.RequestProducer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code loadgen}: sends requests open-loop at the rates of a workload spec for a while, and says
+ * how many it sent and how far behind schedule it fell. Every argument is checked, and the models
+ * looked up, before it connects to Kafka.
+ */
+@Command(name = "loadgen", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Send inference requests to the requests topic, open loop, at the rates of a workload spec.")
+public class LoadgenCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-w", "--workload"}, required = true, paramLabel = "SPEC",
+            description = "Comma-separated model:rate:sloMs[:tenant], rate in requests per second, e.g. resnet50:400:25,mlp:2000:10.")
+    String workload;
+
+    @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS", description = "How long to send (default: ${DEFAULT-VALUE}).")
+    double durationSeconds = 10;
+
+    @Option(names = "--arrivals", paramLabel = "KIND", description = "Arrival process: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    ArrivalKind arrivals = ArrivalKind.POISSON;
+
+    @Option(names = "--seed", description = "Seed of the arrival times; the same seed sends the same schedule (default: ${DEFAULT-VALUE}).")
+    long seed = 1;
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+    String bootstrapServers = "127.0.0.1:9092";
+
+    @Option(names = "--topic", description = "Requests topic (default: ${DEFAULT-VALUE}).")
+    String topic = "kairos-requests";
+
+    @Option(names = "--models", paramLabel = "FILE", description = "Model profiles file (JSON); default: the built-in catalog.")
+    Path modelsFile;
+
+    @Option(names = "--no-progress", description = "No progress bar (for logs and scripts).")
+    boolean noProgress;
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cl = spec.commandLine();
+        if (!(durationSeconds > 0) || Double.isInfinite(durationSeconds)) {
+            throw new ParameterException(cl, "--duration must be a positive number of seconds, got " + durationSeconds);
+        }
+        Workload load;
+        try {
+            load = Workload.parse(workload, arrivals);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cl, "--workload: " + e.getMessage());
+        }
+        ModelCatalog catalog;
+        try {
+            catalog = modelsFile == null ? ModelCatalog.builtIn() : ModelCatalog.load(modelsFile);
+        } catch (ModelCatalog.CatalogException e) {
+            throw new ParameterException(cl, "--models: " + e.getMessage());
+        }
+        for (String model : load.models()) {
+            if (!catalog.contains(model)) {
+                throw new ParameterException(cl, "--workload: model '" + model + "' is not in "
+                        + (modelsFile == null ? "the built-in catalog" : modelsFile.toString()) + ", which has " + catalog.names());
+            }
+        }
+
+        Duration duration = Duration.ofNanos(Math.round(durationSeconds * 1e9));
+        long expected = load.expectedArrivals(duration.toNanos() / 1_000);
+        PrintWriter out = cl.getOut();
+        out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
+                load, arrivals.name().toLowerCase(Locale.ROOT), seed, expected, fmt(durationSeconds), topic, bootstrapServers);
+        out.flush();
+
+        // Outermost, so that on Ctrl-C the JVM waits for the summary below, not just for the run.
+        try (ShutdownHook hook = ShutdownHook.install()) {
+            RequestProducer.PacingReport report;
+            try (RequestProducer producer = new RequestProducer(bootstrapServers, topic, catalog);
+                 ProgressBar bar = noProgress ? null : progressBar(expected)) {
+                hook.onStop(producer::stop);
+                long[] shown = {0, 0}; // offset of the last message update, worst lag so far
+                RequestProducer.Progress progress = bar == null ? RequestProducer.Progress.NONE : (sent, offsetMicros, behindMicros) -> {
+                    bar.stepTo(sent);
+                    shown[1] = Math.max(shown[1], behindMicros);
+                    if (offsetMicros - shown[0] >= 250_000) { // a few updates a second are enough for a human
+                        shown[0] = offsetMicros;
+                        bar.setExtraMessage(String.format(Locale.ROOT, "lag<=%.1fms", shown[1] / 1000.0));
+                    }
+                };
+                report = producer.run(load, seed, duration, progress);
+                if (bar != null) bar.maxHint(report.sent()).stepTo(report.sent());
+            }
+
+            out.printf(Locale.ROOT, "sent %d requests in %.2f s: %.1f/s offered (%.1f/s planned)%n",
+                    report.sent(), report.elapsedMicros() / 1e6, report.offeredRatePerSecond(), load.totalRatePerSecond());
+            out.printf(Locale.ROOT, "behind schedule: mean %.3f ms, p99 %.3f ms, max %.3f ms; %d sent more than %.0f ms late%n",
+                    report.meanBehindMicros() / 1000.0, report.p99BehindMicros() / 1000.0, report.maxBehindMicros() / 1000.0,
+                    report.sentLate(), RequestProducer.LATE_SEND_MICROS / 1000.0);
+            out.printf("acknowledged %d, failed %d%s%n", report.acked(), report.failed(),
+                    report.firstError() == null ? "" : " (first error: " + report.firstError() + ")");
+            out.flush();
+            return report.failed() > 0 ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
+        }
+    }
+
+    private static ProgressBar progressBar(long expected) {
+        return new ProgressBarBuilder()
+                .setTaskName("loadgen")
+                .setInitialMax(Math.max(1, expected))
+                .setUnit(" req", 1)
+                .showSpeed()
+                .setUpdateIntervalMillis(250)
+                .setStyle(ProgressBarStyle.ASCII)
+                .build();
+    }
+
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+}

@@ -1,0 +1,86 @@
+package io.kairos.testbed;
+
+import io.kairos.core.workload.Workload;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import io.kairos.schema.StageTimes;
+import io.kairos.wire.AvroCodec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** loadgen and collect end to end on a real broker. */
+class CommandsOnBrokerTest {
+    static TestKafkaBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = TestKafkaBroker.shared();
+        broker.createTopic("kairos-requests", 2);
+        broker.createTopic("kairos-results", 2);
+    }
+
+    private static String[] run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+    }
+
+    @Test
+    void loadgenSendsTheSeedsScheduleAndReportsHowFarBehindItFell() {
+        int planned = Workload.parse("resnet50:200:25,mlp:400:10").arrivalsWithin(3, 500_000).size();
+
+        String[] r = run("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "-w", "resnet50:200:25,mlp:400:10",
+                "--duration", "0.5", "--seed", "3");
+
+        assertThat(r[0]).as(r[2]).isEqualTo("0");
+        assertThat(r[1]).contains("loadgen: resnet50:200:25,mlp:400:10 (poisson arrivals, seed 3, about 300 requests) for 0.5 s")
+                .contains("sent " + planned + " requests in ")
+                .containsPattern("(?s)behind schedule: mean [0-9.]+ ms, p99 [0-9.]+ ms, max [0-9.]+ ms; [0-9]+ sent more than 1 ms late")
+                .contains("acknowledged " + planned + ", failed 0");
+    }
+
+    @Test
+    void collectWritesOneRowPerDistinctResultAndPrintsTheSummary(@TempDir Path out) throws Exception {
+        AvroCodec<InferenceResult> codec = AvroCodec.of(InferenceResult.class);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", broker.bootstrapServers()),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < 6; i++) {
+                String id = "r" + (i % 5); // r0 twice: a duplicate
+                ResultStatus status = i == 4 ? ResultStatus.LATE : ResultStatus.OK;
+                InferenceResult result = InferenceResult.newBuilder().setRequestId(id).setTenant("t").setModel("mlp")
+                        .setStatus(status).setBatchSize(4).setSloMs(10)
+                        .setTimings(StageTimes.newBuilder().setSent(1_000_000L * (i + 1)).setDeadline(1_000_000L * (i + 1) + 10_000)
+                                .setEmitted(1_000_000L * (i + 1) + 1_000 * (i + 1)).build())
+                        .build();
+                producer.send(new ProducerRecord<>("kairos-results", id.getBytes(), codec.encode(result)));
+            }
+        }
+        Path rows = out.resolve("run/rows.csv");
+        Path summary = out.resolve("run/summary.csv");
+
+        String[] r = run("collect", "--bootstrap-servers", broker.bootstrapServers(), "--from-earliest", "--expect", "5",
+                "--idle-timeout", "10", "--csv", rows.toString(), "--summary-csv", summary.toString());
+
+        assertThat(r[0]).as(r[2]).isEqualTo("0");
+        assertThat(r[1]).contains("received 5 distinct results (1 duplicates dropped, 0 malformed records skipped); stopped: all 5 expected results are in")
+                .containsPattern("mlp +5 +4 +1 +0 +0 +0 +80.00 ");
+        List<String> lines = Files.readAllLines(rows);
+        assertThat(lines).hasSize(6).first().isEqualTo(ResultCsv.HEADER);
+        assertThat(lines.subList(1, 6)).extracting(l -> l.split(",")[0]).containsExactlyInAnyOrder("r0", "r1", "r2", "r3", "r4");
+        assertThat(Files.readAllLines(summary)).hasSize(3).last().asString().startsWith("ALL,5,4,1,0,0,0,0.800000,");
+    }
+}

@@ -1,0 +1,81 @@
+package io.kairos.testbed;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Argument handling, with no broker: every mistake is one line naming it, exit code 2, before any connection. */
+class KairosCliTest {
+
+    private record Run(int exitCode, String out, String err) {}
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static void assertUsageError(Run r, String message) {
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        assertThat(r.err().lines()).as(r.err()).hasSize(1);
+        assertThat(r.err()).contains(message);
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void badWorkloadSpecNamesThePart() {
+        Run r = run("loadgen", "--workload", "resnet50:400:25,mlp:fast:10");
+        assertUsageError(r, "kairos loadgen: --workload: workload spec part 'mlp:fast:10': rate 'fast' is not a number");
+        assertThat(r.err()).contains("(see 'kairos loadgen --help')");
+    }
+
+    @Test
+    void unknownModelIsNamedWithTheCatalogsModels() {
+        assertUsageError(run("loadgen", "-w", "vgg19:100:50"),
+                "--workload: model 'vgg19' is not in the built-in catalog, which has [resnet50, googlenet, bert-tiny, mlp]");
+    }
+
+    @Test
+    void badModelsFileNamesTheFileAndField(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path file = dir.resolve("models.json");
+        Files.writeString(file, "{\"models\": [{\"name\": \"m\"}]}");
+        assertUsageError(run("loadgen", "-w", "m:100:50", "--models", file.toString()),
+                "--models: " + file + ": model 'm': field 'input' must be an object");
+        assertUsageError(run("loadgen", "-w", "m:100:50", "--models", dir.resolve("missing.json").toString()),
+                "cannot read profiles file");
+    }
+
+    @Test
+    void badNumbersAndKindsAreNamed() {
+        assertUsageError(run("loadgen", "-w", "mlp:100:10", "--duration", "0"), "--duration must be a positive number of seconds, got 0.0");
+        assertUsageError(run("loadgen", "-w", "mlp:100:10", "--duration", "soon"), "--duration");
+        assertUsageError(run("loadgen", "-w", "mlp:100:10", "--arrivals", "gamma"), "--arrivals");
+        assertUsageError(run("loadgen"), "Missing required option: '--workload=SPEC'");
+        assertUsageError(run("loadgen", "-w", "mlp:100:10", "--bogus"), "Unknown option: '--bogus'");
+        assertUsageError(run("collect", "--expect", "-3"), "kairos collect: --expect must be 0 or a positive number of results, got -3");
+        assertUsageError(run("collect", "--idle-timeout", "0"), "--idle-timeout must be a positive number of seconds");
+        assertUsageError(run("collect", "--time-limit", "-1"), "--time-limit must be 0 (none) or a positive number of seconds");
+        assertUsageError(run("collect", "--csv", "/proc/kairos/rows.csv"), "--csv: cannot write /proc/kairos/rows.csv");
+    }
+
+    @Test
+    void aMissingCommandIsAUsageError() {
+        assertUsageError(run(), "kairos: missing command: one of [loadgen, collect]");
+        assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
+    }
+
+    @Test
+    void helpAndVersionSucceed() {
+        Run help = run("loadgen", "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("--workload=SPEC", "--duration=SECONDS", "--arrivals=KIND", "POISSON, FIXED");
+        assertThat(run("--help").out()).contains("loadgen", "collect");
+        assertThat(run("--version").out()).contains("kairos");
+    }
+}
