@@ -128,7 +128,11 @@ public final class ResultConsumer implements AutoCloseable {
         return this;
     }
 
-    /** Polls once, waiting up to {@code timeout}; returns the number of new distinct results. */
+    /**
+     * Polls once, waiting up to {@code timeout}; returns the number of new distinct results.
+     *
+     * @throws org.apache.kafka.common.errors.WakeupException after {@link #wakeup}
+     */
     public int poll(Duration timeout) {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout);
         if (records.isEmpty()) return 0;
@@ -174,7 +178,10 @@ public final class ResultConsumer implements AutoCloseable {
         }
     }
 
-    /** Makes a blocked {@link #poll} or {@link #awaitResults} return. Safe from any thread. */
+    /**
+     * Makes a running {@link #awaitResults} return {@link Outcome#WOKEN_UP}, and a {@link #poll}
+     * throw WakeupException. Safe from any thread.
+     */
     public void wakeup() {
         consumer.wakeup();
     }

@@ -272,11 +272,20 @@ public final class KafkaRoundTrip {
         return new KafkaProducer<>(RequestProducer.lowLatencyConfig(bootstrapServers), new ByteArraySerializer(), new ByteArraySerializer());
     }
 
-    private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) {
+    private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) throws InterruptedException {
         KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(ResultConsumer.lowLatencyConfig(bootstrapServers),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<PartitionInfo> infos = c.partitionsFor(topic);
+        // A topic created a moment ago may not have reached every broker's metadata yet.
+        for (long until = System.nanoTime() + 10_000_000_000L; infos.isEmpty() && System.nanoTime() < until; infos = c.partitionsFor(topic)) {
+            Thread.sleep(50);
+        }
+        if (infos.isEmpty()) {
+            c.close();
+            throw new IllegalStateException("topic '" + topic + "' has no partitions on " + bootstrapServers);
+        }
         List<TopicPartition> assigned = new ArrayList<>();
-        for (PartitionInfo p : c.partitionsFor(topic)) assigned.add(new TopicPartition(topic, p.partition()));
+        for (PartitionInfo p : infos) assigned.add(new TopicPartition(topic, p.partition()));
         c.assign(assigned);
         c.seekToEnd(assigned);
         for (TopicPartition p : assigned) c.position(p); // resolve the lazy seek now
