@@ -1,0 +1,254 @@
+package io.kairos.core.scheduling.policy;
+
+import io.kairos.core.device.DeviceView;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.Request;
+import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.SchedulingPolicy;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static io.kairos.core.scheduling.policy.SchedulingFixtures.CATALOG;
+import static io.kairos.core.scheduling.policy.SchedulingFixtures.device;
+import static io.kairos.core.scheduling.policy.SchedulingFixtures.droppedIds;
+import static io.kairos.core.scheduling.policy.SchedulingFixtures.ids;
+import static io.kairos.core.scheduling.policy.SchedulingFixtures.req;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DynamicBatcherPolicyTest {
+
+    private static final long FAR = 10_000_000; // a deadline that never matters
+
+    private static GroupScheduler scheduler(PolicyParams params, DeviceView... devices) {
+        return new GroupScheduler("g", CATALOG, List.of(devices), new DynamicBatcherPolicy(), params);
+    }
+
+    private static PolicyParams params(String... keyValues) {
+        Map<String, String> m = new java.util.HashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) m.put(keyValues[i], keyValues[i + 1]);
+        return PolicyParams.of(m);
+    }
+
+    @Test
+    void nameIsTriton() {
+        assertThat(new DynamicBatcherPolicy().name()).isEqualTo("triton");
+        assertThat(Policies.create("triton")).isInstanceOf(DynamicBatcherPolicy.class);
+    }
+
+    @Test
+    void releasesWhenTheQueueReachesMaxBatch() {
+        // max_batch 4, delay 10 ms: three arrivals wait for the oldest (t=0) to have waited 10 ms,
+        // the fourth fills the batch at t=3 ms: R at 4 = 5.1 ms, from 3 to 8.1 ms.
+        GroupScheduler g = scheduler(params("max_batch", "4", "max_queue_delay_ms", "10"), device(0));
+        for (int i = 0; i < 3; i++) {
+            g.admit(req("r" + i, "R", i * 1_000L, FAR));
+            GroupScheduler.Outcome o = g.schedule(i * 1_000L);
+            assertThat(o.dispatches()).isEmpty();
+            assertThat(o.nextWakeMicros()).isEqualTo(10_000);
+        }
+        g.admit(req("r3", "R", 3_000, FAR));
+        GroupScheduler.Outcome o = g.schedule(3_000);
+        assertThat(o.dispatches()).singleElement().satisfies(d -> {
+            assertThat(ids(d)).containsExactly("r0", "r1", "r2", "r3");
+            assertThat(d.device()).isZero();
+            assertThat(d.predictedStartMicros()).isEqualTo(3_000);
+            assertThat(d.predictedLatencyMicros()).isEqualTo(5_100);
+        });
+        assertThat(o.nextWakeMicros()).isEqualTo(SchedulingPolicy.NO_WAKE);
+    }
+
+    @Test
+    void releasesWhenTheOldestHasWaitedMaxQueueDelay() {
+        // Arrivals at 0 and 4 ms, delay 10 ms: wake at 0 + 10 ms; at 9.999 ms still waiting; at 10 ms a batch of 2
+        // (3.5 ms).
+        GroupScheduler g = scheduler(params("max_batch", "8", "max_queue_delay_ms", "10"), device(0));
+        g.admit(req("r0", "R", 0, FAR));
+        assertThat(g.schedule(0).nextWakeMicros()).isEqualTo(10_000);
+        g.admit(req("r1", "R", 4_000, FAR));
+        assertThat(g.schedule(4_000).nextWakeMicros()).isEqualTo(10_000);
+
+        GroupScheduler.Outcome early = g.schedule(9_999);
+        assertThat(early.dispatches()).isEmpty();
+        assertThat(early.nextWakeMicros()).isEqualTo(10_000);
+
+        GroupScheduler.Outcome o = g.schedule(10_000);
+        assertThat(o.dispatches()).singleElement().satisfies(d -> {
+            assertThat(ids(d)).containsExactly("r0", "r1");
+            assertThat(d.predictedStartMicros()).isEqualTo(10_000);
+            assertThat(d.predictedLatencyMicros()).isEqualTo(3_500);
+        });
+    }
+
+    @Test
+    void defaultDelayIsOneMillisecond() {
+        GroupScheduler g = scheduler(PolicyParams.NONE, device(0));
+        g.admit(req("r0", "R", 500, FAR));
+        assertThat(g.schedule(500).nextWakeMicros()).isEqualTo(1_500);
+        assertThat(g.schedule(1_500).dispatches()).hasSize(1);
+    }
+
+    @Test
+    void releasesOnlyToAnIdleDevice() {
+        // A full batch at t=0, but the only device is booked until 20 ms: wait for it, then start there.
+        DeviceView d0 = device(0);
+        d0.book(0, 20_000);
+        GroupScheduler g = scheduler(params("max_batch", "4"), d0);
+        for (int i = 0; i < 4; i++) g.admit(req("r" + i, "R", 0, FAR));
+
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.dispatches()).isEmpty();
+        assertThat(o.nextWakeMicros()).isEqualTo(20_000);
+
+        GroupScheduler.Outcome later = g.schedule(20_000);
+        assertThat(later.dispatches()).singleElement().satisfies(d -> {
+            assertThat(d.size()).isEqualTo(4);
+            assertThat(d.predictedStartMicros()).isEqualTo(20_000);
+        });
+    }
+
+    @Test
+    void picksTheIdleDeviceOverABusyOne() {
+        DeviceView busy = device(0);
+        busy.book(0, 20_000);
+        GroupScheduler g = scheduler(params("max_batch", "1"), busy, device(1));
+        g.admit(req("r", "R", 0, FAR));
+        assertThat(g.schedule(0).dispatches()).singleElement().satisfies(d -> {
+            assertThat(d.device()).isEqualTo(1);
+            assertThat(d.predictedStartMicros()).isZero();
+        });
+    }
+
+    @Test
+    void perModelMaxBatchOverridesTheGroups() {
+        // Group max_batch 4, R2 overridden to 2; long delay, so only a full batch is released.
+        PolicyParams p = params("max_batch", "4", "max_queue_delay_ms", "1000").withModel("R2", Map.of("max_batch", "2"));
+        GroupScheduler g = scheduler(p, device(0), device(1));
+        g.admit(req("a0", "R", 0, FAR));
+        g.admit(req("a1", "R", 0, FAR));
+        g.admit(req("b0", "R2", 0, FAR));
+        g.admit(req("b1", "R2", 0, FAR));
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.dispatches()).singleElement().satisfies(d -> {
+            assertThat(d.model()).isEqualTo("R2");
+            assertThat(ids(d)).containsExactly("b0", "b1");
+        });
+        assertThat(g.pendingCount()).isEqualTo(2);
+    }
+
+    @Test
+    void maxBatchIsCappedByTheProfile() {
+        // max_batch 64 but R's largest size is 16: 20 queued -> one batch of 16 now, 4 left to wait for the delay.
+        GroupScheduler g = scheduler(params("max_batch", "64"), device(0), device(1));
+        for (int i = 0; i < 20; i++) g.admit(req("r" + i, "R", 0, FAR));
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.dispatches()).singleElement().satisfies(d -> assertThat(d.size()).isEqualTo(16));
+        assertThat(g.pendingCount()).isEqualTo(4);
+        assertThat(o.nextWakeMicros()).isEqualTo(1_000);
+    }
+
+    @Test
+    void oldestWaitingModelGetsTheIdleDeviceFirst() {
+        // R2 waits since 0, R since 0.1 ms; the device frees at 5 ms: R2 goes first, R behind it.
+        DeviceView d0 = device(0);
+        d0.book(0, 5_000);
+        GroupScheduler g = scheduler(params("max_batch", "1"), d0);
+        g.admit(req("late", "R", 100, FAR));
+        g.admit(req("early", "R2", 0, FAR));
+        assertThat(g.schedule(100).dispatches()).isEmpty();
+        GroupScheduler.Outcome o = g.schedule(5_000);
+        assertThat(o.dispatches()).singleElement().satisfies(d -> assertThat(ids(d)).containsExactly("early"));
+        assertThat(o.nextWakeMicros()).isEqualTo(5_000 + 2_700);
+    }
+
+    @Test
+    void fifoMissesTheTightDeadlineThatClockworkMeets() {
+        // The case of ClockworkPolicyTest: A (10 ms, SLO 100 ms) and B (1 ms, SLO 10 ms) at t=0, one device.
+        // Each is a full batch (their only size is 1); A, first in the queue order, takes the device for
+        // [0, 10) ms. B alone would finish at 10 + 1 = 11 ms > 10 ms: it becomes unreachable at
+        // 10 - 1 ms + 1 us = 9001 us, and is shed then.
+        GroupScheduler g = scheduler(PolicyParams.NONE, device(0));
+        g.admit(req("a", "A", 0, 100_000));
+        g.admit(req("b", "B", 0, 10_000));
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.dispatches()).singleElement().satisfies(d -> {
+            assertThat(ids(d)).containsExactly("a");
+            assertThat(d.predictedEndMicros()).isEqualTo(10_000);
+        });
+        assertThat(o.nextWakeMicros()).isEqualTo(9_001);
+        GroupScheduler.Outcome later = g.schedule(9_001);
+        assertThat(droppedIds(later)).containsExactly("b");
+        assertThat(later.drops().get(0).reason()).contains("1000 us late");
+    }
+
+    @Test
+    void withSheddingOffALateRequestIsDispatchedAnyway() {
+        // Deadline 1 ms after arrival, tau(1) = 2.7 ms: unreachable from the start. Delay 0: release at once.
+        GroupScheduler shedding = scheduler(params("max_queue_delay_ms", "0"), device(0));
+        shedding.admit(req("r", "R", 0, 1_000));
+        GroupScheduler.Outcome shed = shedding.schedule(0);
+        assertThat(droppedIds(shed)).containsExactly("r");
+        assertThat(shed.dispatches()).isEmpty();
+
+        GroupScheduler keeping = scheduler(params("max_queue_delay_ms", "0", GroupScheduler.SHED, "false"), device(0));
+        keeping.admit(req("r", "R", 0, 1_000));
+        GroupScheduler.Outcome kept = keeping.schedule(0);
+        assertThat(kept.drops()).isEmpty();
+        assertThat(kept.dispatches()).singleElement().satisfies(d -> assertThat(d.predictedEndMicros()).isEqualTo(2_700));
+    }
+
+    @Test
+    void withSheddingOffFifoRunsBLate() {
+        // As above for A and B, but without shedding: B waits for the device (free at 10 ms) and ends at 11 ms.
+        GroupScheduler g = scheduler(params(GroupScheduler.SHED, "false"), device(0));
+        g.admit(req("a", "A", 0, 100_000));
+        g.admit(req("b", "B", 0, 10_000));
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.nextWakeMicros()).isEqualTo(10_000);
+        GroupScheduler.Outcome later = g.schedule(10_000);
+        assertThat(later.dispatches()).singleElement().satisfies(d -> {
+            assertThat(ids(d)).containsExactly("b");
+            assertThat(d.predictedEndMicros()).isEqualTo(11_000);
+        });
+    }
+
+    @Test
+    void randomArrivalsEndExactlyOnceWithinMaxBatchOnIdleDevices() {
+        ModelCatalog catalog = ModelCatalog.builtIn();
+        List<String> models = catalog.names();
+        int drops = 0;
+        int largestBatch = 0;
+        for (long seed = 1; seed <= 12; seed++) {
+            Random rnd = new Random(seed);
+            int deviceCount = 2 + rnd.nextInt(3);
+            List<DeviceView> devices = GroupSimulation.devices(rnd, deviceCount, models);
+            List<Request> arrivals = GroupSimulation.arrivals(rnd, 3000, models, 500 + rnd.nextInt(1500), 10, 25, 50, 100);
+            int maxBatch = 1 + rnd.nextInt(12);
+            boolean shed = seed % 3 != 0;
+            PolicyParams p = params("max_batch", Integer.toString(maxBatch), "max_queue_delay_ms", Double.toString(rnd.nextInt(5) * 0.5),
+                    GroupScheduler.SHED, Boolean.toString(shed))
+                    .withModel("mlp", Map.of("max_batch", "32"));
+            GroupSimulation sim = new GroupSimulation().run(catalog, devices, new DynamicBatcherPolicy(), p, arrivals);
+
+            for (GroupSimulation.Made m : sim.dispatched) {
+                Dispatch d = m.dispatch();
+                int limit = Math.min(d.model().equals("mlp") ? 32 : maxBatch, catalog.get(d.model()).latency().maxBatch());
+                assertThat(d.size()).as("seed %d", seed).isLessThanOrEqualTo(limit);
+                // Only to a device idle at the time of the decision.
+                assertThat(d.predictedStartMicros()).as("seed %d", seed).isEqualTo(m.at());
+            }
+            if (!shed) {
+                // Without shedding only requests of a model no device holds are dropped.
+                for (GroupSimulation.Shed s : sim.dropped) assertThat(s.drop().reason()).contains("holds model");
+            }
+            drops += sim.dropped.size();
+            for (GroupSimulation.Made m : sim.dispatched) largestBatch = Math.max(largestBatch, m.dispatch().size());
+        }
+        assertThat(drops).isPositive();
+        assertThat(largestBatch).isGreaterThan(1);
+    }
+}
