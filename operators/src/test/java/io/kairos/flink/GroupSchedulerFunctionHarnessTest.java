@@ -1,0 +1,324 @@
+package io.kairos.flink;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.RequestValidator;
+import io.kairos.core.time.WallClock;
+import io.kairos.schema.ControlDecision;
+import io.kairos.schema.DType;
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import io.kairos.schema.SetPolicy;
+import io.kairos.schema.Tensor;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.DispatchedBatch;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Drives {@link GroupSchedulerFunction} with Flink's keyed-broadcast test harness and controlled
+ * processing time.
+ *
+ * <p>The function reads the wall clock for "now" while its timers are Flink processing time, which
+ * the harness controls and which starts at Long.MIN_VALUE: no timer fires unless a test moves
+ * processing time. The cases are chosen so that the wall clock cannot change the result: a
+ * Triton queue delay of 60 s (no release by time during a test) unless a test shortens it, SLOs of
+ * 2 minutes where a request must not be shed.
+ *
+ * <p>Timers are fired only once the wall clock has reached them, and processing time is then set
+ * to the wall clock, never ahead of it, as in a real job. Ahead of it, a policy that holds its
+ * requests would ask for the same wake-up again at a time the harness has already passed, and the
+ * harness would fire that timer forever instead of failing the test.
+ */
+class GroupSchedulerFunctionHarnessTest {
+
+    private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
+    private static final String GROUP = "default";
+    private static final long TAU1_MICROS = 2_700;        // resnet50 at batch size 1: 0.8 + 1.9 ms
+    private static final double LONG_SLO_MS = 120_000;    // never shed during a test
+    private static final Map<String, String> TRITON_WAITS = Map.of("max_batch", "4", "max_queue_delay_ms", "60000");
+
+    private final List<KeyedBroadcastOperatorTestHarness<String, AdmittedRequest, ControlDecision, DispatchedBatch>> opened = new ArrayList<>();
+
+    @AfterEach
+    void closeHarnesses() throws Exception {
+        for (var h : opened) h.close();
+    }
+
+    private static GroupSchedulerFunction function() {
+        return new GroupSchedulerFunction(CATALOG, new ControlPlane(1, "triton", TRITON_WAITS));
+    }
+
+    private KeyedBroadcastOperatorTestHarness<String, AdmittedRequest, ControlDecision, DispatchedBatch> harness(GroupSchedulerFunction f) throws Exception {
+        var h = ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(f, AdmittedRequest::getGroup, Types.STRING, ControlPlane.DECISIONS);
+        opened.add(h);
+        return h;
+    }
+
+    /** A fresh harness that restores {@code snapshot} (same parallelism 1, max parallelism 1). */
+    private KeyedBroadcastOperatorTestHarness<String, AdmittedRequest, ControlDecision, DispatchedBatch> restored(OperatorSubtaskState snapshot) throws Exception {
+        var h = new KeyedBroadcastOperatorTestHarness<>(
+                new CoBroadcastWithKeyedOperator<>(function(), List.of(ControlPlane.DECISIONS)),
+                AdmittedRequest::getGroup, Types.STRING, 1, 1, 0);
+        opened.add(h);
+        h.initializeState(snapshot);
+        h.open();
+        return h;
+    }
+
+    private static AdmittedRequest request(String id, double sloMs) {
+        return request(id, "resnet50", sloMs);
+    }
+
+    /** resnet50 and googlenet of the built-in catalog take the same input, FLOAT32 [3, 32, 32]. */
+    private static AdmittedRequest request(String id, String model, double sloMs) {
+        long sent = WallClock.nowMicros();
+        InferenceRequest r = InferenceRequest.newBuilder()
+                .setRequestId(id)
+                .setTenant("t")
+                .setModel(model)
+                .setInput(Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(3L, 32L, 32L))
+                        .setData(ByteBuffer.allocate(3 * 32 * 32 * 4)).build())
+                .setSentAtMicros(sent)
+                .setSloMs(sloMs)
+                .build();
+        return AdmittedRequest.newBuilder()
+                .setRequest(r)
+                .setDeadlineAtMicros(RequestValidator.deadlineMicros(r))
+                .setIngestedAtMicros(sent)
+                .setGroup(GROUP)
+                .build();
+    }
+
+    private static ControlDecision setPolicy(long version, String policy) {
+        return setPolicy(version, policy, Map.of());
+    }
+
+    private static ControlDecision setPolicy(long version, String policy, Map<String, String> params) {
+        return setPolicy(version, null, policy, params);
+    }
+
+    /** With {@code model} set: that model's parameter overrides (the group keeps its policy). */
+    private static ControlDecision setPolicy(long version, String model, String policy, Map<String, String> params) {
+        return ControlDecision.newBuilder().setVersion(version).setIssuedAtMicros(WallClock.nowMicros()).setIssuedBy("test")
+                .setAction(SetPolicy.newBuilder().setGroup(GROUP).setModel(model).setPolicy(policy).setParams(params).build())
+                .build();
+    }
+
+    private static List<String> ids(DispatchedBatch b) {
+        return b.getRequests().stream().map(a -> a.getRequest().getRequestId()).toList();
+    }
+
+    private static List<InferenceResult> dropped(KeyedBroadcastOperatorTestHarness<?, ?, ?, ?> h) {
+        var side = h.getSideOutput(GroupSchedulerFunction.DROPPED);
+        return side == null ? Collections.emptyList() : side.stream().map(StreamRecord::getValue).toList();
+    }
+
+    /** The processing-time timer the function registers for the shedding check of a lone request. */
+    private static long sheddingTimerMs(AdmittedRequest r) {
+        // GroupScheduler wakes at the first instant the head is unreachable: deadline - tau(1) + 1 us,
+        // which the function rounds up to a whole millisecond.
+        return (r.getDeadlineAtMicros() - TAU1_MICROS + 1 + 999) / 1000;
+    }
+
+    /**
+     * Waits until the wall clock reaches the earliest registered timer, then sets processing time
+     * to the wall clock, which fires it (and any other timer due by then).
+     */
+    private static void fireDueTimers(KeyedBroadcastOperatorTestHarness<?, ?, ?, ?> h) throws Exception {
+        var timers = h.getProcessingTimeService().getActiveTimerTimestamps();
+        assertThat(timers).as("a registered timer").isNotEmpty();
+        long first = Collections.min(timers);
+        assertThat(first).as("a timer within the next 10 s").isLessThan(wallMillis() + 10_000);
+        while (wallMillis() < first) Thread.sleep(2);
+        h.setProcessingTime(wallMillis());
+    }
+
+    private static long wallMillis() {
+        return WallClock.nowMicros() / 1000;
+    }
+
+    @Test
+    void tritonHoldsArrivalsBehindATimerAndReleasesAFullBatch() throws Exception {
+        GroupSchedulerFunction f = function();
+        var h = harness(f);
+
+        for (int i = 0; i < 3; i++) {
+            h.processElement(request("r" + i, LONG_SLO_MS), 0);
+            assertThat(h.extractOutputValues()).as("nothing released before max_batch").isEmpty();
+            // One timer (the release of the oldest after 60 s): later arrivals need no earlier one.
+            assertThat(h.numProcessingTimeTimers()).isEqualTo(1);
+        }
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(dropped(h)).isEmpty();
+        assertThat(f.pendingCount(GROUP)).isEqualTo(3);
+
+        h.processElement(request("r3", LONG_SLO_MS), 0);
+
+        assertThat(h.extractOutputValues()).singleElement().satisfies(b -> {
+            assertThat(ids(b)).containsExactly("r0", "r1", "r2", "r3");
+            assertThat(b.getGroup()).isEqualTo(GROUP);
+            assertThat(b.getModel()).isEqualTo("resnet50");
+            assertThat(b.getDevice()).isZero();
+            assertThat(b.getPredictedLatencyMicros()).isEqualTo(5_100); // 0.8*4 + 1.9 ms
+            assertThat(b.getPredictedStartMicros()).isGreaterThanOrEqualTo(b.getDispatchedAtMicros());
+            assertThat(b.getRequests()).allSatisfy(a -> assertThat(a.getEnqueuedAtMicros()).isPositive());
+        });
+        assertThat(f.pendingCount(GROUP)).isZero();
+        assertThat(dropped(h)).isEmpty();
+    }
+
+    @Test
+    void switchingToClockworkDispatchesAtTheNextArrival() throws Exception {
+        var h = harness(function());
+        h.processElement(request("r0", LONG_SLO_MS), 0);
+        assertThat(h.extractOutputValues()).isEmpty();
+
+        h.processBroadcastElement(setPolicy(1, "clockwork"), 0);
+        // The group picks the decision up at its next arrival or timer, not before.
+        assertThat(h.extractOutputValues()).isEmpty();
+
+        h.processElement(request("r1", LONG_SLO_MS), 0);
+        // Clockwork: the device is idle and both fit one batch of 2 (3.5 ms) by their deadline: go now.
+        assertThat(h.extractOutputValues()).singleElement().satisfies(b -> {
+            assertThat(ids(b)).containsExactly("r0", "r1");
+            assertThat(b.getPredictedLatencyMicros()).isEqualTo(3_500);
+        });
+    }
+
+    @Test
+    void switchingToClockworkDispatchesWhenThePendingTimerFires() throws Exception {
+        var h = harness(function());
+        // resnet50 is released after 0.5 s, googlenet after the group's 60 s.
+        h.processBroadcastElement(setPolicy(1, "resnet50", "triton", Map.of("max_queue_delay_ms", "500")), 0);
+        h.processElement(request("r0", LONG_SLO_MS), 0);
+        h.processElement(request("g0", "googlenet", LONG_SLO_MS), 0);
+        h.processBroadcastElement(setPolicy(2, "clockwork"), 0);
+        assertThat(h.extractOutputValues()).isEmpty();
+
+        // The next timer is r0's release (0.5 s after it arrived). Triton would release r0 only;
+        // Clockwork, now in force, dispatches both: r0 on the idle device, g0 behind it (2.7 ms < 5 ms booked).
+        fireDueTimers(h);
+
+        assertThat(h.extractOutputValues()).extracting(GroupSchedulerFunctionHarnessTest::ids)
+                .containsExactlyInAnyOrder(List.of("r0"), List.of("g0"));
+        assertThat(dropped(h)).isEmpty();
+    }
+
+    @Test
+    void tritonReleasesOnlyTheDueModelWhenTheTimerFires() throws Exception {
+        // The same as above without the switch: the contrast that makes the test above mean something.
+        var h = harness(function());
+        h.processBroadcastElement(setPolicy(1, "resnet50", "triton", Map.of("max_queue_delay_ms", "500")), 0);
+        h.processElement(request("r0", LONG_SLO_MS), 0);
+        h.processElement(request("g0", "googlenet", LONG_SLO_MS), 0);
+
+        fireDueTimers(h);
+
+        assertThat(h.extractOutputValues()).extracting(GroupSchedulerFunctionHarnessTest::ids).containsExactly(List.of("r0"));
+        assertThat(dropped(h)).isEmpty();
+    }
+
+    @Test
+    void replayedDecisionIsIgnored() throws Exception {
+        var h = harness(function());
+        h.processBroadcastElement(setPolicy(2, "triton", TRITON_WAITS), 0);
+        h.processBroadcastElement(setPolicy(1, "clockwork"), 0); // older version: no effect
+        h.processBroadcastElement(setPolicy(2, "clockwork"), 0); // same version again: no effect
+        h.processElement(request("r0", LONG_SLO_MS), 0);
+        h.processElement(request("r1", LONG_SLO_MS), 0);
+        // Still Triton with a 60 s delay: Clockwork would have dispatched r0 at once.
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(h.getBroadcastState(ControlPlane.DECISIONS).get(2L).getAction())
+                .isInstanceOfSatisfying(SetPolicy.class, p -> assertThat(p.getPolicy()).isEqualTo("triton"));
+        assertThat(h.getBroadcastState(ControlPlane.DECISIONS).contains(1L)).isFalse();
+    }
+
+    @Test
+    void requestWhoseDeadlineBecomesUnreachableIsDroppedWhenItsTimerFires() throws Exception {
+        GroupSchedulerFunction f = function();
+        var h = harness(f);
+        // 1 s SLO: reachable at arrival (it needs only 2.7 ms), unreachable 2.7 ms before its deadline.
+        AdmittedRequest r = request("late", 1_000);
+        h.processElement(r, 0);
+        assertThat(dropped(h)).isEmpty();
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(h.getProcessingTimeService().getActiveTimerTimestamps()).contains(sheddingTimerMs(r));
+
+        // Fired once the wall clock is there, the request can no longer finish in time.
+        fireDueTimers(h);
+
+        assertThat(dropped(h)).singleElement().satisfies(res -> {
+            assertThat(res.getRequestId()).isEqualTo("late");
+            assertThat(res.getStatus()).isEqualTo(ResultStatus.DROPPED);
+            assertThat(res.getReason()).contains("deadline unreachable");
+            assertThat(res.getTimings().getDeadline()).isEqualTo(r.getDeadlineAtMicros());
+            assertThat(res.getTimings().getEnqueued()).isNotNull();
+        });
+        assertThat(h.extractOutputValues()).isEmpty();
+        assertThat(f.pendingCount(GROUP)).isZero();
+    }
+
+    @Test
+    void queuedRequestsAndDecisionsSurviveASnapshotAndComeOutWhenTheRestoredTimerFires() throws Exception {
+        var h1 = harness(function());
+        h1.processBroadcastElement(setPolicy(1, "resnet50", "triton", Map.of("max_queue_delay_ms", "500")), 0);
+        h1.processElement(request("r0", LONG_SLO_MS), 0);
+        h1.processElement(request("g0", "googlenet", LONG_SLO_MS), 0);
+        // Decided after they queued: Triton still holds them when the snapshot is taken.
+        h1.processBroadcastElement(setPolicy(2, "clockwork"), 0);
+        assertThat(h1.extractOutputValues()).isEmpty();
+        OperatorSubtaskState snapshot = h1.snapshot(1L, 1L);
+
+        var h2 = restored(snapshot);
+        // The timer is keyed state and comes back; the requests wait for their group to be touched.
+        assertThat(h2.numProcessingTimeTimers()).isEqualTo(1);
+        assertThat(h2.extractOutputValues()).isEmpty();
+
+        fireDueTimers(h2);
+
+        // The plan is rebuilt from broadcast state (Clockwork; Triton would hold g0 for 60 s), the
+        // queues from the union list state: both requests leave without a new arrival.
+        assertThat(h2.extractOutputValues()).extracting(GroupSchedulerFunctionHarnessTest::ids)
+                .containsExactlyInAnyOrder(List.of("r0"), List.of("g0"));
+        assertThat(dropped(h2)).isEmpty();
+    }
+
+    @Test
+    void restoredRequestsAreShedWhenTheRestoredTimerFiresTooLate() throws Exception {
+        var h1 = harness(function());
+        AdmittedRequest a = request("a", 1_000);
+        AdmittedRequest b = request("b", 1_000);
+        h1.processElement(a, 0);
+        h1.processElement(b, 0);
+        assertThat(h1.extractOutputValues()).isEmpty();
+        OperatorSubtaskState snapshot = h1.snapshot(1L, 1L);
+
+        var h2 = restored(snapshot);
+        assertThat(h2.numProcessingTimeTimers()).isEqualTo(1);
+        assertThat(h2.getProcessingTimeService().getActiveTimerTimestamps()).containsExactly(sheddingTimerMs(a));
+
+        // a is the head (earlier deadline) and is shed at its timer; b, sent a moment later, is shed
+        // with it or, if its deadline is a millisecond or more later, at the timer registered then.
+        fireDueTimers(h2);
+        if (dropped(h2).size() < 2) fireDueTimers(h2);
+
+        assertThat(dropped(h2)).extracting(InferenceResult::getRequestId).containsExactlyInAnyOrder("a", "b");
+        assertThat(dropped(h2)).allSatisfy(res -> assertThat(res.getStatus()).isEqualTo(ResultStatus.DROPPED));
+        assertThat(h2.extractOutputValues()).isEmpty();
+    }
+}
