@@ -1,0 +1,185 @@
+package io.kairos.jobs.demo;
+
+import io.kairos.core.metrics.ResultSummary;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.core.workload.Workload;
+import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.client.RequestProducer;
+import io.kairos.jobs.client.ResultConsumer;
+import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
+import io.kairos.schema.ResultStatus;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code demo}: the whole system in one JVM. A real Kafka broker (KRaft) and a Flink mini-cluster
+ * start in-process, the serving job runs on simulated devices with the built-in model profiles,
+ * and a Poisson load over several models with different SLOs flows through it, with a live
+ * summary and a final table.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Run the serving job on an embedded Kafka broker and Flink mini-cluster with a generated load.")
+public class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--duration", description = "Seconds of load (default: ${DEFAULT-VALUE}).")
+    int durationSeconds = 20;
+
+    @Option(names = "--workload", description = "model:rate/s:SLO ms,... (default: ${DEFAULT-VALUE}).")
+    String workload = "resnet50:200:40,googlenet:200:25,bert-tiny:100:150,mlp:800:20";
+
+    @Option(names = "--policy", description = "Scheduling policy (default: ${DEFAULT-VALUE}).")
+    String policy = "clockwork";
+
+    @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable.")
+    Map<String, String> policyParams = new LinkedHashMap<>();
+
+    @Option(names = "--devices", description = "Simulated devices (default: ${DEFAULT-VALUE}).")
+    int devices = 4;
+
+    @Option(names = "--simulated-speed", description = "Multiplies every profiled latency (default: ${DEFAULT-VALUE}).")
+    double speed = 1.0;
+
+    @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
+    long seed = 1;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Workload load = Workload.parse(workload);
+        ModelCatalog catalog = ModelCatalog.builtIn();
+        for (String model : load.models()) {
+            if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; built-in models: " + catalog.names());
+        }
+        if (!Policies.names().contains(policy)) throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
+        if (devices < 1 || durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices and --duration must be at least 1");
+
+        out.println("Kairos demo: " + load + ", policy " + policy + ", " + devices + " simulated devices, " + durationSeconds + " s");
+        out.print("starting Kafka broker (KRaft, in-process) ... ");
+        out.flush();
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+            out.println(broker.bootstrapServers());
+            ServingConfig config = new ServingConfig();
+            config.bootstrapServers = broker.bootstrapServers();
+            config.policy = policy;
+            config.policyParams = policyParams;
+            config.devices = devices;
+            config.simulatedSpeed = speed;
+            config.fromEarliest = true;
+            for (String topic : List.of(config.requestsTopic, config.resultsTopic, config.telemetryTopic, config.controlTopic)) {
+                broker.createTopic(topic, 1);
+            }
+
+            out.print("starting Flink mini-cluster and the serving job ... ");
+            out.flush();
+            Configuration flink = new Configuration();
+            flink.set(RestOptions.BIND_PORT, "0"); // any free port: several demos may run side by side
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(devices, flink);
+            JobClient job = ServingJob.onKafka(config, catalog).start(env);
+            try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
+                 ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
+                awaitServing(producer, results, load);
+                out.println("job " + job.getJobID() + " is serving");
+                ResultSummary served = run(out, producer, results, load);
+                out.println();
+                out.println(served.table());
+                out.println();
+                out.println(stages.table());
+                reasons.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(5)
+                        .forEach(e -> out.printf("%8d  %s%n", e.getValue(), e.getKey()));
+                ResultSummary.Stats all = served.overall();
+                out.printf("%d requests: %.1f%% met their SLO, goodput %.0f/s, p99 %.1f ms, mean batch %.2f; %d dropped, %d late%n",
+                        all.total(), 100 * all.sloAttainment(), all.goodputPerSecond(), all.p99Micros() / 1000.0, all.meanBatchSize(),
+                        all.count(ResultStatus.DROPPED), all.count(ResultStatus.LATE));
+            } finally {
+                job.cancel().get();
+            }
+        }
+        return 0;
+    }
+
+    /** Waits for the job to answer one request: until then, requests would only age. */
+    private static void awaitServing(RequestProducer producer, ResultConsumer results, Workload load) {
+        String model = load.loads().get(0).model();
+        producer.send("warm-up", model, 60_000);
+        producer.flush();
+        if (results.awaitResults(1, Duration.ofSeconds(90), Duration.ofSeconds(90)) != ResultConsumer.Outcome.EXPECTED) {
+            throw new IllegalStateException("the serving job did not answer within 90 s; see .kairos/kairos.log");
+        }
+    }
+
+    /** Why requests did not come back OK, with numbers blanked so that alike reasons count together. */
+    private final Map<String, Long> reasons = new java.util.TreeMap<>();
+    private final StageBreakdown stages = new StageBreakdown();
+
+    private ResultSummary run(PrintWriter out, RequestProducer producer, ResultConsumer results, Workload load) throws Exception {
+        long before = results.distinct();
+        ResultSummary served = new ResultSummary();
+        results.onResult((r, receivedAt) -> {
+            served.add(r);
+            stages.add(r, receivedAt);
+            if (r.getReason() != null) reasons.merge(r.getStatus() + ": " + r.getReason().replaceAll("[0-9]+", "N"), 1L, Long::sum);
+        });
+        AtomicBoolean sending = new AtomicBoolean(true);
+        // The consumer polls on its own thread; the summary is only read there, so the live line is built there too.
+        String[] live = {""};
+        Thread reader = new Thread(() -> {
+            long nextLine = 0;
+            while (sending.get()) {
+                results.poll(Duration.ofMillis(50));
+                long now = System.nanoTime();
+                if (now >= nextLine) {
+                    live[0] = liveLine(served);
+                    nextLine = now + 250_000_000L;
+                }
+            }
+        }, "demo-results");
+        reader.start();
+        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("serving").setInitialMax(durationSeconds * 1000L)
+                .setUnit(" s", 1000).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).showSpeed().build()) {
+            RequestProducer.PacingReport pacing = producer.run(load, seed, Duration.ofSeconds(durationSeconds), (sent, offsetMicros, behind) -> {
+                bar.stepTo(offsetMicros / 1000);
+                bar.setExtraMessage(live[0]);
+            });
+            bar.stepTo(durationSeconds * 1000L);
+            producer.flush();
+            if (pacing.p99BehindMicros() > 10_000) {
+                out.printf("%nnote: the load generator fell behind its schedule (p99 %.1f ms): this machine is saturated%n", pacing.p99BehindMicros() / 1000.0);
+            }
+        } finally {
+            sending.set(false);
+            reader.join();
+        }
+        out.println("waiting for the last results ...");
+        long expected = before + producer.acked() - 1; // the warm-up request was acked before the run
+        results.awaitResults(expected, Duration.ofSeconds(5), Duration.ofSeconds(60));
+        return served;
+    }
+
+    private static String liveLine(ResultSummary s) {
+        ResultSummary.Stats a = s.overall();
+        if (a.total() == 0) return "";
+        return String.format("%,d done, SLO %.1f%%, p50 %.1f ms, p99 %.1f ms, batch %.1f, dropped %d",
+                a.total(), 100 * a.sloAttainment(), a.p50Micros() / 1000.0, a.p99Micros() / 1000.0, a.meanBatchSize(), a.count(ResultStatus.DROPPED));
+    }
+}

@@ -1,0 +1,122 @@
+package io.kairos.testbed.bench;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.ModelLoad;
+import io.kairos.core.workload.Workload;
+import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.client.RequestProducer;
+import io.kairos.jobs.client.ResultConsumer;
+import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
+import org.HdrHistogram.Histogram;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The serving job with zero-latency simulated devices on a broker, driven open loop, so that what
+ * is measured is the pipeline itself: Kafka in, Flink, Kafka out. Latency is counted as the bare
+ * round trip counts it: from the client's send to the client's receive of the result.
+ */
+final class PipelineRig implements AutoCloseable {
+    private final EmbeddedKafkaBroker broker;
+    private final ServingConfig config;
+    private final ModelCatalog catalog = ModelCatalog.builtIn();
+    private final JobClient job;
+    private final ResultConsumer results;
+    private final String model;
+
+    PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, String model, long bufferTimeoutMs) throws Exception {
+        this.broker = broker;
+        this.model = model;
+        config = new ServingConfig();
+        config.bootstrapServers = broker.bootstrapServers();
+        config.requestsTopic = name + "-requests";
+        config.resultsTopic = name + "-results";
+        config.telemetryTopic = name + "-telemetry";
+        config.controlTopic = name + "-control";
+        config.consumerGroup = name;
+        config.devices = devices;
+        config.simulatedSpeed = 0;
+        config.bufferTimeoutMs = bufferTimeoutMs;
+        config.fromEarliest = true;
+        for (String t : List.of(config.requestsTopic, config.resultsTopic, config.telemetryTopic, config.controlTopic)) broker.createTopic(t, 1);
+        Configuration flink = new Configuration();
+        flink.set(RestOptions.BIND_PORT, "0");
+        job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
+        results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST);
+        // Until the job answers, requests would only wait in the topic.
+        try (RequestProducer p = producer()) {
+            p.send("warm-up", model, 600_000);
+            p.flush();
+        }
+        if (results.awaitResults(1, Duration.ofSeconds(120), Duration.ofSeconds(120)) != ResultConsumer.Outcome.EXPECTED) {
+            throw new IllegalStateException("the serving job did not answer in 120 s");
+        }
+    }
+
+    private RequestProducer producer() {
+        return new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
+    }
+
+    /**
+     * Offers {@code rate} requests per second (Poisson) for {@code duration}; results of requests
+     * sent in the first {@code warmup} are not measured. Waits up to {@code drain} of silence for
+     * the stragglers.
+     */
+    Phase run(double rate, Duration duration, Duration warmup, Duration drain) throws InterruptedException {
+        Workload load = new Workload(List.of(new ModelLoad("bench", model, rate, 600_000, ArrivalKind.POISSON)));
+        Histogram latency = new Histogram(3);
+        long[] counts = new long[1];
+        long start = io.kairos.core.time.WallClock.nowMicros();
+        long measureFrom = start + warmup.toNanos() / 1_000;
+        results.onResult((r, receivedAt) -> {
+            long sent = r.getTimings().getSent();
+            if (sent < start) return;
+            counts[0]++;
+            if (sent >= measureFrom) latency.recordValue(Math.max(0, receivedAt - sent));
+        });
+        RequestProducer.PacingReport pacing;
+        java.util.concurrent.atomic.AtomicBoolean sending = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread reader = new Thread(() -> {
+            while (sending.get()) results.poll(Duration.ofMillis(20));
+        }, "bench-results");
+        try (RequestProducer p = producer()) {
+            reader.start();
+            pacing = p.run(load, 7, duration);
+        } finally {
+            sending.set(false);
+            reader.join();
+        }
+        long expected = results.distinct() + (pacing.sent() - counts[0]);
+        results.awaitResults(expected, drain, drain.multipliedBy(10));
+        return new Phase(pacing.sent(), counts[0], pacing.offeredRatePerSecond(), pacing.p99BehindMicros(), latency);
+    }
+
+    @Override
+    public void close() throws Exception {
+        results.close();
+        job.cancel().get();
+    }
+
+    /** What one load phase saw. */
+    record Phase(long sent, long received, double offeredPerSecond, long p99BehindMicros, Histogram latencyMicros) {
+        long p50Micros() {
+            return latencyMicros.getValueAtPercentile(50);
+        }
+
+        long p99Micros() {
+            return latencyMicros.getValueAtPercentile(99);
+        }
+
+        /** Kept up: every request came back, and the tail did not grow into a backlog. */
+        boolean keptUp() {
+            return received >= sent && p99Micros() < 1_000_000;
+        }
+    }
+}
