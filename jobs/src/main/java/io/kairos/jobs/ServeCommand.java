@@ -124,8 +124,7 @@ public class ServeCommand implements Callable<Integer> {
     /** A command line that reads flag defaults from {@code --config FILE} if given, with one-line errors. */
     public static CommandLine commandLine(Object command, String[] args) {
         CommandLine cl = new CommandLine(command);
-        Path config = configFileIn(args);
-        if (config != null) cl.setDefaultValueProvider(fileDefaults(config, cl));
+        useConfigFile(cl, args);
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("kairos: " + ex.getMessage());
             return 2;
@@ -138,6 +137,12 @@ public class ServeCommand implements Callable<Integer> {
             throw ex;
         });
         return cl;
+    }
+
+    /** Makes {@code --config FILE} among {@code args} supply the defaults of the serve command {@code cl}. */
+    public static void useConfigFile(CommandLine cl, String[] args) {
+        Path config = configFileIn(args);
+        if (config != null) cl.setDefaultValueProvider(fileDefaults(config, cl));
     }
 
     private static Path configFileIn(String[] args) {

@@ -37,7 +37,18 @@ public class KairosCli implements Runnable {
     }
 
     public static int execute(String... args) {
-        return commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true)).execute(args);
+        return execute(commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true)), args);
+    }
+
+    /** Runs {@code args} on {@code cl}; {@code serve --config FILE} takes its defaults from FILE. */
+    static int execute(CommandLine cl, String... args) {
+        try {
+            ServeCommand.useConfigFile(cl.getSubcommands().get("serve"), args);
+        } catch (CommandLine.ParameterException e) {
+            cl.getErr().println("kairos serve: " + e.getMessage());
+            return CommandLine.ExitCode.USAGE;
+        }
+        return cl.execute(args);
     }
 
     /** The command line with its error handling, writing to {@code out} and {@code err} (tests pass their own). */

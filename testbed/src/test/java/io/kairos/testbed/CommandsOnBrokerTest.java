@@ -1,5 +1,6 @@
 package io.kairos.testbed;
 
+import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
 import io.kairos.core.workload.Workload;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
@@ -23,11 +24,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** loadgen and collect end to end on a real broker. */
 class CommandsOnBrokerTest {
-    static TestKafkaBroker broker;
+    static EmbeddedKafkaBroker broker;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestKafkaBroker.shared();
+        broker = SharedBroker.get();
         broker.createTopic("kairos-requests", 2);
         broker.createTopic("kairos-results", 2);
     }

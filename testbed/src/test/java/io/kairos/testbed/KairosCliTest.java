@@ -17,7 +17,7 @@ class KairosCliTest {
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
         return new Run(code, out.toString(), err.toString());
     }
 
@@ -66,8 +66,28 @@ class KairosCliTest {
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [loadgen, collect]");
+        assertUsageError(run(), "kairos: missing command: one of [demo, serve, loadgen, collect, bench]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
+    }
+
+    @Test
+    void demoServeAndBenchCheckTheirArgumentsBeforeStartingAnything() {
+        assertUsageError(run("demo", "--workload", "vgg19:100:50"), "--workload names unknown model 'vgg19'");
+        assertUsageError(run("demo", "--policy", "fifo-ish"), "--policy 'fifo-ish' is unknown; known: [clockwork, triton]");
+        assertUsageError(run("serve", "--devices", "0"), "--devices must be at least 1, got 0");
+        assertUsageError(run("serve", "--policy", "nope"), "--policy 'nope' is unknown");
+        assertUsageError(run("bench", "--model", "vgg19"), "--model 'vgg19' is not in the built-in catalog");
+    }
+
+    @Test
+    void serveReadsItsFlagsFromAConfigFileAndNamesAnUnknownKey(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path bad = dir.resolve("bad.properties");
+        java.nio.file.Files.writeString(bad, "bootstrap-servers=broker:9092\nbogus-key=1\n");
+        assertUsageError(run("serve", "--config", bad.toString()), "unknown key 'bogus-key'");
+        java.nio.file.Path good = dir.resolve("good.properties");
+        java.nio.file.Files.writeString(good, "devices=0\n");
+        // The file's value is checked like a flag's: proof that it was read.
+        assertUsageError(run("serve", "--config", good.toString()), "--devices must be at least 1, got 0");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.kairos.jobs.client;
 
+import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 import io.kairos.core.workload.Arrival;
@@ -37,11 +38,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClientsOnBrokerTest {
     @TempDir
     static Path dataDir;
-    static TestKafkaBroker broker;
+    static EmbeddedKafkaBroker broker;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestKafkaBroker.start(dataDir);
+        broker = EmbeddedKafkaBroker.start(dataDir);
         broker.createTopic("requests", 2);
         broker.createTopic("results", 2);
     }

@@ -66,6 +66,9 @@ public class BenchCommand implements Callable<Integer> {
                 model, catalog.get(model).input().byteSize(), devices, bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
              PipelineRig pipeline = new PipelineRig(broker, "bench", devices, model, bufferTimeoutMs)) {
+            // One unmeasured phase first: the JIT and the job's first checkpoints are not the pipeline.
+            out.println("warming up (" + durationSeconds + " s, not measured) ...");
+            pipeline.run(rate, duration, warmup, drain);
             long[] bareP50 = new long[runs], bareP99 = new long[runs], pipeP50 = new long[runs], pipeP99 = new long[runs];
             try (ProgressBar bar = bar("latency runs", runs * 2L)) {
                 for (int i = 0; i < runs; i++) {

@@ -1,8 +1,9 @@
 package io.kairos.testbed.bench;
 
+import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.workload.ArrivalKind;
-import io.kairos.testbed.TestKafkaBroker;
+import io.kairos.testbed.SharedBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -12,11 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class KafkaRoundTripTest {
-    static TestKafkaBroker broker;
+    static EmbeddedKafkaBroker broker;
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = TestKafkaBroker.shared();
+        broker = SharedBroker.get();
     }
 
     @Test

@@ -33,7 +33,8 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         long wake = NO_WAKE;
         for (String model : models) {
             RequestQueue q = group.queue(model);
-            int maxBatch = Math.min(group.params().getInt(model, "max_batch", Integer.MAX_VALUE), group.profile(model).maxBatch());
+            // A max_batch below 1 from a control decision means "no batching", not empty batches.
+            int maxBatch = Math.max(1, Math.min(group.params().getInt(model, "max_batch", Integer.MAX_VALUE), group.profile(model).maxBatch()));
             long maxDelay = group.params().getMillisAsMicros(model, "max_queue_delay_ms", 1.0);
             while (!q.isEmpty()) {
                 long releaseAt = q.oldestArrival() + maxDelay;
