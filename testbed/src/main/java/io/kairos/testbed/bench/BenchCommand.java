@@ -66,8 +66,11 @@ public class BenchCommand implements Callable<Integer> {
                 model, catalog.get(model).input().byteSize(), devices, bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
              PipelineRig pipeline = new PipelineRig(broker, "bench", devices, model, bufferTimeoutMs)) {
-            // One unmeasured phase first: the JIT and the job's first checkpoints are not the pipeline.
-            out.println("warming up (" + durationSeconds + " s, not measured) ...");
+            // One unmeasured phase of each first: the JIT, the broker's first segments and the job's
+            // first checkpoints are not what is being compared.
+            out.println("warming up (" + 2 * durationSeconds + " s, not measured) ...");
+            new KafkaRoundTrip(broker.bootstrapServers(), "rt-warm-a", "rt-warm-b")
+                    .rate(rate).duration(duration).warmup(warmup).recordSizesOf(catalog.get(model)).run();
             pipeline.run(rate, duration, warmup, drain);
             long[] bareP50 = new long[runs], bareP99 = new long[runs], pipeP50 = new long[runs], pipeP99 = new long[runs];
             try (ProgressBar bar = bar("latency runs", runs * 2L)) {
