@@ -154,8 +154,9 @@ public final class ServingJob {
         executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED))
                 // One writer per device, chained to the device's results: no extra hop for the bulk of them.
                 .sinkTo(results).name("results").setParallelism(config.devices);
+        // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
         executed.getSideOutput(EmitResults.TELEMETRY)
-                .sinkTo(telemetry).name("telemetry").setParallelism(config.devices);
+                .sinkTo(telemetry).name("telemetry").setParallelism(1);
     }
 
     /** Builds and submits the job without waiting for it to end. */

@@ -43,7 +43,7 @@ public class DemoCommand implements Callable<Integer> {
     int durationSeconds = 20;
 
     @Option(names = "--workload", description = "model:rate/s:SLO ms,... (default: ${DEFAULT-VALUE}).")
-    String workload = "resnet50:200:40,googlenet:200:25,bert-tiny:100:150,mlp:800:20";
+    String workload = "resnet50:150:100,googlenet:150:80,bert-tiny:50:300,mlp:600:50";
 
     @Option(names = "--policy", description = "Scheduling policy (default: ${DEFAULT-VALUE}).")
     String policy = "clockwork";
@@ -56,6 +56,9 @@ public class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--simulated-speed", description = "Multiplies every profiled latency (default: ${DEFAULT-VALUE}).")
     double speed = 1.0;
+
+    @Option(names = "--warmup", description = "Seconds of the same load before the measured run, not counted: the JIT compiles the hot paths meanwhile (default: ${DEFAULT-VALUE}).")
+    int warmupSeconds = 10;
 
     @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
     long seed = 1;
@@ -100,6 +103,13 @@ public class DemoCommand implements Callable<Integer> {
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 awaitServing(producer, results, load);
                 out.println("job " + job.getJobID() + " is serving");
+                if (warmupSeconds > 0) {
+                    out.print("warming up for " + warmupSeconds + " s (not counted) ... ");
+                    out.flush();
+                    producer.run(load, seed + 1, Duration.ofSeconds(warmupSeconds));
+                    results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(30));
+                    out.println("done");
+                }
                 ResultSummary served = run(out, producer, results, load);
                 out.println();
                 out.println(served.table());
@@ -133,7 +143,6 @@ public class DemoCommand implements Callable<Integer> {
     private final StageBreakdown stages = new StageBreakdown();
 
     private ResultSummary run(PrintWriter out, RequestProducer producer, ResultConsumer results, Workload load) throws Exception {
-        long before = results.distinct();
         ResultSummary served = new ResultSummary();
         results.onResult((r, receivedAt) -> {
             served.add(r);
@@ -171,7 +180,7 @@ public class DemoCommand implements Callable<Integer> {
             reader.join();
         }
         out.println("waiting for the last results ...");
-        long expected = before + producer.acked() - 1; // the warm-up request was acked before the run
+        long expected = producer.acked(); // every request acked so far, warm-up ones included, has its result
         results.awaitResults(expected, Duration.ofSeconds(5), Duration.ofSeconds(60));
         return served;
     }
