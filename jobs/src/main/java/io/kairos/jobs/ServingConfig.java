@@ -34,4 +34,9 @@ public final class ServingConfig implements Serializable {
     public long checkpointIntervalMs = 10_000;
     public Delivery delivery = Delivery.AT_LEAST_ONCE;
     public int sourceParallelism = 1;
+
+    /** The four topics the job reads and writes. */
+    public java.util.List<String> topics() {
+        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic);
+    }
 }

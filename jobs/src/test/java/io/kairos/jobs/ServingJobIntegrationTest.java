@@ -241,7 +241,7 @@ class ServingJobIntegrationTest {
         c.devices = 2;
         c.checkpointIntervalMs = 0;
         adjust.accept(c);
-        for (String t : List.of(c.requestsTopic, c.resultsTopic, c.telemetryTopic, c.controlTopic)) broker.createTopic(t, 1);
+        for (String topic : c.topics()) broker.createTopic(topic, 1);
         return c;
     }
 

@@ -210,6 +210,20 @@ public final class ResultConsumer implements AutoCloseable {
         return summary;
     }
 
+    /**
+     * Sends one request with a long SLO and waits for its result: a job takes seconds to start
+     * and warm up, and requests sent before it reads them would only age in the topic.
+     *
+     * @throws IllegalStateException if no result comes within {@code timeout}
+     */
+    public void awaitServing(RequestProducer producer, String model, Duration timeout) {
+        producer.send("warm-up", model, timeout.toMillis() * 2.0);
+        producer.flush();
+        if (awaitResults(distinct() + 1, timeout, timeout) != Outcome.EXPECTED) {
+            throw new IllegalStateException("the serving job did not answer within " + timeout.toSeconds() + " s");
+        }
+    }
+
     @Override
     public void close() {
         consumer.close();

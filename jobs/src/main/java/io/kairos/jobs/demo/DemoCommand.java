@@ -89,9 +89,7 @@ public class DemoCommand implements Callable<Integer> {
             config.devices = devices;
             config.simulatedSpeed = speed;
             config.fromEarliest = true;
-            for (String topic : List.of(config.requestsTopic, config.resultsTopic, config.telemetryTopic, config.controlTopic)) {
-                broker.createTopic(topic, 1);
-            }
+            for (String topic : config.topics()) broker.createTopic(topic, 1);
 
             out.print("starting Flink mini-cluster and the serving job ... ");
             out.flush();
@@ -101,7 +99,7 @@ public class DemoCommand implements Callable<Integer> {
             JobClient job = ServingJob.onKafka(config, catalog).start(env);
             try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
-                awaitServing(producer, results, load);
+                results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
                 out.println("job " + job.getJobID() + " is serving");
                 if (warmupSeconds > 0) {
                     out.print("warming up for " + warmupSeconds + " s (not counted) ... ");
@@ -126,16 +124,6 @@ public class DemoCommand implements Callable<Integer> {
             }
         }
         return 0;
-    }
-
-    /** Waits for the job to answer one request: until then, requests would only age. */
-    private static void awaitServing(RequestProducer producer, ResultConsumer results, Workload load) {
-        String model = load.loads().get(0).model();
-        producer.send("warm-up", model, 60_000);
-        producer.flush();
-        if (results.awaitResults(1, Duration.ofSeconds(90), Duration.ofSeconds(90)) != ResultConsumer.Outcome.EXPECTED) {
-            throw new IllegalStateException("the serving job did not answer within 90 s; see .kairos/kairos.log");
-        }
     }
 
     /** Why requests did not come back OK, with numbers blanked so that alike reasons count together. */

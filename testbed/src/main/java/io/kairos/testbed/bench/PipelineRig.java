@@ -45,18 +45,13 @@ final class PipelineRig implements AutoCloseable {
         config.simulatedSpeed = 0;
         config.bufferTimeoutMs = bufferTimeoutMs;
         config.fromEarliest = true;
-        for (String t : List.of(config.requestsTopic, config.resultsTopic, config.telemetryTopic, config.controlTopic)) broker.createTopic(t, 1);
+        for (String topic : config.topics()) broker.createTopic(topic, 1);
         Configuration flink = new Configuration();
         flink.set(RestOptions.BIND_PORT, "0");
         job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
         results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST);
-        // Until the job answers, requests would only wait in the topic.
         try (RequestProducer p = producer()) {
-            p.send("warm-up", model, 600_000);
-            p.flush();
-        }
-        if (results.awaitResults(1, Duration.ofSeconds(120), Duration.ofSeconds(120)) != ResultConsumer.Outcome.EXPECTED) {
-            throw new IllegalStateException("the serving job did not answer in 120 s");
+            results.awaitServing(p, model, Duration.ofSeconds(120));
         }
     }
 
