@@ -42,30 +42,14 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     wake = Math.min(wake, releaseAt);
                     break;
                 }
-                DeviceView idle = idleDevice(now, group, model);
+                DeviceView idle = IdleDevices.idleFor(now, group, model);
                 if (idle == null) {
-                    wake = Math.min(wake, nextFree(group, model));
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
                     break;
                 }
                 group.dispatch(model, Math.min(q.size(), maxBatch), idle, now);
             }
         }
         return wake;
-    }
-
-    private static DeviceView idleDevice(long now, GroupView group, String model) {
-        DeviceView best = null;
-        for (DeviceView d : group.devices()) {
-            if (d.holds(model) && d.freeAtMicros() <= now && (best == null || d.freeAtMicros() < best.freeAtMicros())) best = d;
-        }
-        return best;
-    }
-
-    private static long nextFree(GroupView group, String model) {
-        long t = NO_WAKE;
-        for (DeviceView d : group.devices()) {
-            if (d.holds(model)) t = Math.min(t, d.freeAtMicros());
-        }
-        return t;
     }
 }

@@ -10,7 +10,11 @@ import java.util.function.Supplier;
 public final class Policies {
     private static final Map<String, Supplier<SchedulingPolicy>> BY_NAME = Map.of(
             ClockworkPolicy.NAME, ClockworkPolicy::new,
-            DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new);
+            DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new,
+            OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo,
+            OneAtATimePolicy.EDF, OneAtATimePolicy::edf,
+            StaticBatchPolicy.NAME, StaticBatchPolicy::new,
+            WorkConservingPolicy.NAME, WorkConservingPolicy::new);
 
     private Policies() {}
 

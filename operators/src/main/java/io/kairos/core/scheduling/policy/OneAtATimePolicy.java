@@ -1,0 +1,59 @@
+package io.kairos.core.scheduling.policy;
+
+import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.SchedulingPolicy;
+
+/**
+ * No batching: whenever a device is idle, it gets the one request that comes first in the
+ * policy's order. Two orders, two classic baselines: {@link #fifo()} serves the oldest arrival,
+ * {@link #edf()} the earliest deadline, across all models of the group. Each model's queue is in
+ * deadline order, which is its arrival order as long as the model's requests share one SLO; FIFO
+ * compares the heads' arrival times.
+ */
+public final class OneAtATimePolicy implements SchedulingPolicy {
+    public static final String FIFO = "fifo";
+    public static final String EDF = "edf";
+
+    private final String name;
+    private final boolean byDeadline;
+
+    private OneAtATimePolicy(String name, boolean byDeadline) {
+        this.name = name;
+        this.byDeadline = byDeadline;
+    }
+
+    public static OneAtATimePolicy fifo() {
+        return new OneAtATimePolicy(FIFO, false);
+    }
+
+    public static OneAtATimePolicy edf() {
+        return new OneAtATimePolicy(EDF, true);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long schedule(long now, GroupView group) {
+        while (true) {
+            String first = null;
+            long firstKey = Long.MAX_VALUE;
+            long wake = NO_WAKE;
+            for (String model : group.modelsWithPending()) {
+                RequestQueue q = group.queue(model);
+                long key = byDeadline ? q.headDeadline() : q.peek().arrivalMicros();
+                if (IdleDevices.idleFor(now, group, model) == null) {
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                } else if (key < firstKey) {
+                    first = model;
+                    firstKey = key;
+                }
+            }
+            if (first == null) return wake;
+            group.dispatch(first, 1, IdleDevices.idleFor(now, group, first), now);
+        }
+    }
+}
