@@ -81,10 +81,6 @@ public final class ModelCatalog implements Serializable {
         return new ArrayList<>(models().keySet());
     }
 
-    public String toJson() {
-        return json;
-    }
-
     private Map<String, ModelSpec> models() {
         if (models == null) models = read(json, "catalog");
         return models;

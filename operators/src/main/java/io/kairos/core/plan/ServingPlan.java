@@ -87,10 +87,6 @@ public final class ServingPlan {
         }
     }
 
-    public int deviceCount() {
-        return deviceCount;
-    }
-
     /** A group's policy by name, with its parameters. */
     public record GroupPolicy(String policy, PolicyParams params) {}
 }

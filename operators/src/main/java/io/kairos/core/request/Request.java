@@ -37,11 +37,6 @@ public final class Request {
         return deadlineMicros;
     }
 
-    /** Time left before the deadline at {@code now}, ignoring execution time. */
-    public long slackMicros(long nowMicros) {
-        return deadlineMicros - nowMicros;
-    }
-
     @SuppressWarnings("unchecked")
     public <T> T payload() {
         return (T) payload;

@@ -63,10 +63,6 @@ public final class PolicyParams implements Serializable {
         return v == null ? fallback : Boolean.parseBoolean(v.trim());
     }
 
-    public Map<String, String> groupValues() {
-        return group;
-    }
-
     @Override
     public String toString() {
         return perModel.isEmpty() ? group.toString() : group + " " + perModel;
