@@ -92,7 +92,7 @@ class BaselinePoliciesTest {
             for (long seed = 1; seed <= 4; seed++) {
                 Random rnd = new Random(seed);
                 List<DeviceView> devices = GroupSimulation.devices(rnd, 2 + rnd.nextInt(3), models);
-                List<Request> arrivals = GroupSimulation.arrivals(rnd, 2000, models, 500 + rnd.nextInt(1500), 10, 25, 50, 100);
+                List<Request> arrivals = GroupSimulation.randomLoad(rnd, 2000, models);
                 // GroupSimulation asserts conservation, no overlapping bookings and feasible shedding as it runs.
                 GroupSimulation sim = new GroupSimulation().run(catalog, devices, policy, PolicyParams.NONE, arrivals);
                 assertThat(sim.dispatched.size() + sim.dropped.size()).as("%s seed %d", policy.name(), seed).isPositive();

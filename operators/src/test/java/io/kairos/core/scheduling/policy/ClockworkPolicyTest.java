@@ -271,7 +271,7 @@ class ClockworkPolicyTest {
             int deviceCount = 2 + rnd.nextInt(3);
             List<DeviceView> devices = GroupSimulation.devices(rnd, deviceCount, models);
             // Mean gap 0.25-1 ms across 4 models: from light load to overload, so both batching and shedding happen.
-            List<Request> arrivals = GroupSimulation.arrivals(rnd, 3000, models, 500 + rnd.nextInt(1500), 10, 25, 50, 100);
+            List<Request> arrivals = GroupSimulation.randomLoad(rnd, 3000, models);
             GroupSimulation sim = new GroupSimulation().run(catalog, devices, new ClockworkPolicy(), PolicyParams.NONE, arrivals);
 
             for (GroupSimulation.Made m : sim.dispatched) {

@@ -226,7 +226,7 @@ class DynamicBatcherPolicyTest {
             Random rnd = new Random(seed);
             int deviceCount = 2 + rnd.nextInt(3);
             List<DeviceView> devices = GroupSimulation.devices(rnd, deviceCount, models);
-            List<Request> arrivals = GroupSimulation.arrivals(rnd, 3000, models, 500 + rnd.nextInt(1500), 10, 25, 50, 100);
+            List<Request> arrivals = GroupSimulation.randomLoad(rnd, 3000, models);
             int maxBatch = 1 + rnd.nextInt(12);
             boolean shed = seed % 3 != 0;
             PolicyParams p = params("max_batch", Integer.toString(maxBatch), "max_queue_delay_ms", Double.toString(rnd.nextInt(5) * 0.5),

@@ -50,6 +50,12 @@ final class GroupSimulation {
     }
 
     /** Each device holds a random non-empty subset of the models, or (one in four) all of them. */
+    /** 2 to 4 devices and {@code count} arrivals with a mean gap of 0.25-1 ms and SLOs of 10-100 ms: light load to overload. */
+    static List<Request> randomLoad(Random rnd, int count, List<String> models) {
+        int maxGap = 500 + rnd.nextInt(1500);
+        return arrivals(rnd, count, models, maxGap, 10, 25, 50, 100);
+    }
+
     static List<DeviceView> devices(Random rnd, int count, List<String> models) {
         List<DeviceView> out = new ArrayList<>();
         for (int slot = 0; slot < count; slot++) {
