@@ -9,9 +9,11 @@ import io.kairos.core.request.RequestQueue;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -26,7 +28,10 @@ public final class GroupScheduler implements GroupView {
 
     private final String group;
     private final ModelCatalog catalog;
-    private final Map<String, RequestQueue> queues = new LinkedHashMap<>();
+    private final Map<String, RequestQueue> queues = new HashMap<>();
+    // Models whose queue is not empty. A group may serve thousands of models of which a few have
+    // work at any instant (the Azure workload: 4,026); every scan below is over these only.
+    private final Set<String> active = new LinkedHashSet<>();
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     private SchedulingPolicy policy;
@@ -71,6 +76,7 @@ public final class GroupScheduler implements GroupView {
 
     public void admit(Request request) {
         RequestQueue q = queues.computeIfAbsent(request.model(), m -> new RequestQueue());
+        if (q.isEmpty()) active.add(request.model());
         q.add(request);
         pending++;
     }
@@ -82,7 +88,8 @@ public final class GroupScheduler implements GroupView {
     /** Every pending request, e.g. to checkpoint them; the queues are left as they are. */
     public List<Request> pendingRequests() {
         List<Request> all = new ArrayList<>(pending);
-        for (RequestQueue q : queues.values()) {
+        for (String model : active) {
+            RequestQueue q = queues.get(model);
             for (int i = 0; i < q.size(); i++) all.add(q.get(i));
         }
         return all;
@@ -106,9 +113,7 @@ public final class GroupScheduler implements GroupView {
     @Override
     public List<String> modelsWithPending() {
         pendingModels.clear();
-        for (Map.Entry<String, RequestQueue> e : queues.entrySet()) {
-            if (!e.getValue().isEmpty()) pendingModels.add(e.getKey());
-        }
+        pendingModels.addAll(active);
         return pendingModels;
     }
 
@@ -138,6 +143,7 @@ public final class GroupScheduler implements GroupView {
         RequestQueue q = queues.get(model);
         Request[] batch = q.take(size);
         pending -= size;
+        if (q.isEmpty()) active.remove(model);
         long latency = profile(model).latencyMicros(size);
         long start = device.book(nowMicros, latency);
         Dispatch d = new Dispatch(model, batch, device.slot(), start, latency);
@@ -155,10 +161,9 @@ public final class GroupScheduler implements GroupView {
     private List<Drop> shed(long nowMicros) {
         if (pending == 0) return Collections.emptyList();
         List<Drop> dropped = null;
-        for (Map.Entry<String, RequestQueue> e : queues.entrySet()) {
-            RequestQueue q = e.getValue();
-            if (q.isEmpty()) continue;
-            String model = e.getKey();
+        for (Iterator<String> it = active.iterator(); it.hasNext(); ) {
+            String model = it.next();
+            RequestQueue q = queues.get(model);
             long start = earliestStart(model, nowMicros);
             if (start == Long.MAX_VALUE) {
                 if (dropped == null) dropped = new ArrayList<>();
@@ -166,6 +171,7 @@ public final class GroupScheduler implements GroupView {
                     dropped.add(new Drop(q.poll(), "no device of serving group '" + group + "' holds model '" + model + "'"));
                     pending--;
                 }
+                it.remove();
                 continue;
             }
             if (!shedding) continue;
@@ -177,6 +183,7 @@ public final class GroupScheduler implements GroupView {
                 dropped.add(new Drop(r, "deadline unreachable: alone on the earliest-free device it would finish "
                         + (finish - r.deadlineMicros()) + " us late"));
             }
+            if (q.isEmpty()) it.remove();
         }
         return dropped == null ? Collections.emptyList() : dropped;
     }
@@ -192,10 +199,8 @@ public final class GroupScheduler implements GroupView {
     /** The first instant at which some head request becomes unreachable, if nothing is dispatched. */
     private long nextUnreachableMicros() {
         long t = SchedulingPolicy.NO_WAKE;
-        for (Map.Entry<String, RequestQueue> e : queues.entrySet()) {
-            RequestQueue q = e.getValue();
-            if (q.isEmpty()) continue;
-            t = Math.min(t, q.headDeadline() - profile(e.getKey()).latencyMicros(1) + 1);
+        for (String model : active) {
+            t = Math.min(t, queues.get(model).headDeadline() - profile(model).latencyMicros(1) + 1);
         }
         return t;
     }
