@@ -52,6 +52,14 @@ public final class DeviceView {
         return start;
     }
 
+    /**
+     * Replaces the prediction with what the device itself reports: a batch ended earlier or later
+     * than its profile said (noise, a model load), which shifts everything booked behind it.
+     */
+    public void observeFreeAt(long freeAtMicros) {
+        this.freeAtMicros = freeAtMicros;
+    }
+
     /** Carries a prediction over from the view this one replaces (placement changed, device stayed). */
     public void inheritFreeAt(DeviceView previous) {
         freeAtMicros = Math.max(freeAtMicros, previous.freeAtMicros);

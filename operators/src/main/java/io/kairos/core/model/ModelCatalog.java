@@ -14,6 +14,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The models a deployment serves, read from a JSON profiles file:
@@ -36,6 +37,10 @@ public final class ModelCatalog implements Serializable {
 
     private final String json;
     private transient Map<String, ModelSpec> models;
+    private transient Map<String, ModelSpec> instances;
+
+    /** Separates a model's name from the number of one of its instances. */
+    public static final char INSTANCE_SEPARATOR = '#';
 
     private ModelCatalog(String json, Map<String, ModelSpec> models) {
         this.json = json;
@@ -65,12 +70,30 @@ public final class ModelCatalog implements Serializable {
         }
     }
 
+    /**
+     * The model of that name, or the instance {@code base#k} of a catalog model {@code base}: a
+     * copy of the same network with its own name and queue, never batched with the other copies
+     * (the RL thesis serves 61 models duplicated 66 times). {@code null} if neither.
+     */
     public ModelSpec get(String name) {
-        return models().get(name);
+        ModelSpec spec = models().get(name);
+        if (spec != null) return spec;
+        int hash = name.lastIndexOf(INSTANCE_SEPARATOR);
+        if (hash <= 0 || hash == name.length() - 1) return null;
+        if (instances == null) instances = new ConcurrentHashMap<>();
+        return instances.computeIfAbsent(name, n -> {
+            ModelSpec base = models().get(n.substring(0, hash));
+            return base == null ? null : new ModelSpec(n, base.input(), base.latency());
+        });
+    }
+
+    /** The name of the {@code index}-th instance of {@code model}, e.g. {@code resnet50#0007}. */
+    public static String instanceName(String model, int index) {
+        return model + INSTANCE_SEPARATOR + String.format(java.util.Locale.ROOT, "%04d", index);
     }
 
     public boolean contains(String name) {
-        return models().containsKey(name);
+        return get(name) != null;
     }
 
     public Collection<ModelSpec> all() {
