@@ -1,5 +1,7 @@
 package io.kairos.core.request;
 
+import io.kairos.core.model.LatencyProfile;
+
 import java.util.Arrays;
 
 /**
@@ -10,9 +12,25 @@ import java.util.Arrays;
  * contiguous run. Policies read it by index without allocating.
  */
 public final class RequestQueue {
+    private final String model;
+    private final LatencyProfile profile;
     private Request[] items = new Request[16];
     private int head;
     private int tail;
+
+    public RequestQueue(String model, LatencyProfile profile) {
+        this.model = model;
+        this.profile = profile;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    /** The model's latency per batch size, kept here so that a policy scanning queues looks nothing up. */
+    public LatencyProfile profile() {
+        return profile;
+    }
 
     public int size() {
         return tail - head;

@@ -7,13 +7,13 @@ import io.kairos.core.request.Request;
 import io.kairos.core.request.RequestQueue;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -29,15 +29,21 @@ public final class GroupScheduler implements GroupView {
     private final String group;
     private final ModelCatalog catalog;
     private final Map<String, RequestQueue> queues = new HashMap<>();
-    // Models whose queue is not empty. A group may serve thousands of models of which a few have
-    // work at any instant (the Azure workload: 4,026); every scan below is over these only.
-    private final Set<String> active = new LinkedHashSet<>();
+    // The queues that are not empty, by the latest time their head request could start alone. A
+    // group may serve thousands of models of which a few hundred have work at any instant (the
+    // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
+    // policies can stop scanning early. A queue's key depends on its head: it is taken out before
+    // its head changes and put back after.
+    private final TreeSet<RequestQueue> active = new TreeSet<>(
+            Comparator.comparingLong(GroupScheduler::latestStartAlone).thenComparing(RequestQueue::model));
+    private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     private SchedulingPolicy policy;
     private PolicyParams params;
     private boolean shedding;
     private int pending;
+    private long batchExtra;
 
     // Filled during one schedule() call, handed out in its outcome.
     private List<Dispatch> dispatched = new ArrayList<>();
@@ -75,9 +81,17 @@ public final class GroupScheduler implements GroupView {
     }
 
     public void admit(Request request) {
-        RequestQueue q = queues.computeIfAbsent(request.model(), m -> new RequestQueue());
-        if (q.isEmpty()) active.add(request.model());
+        RequestQueue q = queues.get(request.model());
+        if (q == null) {
+            q = new RequestQueue(request.model(), catalog.get(request.model()).latency());
+            queues.put(request.model(), q);
+            LatencyProfile p = q.profile();
+            batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
+        }
+        boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
+        if (newHead && !q.isEmpty()) active.remove(q);
         q.add(request);
+        if (newHead) active.add(q);
         pending++;
     }
 
@@ -88,8 +102,7 @@ public final class GroupScheduler implements GroupView {
     /** Every pending request, e.g. to checkpoint them; the queues are left as they are. */
     public List<Request> pendingRequests() {
         List<Request> all = new ArrayList<>(pending);
-        for (String model : active) {
-            RequestQueue q = queues.get(model);
+        for (RequestQueue q : active) {
             for (int i = 0; i < q.size(); i++) all.add(q.get(i));
         }
         return all;
@@ -113,8 +126,18 @@ public final class GroupScheduler implements GroupView {
     @Override
     public List<String> modelsWithPending() {
         pendingModels.clear();
-        pendingModels.addAll(active);
+        for (RequestQueue q : active) pendingModels.add(q.model());
         return pendingModels;
+    }
+
+    @Override
+    public long largestBatchExtraMicros() {
+        return batchExtra;
+    }
+
+    @Override
+    public Collection<RequestQueue> pendingQueues() {
+        return activeView;
     }
 
     @Override
@@ -124,7 +147,8 @@ public final class GroupScheduler implements GroupView {
 
     @Override
     public LatencyProfile profile(String model) {
-        return catalog.get(model).latency();
+        RequestQueue q = queues.get(model);
+        return q != null ? q.profile() : catalog.get(model).latency();
     }
 
     @Override
@@ -141,10 +165,11 @@ public final class GroupScheduler implements GroupView {
     public Dispatch dispatch(String model, int size, DeviceView device, long nowMicros) {
         if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
         RequestQueue q = queues.get(model);
+        active.remove(q);
         Request[] batch = q.take(size);
         pending -= size;
-        if (q.isEmpty()) active.remove(model);
-        long latency = profile(model).latencyMicros(size);
+        if (!q.isEmpty()) active.add(q);
+        long latency = q.profile().latencyMicros(size);
         long start = device.book(nowMicros, latency);
         Dispatch d = new Dispatch(model, batch, device.slot(), start, latency);
         dispatched.add(d);
@@ -160,49 +185,70 @@ public final class GroupScheduler implements GroupView {
      */
     private List<Drop> shed(long nowMicros) {
         if (pending == 0) return Collections.emptyList();
-        List<Drop> dropped = null;
-        for (Iterator<String> it = active.iterator(); it.hasNext(); ) {
-            String model = it.next();
-            RequestQueue q = queues.get(model);
-            long start = earliestStart(model, nowMicros);
+        List<Drop> dropped = new ArrayList<>(0);
+        if (!devices.isEmpty() && everyDeviceHoldsEveryModel()) {
+            if (!shedding) return dropped;
+            // One earliest start for every model: the unreachable heads are at the front of the order.
+            long start = earliestStart(null, nowMicros);
+            while (!active.isEmpty() && latestStartAlone(active.first()) < start) {
+                RequestQueue q = active.pollFirst();
+                dropUnreachable(q, start, dropped);
+                if (!q.isEmpty()) active.add(q);
+            }
+            return dropped;
+        }
+        for (RequestQueue q : new ArrayList<>(active)) {
+            long start = earliestStart(q.model(), nowMicros);
             if (start == Long.MAX_VALUE) {
-                if (dropped == null) dropped = new ArrayList<>();
+                active.remove(q);
                 while (!q.isEmpty()) {
-                    dropped.add(new Drop(q.poll(), "no device of serving group '" + group + "' holds model '" + model + "'"));
+                    dropped.add(new Drop(q.poll(), "no device of serving group '" + group + "' holds model '" + q.model() + "'"));
                     pending--;
                 }
-                it.remove();
-                continue;
+            } else if (shedding && latestStartAlone(q) < start) {
+                active.remove(q);
+                dropUnreachable(q, start, dropped);
+                if (!q.isEmpty()) active.add(q);
             }
-            if (!shedding) continue;
-            long finish = start + profile(model).latencyMicros(1);
-            while (!q.isEmpty() && finish > q.headDeadline()) {
-                if (dropped == null) dropped = new ArrayList<>();
-                Request r = q.poll();
-                pending--;
-                dropped.add(new Drop(r, "deadline unreachable: alone on the earliest-free device it would finish "
-                        + (finish - r.deadlineMicros()) + " us late"));
-            }
-            if (q.isEmpty()) it.remove();
         }
-        return dropped == null ? Collections.emptyList() : dropped;
+        return dropped;
     }
 
+    /** Drops the head requests of {@code q} that would finish late even alone from {@code start}. */
+    private void dropUnreachable(RequestQueue q, long start, List<Drop> dropped) {
+        long finish = start + q.profile().latencyAt(0);
+        while (!q.isEmpty() && finish > q.headDeadline()) {
+            Request r = q.poll();
+            pending--;
+            dropped.add(new Drop(r, "deadline unreachable: alone on the earliest-free device it would finish "
+                    + (finish - r.deadlineMicros()) + " us late"));
+        }
+    }
+
+    /** The latest time the head request of a non-empty queue can start alone and still finish in time. */
+    static long latestStartAlone(RequestQueue q) {
+        return q.headDeadline() - q.profile().latencyAt(0);
+    }
+
+    /** The earliest start on a device holding {@code model}; {@code null}: on any device. */
     private long earliestStart(String model, long nowMicros) {
         long best = Long.MAX_VALUE;
         for (DeviceView d : devices) {
-            if (d.holds(model)) best = Math.min(best, d.startAtMicros(nowMicros));
+            if (model == null || d.holds(model)) best = Math.min(best, d.startAtMicros(nowMicros));
         }
         return best;
     }
 
+    private boolean everyDeviceHoldsEveryModel() {
+        for (DeviceView d : devices) {
+            if (d.models() != null) return false;
+        }
+        return true;
+    }
+
     /** The first instant at which some head request becomes unreachable, if nothing is dispatched. */
     private long nextUnreachableMicros() {
-        long t = SchedulingPolicy.NO_WAKE;
-        for (String model : active) {
-            t = Math.min(t, queues.get(model).headDeadline() - profile(model).latencyMicros(1) + 1);
-        }
-        return t;
+        return active.isEmpty() ? SchedulingPolicy.NO_WAKE : latestStartAlone(active.first()) + 1;
     }
 
     /** A request shed by the scheduler and why. */

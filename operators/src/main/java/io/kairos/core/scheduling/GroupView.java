@@ -4,6 +4,7 @@ import io.kairos.core.device.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -14,6 +15,20 @@ public interface GroupView {
 
     /** Models with at least one pending request. */
     List<String> modelsWithPending();
+
+    /**
+     * The queues with at least one pending request, each with its model and profile, in order of
+     * the latest time their head request could start alone (deadline minus smallest-batch
+     * latency), so that a scan for urgent work can stop early. A live view: iterate, then
+     * dispatch, never both at once.
+     */
+    Collection<RequestQueue> pendingQueues();
+
+    /**
+     * The most that any queued model's largest batch takes beyond its smallest: no strategy of a
+     * queue must start earlier than its head's latest start alone minus this.
+     */
+    long largestBatchExtraMicros();
 
     RequestQueue queue(String model);
 

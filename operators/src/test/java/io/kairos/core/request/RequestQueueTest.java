@@ -28,7 +28,7 @@ class RequestQueueTest {
 
     @Test
     void emptyQueue() {
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         assertThat(q.isEmpty()).isTrue();
         assertThat(q.size()).isZero();
         assertThat(q.peek()).isNull();
@@ -41,7 +41,7 @@ class RequestQueueTest {
 
     @Test
     void outOfOrderInsertsComeOutEarliestDeadlineFirst() {
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         q.add(req("a", 0, 50));
         q.add(req("b", 1, 10));
         q.add(req("c", 2, 30));
@@ -56,7 +56,7 @@ class RequestQueueTest {
 
     @Test
     void equalDeadlinesKeepArrivalOrder() {
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         q.add(req("x1", 0, 20));
         q.add(req("y1", 1, 10));
         q.add(req("x2", 2, 20));
@@ -67,7 +67,7 @@ class RequestQueueTest {
 
     @Test
     void takeReturnsTheNEarliestAndLeavesTheRest() {
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         long[] deadlines = {40, 10, 30, 20, 50};
         for (int i = 0; i < deadlines.length; i++) q.add(req("r" + deadlines[i], i, deadlines[i]));
         assertThat(ids(q.take(2))).containsExactly("r10", "r20");
@@ -86,7 +86,7 @@ class RequestQueueTest {
 
     @Test
     void growsPastItsInitialCapacity() {
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         // 100 inserts in descending deadline order: every insert goes to the head.
         for (int i = 0; i < 100; i++) q.add(req("r" + i, i, 1000 - i));
         assertThat(q.size()).isEqualTo(100);
@@ -95,7 +95,7 @@ class RequestQueueTest {
 
     @Test
     void compactsWhenTheHeadHasMovedOn() {
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         // Steady state: 3 in, 3 out, many times; the queue never holds more than a handful,
         // so it must reuse its array rather than fail or lose requests.
         int next = 0;
@@ -114,7 +114,7 @@ class RequestQueueTest {
     void slidingWindowReusesTheArray() {
         // 5 queued, then one in and one out 1000 times: the tail keeps hitting the end of the
         // 16-slot array while the queue is small, which is the compaction path.
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         for (int i = 0; i < 5; i++) q.add(req("r" + i, i, i));
         for (int i = 5; i < 1005; i++) {
             q.add(req("r" + i, i, i));
@@ -128,7 +128,7 @@ class RequestQueueTest {
     void randomAddsAndTakesMatchAStableSortByDeadline() {
         for (long seed = 1; seed <= 20; seed++) {
             Random rnd = new Random(seed);
-            RequestQueue q = new RequestQueue();
+            RequestQueue q = new RequestQueue("m", null);
             List<Request> reference = new ArrayList<>();
             int next = 0;
             for (int op = 0; op < 3000; op++) {
@@ -158,7 +158,7 @@ class RequestQueueTest {
     void referenceSortIsStable() {
         // The property above relies on a stable insert; check it against List.sort on one run.
         Random rnd = new Random(7);
-        RequestQueue q = new RequestQueue();
+        RequestQueue q = new RequestQueue("m", null);
         List<Request> all = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             Request r = req("r" + i, i, rnd.nextInt(10));

@@ -47,7 +47,7 @@ public final class ClockworkPolicy implements SchedulingPolicy {
                 stuck |= 1L << index;
             }
         }
-        if (group.modelsWithPending().isEmpty()) return NO_WAKE;
+        if (group.pendingQueues().isEmpty()) return NO_WAKE;
         // Ask again when a device drops below the lookahead; a stuck device only changes with new arrivals.
         long wake = NO_WAKE;
         for (int i = 0; i < devices.size(); i++) {
@@ -63,10 +63,12 @@ public final class ClockworkPolicy implements SchedulingPolicy {
         String bestModel = null;
         int bestSize = 0;
         long bestLatestStart = Long.MAX_VALUE;
-        for (String model : group.modelsWithPending()) {
-            if (!device.holds(model)) continue;
-            RequestQueue q = group.queue(model);
-            LatencyProfile p = group.profile(model);
+        long extra = group.largestBatchExtraMicros();
+        for (RequestQueue q : group.pendingQueues()) {
+            // Queues come by latest start alone; from here on none can beat the best found.
+            if (bestModel != null && q.headDeadline() - q.profile().latencyAt(0) - extra > bestLatestStart) break;
+            if (!device.holds(q.model())) continue;
+            LatencyProfile p = q.profile();
             long deadline = q.headDeadline();
             for (int i = p.batchSizeCount() - 1; i >= 0; i--) {
                 int size = p.batchSizeAt(i);
@@ -74,7 +76,7 @@ public final class ClockworkPolicy implements SchedulingPolicy {
                 long latestStart = deadline - p.latencyAt(i);
                 if (latestStart >= start) {
                     if (latestStart < bestLatestStart || (latestStart == bestLatestStart && size > bestSize)) {
-                        bestModel = model;
+                        bestModel = q.model();
                         bestSize = size;
                         bestLatestStart = latestStart;
                     }

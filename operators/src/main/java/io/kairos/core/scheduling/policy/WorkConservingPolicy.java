@@ -23,18 +23,18 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
     @Override
     public long schedule(long now, GroupView group) {
         while (true) {
-            String first = null;
+            RequestQueue first = null;
             long wake = NO_WAKE;
-            for (String model : group.modelsWithPending()) {
-                if (IdleDevices.idleFor(now, group, model) == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
-                } else if (first == null || group.queue(model).headDeadline() < group.queue(first).headDeadline()) {
-                    first = model;
+            for (RequestQueue q : group.pendingQueues()) {
+                if (IdleDevices.idleFor(now, group, q.model()) == null) {
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, q.model()));
+                } else if (first == null || q.headDeadline() < first.headDeadline()) {
+                    first = q;
                 }
             }
             if (first == null) return wake;
-            DeviceView device = IdleDevices.idleFor(now, group, first);
-            group.dispatch(first, largestFeasible(now, group.queue(first), group.profile(first)), device, now);
+            DeviceView device = IdleDevices.idleFor(now, group, first.model());
+            group.dispatch(first.model(), largestFeasible(now, first, first.profile()), device, now);
         }
     }
 

@@ -167,22 +167,22 @@ class DynamicBatcherPolicyTest {
 
     @Test
     void fifoMissesTheTightDeadlineThatClockworkMeets() {
-        // The case of ClockworkPolicyTest: A (10 ms, SLO 100 ms) and B (1 ms, SLO 10 ms) at t=0, one device.
-        // Each is a full batch (their only size is 1); A, first in the queue order, takes the device for
+        // The case of ClockworkPolicyTest: A (10 ms, SLO 100 ms) at t=0 and B (1 ms, deadline 10 ms) at
+        // 1 us, one device. Each is a full batch (their only size is 1); A, the older, takes the device for
         // [0, 10) ms. B alone would finish at 10 + 1 = 11 ms > 10 ms: it becomes unreachable at
         // 10 - 1 ms + 1 us = 9001 us, and is shed then.
         GroupScheduler g = scheduler(PolicyParams.NONE, device(0));
         g.admit(req("a", "A", 0, 100_000));
-        g.admit(req("b", "B", 0, 10_000));
-        GroupScheduler.Outcome o = g.schedule(0);
+        g.admit(req("b", "B", 1, 10_000));
+        GroupScheduler.Outcome o = g.schedule(1);
         assertThat(o.dispatches()).singleElement().satisfies(d -> {
             assertThat(ids(d)).containsExactly("a");
-            assertThat(d.predictedEndMicros()).isEqualTo(10_000);
+            assertThat(d.predictedEndMicros()).isEqualTo(10_001);
         });
         assertThat(o.nextWakeMicros()).isEqualTo(9_001);
         GroupScheduler.Outcome later = g.schedule(9_001);
         assertThat(droppedIds(later)).containsExactly("b");
-        assertThat(later.drops().get(0).reason()).contains("1000 us late");
+        assertThat(later.drops().get(0).reason()).contains("1001 us late");
     }
 
     @Test
@@ -206,7 +206,7 @@ class DynamicBatcherPolicyTest {
         // As above for A and B, but without shedding: B waits for the device (free at 10 ms) and ends at 11 ms.
         GroupScheduler g = scheduler(params(GroupScheduler.SHED, "false"), device(0));
         g.admit(req("a", "A", 0, 100_000));
-        g.admit(req("b", "B", 0, 10_000));
+        g.admit(req("b", "B", 1, 10_000));
         GroupScheduler.Outcome o = g.schedule(0);
         assertThat(o.nextWakeMicros()).isEqualTo(10_000);
         GroupScheduler.Outcome later = g.schedule(10_000);
