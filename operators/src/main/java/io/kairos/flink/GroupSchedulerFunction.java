@@ -43,6 +43,9 @@ import java.util.Map;
  * requests of the groups it owns. Timers are keyed state and come back by themselves, and a
  * non-empty queue always has one pending (the next shedding check), so restored requests are
  * looked at again without a new arrival.
+ *
+ * <p>Preemption stays off ({@link GroupScheduler#allowPreemption}): a batch emitted here goes to
+ * the async device operator and runs to its end, so policies that can preempt (Flex) run without.
  */
 public final class GroupSchedulerFunction
         extends KeyedBroadcastProcessFunction<String, AdmittedRequest, ControlDecision, DispatchedBatch>

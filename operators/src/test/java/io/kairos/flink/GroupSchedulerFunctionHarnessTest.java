@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 /**
  * Drives {@link GroupSchedulerFunction} with Flink's keyed-broadcast test harness and controlled
@@ -198,6 +199,33 @@ class GroupSchedulerFunctionHarnessTest {
             assertThat(ids(b)).containsExactly("r0", "r1");
             assertThat(b.getPredictedLatencyMicros()).isEqualTo(3_500);
         });
+    }
+
+    @Test
+    void flexRunsByNameAndNeverPreemptsInTheJob() throws Exception {
+        GroupSchedulerFunction f = function();
+        var h = harness(f);
+        for (int i = 0; i < 3; i++) h.processElement(request("r" + i, LONG_SLO_MS), 0); // triton holds them
+        h.processBroadcastElement(setPolicy(1, "flex", Map.of("lambda", "2")), 0);
+
+        h.processElement(request("r3", LONG_SLO_MS), 0);
+        // Flex: the idle device takes the largest batch that meets the head deadline, all 4 (5.1 ms).
+        assertThat(h.extractOutputValues()).extracting(GroupSchedulerFunctionHarnessTest::ids, DispatchedBatch::getPredictedLatencyMicros)
+                .containsExactly(tuple(List.of("r0", "r1", "r2", "r3"), 5_100L));
+
+        // 8 googlenet, while the batch of 4 is predicted to run (unless the wall clock is slow): 8 is
+        // 2 x 4, enough to preempt where preemption is on, but a batch handed to the device operator
+        // cannot be aborted. Whenever they go, each batch starts after the one before it ends.
+        for (int i = 0; i < 8; i++) h.processElement(request("g" + i, "googlenet", LONG_SLO_MS), 0);
+        while (f.pendingCount(GROUP) > 0) fireDueTimers(h);
+        List<DispatchedBatch> batches = h.extractOutputValues();
+        assertThat(batches.stream().mapToInt(b -> b.getRequests().size()).sum()).isEqualTo(12);
+        for (int i = 1; i < batches.size(); i++) {
+            DispatchedBatch before = batches.get(i - 1);
+            assertThat(batches.get(i).getPredictedStartMicros()).as("batch %d starts after batch %d ends", i, i - 1)
+                    .isGreaterThanOrEqualTo(before.getPredictedStartMicros() + before.getPredictedLatencyMicros());
+        }
+        assertThat(dropped(h)).isEmpty();
     }
 
     @Test

@@ -20,6 +20,11 @@ import java.util.TreeSet;
  * predicted free time of every device of the group, shedding of requests whose deadline can no
  * longer be met, and the policy that picks batches. Engine-free: the Flink scheduler operator
  * calls it on every arrival and timer, the simulator on every event.
+ *
+ * <p>Preemption (a policy aborting a batch it started, see {@link #preempt}) is off unless the
+ * engine turns it on with {@link #allowPreemption}: only an engine that can abort a batch on its
+ * device, and map a preempted {@link Dispatch} back to that execution, may. The Flink job cannot
+ * (a batch handed to the async device operator runs to its end), the simulator can.
  */
 public final class GroupScheduler implements GroupView {
 
@@ -42,11 +47,14 @@ public final class GroupScheduler implements GroupView {
     private SchedulingPolicy policy;
     private PolicyParams params;
     private boolean shedding;
+    private boolean preemption;
     private int pending;
     private long batchExtra;
 
     // Filled during one schedule() call, handed out in its outcome.
     private List<Dispatch> dispatched = new ArrayList<>();
+    private List<Dispatch> preempted = new ArrayList<>();
+    private List<Drop> preemptionDrops = new ArrayList<>();
 
     public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params) {
         this.group = group;
@@ -80,6 +88,11 @@ public final class GroupScheduler implements GroupView {
         this.devices = List.copyOf(newDevices);
     }
 
+    /** Lets the policy preempt batches (default false); for engines that can abort a running batch. */
+    public void allowPreemption(boolean allowed) {
+        this.preemption = allowed;
+    }
+
     public void admit(Request request) {
         RequestQueue q = queues.get(request.model());
         if (q == null) {
@@ -88,6 +101,11 @@ public final class GroupScheduler implements GroupView {
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
         }
+        enqueue(q, request);
+    }
+
+    // Keeps the order of the active queues: a queue whose head changes is taken out and put back.
+    private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
         if (newHead && !q.isEmpty()) active.remove(q);
         q.add(request);
@@ -117,8 +135,15 @@ public final class GroupScheduler implements GroupView {
         }
         List<Dispatch> out = dispatched.isEmpty() ? Collections.emptyList() : dispatched;
         if (!out.isEmpty()) dispatched = new ArrayList<>();
+        List<Dispatch> aborted = preempted.isEmpty() ? Collections.emptyList() : preempted;
+        if (!aborted.isEmpty()) preempted = new ArrayList<>();
+        if (!preemptionDrops.isEmpty()) {
+            if (dropped.isEmpty()) dropped = new ArrayList<>();
+            dropped.addAll(preemptionDrops);
+            preemptionDrops = new ArrayList<>();
+        }
         if (pending > 0 && shedding) wake = Math.min(wake, nextUnreachableMicros());
-        return new Outcome(out, dropped, wake);
+        return new Outcome(out, dropped, aborted, wake);
     }
 
     // ---- GroupView, for the policy ----
@@ -170,10 +195,53 @@ public final class GroupScheduler implements GroupView {
         pending -= size;
         if (!q.isEmpty()) active.add(q);
         long latency = q.profile().latencyMicros(size);
-        long start = device.book(nowMicros, latency);
-        Dispatch d = new Dispatch(model, batch, device.slot(), start, latency);
+        Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
+        device.book(d);
         dispatched.add(d);
         return d;
+    }
+
+    @Override
+    public boolean preemptionAllowed() {
+        return preemption;
+    }
+
+    /**
+     * Aborts the last batch booked on {@code device}, which must be predicted to be running at
+     * {@code now} or not to have started ({@link DeviceView#preemptibleAt}); the device is then free
+     * from {@code now} (from the batch's start if it had not started). Its requests go back to their
+     * queue, except, when shedding, those that could no longer meet their deadline even alone on the
+     * earliest-free device: they are dropped with a reason starting "preempted". The batch appears in
+     * the outcome's {@code preempted}, unless it was dispatched in this same call: then it is simply
+     * taken out of the outcome's dispatches, as the engine has not seen it.
+     */
+    @Override
+    public Dispatch preempt(DeviceView device, long nowMicros) {
+        if (!preemption) throw new IllegalStateException("preemption is not allowed in serving group '" + group + "'");
+        if (!devices.contains(device)) throw new IllegalArgumentException(device + " is not a device of serving group '" + group + "'");
+        Dispatch d = device.unbookLast(nowMicros);
+        if (!removeByIdentity(dispatched, d)) preempted.add(d);
+        RequestQueue q = queues.get(d.model());
+        long finish = earliestStart(d.model(), nowMicros) + q.profile().latencyAt(0);
+        for (Request r : d.requests()) {
+            if (shedding && finish > r.deadlineMicros()) {
+                preemptionDrops.add(new Drop(r, "preempted on device " + device.slot() + ", and alone on the earliest-free device it would finish "
+                        + (finish - r.deadlineMicros()) + " us late"));
+            } else {
+                enqueue(q, r);
+            }
+        }
+        return d;
+    }
+
+    private static boolean removeByIdentity(List<Dispatch> list, Dispatch d) {
+        for (int i = 0; i < list.size(); i++) {
+            if (list.get(i) == d) {
+                list.remove(i);
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- shedding ----
@@ -254,6 +322,11 @@ public final class GroupScheduler implements GroupView {
     /** A request shed by the scheduler and why. */
     public record Drop(Request request, String reason) {}
 
-    /** What one call of {@link #schedule} decided, and when to call it again if nothing arrives. */
-    public record Outcome(List<Dispatch> dispatches, List<Drop> drops, long nextWakeMicros) {}
+    /**
+     * What one call of {@link #schedule} decided, and when to call it again if nothing arrives.
+     * {@code preempted} holds batches of earlier calls that are aborted: the very objects the
+     * earlier outcomes' {@code dispatches} held, so that an engine can find its executions by
+     * reference; their requests are pending again or in {@code drops}.
+     */
+    public record Outcome(List<Dispatch> dispatches, List<Drop> drops, List<Dispatch> preempted, long nextWakeMicros) {}
 }

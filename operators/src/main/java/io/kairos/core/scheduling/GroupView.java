@@ -8,8 +8,9 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * What a policy sees of its serving group, and the one thing it may do to it: dispatch a batch.
- * Queues are to be read, never changed, by the policy: {@link #dispatch} takes the requests.
+ * What a policy sees of its serving group, and what it may do to it: dispatch a batch, and, where
+ * the engine allows it, preempt one. Queues are to be read, never changed, by the policy:
+ * {@link #dispatch} takes the requests, {@link #preempt} gives them back.
  */
 public interface GroupView {
 
@@ -43,4 +44,18 @@ public interface GroupView {
      * {@code device} after the work already booked there.
      */
     Dispatch dispatch(String model, int size, DeviceView device, long nowMicros);
+
+    /** Whether the engine can abort a batch on its device, i.e. whether {@link #preempt} may be called. */
+    boolean preemptionAllowed();
+
+    /**
+     * Aborts the last batch booked on {@code device}, which must be running at {@code now} or not
+     * yet started ({@link DeviceView#preemptibleAt} is not null); a batch that has ended cannot be
+     * preempted, nor one booked before the last. Its requests go back to their queue, or are
+     * dropped if they can no longer meet their deadline, and the device is free from {@code now}
+     * (from the batch's predicted start if it had not started). Returns the aborted batch.
+     *
+     * @throws IllegalStateException if preemption is not allowed or the device has nothing to preempt
+     */
+    Dispatch preempt(DeviceView device, long nowMicros);
 }

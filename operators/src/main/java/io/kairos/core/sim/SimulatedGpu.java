@@ -80,19 +80,20 @@ final class SimulatedGpu {
     }
 
     /**
-     * Takes a batch off the device: aborted if it runs, removed if it waits. Returns whether it was
-     * running (its time so far was spent for nothing).
+     * Takes a batch off the device: aborted if it runs, removed if it waits. Returns the device
+     * time it had already spent on it, for nothing.
      */
-    boolean preempt(Dispatch d, long now) {
+    long preempt(Dispatch d, long now) {
         if (running == d) {
+            long spent = now - runningStart;
             running = null;
             runningEnd = IDLE;
             startNext(now);
-            return true;
+            return spent;
         }
         waiting.remove(d);
         reportFreeAt(now);
-        return false;
+        return 0;
     }
 
     private void startNext(long now) {

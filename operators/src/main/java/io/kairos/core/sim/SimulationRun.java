@@ -64,6 +64,7 @@ final class SimulationRun {
             gpus[slot] = new SimulatedGpu(view, sim.noise(), sim.coldStarts(), root.split());
         }
         this.scheduler = new GroupScheduler("simulated", sim.catalog(), views, sim.newPolicy(), sim.params());
+        scheduler.allowPreemption(sim.preemption());
     }
 
     SimulationReport run() {
@@ -120,6 +121,12 @@ final class SimulationRun {
     private void invoke() {
         GroupScheduler.Outcome outcome = scheduler.schedule(now);
         dirty = false;
+        // Preempted batches leave their device before the batches that replace them arrive there.
+        for (Dispatch d : outcome.preempted()) {
+            long spent = gpus[d.device()].preempt(d, now);
+            busyMicros += inWindow(now - spent, now);
+            if (now >= warmup) preemptions++;
+        }
         for (GroupScheduler.Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0);
         for (Dispatch d : outcome.dispatches()) gpus[d.device()].submit(d, now);
         wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
@@ -130,15 +137,20 @@ final class SimulationRun {
         boolean cold = gpu.runningCold();
         Dispatch d = gpu.complete();
         dirty = true;
+        busyMicros += inWindow(start, now);
         if (start >= warmup) {
             batches++;
-            busyMicros += now - start;
             if (cold) coldStarts++;
         }
         int size = d.size();
         for (Request r : d.requests()) {
             fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size);
         }
+    }
+
+    /** The part of [from, to) inside the measured window, so that utilisation cannot pass 100 %. */
+    private long inWindow(long from, long to) {
+        return Math.max(0, Math.min(to, sim.durationMicros()) - Math.max(from, warmup));
     }
 
     private void fate(Request r, ResultStatus status, long end, int batchSize) {

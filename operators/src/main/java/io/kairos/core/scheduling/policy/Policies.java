@@ -11,6 +11,7 @@ public final class Policies {
     private static final Map<String, Supplier<SchedulingPolicy>> BY_NAME = Map.of(
             ClockworkPolicy.NAME, ClockworkPolicy::new,
             DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new,
+            FlexPolicy.NAME, FlexPolicy::new,
             OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo,
             OneAtATimePolicy.EDF, OneAtATimePolicy::edf,
             StaticBatchPolicy.NAME, StaticBatchPolicy::new,

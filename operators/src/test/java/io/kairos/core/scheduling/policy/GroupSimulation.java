@@ -23,6 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Drives a {@link GroupScheduler} in simulated time, the way the simulator and the Flink operator
  * do: schedule() at every arrival and at every wake time it returns. Checks, on every call, the
  * properties that hold for every policy; the caller checks the policy's own on the result.
+ *
+ * <p>With preemption on, a preempted batch does not complete: it leaves {@link #dispatched} (for
+ * {@link #preempted}), and its requests end later, in another batch or dropped.
  */
 final class GroupSimulation {
 
@@ -32,8 +35,13 @@ final class GroupSimulation {
     /** A shed request and the time it was shed. */
     record Shed(long at, GroupScheduler.Drop drop) {}
 
+    /** Batches that completed (as predicted), in the order they were decided. */
     final List<Made> dispatched = new ArrayList<>();
     final List<Shed> dropped = new ArrayList<>();
+    /** A batch, the time it was decided and the time it was preempted. */
+    record Preempted(long dispatchedAt, long at, Dispatch dispatch) {}
+
+    final List<Preempted> preempted = new ArrayList<>();
     int calls;
 
     /** Random arrivals over the given models: gaps of 0..maxGap us, SLOs drawn from {@code slosMs}. */
@@ -49,13 +57,13 @@ final class GroupSimulation {
         return out;
     }
 
-    /** Each device holds a random non-empty subset of the models, or (one in four) all of them. */
-    /** 2 to 4 devices and {@code count} arrivals with a mean gap of 0.25-1 ms and SLOs of 10-100 ms: light load to overload. */
+    /** {@code count} arrivals with a mean gap of 0.25-1 ms and SLOs of 10-100 ms: light load to overload. */
     static List<Request> randomLoad(Random rnd, int count, List<String> models) {
         int maxGap = 500 + rnd.nextInt(1500);
         return arrivals(rnd, count, models, maxGap, 10, 25, 50, 100);
     }
 
+    /** Each device holds a random non-empty subset of the models, or (one in four) all of them. */
     static List<DeviceView> devices(Random rnd, int count, List<String> models) {
         List<DeviceView> out = new ArrayList<>();
         for (int slot = 0; slot < count; slot++) {
@@ -73,8 +81,14 @@ final class GroupSimulation {
 
     GroupSimulation run(ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params,
                         List<Request> arrivals) {
+        return run(catalog, devices, policy, params, false, arrivals);
+    }
+
+    GroupSimulation run(ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params,
+                        boolean preemption, List<Request> arrivals) {
         boolean shedding = params.getBoolean(GroupScheduler.SHED, true);
         GroupScheduler g = new GroupScheduler("sim", catalog, devices, policy, params);
+        g.allowPreemption(preemption);
         List<Request> byArrival = new ArrayList<>(arrivals);
         byArrival.sort(Comparator.comparingLong(Request::arrivalMicros));
         Map<Integer, Long> lastEnd = new HashMap<>();
@@ -109,6 +123,19 @@ final class GroupSimulation {
 
             GroupScheduler.Outcome o = g.schedule(now);
             calls++;
+
+            if (!preemption) assertThat(o.preempted()).isEmpty();
+            for (Dispatch p : o.preempted()) {
+                // Only the last batch booked on its device, running or not started, and one that an earlier call dispatched.
+                assertThat(p.predictedEndMicros()).as("preempted after it ended: %s", p.model()).isGreaterThan(now);
+                assertThat(p.predictedEndMicros()).as("preempted a batch booked before the last on device %d", p.device())
+                        .isEqualTo(lastEnd.get(p.device()));
+                int at = indexOf(p);
+                assertThat(at).as("preempted a batch that is not running: %s", p.model()).isNotNegative();
+                preempted.add(new Preempted(dispatched.remove(at).at(), now, p));
+                lastEnd.put(p.device(), Math.max(now, p.predictedStartMicros()));
+                for (Request r : p.requests()) assertThat(ended.remove(r.id())).isTrue();
+            }
 
             for (GroupScheduler.Drop drop : o.drops()) {
                 Request r = drop.request();
@@ -146,7 +173,15 @@ final class GroupSimulation {
             if (shedding && g.pendingCount() > 0) assertThat(wake).as("pending requests but no wake").isNotEqualTo(SchedulingPolicy.NO_WAKE);
         }
         assertThat(ended).as("every request ends exactly once").hasSize(arrivals.size());
+        assertThat(g.pendingCount()).isZero();
         assertThat(dispatched.stream().mapToInt(m -> m.dispatch().size()).sum() + dropped.size()).isEqualTo(arrivals.size());
         return this;
+    }
+
+    private int indexOf(Dispatch d) {
+        for (int i = dispatched.size() - 1; i >= 0; i--) {
+            if (dispatched.get(i).dispatch() == d) return i;
+        }
+        return -1;
     }
 }

@@ -1,0 +1,170 @@
+package io.kairos.core.scheduling.policy;
+
+import io.kairos.core.device.DeviceView;
+import io.kairos.core.model.LatencyProfile;
+import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.SchedulingPolicy;
+
+import java.util.List;
+
+/**
+ * Shepherd's online scheduler Flex (Zhang et al., "SHEPHERD: Serving DNNs in the Wild", NSDI'23,
+ * Algorithm 1). It sees every model queue of the serving group. A model's candidate batch on a
+ * device is the largest allowed batch size b, at most the queue's length, that finishes by the
+ * earliest deadline among its b requests (the queue is EDF, so that is the head's) when started
+ * now: now + latency(b) &le; head deadline. A queue shorter than the smallest allowed size is a
+ * candidate as it is, padded.
+ *
+ * <ul>
+ *   <li>An idle device (the one idle longest first) starts the largest candidate batch across the
+ *       models it holds; ties go to the earlier head deadline. It never waits for a batch to grow.
+ *       If no batch meets its head deadline, which only happens with shedding off, it runs the
+ *       earliest-deadline request alone.</li>
+ *   <li>Preemption, where the engine allows it ({@link GroupView#preemptionAllowed()}): a device
+ *       running a batch of b_run requests at now is looked at as if that batch were aborted now,
+ *       its requests counting again in their model's candidate. If the largest candidate is at
+ *       least {@code lambda} &times; b_run, the running batch is preempted (its requests go back
+ *       to their queue, or are dropped if they can no longer make their deadline) and the
+ *       candidate starts now on that device. The preempted requests then count as new arrivals:
+ *       idle devices and further preemptions are looked at again. Devices are checked in the
+ *       group's order. Since lambda &gt; 1, each preemption at least multiplies the size of what
+ *       runs on a device, so a call ends.</li>
+ * </ul>
+ *
+ * <p>Where this reads the paper: the pseudocode adds requests one by one while the batch can still
+ * meet the SLO; here a batch has an allowed size of the latency profile. Shedding (the paper's
+ * "dequeue requests passing their deadlines") is the scheduler's, before the policy runs.
+ *
+ * <p>Parameter {@code lambda} (default 3.03, must be above 1). The paper itself was not at hand;
+ * 3.03 is the default ({@code ShepherdConfig::Default().preempt_lambda}) of a public C++
+ * reimplementation of Flex on Nexus ({@code nexus::shepherd::FlexScheduler}), whose comments quote
+ * Algorithm 1 line by line; that is also where the preemption rule |B_new| &ge; lambda &times;
+ * |B_running| and the treatment of preempted requests as new arrivals come from.
+ *
+ * <p>In the Flink job preemption is off (a batch handed to the async device operator cannot be
+ * aborted), so Flex runs there without it; the simulator turns it on.
+ */
+public final class FlexPolicy implements SchedulingPolicy {
+    public static final String NAME = "flex";
+    public static final String LAMBDA = "lambda";
+    public static final double DEFAULT_LAMBDA = 3.03;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public long schedule(long now, GroupView group) {
+        double lambda = group.params().getDouble(null, LAMBDA, DEFAULT_LAMBDA);
+        if (!(lambda > 1)) throw new IllegalArgumentException("policy parameter '" + LAMBDA + "' of flex must be above 1, got " + lambda);
+        do {
+            startOnIdleDevices(now, group);
+        } while (group.preemptionAllowed() && preemptOne(now, group, lambda));
+        return nextFree(now, group);
+    }
+
+    /** A model's candidate batch: its size and the deadline of its head. */
+    private record Candidate(String model, int size, long headDeadline) {}
+
+    private static void startOnIdleDevices(long now, GroupView group) {
+        while (true) {
+            DeviceView device = null;
+            for (DeviceView d : group.devices()) {
+                if (d.freeAtMicros() <= now && (device == null || d.freeAtMicros() < device.freeAtMicros()) && holdsPending(d, group)) device = d;
+            }
+            if (device == null) return;
+            Candidate c = largestCandidate(now, group, device, null);
+            if (c == null) c = earliestHeadAlone(group, device);
+            group.dispatch(c.model(), c.size(), device, now);
+        }
+    }
+
+    /** Preempts the first running batch that a candidate lambda times its size can replace; false if none. */
+    private static boolean preemptOne(long now, GroupView group, double lambda) {
+        for (DeviceView device : group.devices()) {
+            Dispatch running = device.preemptibleAt(now);
+            // Flex only ever starts a batch on an idle device, so what it booked is running now.
+            if (running == null || running.predictedStartMicros() > now) continue;
+            Candidate c = largestCandidate(now, group, device, running);
+            if (c == null || c.size() < lambda * running.size()) continue;
+            group.preempt(device, now);
+            // From the queues as they are now: the same batch, as long as latency grows with batch
+            // size, since a preempted request that was dropped could not meet its deadline even alone.
+            Candidate start = largestCandidate(now, group, device, null);
+            if (start != null) group.dispatch(start.model(), start.size(), device, now);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The largest candidate batch across the models {@code device} holds, started at now, or null if
+     * none meets its head deadline. With {@code running} given, its requests count as queued.
+     */
+    private static Candidate largestCandidate(long now, GroupView group, DeviceView device, Dispatch running) {
+        Candidate best = null;
+        boolean sawRunningModel = false;
+        for (String model : group.modelsWithPending()) {
+            if (!device.holds(model)) continue;
+            boolean withRunning = running != null && running.model().equals(model);
+            sawRunningModel |= withRunning;
+            best = better(best, candidate(now, group, model, withRunning ? running : null));
+        }
+        if (running != null && !sawRunningModel) best = better(best, candidate(now, group, running.model(), running));
+        return best;
+    }
+
+    private static Candidate better(Candidate best, Candidate c) {
+        if (c == null) return best;
+        if (best == null || c.size() > best.size() || (c.size() == best.size() && c.headDeadline() < best.headDeadline())) return c;
+        return best;
+    }
+
+    private static Candidate candidate(long now, GroupView group, String model, Dispatch running) {
+        RequestQueue q = group.queue(model);
+        int count = q == null ? 0 : q.size();
+        long head = count == 0 ? Long.MAX_VALUE : q.headDeadline();
+        if (running != null) {
+            count += running.size();
+            head = Math.min(head, running.requests()[0].deadlineMicros());
+        }
+        LatencyProfile p = group.profile(model);
+        for (int i = p.batchSizeCount() - 1; i >= 0; i--) {
+            int size = p.batchSizeAt(i);
+            if (size > count) {
+                if (i > 0) continue;
+                size = count; // fewer requests than the smallest allowed size: they run padded
+            }
+            if (now + p.latencyAt(i) <= head) return new Candidate(model, size, head);
+        }
+        return null;
+    }
+
+    private static Candidate earliestHeadAlone(GroupView group, DeviceView device) {
+        String first = null;
+        for (String model : group.modelsWithPending()) {
+            if (device.holds(model) && (first == null || group.queue(model).headDeadline() < group.queue(first).headDeadline())) first = model;
+        }
+        return new Candidate(first, 1, group.queue(first).headDeadline());
+    }
+
+    private static boolean holdsPending(DeviceView device, GroupView group) {
+        List<String> pending = group.modelsWithPending();
+        for (String model : pending) {
+            if (device.holds(model)) return true;
+        }
+        return false;
+    }
+
+    /** When the first busy device that holds a pending model becomes free; idle ones have nothing left to run. */
+    private static long nextFree(long now, GroupView group) {
+        long wake = NO_WAKE;
+        for (DeviceView d : group.devices()) {
+            if (d.freeAtMicros() > now && holdsPending(d, group)) wake = Math.min(wake, d.freeAtMicros());
+        }
+        return wake;
+    }
+}
