@@ -21,7 +21,11 @@ final class SimulatedGpu {
     private final ExecutionNoise noise;
     private final ColdStarts coldStarts;
     private final SplittableRandom random;
+    private final Delay dispatchDelay;
     private final ArrayDeque<Dispatch> waiting = new ArrayDeque<>();
+    // When each waiting batch reaches the device, in the same order (hand-overs do not overtake).
+    private final ArrayDeque<Long> reachesAt = new ArrayDeque<>();
+    private long lastReach;
     private final Map<String, Boolean> cache;
 
     private Dispatch running;
@@ -29,8 +33,9 @@ final class SimulatedGpu {
     private long runningEnd = IDLE;
     private boolean runningCold;
 
-    SimulatedGpu(DeviceView view, ExecutionNoise noise, ColdStarts coldStarts, SplittableRandom random) {
+    SimulatedGpu(DeviceView view, ExecutionNoise noise, ColdStarts coldStarts, Delay dispatchDelay, SplittableRandom random) {
         this.view = view;
+        this.dispatchDelay = dispatchDelay;
         this.noise = noise;
         this.coldStarts = coldStarts;
         this.random = random;
@@ -52,6 +57,12 @@ final class SimulatedGpu {
         return runningEnd;
     }
 
+    /** The next instant something happens here: the running batch ends, or, when idle, a batch arrives. */
+    long nextEvent() {
+        if (running != null) return runningEnd;
+        return reachesAt.isEmpty() ? IDLE : reachesAt.peek();
+    }
+
     Dispatch running() {
         return running;
     }
@@ -65,8 +76,10 @@ final class SimulatedGpu {
     }
 
     void submit(Dispatch d, long now) {
-        if (running == null) start(d, now);
-        else waiting.add(d);
+        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random));
+        waiting.add(d);
+        reachesAt.add(lastReach);
+        if (running == null) startNext(now);
     }
 
     /** Ends the running batch at its end time, starts the next; returns the one that ended. */
@@ -76,7 +89,13 @@ final class SimulatedGpu {
         running = null;
         runningEnd = IDLE;
         startNext(now);
+        reportFreeAt(now);
         return done;
+    }
+
+    /** An idle device's next batch has reached it at {@code now}: it starts. */
+    void startArrived(long now) {
+        startNext(now);
     }
 
     /**
@@ -89,17 +108,38 @@ final class SimulatedGpu {
             running = null;
             runningEnd = IDLE;
             startNext(now);
+            reportFreeAt(now);
             return spent;
         }
-        waiting.remove(d);
+        int i = 0;
+        for (var it = waiting.iterator(); it.hasNext(); i++) {
+            if (it.next() == d) {
+                it.remove();
+                removeAt(reachesAt, i);
+                break;
+            }
+        }
         reportFreeAt(now);
         return 0;
     }
 
+    private static void removeAt(ArrayDeque<Long> q, int index) {
+        int i = 0;
+        for (var it = q.iterator(); it.hasNext(); i++) {
+            it.next();
+            if (i == index) {
+                it.remove();
+                return;
+            }
+        }
+    }
+
+    // Starts the next batch if it has reached the device by now; otherwise the device idles until it does.
     private void startNext(long now) {
-        Dispatch next = waiting.poll();
-        if (next != null) start(next, now);
-        reportFreeAt(now);
+        if (!waiting.isEmpty() && reachesAt.peek() <= now) {
+            reachesAt.poll();
+            start(waiting.poll(), now);
+        }
     }
 
     private void start(Dispatch d, long now) {

@@ -39,6 +39,7 @@ public final class Simulation {
     private final Invocation invocation;
     private final ExecutionNoise noise;
     private final ColdStarts coldStarts;
+    private final Delay dispatchDelay;
     private final boolean preemption;
     private final long seed;
 
@@ -54,6 +55,7 @@ public final class Simulation {
         this.invocation = b.invocation;
         this.noise = b.noise;
         this.coldStarts = b.coldStarts;
+        this.dispatchDelay = b.dispatchDelay;
         this.preemption = b.preemption;
         this.seed = b.seed;
     }
@@ -115,6 +117,10 @@ public final class Simulation {
         return coldStarts;
     }
 
+    Delay dispatchDelay() {
+        return dispatchDelay;
+    }
+
     boolean preemption() {
         return preemption;
     }
@@ -135,6 +141,7 @@ public final class Simulation {
         private Invocation invocation = Invocation.onEvents();
         private ExecutionNoise noise = ExecutionNoise.none();
         private ColdStarts coldStarts = ColdStarts.NONE;
+        private Delay dispatchDelay = Delay.NONE;
         private boolean preemption = true;
         private long seed = 1;
 
@@ -209,6 +216,12 @@ public final class Simulation {
 
         public Builder coldStarts(ColdStarts coldStarts) {
             this.coldStarts = coldStarts;
+            return this;
+        }
+
+        /** From the scheduler's decision to the batch reaching its device (default none). */
+        public Builder dispatchDelay(Delay delay) {
+            this.dispatchDelay = delay;
             return this;
         }
 

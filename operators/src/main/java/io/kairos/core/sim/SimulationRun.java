@@ -61,7 +61,7 @@ final class SimulationRun {
         for (int slot = 0; slot < gpus.length; slot++) {
             DeviceView view = new DeviceView(slot, sim.placement().get(slot));
             views.add(view);
-            gpus[slot] = new SimulatedGpu(view, sim.noise(), sim.coldStarts(), root.split());
+            gpus[slot] = new SimulatedGpu(view, sim.noise(), sim.coldStarts(), sim.dispatchDelay(), root.split());
         }
         this.scheduler = new GroupScheduler("simulated", sim.catalog(), views, sim.newPolicy(), sim.params());
         scheduler.allowPreemption(sim.preemption());
@@ -71,16 +71,17 @@ final class SimulationRun {
         long started = System.nanoTime();
         while (true) {
             long nextArrival = source.peekMicros();
-            int gpu = earliestEnd();
-            long nextEnd = gpu < 0 ? Long.MAX_VALUE : gpus[gpu].runningEnd();
+            int gpu = earliestEvent();
+            long nextEnd = gpu < 0 ? Long.MAX_VALUE : gpus[gpu].nextEvent();
             long nextInvocation = dirty ? invocation.nextAtOrAfter(now)
                     : wakeAt == SchedulingPolicy.NO_WAKE ? Long.MAX_VALUE : invocation.nextAtOrAfter(Math.max(wakeAt, now));
             long t = Math.min(nextArrival, Math.min(nextEnd, nextInvocation));
             if (t == Long.MAX_VALUE) break;
             now = t;
-            while (gpu >= 0 && gpus[gpu].runningEnd() == now) {
-                complete(gpus[gpu]);
-                gpu = earliestEnd();
+            while (gpu >= 0 && gpus[gpu].nextEvent() == now) {
+                if (gpus[gpu].running() != null) complete(gpus[gpu]);
+                else gpus[gpu].startArrived(now);
+                gpu = earliestEvent();
             }
             while (source.peekMicros() == now) arrive(source.next());
             if ((dirty || now >= wakeAt) && invocation.nextAtOrAfter(now) == now) invoke();
@@ -98,11 +99,11 @@ final class SimulationRun {
         return batchedRequests == 0 ? 0 : (double) batchSizeSum / batchedRequests;
     }
 
-    private int earliestEnd() {
+    private int earliestEvent() {
         int best = -1;
         long bestEnd = SimulatedGpu.IDLE;
         for (int i = 0; i < gpus.length; i++) {
-            long end = gpus[i].runningEnd();
+            long end = gpus[i].nextEvent();
             if (end < bestEnd) {
                 bestEnd = end;
                 best = i;

@@ -91,6 +91,17 @@ class SimulationTest {
     }
 
     @Test
+    void aDispatchDelayPostponesTheStartButNotTheBooking() {
+        // Each hand-over takes 500 us. r0 (at 0) reaches the device at 500 and ends at 3200; r1
+        // (at 100) was booked behind r0's predicted end 2700 and dispatched at 2700 - FIFO waits
+        // for an idle device - it reaches the device at 3200 when r0 has just ended: 3200-5900.
+        Simulation sim = Simulation.builder(CATALOG).devices(1).policy("fifo")
+                .load(ArrivalSource.replay(List.of(at(0, "R", 100), at(100, "R", 100))))
+                .dispatchDelay(Delay.constant(500)).duration(1000).build();
+        assertThat(fates(sim)).extracting(Fate::end).containsExactly(3200L, 5900L);
+    }
+
+    @Test
     void coldStartsAreChargedWhenTheCacheMisses() {
         // Capacity 1, load 5 ms: R (cold, 0-7700), B (cold, 7700-13700), R again (cold, 13700-21400).
         Simulation sim = Simulation.builder(CATALOG).devices(1).policy("fifo")

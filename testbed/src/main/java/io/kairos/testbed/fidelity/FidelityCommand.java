@@ -1,0 +1,235 @@
+package io.kairos.testbed.fidelity;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.core.sim.ArrivalSource;
+import io.kairos.core.sim.Simulation;
+import io.kairos.core.workload.Arrival;
+import io.kairos.core.workload.Workload;
+import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.client.RequestProducer;
+import io.kairos.jobs.client.ResultConsumer;
+import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Experiment 4, fidelity: one workload through the real Flink job (embedded broker and
+ * mini-cluster, simulated devices) and then through the simulator, which replays exactly the
+ * arrivals the job's scheduler saw, with their deadlines. Both are measured inside the serving
+ * group, from admission by the scheduler to the end of the batch, because that is what the
+ * simulator models; Kafka's hops are the pipeline's business and are measured by {@code bench}.
+ */
+@Command(name = "fidelity", mixinStandardHelpOptions = true,
+        description = "Runs a workload through the Flink job and through the simulator, and compares SLO attainment and p99.")
+public class FidelityCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--workload", description = "model:rate:sloMs,... (default: ${DEFAULT-VALUE})")
+    String workload = "resnet50:250:40,googlenet:400:25,mlp:300:20";
+
+    @Option(names = "--devices", description = "Simulated devices (default: ${DEFAULT-VALUE}).")
+    int devices = 2;
+
+    @Option(names = "--policy", description = "Scheduling policy (default: ${DEFAULT-VALUE}).")
+    String policy = "clockwork";
+
+    @Option(names = "--duration", description = "Seconds of measured load (default: ${DEFAULT-VALUE}).")
+    int durationSeconds = 60;
+
+    @Option(names = "--warmup", description = "Seconds of the same load before, not compared (default: ${DEFAULT-VALUE}).")
+    int warmupSeconds = 10;
+
+    @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
+    long seed = 1;
+
+    @Option(names = "--out", description = "Directory for summary.csv and latency-cdf.csv (default: ${DEFAULT-VALUE}).")
+    Path out = Path.of("testbed/experiments/fidelity");
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter console = spec.commandLine().getOut();
+        Workload load;
+        try {
+            load = Workload.parse(workload);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (!Policies.names().contains(policy)) throw new ParameterException(spec.commandLine(), "unknown policy '" + policy + "'; known: " + Policies.names());
+        if (devices < 1 || durationSeconds < 1 || warmupSeconds < 0) {
+            throw new ParameterException(spec.commandLine(), "--devices and --duration must be positive and --warmup not negative");
+        }
+        ModelCatalog catalog = ModelCatalog.builtIn();
+        for (String m : load.models()) {
+            if (!catalog.contains(m)) throw new ParameterException(spec.commandLine(), "unknown model '" + m + "'; known: " + catalog.names());
+        }
+
+        List<ServedRequest> job = runJob(console, catalog, load);
+        List<ServedRequest> simulated = simulate(catalog, job);
+        FateStats j = FateStats.of("flink-job", job);
+        FateStats s = FateStats.of("simulator", simulated);
+        Comparison c = new Comparison(j, s);
+        console.println();
+        console.println(c.table());
+        write(c);
+        console.println("wrote " + out.resolve("summary.csv") + " and " + out.resolve("latency-cdf.csv"));
+        return 0;
+    }
+
+    private List<ServedRequest> runJob(PrintWriter console, ModelCatalog catalog, Workload load) throws Exception {
+        List<ServedRequest> fates = new ArrayList<>();
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+            ServingConfig config = new ServingConfig();
+            config.bootstrapServers = broker.bootstrapServers();
+            config.policy = policy;
+            config.devices = devices;
+            config.simulatedSpeed = 1.0;
+            config.fromEarliest = true;
+            for (String topic : config.topics()) broker.createTopic(topic, 1);
+            Configuration flink = new Configuration();
+            flink.set(RestOptions.BIND_PORT, "0");
+            console.println("starting the broker, the Flink mini-cluster and the serving job (" + devices + " simulated devices, " + policy + ") ...");
+            JobClient jobClient = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
+            try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
+                 ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
+                results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
+                if (warmupSeconds > 0) {
+                    console.println("warming up for " + warmupSeconds + " s (not compared) ...");
+                    producer.run(load, seed + 1, Duration.ofSeconds(warmupSeconds));
+                    results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(60));
+                }
+                long runStart = io.kairos.core.time.WallClock.nowMicros();
+                results.onResult((r, receivedAt) -> {
+                    if (r.getTimings().getSent() >= runStart) fate(r, fates);
+                });
+                AtomicBoolean sending = new AtomicBoolean(true);
+                Thread reader = new Thread(() -> {
+                    while (sending.get()) results.poll(Duration.ofMillis(50));
+                }, "fidelity-results");
+                reader.start();
+                try (ProgressBar bar = new ProgressBarBuilder().setTaskName("flink job").setInitialMax(durationSeconds * 1000L)
+                        .setUnit(" s", 1000).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build()) {
+                    producer.run(load, seed, Duration.ofSeconds(durationSeconds), (sent, offsetMicros, behind) -> bar.stepTo(offsetMicros / 1000));
+                    bar.stepTo(durationSeconds * 1000L);
+                    producer.flush();
+                } finally {
+                    sending.set(false);
+                    reader.join();
+                }
+                results.awaitResults(producer.acked(), Duration.ofSeconds(5), Duration.ofSeconds(60));
+            } finally {
+                jobClient.cancel().get();
+            }
+        }
+        return fates;
+    }
+
+    /** Keeps what reached the scheduler; requests rejected at admission never queued. */
+    private static void fate(InferenceResult r, List<ServedRequest> fates) {
+        ResultStatus st = r.getStatus();
+        if (st != ResultStatus.OK && st != ResultStatus.LATE && st != ResultStatus.DROPPED) return;
+        var t = r.getTimings();
+        // A request dropped before it was queued (expired on arrival) has no admission time.
+        if (t.getEnqueued() == null) return;
+        boolean ran = st != ResultStatus.DROPPED && t.getExecEnd() != null;
+        fates.add(new ServedRequest(r.getModel(), st, t.getEnqueued(), t.getDeadline(), ran ? t.getExecEnd() : 0, ran ? r.getBatchSize() : 0));
+    }
+
+    /** The same arrivals, at the instants the job's scheduler admitted them, through the simulator. */
+    private List<ServedRequest> simulate(ModelCatalog catalog, List<ServedRequest> job) {
+        if (job.isEmpty()) throw new IllegalStateException("the job returned no result for the measured run");
+        List<ServedRequest> byArrival = new ArrayList<>(job);
+        byArrival.sort(Comparator.comparingLong(ServedRequest::enqueuedMicros));
+        long t0 = byArrival.get(0).enqueuedMicros();
+        List<Arrival> arrivals = new ArrayList<>();
+        for (ServedRequest f : byArrival) {
+            arrivals.add(new Arrival(f.enqueuedMicros() - t0, "fidelity", f.model(), (f.deadlineMicros() - f.enqueuedMicros()) / 1000.0));
+        }
+        long last = arrivals.get(arrivals.size() - 1).offsetMicros();
+        List<ServedRequest> out = new ArrayList<>();
+        // The job cannot abort a batch handed to a device, so neither may the simulated devices.
+        Simulation.builder(catalog).devices(devices).policy(policy).load(ArrivalSource.replay(arrivals))
+                .preemption(false).duration(last + 1).build()
+                .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
+                        req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
+        return out;
+    }
+
+    private void write(Comparison c) throws IOException {
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("summary.csv"), c.csv());
+        Files.writeString(out.resolve("latency-cdf.csv"), c.cdfCsv());
+    }
+
+    /** The two sides and the fidelity targets: attainment within 2 points, p99 within 10 %. */
+    record Comparison(FateStats job, FateStats sim) {
+        double attainmentGapPoints() {
+            return 100 * Math.abs(job.attainment() - sim.attainment());
+        }
+
+        double p99GapRatio() {
+            return Math.abs(job.p99Micros() - sim.p99Micros()) / (double) Math.max(1, job.p99Micros());
+        }
+
+        String table() {
+            StringBuilder s = new StringBuilder();
+            s.append(String.format(Locale.ROOT, "%-10s %9s %8s %6s %8s %9s %9s %7s%n", "", "requests", "SLO met", "late", "dropped", "p50 ms", "p99 ms", "batch"));
+            for (FateStats f : List.of(job, sim)) {
+                s.append(String.format(Locale.ROOT, "%-10s %9d %7.2f%% %6d %8d %9.2f %9.2f %7.2f%n", f.source(), f.requests(), 100 * f.attainment(),
+                        f.late(), f.dropped(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, f.meanBatch()));
+            }
+            s.append(String.format(Locale.ROOT, "attainment gap %.2f points (target <= 2): %s%n", attainmentGapPoints(), attainmentGapPoints() <= 2 ? "PASS" : "FAIL"));
+            s.append(String.format(Locale.ROOT, "p99 gap %.1f %% (target <= 10 %%): %s", 100 * p99GapRatio(), p99GapRatio() <= 0.10 ? "PASS" : "FAIL"));
+            return s.toString();
+        }
+
+        String csv() {
+            StringBuilder s = new StringBuilder("source,requests,ok,late,dropped,slo_attainment,p50_ms,p99_ms,mean_batch\n");
+            for (FateStats f : List.of(job, sim)) {
+                s.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.6f,%.3f,%.3f,%.4f%n", f.source(), f.requests(), f.ok(), f.late(), f.dropped(),
+                        f.attainment(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, f.meanBatch()));
+            }
+            return s.toString();
+        }
+
+        /** Latency at every percentile from 0 to 100 in steps of 0.5 (99 to 100 in 0.1), both sides. */
+        String cdfCsv() {
+            StringBuilder s = new StringBuilder("percentile,flink_job_ms,simulator_ms\n");
+            List<Double> ps = new ArrayList<>();
+            for (double p = 0; p < 99; p += 0.5) ps.add(p);
+            for (double p = 99; p <= 100.0001; p += 0.1) ps.add(Math.min(100, p));
+            for (double p : ps) {
+                s.append(String.format(Locale.ROOT, "%.1f,%.3f,%.3f%n", p, job.latencyMicros().getValueAtPercentile(p) / 1000.0,
+                        sim.latencyMicros().getValueAtPercentile(p) / 1000.0));
+            }
+            return s.toString();
+        }
+    }
+}
