@@ -3,6 +3,7 @@ package io.kairos.testbed.fidelity;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.core.sim.ArrivalSource;
+import io.kairos.core.sim.Delay;
 import io.kairos.core.sim.Simulation;
 import io.kairos.core.workload.Arrival;
 import io.kairos.core.workload.Workload;
@@ -64,8 +65,10 @@ public class FidelityCommand implements Callable<Integer> {
     @Option(names = "--duration", description = "Seconds of measured load (default: ${DEFAULT-VALUE}).")
     int durationSeconds = 60;
 
-    @Option(names = "--warmup", description = "Seconds of the same load before, not compared (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", description = "Seconds of the same load before, not compared; the simulator's hand-over delay is measured then (default: ${DEFAULT-VALUE}).")
     int warmupSeconds = 10;
+
+    private final HandoverDelays handovers = new HandoverDelays();
 
     @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
     long seed = 1;
@@ -83,8 +86,8 @@ public class FidelityCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         if (!Policies.names().contains(policy)) throw new ParameterException(spec.commandLine(), "unknown policy '" + policy + "'; known: " + Policies.names());
-        if (devices < 1 || durationSeconds < 1 || warmupSeconds < 0) {
-            throw new ParameterException(spec.commandLine(), "--devices and --duration must be positive and --warmup not negative");
+        if (devices < 1 || durationSeconds < 1 || warmupSeconds < 1) {
+            throw new ParameterException(spec.commandLine(), "--devices, --duration and --warmup must be positive");
         }
         ModelCatalog catalog = ModelCatalog.builtIn();
         for (String m : load.models()) {
@@ -120,11 +123,10 @@ public class FidelityCommand implements Callable<Integer> {
             try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
-                if (warmupSeconds > 0) {
-                    console.println("warming up for " + warmupSeconds + " s (not compared) ...");
-                    producer.run(load, seed + 1, Duration.ofSeconds(warmupSeconds));
-                    results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(60));
-                }
+                console.println("warming up for " + warmupSeconds + " s, measuring the hand-over to the devices (not compared) ...");
+                results.onResult((r, receivedAt) -> handovers.add(r));
+                producer.run(load, seed + 1, Duration.ofSeconds(warmupSeconds));
+                results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(60));
                 long runStart = io.kairos.core.time.WallClock.nowMicros();
                 results.onResult((r, receivedAt) -> {
                     if (r.getTimings().getSent() >= runStart) fate(r, fates);
@@ -174,9 +176,15 @@ public class FidelityCommand implements Callable<Integer> {
         }
         long last = arrivals.get(arrivals.size() - 1).offsetMicros();
         List<ServedRequest> out = new ArrayList<>();
+        long[] handover = handovers.samplesMicros();
+        if (handover.length == 0) throw new IllegalStateException("the warm-up ran no batch to measure the hand-over delay on");
+        long[] sorted = handover.clone();
+        java.util.Arrays.sort(sorted);
+        System.out.printf(Locale.ROOT, "hand-over to the device in the warm-up: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", sorted.length,
+                sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
         Simulation.builder(catalog).devices(devices).policy(policy).load(ArrivalSource.replay(arrivals))
-                .preemption(false).duration(last + 1).build()
+                .dispatchDelay(Delay.empirical(handover)).preemption(false).duration(last + 1).seed(seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
         return out;
