@@ -1,7 +1,7 @@
 package io.kairos.testbed;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.core.workload.Workload;
 import io.kairos.jobs.client.RequestProducer;
 import me.tongfei.progressbar.ProgressBar;
@@ -39,8 +39,10 @@ public class LoadgenCommand implements Callable<Integer> {
     @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS", description = "How long to send (default: ${DEFAULT-VALUE}).")
     double durationSeconds = 10;
 
-    @Option(names = "--arrivals", paramLabel = "KIND", description = "Arrival process: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    ArrivalKind arrivals = ArrivalKind.POISSON;
+    @Option(names = "--arrivals", paramLabel = "PROCESS",
+            description = "How each load's requests are spaced: poisson, fixed, gamma:cv2=N (Gamma gaps with this squared coefficient of variation) "
+                    + "or mmpp:cv2=N (bursts: a two-state Markov-modulated Poisson process); default: ${DEFAULT-VALUE}.")
+    String arrivals = "poisson";
 
     @Option(names = "--seed", description = "Seed of the arrival times; the same seed sends the same schedule (default: ${DEFAULT-VALUE}).")
     long seed = 1;
@@ -63,9 +65,15 @@ public class LoadgenCommand implements Callable<Integer> {
         if (!(durationSeconds > 0) || Double.isInfinite(durationSeconds)) {
             throw new ParameterException(cl, "--duration must be a positive number of seconds, got " + durationSeconds);
         }
+        ArrivalSpec arrivalSpec;
+        try {
+            arrivalSpec = ArrivalSpec.parse(arrivals);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cl, "--arrivals: " + e.getMessage());
+        }
         Workload load;
         try {
-            load = Workload.parse(workload, arrivals);
+            load = Workload.parse(workload, arrivalSpec);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cl, "--workload: " + e.getMessage());
         }
@@ -86,7 +94,7 @@ public class LoadgenCommand implements Callable<Integer> {
         long expected = load.expectedArrivals(duration.toNanos() / 1_000);
         PrintWriter out = cl.getOut();
         out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
-                load, arrivals.name().toLowerCase(Locale.ROOT), seed, expected, fmt(durationSeconds), topic, bootstrapServers);
+                load, arrivalSpec, seed, expected, fmt(durationSeconds), topic, bootstrapServers);
         out.flush();
 
         // Outermost, so that on Ctrl-C the JVM waits for the summary below, not just for the run.

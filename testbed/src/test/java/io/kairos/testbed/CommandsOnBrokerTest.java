@@ -1,6 +1,7 @@
 package io.kairos.testbed;
 
 import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
+import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.core.workload.Workload;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
@@ -42,13 +43,13 @@ class CommandsOnBrokerTest {
 
     @Test
     void loadgenSendsTheSeedsScheduleAndReportsHowFarBehindItFell() {
-        int planned = Workload.parse("resnet50:200:25,mlp:400:10").arrivalsWithin(3, 500_000).size();
+        int planned = Workload.parse("resnet50:200:25,mlp:400:10", ArrivalSpec.gamma(4)).arrivalsWithin(3, 500_000).size();
 
         String[] r = run("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "-w", "resnet50:200:25,mlp:400:10",
-                "--duration", "0.5", "--seed", "3");
+                "--duration", "0.5", "--seed", "3", "--arrivals", "gamma:cv2=4");
 
         assertThat(r[0]).as(r[2]).isEqualTo("0");
-        assertThat(r[1]).contains("loadgen: resnet50:200:25,mlp:400:10 (poisson arrivals, seed 3, about 300 requests) for 0.5 s")
+        assertThat(r[1]).contains("loadgen: resnet50:200:25,mlp:400:10 (gamma:cv2=4 arrivals, seed 3, about 300 requests) for 0.5 s")
                 .contains("sent " + planned + " requests in ")
                 .containsPattern("(?s)behind schedule: mean [0-9.]+ ms, p99 [0-9.]+ ms, max [0-9.]+ ms; [0-9]+ sent more than 1 ms late")
                 .contains("acknowledged " + planned + ", failed 0");

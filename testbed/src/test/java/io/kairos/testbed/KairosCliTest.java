@@ -55,7 +55,9 @@ class KairosCliTest {
     void badNumbersAndKindsAreNamed() {
         assertUsageError(run("loadgen", "-w", "mlp:100:10", "--duration", "0"), "--duration must be a positive number of seconds, got 0.0");
         assertUsageError(run("loadgen", "-w", "mlp:100:10", "--duration", "soon"), "--duration");
-        assertUsageError(run("loadgen", "-w", "mlp:100:10", "--arrivals", "gamma"), "--arrivals");
+        assertUsageError(run("loadgen", "-w", "mlp:100:10", "--arrivals", "gamma"), "--arrivals: arrival spec 'gamma': gamma needs cv2, e.g. gamma:cv2=4");
+        assertUsageError(run("loadgen", "-w", "mlp:100:10", "--arrivals", "bursty"), "--arrivals: arrival spec 'bursty': unknown process 'bursty'");
+        assertUsageError(run("demo", "--arrivals", "mmpp:cv2=0.5"), "--arrivals: arrival spec 'mmpp:cv2=0.5': mmpp needs 1 <= cv2 < 1621, got 0.5");
         assertUsageError(run("loadgen"), "Missing required option: '--workload=SPEC'");
         assertUsageError(run("loadgen", "-w", "mlp:100:10", "--bogus"), "Unknown option: '--bogus'");
         assertUsageError(run("collect", "--expect", "-3"), "kairos collect: --expect must be 0 or a positive number of results, got -3");
@@ -94,7 +96,7 @@ class KairosCliTest {
     void helpAndVersionSucceed() {
         Run help = run("loadgen", "--help");
         assertThat(help.exitCode()).isZero();
-        assertThat(help.out()).contains("--workload=SPEC", "--duration=SECONDS", "--arrivals=KIND", "POISSON, FIXED");
+        assertThat(help.out()).contains("--workload=SPEC", "--duration=SECONDS", "--arrivals=PROCESS", "gamma:cv2=N");
         assertThat(run("--help").out()).contains("loadgen", "collect");
         assertThat(run("--version").out()).contains("kairos");
     }

@@ -3,6 +3,7 @@ package io.kairos.jobs.demo;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.core.workload.Workload;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJob;
@@ -32,8 +33,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * {@code demo}: the whole system in one JVM. A real Kafka broker (KRaft) and a Flink mini-cluster
  * start in-process, the serving job runs on simulated devices with the built-in model profiles,
- * and a Poisson load over several models with different SLOs flows through it, with a live
- * summary and a final table.
+ * and an open-loop load (Poisson unless {@code --arrivals} says otherwise) over several models with
+ * different SLOs flows through it, with a live summary and a final table.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run the serving job on an embedded Kafka broker and Flink mini-cluster with a generated load.")
@@ -44,6 +45,10 @@ public class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--workload", description = "model:rate/s:SLO ms,... (default: ${DEFAULT-VALUE}).")
     String workload = "resnet50:150:100,googlenet:150:80,bert-tiny:50:300,mlp:600:50";
+
+    @Option(names = "--arrivals", paramLabel = "PROCESS",
+            description = "How each load's requests are spaced: poisson, fixed, gamma:cv2=N or mmpp:cv2=N (default: ${DEFAULT-VALUE}).")
+    String arrivals = "poisson";
 
     @Option(names = "--policy", description = "Scheduling policy (default: ${DEFAULT-VALUE}).")
     String policy = "clockwork";
@@ -69,7 +74,13 @@ public class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Workload load = Workload.parse(workload);
+        ArrivalSpec arrivalSpec;
+        try {
+            arrivalSpec = ArrivalSpec.parse(arrivals);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--arrivals: " + e.getMessage());
+        }
+        Workload load = Workload.parse(workload, arrivalSpec);
         ModelCatalog catalog = ModelCatalog.builtIn();
         for (String model : load.models()) {
             if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; built-in models: " + catalog.names());
@@ -77,7 +88,7 @@ public class DemoCommand implements Callable<Integer> {
         if (!Policies.names().contains(policy)) throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
         if (devices < 1 || durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices and --duration must be at least 1");
 
-        out.println("Kairos demo: " + load + ", policy " + policy + ", " + devices + " simulated devices, " + durationSeconds + " s");
+        out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy + ", " + devices + " simulated devices, " + durationSeconds + " s");
         out.print("starting Kafka broker (KRaft, in-process) ... ");
         out.flush();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {

@@ -3,7 +3,7 @@ package io.kairos.jobs.client;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.core.time.WallClock;
-import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.core.workload.Workload;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.Tensor;
@@ -79,7 +79,7 @@ class RequestProducerTest {
 
     @Test
     void runSendsEveryArrivalOfTheDurationAtItsOffset() throws Exception {
-        Workload workload = Workload.parse("mlp:2000:10", ArrivalKind.FIXED);
+        Workload workload = Workload.parse("mlp:2000:10", ArrivalSpec.FIXED);
         try (RequestProducer producer = new RequestProducer(mock, "requests", catalog)) {
             long start = WallClock.nowMicros();
             RequestProducer.PacingReport report = producer.run(workload, 1, Duration.ofMillis(250));
@@ -100,7 +100,7 @@ class RequestProducerTest {
 
     @Test
     void fallingBehindSendsAtOnceAndReportsHowFar() throws Exception {
-        Workload workload = Workload.parse("mlp:1000:10", ArrivalKind.FIXED); // one arrival per ms
+        Workload workload = Workload.parse("mlp:1000:10", ArrivalSpec.FIXED); // one arrival per ms
         try (RequestProducer producer = new RequestProducer(mock, "requests", catalog)) {
             RequestProducer.PacingReport report = producer.run(workload, 1, Duration.ofMillis(300), (sent, offset, behind) -> {
                 if (sent == 20) sleep(100); // a stall: the ~100 arrivals due meanwhile are late
@@ -118,7 +118,7 @@ class RequestProducerTest {
     @Test
     void stopEndsARunEarly() throws Exception {
         try (RequestProducer producer = new RequestProducer(mock, "requests", catalog)) {
-            RequestProducer.PacingReport report = producer.run(Workload.parse("mlp:1000:10", ArrivalKind.FIXED), 1,
+            RequestProducer.PacingReport report = producer.run(Workload.parse("mlp:1000:10", ArrivalSpec.FIXED), 1,
                     Duration.ofSeconds(30), (sent, offset, behind) -> {
                         if (sent == 50) producer.stop();
                     });

@@ -106,7 +106,7 @@ class WorkloadTest {
 
     @Test
     void fixedRateLoadsBreakTiesByTheirOrderInTheSpec() {
-        List<Arrival> arrivals = Workload.parse("a:1000:5,b:1000:5", ArrivalKind.FIXED).arrivalsWithin(1, 3001);
+        List<Arrival> arrivals = Workload.parse("a:1000:5,b:1000:5", ArrivalSpec.FIXED).arrivalsWithin(1, 3001);
 
         assertThat(arrivals).extracting(Arrival::model).containsExactly("a", "b", "a", "b", "a", "b");
         assertThat(arrivals).extracting(Arrival::offsetMicros).containsExactly(1000L, 1000L, 2000L, 2000L, 3000L, 3000L);
@@ -117,8 +117,8 @@ class WorkloadTest {
         Workload w = Workload.parse(" resnet50:400:25 , mlp:2000.5:7.5:acme ");
 
         assertThat(w.loads()).containsExactly(
-                new ModelLoad("default", "resnet50", 400, 25, ArrivalKind.POISSON),
-                new ModelLoad("acme", "mlp", 2000.5, 7.5, ArrivalKind.POISSON));
+                new ModelLoad("default", "resnet50", 25, new PoissonArrivals(400)),
+                ModelLoad.of("acme", "mlp", 2000.5, 7.5, ArrivalSpec.POISSON));
         assertThat(w.totalRatePerSecond()).isEqualTo(2400.5);
         assertThat(w.expectedArrivals(10 * SECOND)).isEqualTo(24005);
         assertThat(w.models()).containsExactly("resnet50", "mlp");
@@ -143,11 +143,14 @@ class WorkloadTest {
     }
 
     @Test
-    void arrivalKindsParseByNameAndListTheKnownOnes() {
-        assertThat(ArrivalKind.parse("Fixed")).isEqualTo(ArrivalKind.FIXED);
-        assertThatThrownBy(() -> ArrivalKind.parse("gamma"))
-                .hasMessage("unknown arrival process 'gamma'; known: [poisson, fixed]");
+    void theArrivalSpecSetsEveryLoadsProcessAtItsRate() {
+        Workload w = Workload.parse("resnet50:400:25,mlp:2000:10", ArrivalSpec.parse("gamma:cv2=4"));
+
+        assertThat(w.loads()).extracting(ModelLoad::process)
+                .containsExactly(new GammaArrivals(400, 4), new GammaArrivals(2000, 4));
+        assertThat(w.loads().get(0).ratePerSecond()).isEqualTo(400);
         assertThatThrownBy(() -> ArrivalProcess.poisson(0)).hasMessageContaining("positive");
+        assertThatThrownBy(() -> ModelLoad.of("t", "m", -1, 10, ArrivalSpec.FIXED)).hasMessageContaining("positive");
     }
 
     private static void assertSpecError(String spec, String message) {

@@ -2,7 +2,7 @@ package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
-import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.core.workload.ArrivalProcess;
 import io.kairos.jobs.client.OpenLoopPacer;
 import io.kairos.jobs.client.RandomTensors;
@@ -70,7 +70,7 @@ public final class KafkaRoundTrip {
     private final String requestTopic;
     private final String resultTopic;
     private double ratePerSecond = 1_000;
-    private ArrivalKind arrivals = ArrivalKind.POISSON;
+    private ArrivalSpec arrivals = ArrivalSpec.POISSON;
     private long seed = 1;
     private Duration duration = Duration.ofSeconds(10);
     private Duration warmup = Duration.ofSeconds(1);
@@ -94,8 +94,8 @@ public final class KafkaRoundTrip {
     }
 
     /** How requests are spaced (default Poisson), and the seed of the gaps (default 1). */
-    public KafkaRoundTrip arrivals(ArrivalKind kind, long seed) {
-        this.arrivals = kind;
+    public KafkaRoundTrip arrivals(ArrivalSpec arrivals, long seed) {
+        this.arrivals = arrivals;
         this.seed = seed;
         return this;
     }

@@ -1,7 +1,7 @@
 package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.core.workload.ModelLoad;
 import io.kairos.core.workload.Workload;
 import io.kairos.jobs.ServingConfig;
@@ -65,7 +65,7 @@ final class PipelineRig implements AutoCloseable {
      * the stragglers.
      */
     Phase run(double rate, Duration duration, Duration warmup, Duration drain) throws InterruptedException {
-        Workload load = new Workload(List.of(new ModelLoad("bench", model, rate, 600_000, ArrivalKind.POISSON)));
+        Workload load = new Workload(List.of(ModelLoad.of("bench", model, rate, 600_000, ArrivalSpec.POISSON)));
         Histogram latency = new Histogram(3);
         long[] counts = new long[1];
         long start = io.kairos.core.time.WallClock.nowMicros();

@@ -2,7 +2,7 @@ package io.kairos.testbed.bench;
 
 import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.testbed.SharedBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ class KafkaRoundTripTest {
     @Test
     void everyRequestComesBackAndTheWarmupIsNotMeasured() throws Exception {
         KafkaRoundTrip.Result r = new KafkaRoundTrip(broker.bootstrapServers(), "rt-a", "rt-b")
-                .rate(500).arrivals(ArrivalKind.FIXED, 1)
+                .rate(500).arrivals(ArrivalSpec.FIXED, 1)
                 .duration(Duration.ofMillis(1500)).warmup(Duration.ofMillis(500))
                 .run();
 
