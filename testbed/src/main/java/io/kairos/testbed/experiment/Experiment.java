@@ -1,0 +1,104 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.core.sim.Simulation;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A policy experiment: a sweep of points (a workload, a setup), each simulated with every policy
+ * and several seeds, then drawn. An implementation says what its points are and how to set one up;
+ * {@link ExperimentRunner} runs them on a thread pool, writes {@code results.csv}, prints the
+ * attainment table and asks the experiment for its figures and for the claims it checks.
+ *
+ * <p>To add one: implement this (see {@link LowSloExperiment}), register it in {@link Experiments},
+ * and draw its figures with {@link Figures}.
+ */
+public interface Experiment {
+
+    /** The name on the command line and of the output folder, e.g. {@code low-slo}. */
+    String name();
+
+    /** One line for {@code --help} and the start of a run. */
+    String description();
+
+    /** Duration, warm-up, seeds, policies and invocation when the command line leaves them out. */
+    Settings defaults();
+
+    /** The columns that name a point, e.g. {@code models, rate, slo_ms}; the CSV adds invocation and seed. */
+    List<String> pointColumns();
+
+    /** The points of the sweep, each with its values in {@link #pointColumns} order. */
+    List<Point> points();
+
+    /**
+     * A builder for one point with its devices and load set; the runner adds the policy, duration,
+     * warm-up, invocation and seed. Called once per run, so that runs share nothing mutable.
+     */
+    Simulation.Builder setup(Point point);
+
+    /** The point column whose values go across the printed table (the others go down, with the policy). */
+    default String tableColumn() {
+        List<String> columns = pointColumns();
+        return columns.get(columns.size() - 1);
+    }
+
+    /** Every (point, policy, seed) of the sweep with its simulation. */
+    default List<Run> runs(Settings settings) {
+        List<Run> runs = new ArrayList<>();
+        for (Point p : points()) {
+            for (String policy : settings.policies()) {
+                for (long seed : settings.seedValues()) {
+                    Simulation sim = settings.apply(setup(p).policy(policy), seed).build();
+                    runs.add(new Run(p, policy, seed, sim));
+                }
+            }
+        }
+        return runs;
+    }
+
+    /** Draws the figures from the results into {@code dir}; returns the files written. */
+    List<Path> drawFigures(ResultTable results, Path dir) throws IOException;
+
+    /** What a paper reports that these results can confirm or refute; none by default. */
+    default List<Claim> check(ResultTable results) {
+        return List.of();
+    }
+
+    /** The values of one point of the sweep, in {@link #pointColumns} order. */
+    record Point(List<String> values) {
+        public Point {
+            values = List.copyOf(values);
+        }
+
+        public static Point of(Object... values) {
+            List<String> v = new ArrayList<>();
+            for (Object o : values) v.add(String.valueOf(o));
+            return new Point(v);
+        }
+
+        public String get(int i) {
+            return values.get(i);
+        }
+
+        @Override
+        public String toString() {
+            return String.join("/", values);
+        }
+    }
+
+    /** One simulation of the sweep. */
+    record Run(Point point, String policy, long seed, Simulation simulation) {}
+
+    /** A claim checked against the results: whether it holds, and the numbers that say so. */
+    record Claim(String statement, Verdict verdict, String evidence) {
+        public enum Verdict { PASS, FAIL, SKIP }
+
+        @Override
+        public String toString() {
+            return verdict + "  " + statement + ": " + evidence;
+        }
+    }
+}

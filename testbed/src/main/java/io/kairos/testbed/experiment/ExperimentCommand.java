@@ -1,0 +1,123 @@
+package io.kairos.testbed.experiment;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code experiment NAME}: runs a policy experiment on the simulator (every policy unless
+ * {@code --policies} says otherwise), writes its results, table, figures and shape check into the
+ * output folder, and prints the table. Every argument is checked before anything runs.
+ */
+@Command(name = "experiment", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Run a policy experiment on the simulator: results.csv, figures (PNG), attainment table and shape check.")
+public class ExperimentCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "The experiment: ${COMPLETION-CANDIDATES}.", completionCandidates = Names.class)
+    String name;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: testbed/experiments/NAME in the checkout).")
+    Path out;
+
+    @Option(names = "--duration-s", paramLabel = "N", description = "Simulated seconds per run (default: the experiment's).")
+    Double durationSeconds;
+
+    @Option(names = "--warmup-s", paramLabel = "N", description = "Simulated seconds at the start of a run that are not counted (default: the experiment's share of the duration).")
+    Double warmupSeconds;
+
+    @Option(names = "--seeds", paramLabel = "N", description = "Runs per point and policy, seeds 1..N; tables and figures take the median (default: the experiment's).")
+    Integer seeds;
+
+    @Option(names = "--policies", split = ",", paramLabel = "NAME", description = "Policies to run (default: every registered policy).")
+    List<String> policies;
+
+    @Option(names = "--invocation", paramLabel = "WHEN", description = "When the policy is asked: 'events' (on every arrival, batch end and wake-up, as the job does) or a period such as 1ms (as the RL thesis invokes its agent) (default: events).")
+    String invocation;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Simulations run at once (default: available processors, here ${DEFAULT-VALUE}).")
+    int threads = Runtime.getRuntime().availableProcessors();
+
+    @Option(names = "--redraw", description = "Simulate nothing: print the table, check and draw again from DIR/results.csv.")
+    boolean redraw;
+
+    @Option(names = "--no-progress", description = "No progress bar (for logs and scripts).")
+    boolean noProgress;
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLine cl = spec.commandLine();
+        Experiment experiment;
+        try {
+            experiment = Experiments.create(name);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(cl, e.getMessage());
+        }
+        Settings settings = settings(cl, experiment.defaults());
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+
+        PrintWriter w = cl.getOut();
+        ExperimentRunner runner = new ExperimentRunner(threads, !noProgress, w);
+        if (redraw) {
+            Path csv = dir.resolve(ExperimentRunner.RESULTS);
+            if (!Files.isRegularFile(csv)) throw new ParameterException(cl, "--redraw: no " + csv + "; run the experiment first");
+            runner.report(experiment, ResultTable.read(csv), dir, Double.NaN);
+        } else {
+            runner.run(experiment, settings, dir);
+        }
+        return 0;
+    }
+
+    private static final Map<String, String> FLAGS = Map.of(
+            Settings.Invalid.DURATION, "--duration-s", Settings.Invalid.WARMUP, "--warmup-s", Settings.Invalid.SEEDS, "--seeds",
+            Settings.Invalid.POLICIES, "--policies", Settings.Invalid.INVOCATION, "--invocation");
+
+    /** The experiment's defaults with what the command line gives instead; a bad value names its flag. */
+    private Settings settings(CommandLine cl, Settings defaults) {
+        try {
+            double duration = durationSeconds != null ? durationSeconds : defaults.durationSeconds();
+            // A new duration alone keeps the experiment's share of warm-up (5 of 30 s: a sixth).
+            double warmup = warmupSeconds != null ? warmupSeconds : defaults.warmupSeconds() * duration / defaults.durationSeconds();
+            return new Settings(duration, warmup,
+                    seeds != null ? seeds : defaults.seeds(),
+                    policies != null ? policies.stream().map(String::trim).toList() : defaults.policies(),
+                    invocation != null ? Settings.parseInvocation(invocation) : defaults.invocation());
+        } catch (Settings.Invalid e) {
+            throw new ParameterException(cl, FLAGS.get(e.setting()) + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code testbed/experiments/NAME} of the checkout {@code bin/kairos} runs from, else of the working folder. */
+    static Path defaultOut(String name) {
+        String home = System.getProperty("kairos.home");
+        Path root = home == null ? Path.of("") : Path.of(home);
+        return root.resolve("testbed").resolve("experiments").resolve(name);
+    }
+
+    static final class Names implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Experiments.names().iterator();
+        }
+    }
+
+    static {
+        // The figures are drawn off screen.
+        System.setProperty("java.awt.headless", "true");
+    }
+}

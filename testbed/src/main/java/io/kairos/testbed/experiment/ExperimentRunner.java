@@ -1,0 +1,146 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.core.sim.SimulationReport;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs an experiment's simulations on a pool of threads and writes what came out. Simulations are
+ * single-threaded and share nothing, so the pool is the only place with concurrency; the rows are
+ * kept in the order of {@link Experiment#runs}, not the order the runs finished in, so that the
+ * same settings give the same CSV (the wall-clock column aside).
+ *
+ * <p>Into the output folder: {@code results.csv} (one row per run), {@code attainment.md} (the
+ * table printed at the end), the experiment's figures, and {@code shape-check.txt} when the
+ * experiment checks claims.
+ */
+public final class ExperimentRunner {
+    public static final String RESULTS = "results.csv";
+    public static final String TABLE = "attainment.md";
+    public static final String SHAPE_CHECK = "shape-check.txt";
+
+    private final int threads;
+    private final boolean progress;
+    private final PrintWriter out;
+
+    public ExperimentRunner(int threads, boolean progress, PrintWriter out) {
+        if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+        this.threads = threads;
+        this.progress = progress;
+        this.out = out;
+    }
+
+    /** The CSV header: the experiment's point columns, invocation, seed, then the report's columns. */
+    public static List<String> columns(Experiment experiment) {
+        List<String> columns = new ArrayList<>(experiment.pointColumns());
+        columns.add("invocation");
+        columns.add("seed");
+        columns.addAll(SimulationReport.CSV_COLUMNS);
+        return columns;
+    }
+
+    /** Runs every run of {@code experiment}, writes {@code results.csv} into {@code dir}, and reports. */
+    public Outcome run(Experiment experiment, Settings settings, Path dir) throws IOException, InterruptedException {
+        List<Experiment.Run> runs = experiment.runs(settings);
+        out.printf(Locale.ROOT, "%s: %s%n", experiment.name(), experiment.description());
+        out.printf(Locale.ROOT, "%d runs (%d points x %d policies x %d seed%s), %s s simulated each (%s s warm-up), invocation %s, %d thread%s%n",
+                runs.size(), experiment.points().size(), settings.policies().size(), settings.seeds(), settings.seeds() == 1 ? "" : "s",
+                Settings.plain(settings.durationSeconds()), Settings.plain(settings.warmupSeconds()), settings.invocationLabel(),
+                threads, threads == 1 ? "" : "s");
+        long started = System.nanoTime();
+        List<SimulationReport> reports = execute(experiment.name(), runs);
+        double wallSeconds = (System.nanoTime() - started) / 1e9;
+
+        ResultTable results = new ResultTable(columns(experiment));
+        for (int i = 0; i < runs.size(); i++) {
+            Experiment.Run run = runs.get(i);
+            List<String> row = new ArrayList<>(run.point().values());
+            row.add(settings.invocationLabel());
+            row.add(Long.toString(run.seed()));
+            row.addAll(reports.get(i).csvValues());
+            results.add(row);
+        }
+        Files.createDirectories(dir);
+        results.write(dir.resolve(RESULTS));
+        out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", runs.size(), wallSeconds);
+        return report(experiment, results, dir, wallSeconds);
+    }
+
+    /** Prints the attainment table and the claims, and draws the figures, from results already there. */
+    public Outcome report(Experiment experiment, ResultTable results, Path dir, double wallSeconds) throws IOException {
+        Files.createDirectories(dir);
+        SummaryTable table = SummaryTable.of(experiment, results, "slo_attainment", 100, 2);
+        out.printf("%nSLO attainment %%, median over seeds%n");
+        out.print(table.text());
+        Files.writeString(dir.resolve(TABLE), table.markdown());
+
+        List<Experiment.Claim> claims = experiment.check(results);
+        if (!claims.isEmpty()) {
+            StringBuilder s = new StringBuilder();
+            for (Experiment.Claim c : claims) s.append(c).append('\n');
+            out.printf("%nshape check%n");
+            out.print(s);
+            Files.writeString(dir.resolve(SHAPE_CHECK), s);
+        }
+        List<Path> figures = experiment.drawFigures(results, dir);
+        List<String> written = new ArrayList<>(List.of(RESULTS, TABLE));
+        if (!claims.isEmpty()) written.add(SHAPE_CHECK);
+        for (Path f : figures) written.add(f.getFileName().toString());
+        out.printf("%nwrote %s to %s%n", String.join(", ", written), dir);
+        out.flush();
+        return new Outcome(results, claims, figures, wallSeconds);
+    }
+
+    private List<SimulationReport> execute(String name, List<Experiment.Run> runs) throws InterruptedException {
+        AtomicInteger threadNumber = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "experiment-" + threadNumber.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        try (ProgressBar bar = progress ? new ProgressBarBuilder().setTaskName(name).setInitialMax(runs.size())
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build() : null) {
+            List<Future<SimulationReport>> futures = new ArrayList<>();
+            for (Experiment.Run run : runs) {
+                futures.add(pool.submit(() -> {
+                    SimulationReport report = run.simulation().run();
+                    if (bar != null) {
+                        bar.step();
+                        bar.setExtraMessage(run.point() + " " + run.policy());
+                    }
+                    return report;
+                }));
+            }
+            List<SimulationReport> reports = new ArrayList<>();
+            for (int i = 0; i < futures.size(); i++) {
+                try {
+                    reports.add(futures.get(i).get());
+                } catch (ExecutionException e) {
+                    Experiment.Run run = runs.get(i);
+                    throw new IllegalStateException("run " + run.point() + " " + run.policy() + " seed " + run.seed()
+                            + " failed: " + e.getCause(), e.getCause());
+                }
+            }
+            return reports;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** What a run of an experiment gave: the rows, the checked claims, the figures, and how long the simulations took. */
+    public record Outcome(ResultTable results, List<Experiment.Claim> claims, List<Path> figures, double wallSeconds) {}
+}

@@ -1,0 +1,27 @@
+package io.kairos.testbed.experiment;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** Every experiment by the name the command line uses. */
+public final class Experiments {
+    private static final Map<String, Supplier<Experiment>> BY_NAME = new LinkedHashMap<>();
+
+    static {
+        BY_NAME.put(LowSloExperiment.NAME, LowSloExperiment::new);
+    }
+
+    private Experiments() {}
+
+    public static Experiment create(String name) {
+        Supplier<Experiment> make = BY_NAME.get(name);
+        if (make == null) throw new IllegalArgumentException("unknown experiment '" + name + "'; known: " + names());
+        return make.get();
+    }
+
+    public static List<String> names() {
+        return List.copyOf(BY_NAME.keySet());
+    }
+}

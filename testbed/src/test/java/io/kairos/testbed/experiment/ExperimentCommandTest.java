@@ -1,0 +1,69 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.testbed.KairosCli;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code kairos experiment}: arguments are checked before anything runs; a small sweep end to end. */
+class ExperimentCommandTest {
+
+    private record Run(int exitCode, String out, String err) {}
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static void assertUsageError(Run r, String message) {
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        assertThat(r.err().lines()).as(r.err()).hasSize(1);
+        assertThat(r.err()).startsWith("kairos experiment: ").contains(message).contains("(see 'kairos experiment --help')");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
+        assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
+        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo]");
+        assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
+        assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
+        assertUsageError(run("experiment", "low-slo", "--warmup-s", "30"), "--warmup-s: warm-up must be at least 0 s and shorter than the duration (30 s), got 30");
+        assertUsageError(run("experiment", "low-slo", "--policies", "clockwork,flexx"), "--policies: policy 'flexx' is unknown; known: [clockwork, edf, fifo, static, triton, work-conserving]");
+        assertUsageError(run("experiment", "low-slo", "--invocation", "hourly"), "--invocation: invocation must be 'events' or a positive period such as 1ms or 500us, got 'hourly'");
+        assertUsageError(run("experiment", "low-slo", "--invocation", "0ms"), "--invocation");
+        assertUsageError(run("experiment", "low-slo", "--threads", "0"), "--threads must be at least 1, got 0");
+        assertUsageError(run("experiment", "low-slo", "--seeds", "many"), "--seeds");
+        assertUsageError(run("experiment", "low-slo", "--redraw", "--out", dir.toString()), "--redraw: no " + dir.resolve("results.csv"));
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        assertUsageError(run("experiment", "low-slo", "--out", file.toString()), "--out: " + file + " is not a folder");
+    }
+
+    @Test
+    void aShortLowSloSweepWritesResultsFiguresAndTheShapeCheck(@TempDir Path dir) throws Exception {
+        Run r = run("experiment", "low-slo", "--policies", "clockwork,fifo", "--duration-s", "1", "--warmup-s", "0.2",
+                "--seeds", "1", "--invocation", "1ms", "--threads", "2", "--no-progress", "--out", dir.toString());
+        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("results.csv"))).hasSize(1 + 36 * 2);
+        assertThat(Files.readAllLines(dir.resolve("results.csv")).get(1)).startsWith("12,600,3,1ms,1,clockwork,6,");
+        for (String png : new String[] {"attainment.png", "mean-batch.png"}) assertThat(Files.size(dir.resolve(png))).isGreaterThan(1000);
+        assertThat(Files.readAllLines(dir.resolve("shape-check.txt"))).hasSize(2).allMatch(l -> l.matches("(PASS|FAIL)  clockwork meets .*"));
+        assertThat(r.out()).contains("72 runs (36 points x 2 policies x 1 seed), 1 s simulated each (0.2 s warm-up), invocation 1ms, 2 threads",
+                "models  rate  policy      3 ms    6 ms   12 ms   24 ms   48 ms   96 ms", "shape check");
+
+        // Again from the CSV alone.
+        Files.delete(dir.resolve("attainment.png"));
+        Run again = run("experiment", "low-slo", "--redraw", "--out", dir.toString());
+        assertThat(again.exitCode()).as(again.err()).isZero();
+        assertThat(dir.resolve("attainment.png")).exists();
+        assertThat(again.out()).doesNotContain("runs (");
+    }
+}
