@@ -150,7 +150,7 @@ public final class LowSloExperiment implements Experiment {
         if (!missing.isEmpty()) {
             return new Claim(statement, Claim.Verdict.SKIP, "no result for " + String.join("; ", missing));
         }
-        String low = String.format(Locale.ROOT, "lowest %.2f %% at %s", 100 * lowest, lowestAt);
+        String low = lowest >= 1 ? "all at 100 %" : String.format(Locale.ROOT, "lowest %.2f %% at %s", 100 * lowest, lowestAt);
         if (failing.isEmpty()) {
             return new Claim(statement, Claim.Verdict.PASS, points + "/" + points + " points at >= 99.9 %, " + low);
         }
