@@ -2,7 +2,7 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.sim.Simulation;
-import io.kairos.core.workload.ArrivalKind;
+import io.kairos.core.workload.ArrivalProcess;
 import io.kairos.core.workload.ModelLoad;
 import io.kairos.core.workload.Workload;
 
@@ -76,7 +76,7 @@ public final class LowSloExperiment implements Experiment {
     public static Simulation.Builder setup(int models, double rate, double sloMs) {
         List<ModelLoad> loads = new ArrayList<>();
         for (int i = 0; i < models; i++) {
-            loads.add(new ModelLoad(ModelLoad.DEFAULT_TENANT, ModelCatalog.instanceName(MODEL, i), rate / models, sloMs, ArrivalKind.POISSON));
+            loads.add(new ModelLoad(ModelLoad.DEFAULT_TENANT, ModelCatalog.instanceName(MODEL, i), sloMs, ArrivalProcess.poisson(rate / models)));
         }
         // A catalog per run: it caches instance specs as they are first asked for, and runs go on in parallel.
         return Simulation.builder(ModelCatalog.builtIn()).devices(DEVICES).workload(new Workload(loads));
