@@ -12,6 +12,7 @@ public final class Policies {
             ClockworkPolicy.NAME, ClockworkPolicy::new,
             DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new,
             FlexPolicy.NAME, FlexPolicy::new,
+            KairosPolicy.NAME, KairosPolicy::new,
             OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo,
             OneAtATimePolicy.EDF, OneAtATimePolicy::edf,
             StaticBatchPolicy.NAME, StaticBatchPolicy::new,
