@@ -43,7 +43,7 @@ public class KairosCli implements Runnable {
     }
 
     /** Runs {@code args} on {@code cl}; {@code serve --config FILE} takes its defaults from FILE. */
-    static int execute(CommandLine cl, String... args) {
+    public static int execute(CommandLine cl, String... args) {
         try {
             ServeCommand.useConfigFile(cl.getSubcommands().get("serve"), args);
         } catch (CommandLine.ParameterException e) {

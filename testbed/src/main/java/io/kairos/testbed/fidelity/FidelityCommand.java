@@ -14,6 +14,8 @@ import io.kairos.jobs.client.ResultConsumer;
 import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
+import io.kairos.testbed.experiment.Figures;
+import io.kairos.testbed.experiment.ResultTable;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
@@ -68,6 +70,9 @@ public class FidelityCommand implements Callable<Integer> {
     @Option(names = "--warmup", description = "Seconds of the same load before, not compared; the simulator's hand-over delay is measured then (default: ${DEFAULT-VALUE}).")
     int warmupSeconds = 10;
 
+    @Option(names = "--handover-keep", description = "Percent of the warm-up's hand-over samples, the shortest, that calibrate the simulator; the longest are stalls of the warm-up itself (default: ${DEFAULT-VALUE}).")
+    double handoverKeep = 99;
+
     private final HandoverDelays handovers = new HandoverDelays();
 
     @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
@@ -102,7 +107,7 @@ public class FidelityCommand implements Callable<Integer> {
         console.println();
         console.println(c.table());
         write(c);
-        console.println("wrote " + out.resolve("summary.csv") + " and " + out.resolve("latency-cdf.csv"));
+        console.println("wrote summary.csv, latency-cdf.csv and latency-cdf.png to " + out);
         return 0;
     }
 
@@ -124,7 +129,11 @@ public class FidelityCommand implements Callable<Integer> {
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
                 console.println("warming up for " + warmupSeconds + " s, measuring the hand-over to the devices (not compared) ...");
-                results.onResult((r, receivedAt) -> handovers.add(r));
+                // The first half of the warm-up is the JIT's; the hand-over is measured in the second.
+                long calibrateFrom = io.kairos.core.time.WallClock.nowMicros() + warmupSeconds * 500_000L;
+                results.onResult((r, receivedAt) -> {
+                    if (r.getTimings().getSent() >= calibrateFrom) handovers.add(r);
+                });
                 producer.run(load, seed + 1, Duration.ofSeconds(warmupSeconds));
                 results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(60));
                 long runStart = io.kairos.core.time.WallClock.nowMicros();
@@ -184,7 +193,7 @@ public class FidelityCommand implements Callable<Integer> {
                 sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
         Simulation.builder(catalog).devices(devices).policy(policy).load(ArrivalSource.replay(arrivals))
-                .dispatchDelay(Delay.empirical(handover)).preemption(false).duration(last + 1).seed(seed).build()
+                .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).preemption(false).duration(last + 1).seed(seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
         return out;
@@ -194,6 +203,16 @@ public class FidelityCommand implements Callable<Integer> {
         Files.createDirectories(out);
         Files.writeString(out.resolve("summary.csv"), c.csv());
         Files.writeString(out.resolve("latency-cdf.csv"), c.cdfCsv());
+        ResultTable cdf = new ResultTable(List.of("source", "latency_ms", "percentile"));
+        for (FateStats f : List.of(c.job(), c.sim())) {
+            for (double p = 0; p <= 99.9; p += 0.1) {
+                cdf.add(List.of(f.source(), String.format(Locale.ROOT, "%.3f", f.latencyMicros().getValueAtPercentile(p) / 1000.0),
+                        String.format(Locale.ROOT, "%.1f", p)));
+            }
+        }
+        Figures.lines("latency_ms", "percentile").numericX().series("source")
+                .xAxis("latency from admission to batch end (ms)").yAxis("percentile", 0.0, 100.0)
+                .save(cdf, out.resolve("latency-cdf.png"));
     }
 
     /** The two sides and the fidelity targets: attainment within 2 points, p99 within 10 %. */
