@@ -102,6 +102,31 @@ class SimulationTest {
     }
 
     @Test
+    void flexPreemptsTheRunningBatchForOneLambdaTimesLarger() {
+        // r0 (R) runs alone from 0 (until 2700). At 1000 eight requests of R#1, a copy of R, arrive:
+        // a batch of 8 (8.3 ms) is at least lambda = 2 times the running 1, so r0 is aborted at
+        // 1000 and the 8 run 1000-9300; r0 goes back to its queue and runs 9300-12000. The device
+        // was busy 1000 us for nothing, and in the measured 2 ms window busy throughout.
+        List<Arrival> arrivals = new ArrayList<>();
+        arrivals.add(at(0, "R", 50));
+        for (int i = 0; i < 8; i++) arrivals.add(at(1000, "R#1", 50));
+        Simulation sim = Simulation.builder(CATALOG).devices(1).policy("flex", Map.of("lambda", "2"))
+                .load(ArrivalSource.replay(arrivals)).duration(2000).build();
+        List<Fate> f = fates(sim);
+        assertThat(f).hasSize(9);
+        assertThat(f.subList(0, 8)).allSatisfy(x -> assertThat(x).isEqualTo(new Fate(x.id(), ResultStatus.OK, 9300, 8)));
+        assertThat(f.get(8)).isEqualTo(new Fate("0", ResultStatus.OK, 12_000, 1));
+        SimulationReport r = sim.run();
+        assertThat(r.preemptions()).isEqualTo(1);
+        assertThat(r.busyMicros()).isEqualTo(2000); // r0's aborted 1000 us, then the batch of 8's first 1000 us
+        // Without preemption the 8 wait for r0: 2700-11000.
+        List<Fate> kept = fates(Simulation.builder(CATALOG).devices(1).policy("flex", Map.of("lambda", "2"))
+                .load(ArrivalSource.replay(arrivals)).duration(2000).preemption(false).build());
+        assertThat(kept.get(0)).isEqualTo(new Fate("0", ResultStatus.OK, 2700, 1));
+        assertThat(kept.get(1).end()).isEqualTo(11_000);
+    }
+
+    @Test
     void coldStartsAreChargedWhenTheCacheMisses() {
         // Capacity 1, load 5 ms: R (cold, 0-7700), B (cold, 7700-13700), R again (cold, 13700-21400).
         Simulation sim = Simulation.builder(CATALOG).devices(1).policy("fifo")
