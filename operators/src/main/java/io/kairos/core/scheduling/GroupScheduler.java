@@ -11,8 +11,10 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -42,6 +44,11 @@ public final class GroupScheduler implements GroupView {
     private final TreeSet<RequestQueue> active = new TreeSet<>(
             Comparator.comparingLong(GroupScheduler::latestStartAlone).thenComparing(RequestQueue::model));
     private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
+    // The active queues holding two requests or more: the only ones that can make a batch larger
+    // than one. Under overload thousands of queues hold a single request and a few hold the rest,
+    // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
+    private final Set<RequestQueue> batchable = new LinkedHashSet<>();
+    private final Collection<RequestQueue> batchableView = Collections.unmodifiableSet(batchable);
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     private SchedulingPolicy policy;
@@ -110,7 +117,13 @@ public final class GroupScheduler implements GroupView {
         if (newHead && !q.isEmpty()) active.remove(q);
         q.add(request);
         if (newHead) active.add(q);
+        if (q.size() == 2) batchable.add(q);
         pending++;
+    }
+
+    // After requests leave a queue.
+    private void shrunk(RequestQueue q) {
+        if (q.size() < 2) batchable.remove(q);
     }
 
     public int pendingCount() {
@@ -166,6 +179,11 @@ public final class GroupScheduler implements GroupView {
     }
 
     @Override
+    public Collection<RequestQueue> batchableQueues() {
+        return batchableView;
+    }
+
+    @Override
     public RequestQueue queue(String model) {
         return queues.get(model);
     }
@@ -193,6 +211,7 @@ public final class GroupScheduler implements GroupView {
         active.remove(q);
         Request[] batch = q.take(size);
         pending -= size;
+        shrunk(q);
         if (!q.isEmpty()) active.add(q);
         long latency = q.profile().latencyMicros(size);
         Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
@@ -273,6 +292,7 @@ public final class GroupScheduler implements GroupView {
                     dropped.add(new Drop(q.poll(), "no device of serving group '" + group + "' holds model '" + q.model() + "'"));
                     pending--;
                 }
+                shrunk(q);
             } else if (shedding && latestStartAlone(q) < start) {
                 active.remove(q);
                 dropUnreachable(q, start, dropped);
@@ -291,6 +311,7 @@ public final class GroupScheduler implements GroupView {
             dropped.add(new Drop(r, "deadline unreachable: alone on the earliest-free device it would finish "
                     + (finish - r.deadlineMicros()) + " us late"));
         }
+        shrunk(q);
     }
 
     /** The latest time the head request of a non-empty queue can start alone and still finish in time. */

@@ -26,6 +26,12 @@ public interface GroupView {
     Collection<RequestQueue> pendingQueues();
 
     /**
+     * The pending queues with two requests or more, in no particular order: the only ones whose
+     * batch can be larger than one. A live view, like {@link #pendingQueues}.
+     */
+    Collection<RequestQueue> batchableQueues();
+
+    /**
      * The most that any queued model's largest batch takes beyond its smallest: no strategy of a
      * queue must start earlier than its head's latest start alone minus this.
      */

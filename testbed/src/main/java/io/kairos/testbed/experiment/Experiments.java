@@ -11,6 +11,7 @@ public final class Experiments {
 
     static {
         BY_NAME.put(LowSloExperiment.NAME, LowSloExperiment::new);
+        BY_NAME.put(AzureExperiment.NAME, AzureExperiment::new);
     }
 
     private Experiments() {}

@@ -27,6 +27,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
 
     @Override
     public long schedule(long now, GroupView group) {
+        if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
         List<String> models = new ArrayList<>(group.modelsWithPending());
         // Oldest waiting model first, so that no model starves another of idle devices.
         models.sort(Comparator.comparingLong(m -> group.queue(m).oldestArrival()));

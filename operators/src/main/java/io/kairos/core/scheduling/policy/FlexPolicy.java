@@ -7,7 +7,6 @@ import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
-import java.util.List;
 
 /**
  * Shepherd's online scheduler Flex (Zhang et al., "SHEPHERD: Serving DNNs in the Wild", NSDI'23,
@@ -66,8 +65,13 @@ public final class FlexPolicy implements SchedulingPolicy {
         return nextFree(now, group);
     }
 
-    /** A model's candidate batch: its size and the deadline of its head. */
-    private record Candidate(String model, int size, long headDeadline) {}
+    /**
+     * A model's candidate batch: its size and the deadline of its head. {@code order} is its
+     * queue's place among the pending queues (their latest start alone), which breaks the last
+     * ties as a scan of the queues in that order would; a preempted model with nothing queued
+     * comes last.
+     */
+    private record Candidate(String model, int size, long headDeadline, long order) {}
 
     private static void startOnIdleDevices(long now, GroupView group) {
         while (true) {
@@ -84,11 +88,21 @@ public final class FlexPolicy implements SchedulingPolicy {
 
     /** Preempts the first running batch that a candidate lambda times its size can replace; false if none. */
     private static boolean preemptOne(long now, GroupView group, double lambda) {
+        Candidate[] queued = null; // for devices holding every model: the two largest queued candidates, of different models
         for (DeviceView device : group.devices()) {
             Dispatch running = device.preemptibleAt(now);
             // Flex only ever starts a batch on an idle device, so what it booked is running now.
             if (running == null || running.predictedStartMicros() > now) continue;
-            Candidate c = largestCandidate(now, group, device, running);
+            Candidate c;
+            if (device.models() == null) {
+                // A candidate of one never replaces a batch (lambda > 1), so the queues of one request need no look.
+                if (queued == null) queued = largestTwoBatchable(now, group);
+                Candidate other = queued[0] != null && queued[0].model().equals(running.model()) ? queued[1] : queued[0];
+                RequestQueue q = group.queue(running.model());
+                c = better(other, candidate(now, q == null || q.isEmpty() ? null : q, group.profile(running.model()), running));
+            } else {
+                c = largestCandidate(now, group, device, running);
+            }
             if (c == null || c.size() < lambda * running.size()) continue;
             group.preempt(device, now);
             // From the queues as they are now: the same batch, as long as latency grows with batch
@@ -103,58 +117,96 @@ public final class FlexPolicy implements SchedulingPolicy {
     /**
      * The largest candidate batch across the models {@code device} holds, started at now, or null if
      * none meets its head deadline. With {@code running} given, its requests count as queued.
+     *
+     * <p>Only queues of two requests or more can give more than one, so those are scanned; a
+     * candidate of one, when nothing larger fits, is the feasible head with the earliest deadline,
+     * found near the front of the pending queues. Same result as scanning every queue, without
+     * doing so on every arrival when thousands of queues hold one request each.
      */
     private static Candidate largestCandidate(long now, GroupView group, DeviceView device, Dispatch running) {
+        String runningModel = running == null ? null : running.model();
         Candidate best = null;
-        boolean sawRunningModel = false;
-        for (String model : group.modelsWithPending()) {
-            if (!device.holds(model)) continue;
-            boolean withRunning = running != null && running.model().equals(model);
-            sawRunningModel |= withRunning;
-            best = better(best, candidate(now, group, model, withRunning ? running : null));
+        for (RequestQueue q : group.batchableQueues()) {
+            if (device.holds(q.model()) && !q.model().equals(runningModel)) best = better(best, candidate(now, q, q.profile(), null));
         }
-        if (running != null && !sawRunningModel) best = better(best, candidate(now, group, running.model(), running));
+        if (running != null) {
+            RequestQueue q = group.queue(runningModel);
+            best = better(best, candidate(now, q == null || q.isEmpty() ? null : q, group.profile(runningModel), running));
+        }
+        if (best != null && best.size() > 1) return best;
+        for (RequestQueue q : group.pendingQueues()) {
+            long latestStartAlone = latestStartAlone(q);
+            // Queues come by latest start alone, which is below the head's deadline: from here on none can beat the best.
+            if (best != null && latestStartAlone >= best.headDeadline()) break;
+            if (latestStartAlone < now || !device.holds(q.model()) || q.model().equals(runningModel)) continue;
+            best = better(best, new Candidate(q.model(), 1, q.headDeadline(), latestStartAlone));
+        }
         return best;
+    }
+
+    /** The largest candidate of the queues of two requests or more, and the largest of another model. */
+    private static Candidate[] largestTwoBatchable(long now, GroupView group) {
+        Candidate first = null;
+        Candidate second = null;
+        for (RequestQueue q : group.batchableQueues()) {
+            Candidate c = candidate(now, q, q.profile(), null);
+            if (c == null) continue;
+            if (better(first, c) == c) {
+                second = first;
+                first = c;
+            } else {
+                second = better(second, c);
+            }
+        }
+        return new Candidate[] {first, second};
+    }
+
+    private static long latestStartAlone(RequestQueue q) {
+        return q.headDeadline() - q.profile().latencyAt(0);
     }
 
     private static Candidate better(Candidate best, Candidate c) {
         if (c == null) return best;
-        if (best == null || c.size() > best.size() || (c.size() == best.size() && c.headDeadline() < best.headDeadline())) return c;
-        return best;
+        if (best == null || c.size() > best.size()) return c;
+        if (c.size() < best.size()) return best;
+        if (c.headDeadline() != best.headDeadline()) return c.headDeadline() < best.headDeadline() ? c : best;
+        if (c.order() != best.order()) return c.order() < best.order() ? c : best;
+        return c.model().compareTo(best.model()) < 0 ? c : best;
     }
 
-    private static Candidate candidate(long now, GroupView group, String model, Dispatch running) {
-        RequestQueue q = group.queue(model);
+    /** The candidate of a model's queue ({@code null}: empty), with the running batch's requests counted in if given. */
+    private static Candidate candidate(long now, RequestQueue q, LatencyProfile p, Dispatch running) {
         int count = q == null ? 0 : q.size();
         long head = count == 0 ? Long.MAX_VALUE : q.headDeadline();
+        long order = count == 0 ? Long.MAX_VALUE : latestStartAlone(q);
+        String model = q != null ? q.model() : running.model();
         if (running != null) {
             count += running.size();
             head = Math.min(head, running.requests()[0].deadlineMicros());
         }
-        LatencyProfile p = group.profile(model);
         for (int i = p.batchSizeCount() - 1; i >= 0; i--) {
             int size = p.batchSizeAt(i);
             if (size > count) {
                 if (i > 0) continue;
                 size = count; // fewer requests than the smallest allowed size: they run padded
             }
-            if (now + p.latencyAt(i) <= head) return new Candidate(model, size, head);
+            if (now + p.latencyAt(i) <= head) return new Candidate(model, size, head, order);
         }
         return null;
     }
 
     private static Candidate earliestHeadAlone(GroupView group, DeviceView device) {
-        String first = null;
-        for (String model : group.modelsWithPending()) {
-            if (device.holds(model) && (first == null || group.queue(model).headDeadline() < group.queue(first).headDeadline())) first = model;
+        RequestQueue first = null;
+        for (RequestQueue q : group.pendingQueues()) {
+            if (device.holds(q.model()) && (first == null || q.headDeadline() < first.headDeadline())) first = q;
         }
-        return new Candidate(first, 1, group.queue(first).headDeadline());
+        return new Candidate(first.model(), 1, first.headDeadline(), latestStartAlone(first));
     }
 
     private static boolean holdsPending(DeviceView device, GroupView group) {
-        List<String> pending = group.modelsWithPending();
-        for (String model : pending) {
-            if (device.holds(model)) return true;
+        if (device.models() == null) return !group.pendingQueues().isEmpty();
+        for (RequestQueue q : group.pendingQueues()) {
+            if (device.holds(q.model())) return true;
         }
         return false;
     }

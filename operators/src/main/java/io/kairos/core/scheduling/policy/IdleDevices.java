@@ -17,6 +17,25 @@ final class IdleDevices {
         return best;
     }
 
+    /**
+     * Whether any device of the group is idle at {@code now}. Policies that start batches on idle
+     * devices only ask this first: with every device busy, as under overload, there is nothing to
+     * decide, and the scan of thousands of pending queues is skipped on every arrival.
+     */
+    static boolean anyIdle(long now, GroupView group) {
+        for (DeviceView d : group.devices()) {
+            if (d.freeAtMicros() <= now) return true;
+        }
+        return false;
+    }
+
+    /** When the first device becomes free; a wake-up then finds out whether it holds pending work. */
+    static long nextFree(GroupView group) {
+        long t = SchedulingPolicy.NO_WAKE;
+        for (DeviceView d : group.devices()) t = Math.min(t, d.freeAtMicros());
+        return t;
+    }
+
     /** When the first device holding {@code model} becomes free. */
     static long nextFreeFor(GroupView group, String model) {
         long t = SchedulingPolicy.NO_WAKE;

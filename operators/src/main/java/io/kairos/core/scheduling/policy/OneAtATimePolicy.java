@@ -38,12 +38,15 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
 
     @Override
     public long schedule(long now, GroupView group) {
+        if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
         while (true) {
             String first = null;
             long firstKey = Long.MAX_VALUE;
             long wake = NO_WAKE;
-            for (String model : group.modelsWithPending()) {
-                RequestQueue q = group.queue(model);
+            for (RequestQueue q : group.pendingQueues()) {
+                // EDF: queues come by latest start alone, which is below the head's deadline; from here on none can beat it.
+                if (byDeadline && first != null && q.headDeadline() - q.profile().latencyAt(0) >= firstKey) break;
+                String model = q.model();
                 long key = byDeadline ? q.headDeadline() : q.peek().arrivalMicros();
                 if (IdleDevices.idleFor(now, group, model) == null) {
                     wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));

@@ -22,6 +22,7 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
 
     @Override
     public long schedule(long now, GroupView group) {
+        if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
         long wake = NO_WAKE;
         for (String model : group.modelsWithPending()) {
             RequestQueue q = group.queue(model);
