@@ -26,7 +26,7 @@ public final class KairosPolicy extends LatestStartPolicy {
     public static final String NAME = "kairos";
 
     public KairosPolicy() {
-        super(0.0, true);
+        super(0.0, true, new Ratios(1.5, 2.5));
     }
 
     @Override
