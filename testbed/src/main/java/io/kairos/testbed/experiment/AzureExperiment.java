@@ -83,6 +83,17 @@ public final class AzureExperiment implements Experiment {
         return Collections.unmodifiableList(names);
     }
 
+    @Override
+    public List<Claim> check(ResultTable results) {
+        PolicyComparison kairos = new PolicyComparison(results, pointColumns(), "kairos");
+        return List.of(
+                kairos.betterThanTheBest("kairos has more goodput than every other policy", "goodput_per_s", true, Double.NaN),
+                kairos.betterThanTheBest("kairos uses fewer provisioned GPU-seconds per 1,000 good requests than every other policy",
+                        "provisioned_gpu_s_per_1000_good", false, Double.NaN),
+                kairos.betterThanTheBest("kairos uses fewer busy GPU-seconds per 1,000 good requests than every other policy",
+                        "busy_gpu_s_per_1000_good", false, Double.NaN));
+    }
+
     private synchronized AzureTrace trace() {
         if (trace == null) {
             String file = System.getProperty(TRACE_PROPERTY);

@@ -12,6 +12,7 @@ public final class Experiments {
     static {
         BY_NAME.put(LowSloExperiment.NAME, LowSloExperiment::new);
         BY_NAME.put(AzureExperiment.NAME, AzureExperiment::new);
+        BY_NAME.put(BurstyExperiment.NAME, BurstyExperiment::new);
     }
 
     private Experiments() {}

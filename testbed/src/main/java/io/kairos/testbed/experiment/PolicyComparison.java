@@ -1,0 +1,76 @@
+package io.kairos.testbed.experiment;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Claims that one policy (Kairos') does better than every other policy run, point by point, on
+ * a metric's median over seeds. What counts as a tie is an exact tie of the medians: a point
+ * where every policy reaches the same value (say the batch-1 bound of a 3 ms SLO) is listed as such.
+ */
+final class PolicyComparison {
+    private final ResultTable results;
+    private final List<String> pointColumns;
+    private final String ours;
+
+    PolicyComparison(ResultTable results, List<String> pointColumns, String ours) {
+        this.results = results;
+        this.pointColumns = List.copyOf(pointColumns);
+        this.ours = ours;
+    }
+
+    /** Our median of {@code metric} is at least (or, lower being better, at most) every other policy's at every point. */
+    Experiment.Claim atLeastTheBest(String statement, String metric, boolean higherIsBetter) {
+        return compare(statement, metric, higherIsBetter, false, Double.NaN);
+    }
+
+    /**
+     * Our median is strictly better than every other policy's wherever the best of the others has
+     * not reached {@code ceiling} (NaN: everywhere).
+     */
+    Experiment.Claim betterThanTheBest(String statement, String metric, boolean higherIsBetter, double ceiling) {
+        return compare(statement, metric, higherIsBetter, true, ceiling);
+    }
+
+    private Experiment.Claim compare(String statement, String metric, boolean higherIsBetter, boolean strictly, double ceiling) {
+        List<String> policies = results.distinct("policy");
+        if (!policies.contains(ours) || policies.size() < 2) {
+            return new Experiment.Claim(statement, Experiment.Claim.Verdict.SKIP, ours + " and at least one other policy must be run");
+        }
+        int points = 0;
+        List<String> failing = new ArrayList<>();
+        for (List<String> point : results.distinct(pointColumns)) {
+            Map<String, String> at = new LinkedHashMap<>();
+            for (int i = 0; i < pointColumns.size(); i++) at.put(pointColumns.get(i), point.get(i));
+            at.put("policy", ours);
+            double mine = results.median(metric, at);
+            String bestPolicy = null;
+            double best = Double.NaN;
+            for (String p : policies) {
+                if (p.equals(ours)) continue;
+                at.put("policy", p);
+                double v = results.median(metric, at);
+                if (Double.isNaN(v)) continue;
+                if (bestPolicy == null || (higherIsBetter ? v > best : v < best)) {
+                    best = v;
+                    bestPolicy = p;
+                }
+            }
+            if (bestPolicy == null) continue;
+            if (strictly && !Double.isNaN(ceiling) && (higherIsBetter ? best >= ceiling : best <= ceiling)) continue;
+            points++;
+            int order = Double.compare(mine, best) * (higherIsBetter ? 1 : -1);
+            if (Double.isNaN(mine) || order < 0 || (strictly && order == 0)) {
+                failing.add(String.format(Locale.ROOT, "%s: %s %.6g, %s %.6g", String.join("/", point), ours, mine, bestPolicy, best));
+            }
+        }
+        if (failing.isEmpty()) {
+            return new Experiment.Claim(statement, Experiment.Claim.Verdict.PASS, points + "/" + points + " points");
+        }
+        return new Experiment.Claim(statement, Experiment.Claim.Verdict.FAIL, (points - failing.size()) + "/" + points
+                + " points; not at " + String.join("; ", failing));
+    }
+}
