@@ -128,7 +128,7 @@ class KairosPolicyTest {
 
     @Test
     void betweenTheRatiosTheEfficientBatchRunsFirstOnlyInATrueConflict() {
-        // Gain of 2 in 3.5 ms over 1 in 2.7 ms: 1.54, between conflict_ratio 1.5 and overload_ratio 2.5.
+        // Gain of 2 in 3.5 ms over 1 in 2.7 ms: 1.54, between conflict_ratio 1.1 and overload_ratio 2.5.
         // u: deadline 2700 (latest start 0). Two of R with deadline 3600 (latest start 100) cannot wait
         // for u either (it ends at 2700): a true conflict, the two run and u is lost; EDF would serve only u.
         List<io.kairos.core.request.Request> conflict = List.of(req("u", "R2", 0, 2_700), req("a", "R", 0, 3_600), req("b", "R", 0, 3_600));
