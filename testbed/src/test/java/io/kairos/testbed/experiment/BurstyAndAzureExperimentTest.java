@@ -1,0 +1,55 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.sim.SimulationReport;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class BurstyAndAzureExperimentTest {
+
+    @Test
+    void burstyCapacityIsEightDevicesAtBatchSixteen() {
+        // 8 devices x 16 requests / 14.7 ms.
+        assertThat(BurstyExperiment.capacityPerSecond(ModelCatalog.builtIn())).isCloseTo(8 * 16 / 0.0147, within(0.01));
+        BurstyExperiment e = new BurstyExperiment();
+        assertThat(e.points()).hasSize(4 * 6);
+        assertThat(e.defaults().policies()).containsExactly("clockwork", "flex", "kairos", "triton");
+    }
+
+    @Test
+    void burstyHalfLoadIsServedAndTheRateIsTheShareOfCapacity() {
+        SimulationReport r = new BurstyExperiment().setup(Experiment.Point.of(4, 0.5)).policy("kairos")
+                .duration(6_000_000).warmup(1_000_000).seed(1).build().run();
+        // 5 s measured at half of 8,707 requests/s: 21,769 expected; Gamma with CV^2 4 over 16 streams spreads it by about 1 %.
+        assertThat(r.arrivals()).isBetween(20_500L, 23_000L);
+        assertThat(r.sloAttainment()).as(r.toString()).isGreaterThan(0.999);
+    }
+
+    @Test
+    void flexOverClockworkRatioIsFoundWhereItIsLargest() {
+        ResultTable t = new ResultTable(List.of("cv2", "load", "policy", "goodput_per_s"));
+        t.add(List.of("1", "0.5", "clockwork", "100"));
+        t.add(List.of("1", "0.5", "flex", "100"));
+        t.add(List.of("4", "1.2", "clockwork", "100"));
+        t.add(List.of("4", "1.2", "flex", "250"));
+        Experiment.Claim c = BurstyExperiment.ratioClaim(t, "flex", "clockwork", "s", 2.0);
+        assertThat(c.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS);
+        assertThat(c.evidence()).isEqualTo("largest ratio 2.50x at CV^2 4, load 1.2");
+        assertThat(BurstyExperiment.ratioClaim(t, "flex", "clockwork", "s", 18.1).verdict()).isEqualTo(Experiment.Claim.Verdict.FAIL);
+    }
+
+    @Test
+    void azureServes4026InstancesFromTheTraceAtTheTargetRate() {
+        assertThat(AzureExperiment.instances()).hasSize(4026).startsWith("resnet50#0000").endsWith("resnet50#4025");
+        AzureExperiment e = new AzureExperiment();
+        assertThat(e.points()).extracting(p -> p.get(1)).containsExactly("9500", "12000");
+        SimulationReport r = e.setup(e.points().get(0)).policy("kairos").duration(3_000_000).warmup(1_000_000).seed(1).build().run();
+        // 2 s measured; the trace's rate is 9,500/s over its hour, its first minutes a little below or above.
+        assertThat(r.arrivals()).isBetween(14_000L, 24_000L);
+        assertThat(r.devices()).isEqualTo(12);
+    }
+}
