@@ -11,7 +11,7 @@ public final class ClockworkPolicy extends LatestStartPolicy {
     public static final String NAME = "clockwork";
 
     public ClockworkPolicy() {
-        super(5.0, false, Ratios.OFF);
+        super(5.0, false, 0);
     }
 
     @Override

@@ -14,27 +14,25 @@ package io.kairos.core.scheduling.policy;
  *       machine), set {@code lookahead_ms} to it.</li>
  *   <li><b>Padded batches.</b> A queue of 3 may run as a batch of 4 when that serves more
  *       requests per millisecond than 2 now and 1 later.</li>
- *   <li><b>The overload rule</b> ({@link LatestStartPolicy#unlessOverloaded}): when the most
- *       urgent strategy cannot wait, a strategy that serves at least 2.5 times as many requests
- *       per millisecond runs instead ({@code overload_ratio}), as does one at least 1.1 times as
- *       efficient that cannot wait either ({@code conflict_ratio}). Below capacity nothing
- *       conflicts and the order is Clockwork's; at and above it, the devices go to big batches
- *       of busy models rather than to single requests of rare ones.</li>
+ *   <li><b>Throughput first when behind</b> ({@link LatestStartPolicy#whenBehind}): when a fluid
+ *       test says the queued work cannot be done by its deadlines, a device takes the most
+ *       efficient strategy (requests per millisecond) rather than the most urgent one, if it is at
+ *       least {@code efficiency_gain} (1.1) times as efficient: a batch of 16 rather than one of 8
+ *       or a lone request. Below capacity the test fails and the order is Clockwork's.</li>
  * </ul>
  * Where the others lose (see BENCHMARKS.md, policy experiments): Clockwork splits batches small
  * at tight SLOs and under overload; work-conserving and Flex serve whatever is first or largest
- * now; Triton waits a fixed delay whatever the deadline. Where Kairos loses: at and above
- * capacity with bursty arrivals of like models, where Flex's largest batch first is what
- * maximises throughput.
+ * now, so urgent small queues expire in bursts below capacity; Triton waits a fixed delay whatever
+ * the deadline.
  *
- * <p>Parameters {@code lookahead_ms} (default 0), {@code conflict_ratio} (1.1) and
- * {@code overload_ratio} (2.5); both ratios 0 turn the overload rule off.
+ * <p>Parameters {@code lookahead_ms} (default 0) and {@code efficiency_gain} (1.1; 0 turns
+ * throughput-first off).
  */
 public final class KairosPolicy extends LatestStartPolicy {
     public static final String NAME = "kairos";
 
     public KairosPolicy() {
-        super(0.0, true, new Ratios(1.1, 2.5));
+        super(0.0, true, 1.1);
     }
 
     @Override

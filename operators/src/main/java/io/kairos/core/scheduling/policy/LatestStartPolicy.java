@@ -17,33 +17,36 @@ import java.util.List;
  * larger batch has an earlier latest start time.
  *
  * <p>Two configurations: {@link ClockworkPolicy} as the paper runs it, and {@link KairosPolicy}.
- * Parameter {@code lookahead_ms}, per group.
+ * Parameters {@code lookahead_ms} and {@code efficiency_gain}, per group.
  */
 abstract class LatestStartPolicy implements SchedulingPolicy {
     static final String LOOKAHEAD_MS = "lookahead_ms";
-    static final String CONFLICT_RATIO = "conflict_ratio";
-    static final String OVERLOAD_RATIO = "overload_ratio";
+    static final String EFFICIENCY_GAIN = "efficiency_gain";
+    /** How many of the most urgent queues the fluid test of {@link #behind} looks at. */
+    static final int BEHIND_SCAN = 64;
 
     private final double defaultLookaheadMs;
     private final boolean padded;
-    private final Ratios defaultRatios;
+    private final double defaultEfficiencyGain;
 
     /**
      * @param padded whether a queue shorter than an allowed batch size may run padded up to it,
      *               when that serves more requests per millisecond than the next smaller size
-     * @param ratios        defaults of parameters {@code conflict_ratio} and {@code overload_ratio}, see {@link #unlessOverloaded}
+     * @param efficiencyGain default of parameter {@code efficiency_gain}: 0 for none, else see {@link #whenBehind}
      */
-    LatestStartPolicy(double defaultLookaheadMs, boolean padded, Ratios ratios) {
+    LatestStartPolicy(double defaultLookaheadMs, boolean padded, double efficiencyGain) {
         this.defaultLookaheadMs = defaultLookaheadMs;
         this.padded = padded;
-        this.defaultRatios = ratios;
+        this.defaultEfficiencyGain = efficiencyGain;
     }
 
     @Override
     public long schedule(long now, GroupView group) {
         long lookahead = group.params().getMillisAsMicros(null, LOOKAHEAD_MS, defaultLookaheadMs);
-        Ratios ratios = new Ratios(group.params().getDouble(null, CONFLICT_RATIO, defaultRatios.conflict()),
-                group.params().getDouble(null, OVERLOAD_RATIO, defaultRatios.overload()));
+        double gain = group.params().getDouble(null, EFFICIENCY_GAIN, defaultEfficiencyGain);
+        if (gain != 0 && !(gain >= 1)) {
+            throw new IllegalArgumentException("policy parameter '" + EFFICIENCY_GAIN + "' must be 0 (off) or at least 1, got " + gain);
+        }
         List<DeviceView> devices = group.devices();
         long stuck = 0; // devices with room but no feasible strategy, by bit (index < 64)
         while (true) {
@@ -58,7 +61,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
                 }
             }
             if (device == null) break;
-            if (!dispatchBest(now, group, device, ratios)) {
+            if (!dispatchBest(now, group, device, gain)) {
                 if (index >= 64) break;
                 stuck |= 1L << index;
             }
@@ -71,22 +74,6 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             if (!isStuck) wake = Math.min(wake, devices.get(i).freeAtMicros() - lookahead);
         }
         return wake == NO_WAKE ? NO_WAKE : Math.max(wake, now + 1);
-    }
-
-    /** The overload rule's thresholds; 0 and 0: off. */
-    record Ratios(double conflict, double overload) {
-        static final Ratios OFF = new Ratios(0, 0);
-
-        Ratios {
-            if (!(conflict == 0 && overload == 0) && !(conflict >= 1 && overload >= conflict)) {
-                throw new IllegalArgumentException("policy parameters '" + CONFLICT_RATIO + "' and '" + OVERLOAD_RATIO
-                        + "' must both be 0 (off), or 1 <= conflict_ratio <= overload_ratio; got " + conflict + " and " + overload);
-            }
-        }
-
-        boolean on() {
-            return conflict > 0;
-        }
     }
 
     /** A batch of {@code take} requests of a model, run at its {@code index}-th allowed size. */
@@ -103,9 +90,9 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
 
     /**
      * Dispatches the strategy with the earliest feasible latest start time on {@code device}, or,
-     * with an overload ratio set, a more efficient one when the two cannot both be served in time.
+     * with an efficiency gain set and the group behind, a more efficient one.
      */
-    private boolean dispatchBest(long now, GroupView group, DeviceView device, Ratios ratios) {
+    private boolean dispatchBest(long now, GroupView group, DeviceView device, double efficiencyGain) {
         long start = device.startAtMicros(now);
         Strategy best = null;
         long extra = group.largestBatchExtraMicros();
@@ -119,9 +106,55 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             }
         }
         if (best == null) return false;
-        if (ratios.on()) best = unlessOverloaded(best, start, group, device, ratios);
+        if (efficiencyGain > 0 && behind(start, group)) best = whenBehind(best, start, group, device, efficiencyGain);
         group.dispatch(best.queue().model(), best.take(), device, now);
         return true;
+    }
+
+    /**
+     * Whether the group is behind: the work queued in its most urgent queues, served at the
+     * largest batches and spread evenly over the devices after what they already hold, cannot be
+     * done by the deadlines. A fluid test, queue by queue in order of latest start: the first
+     * queue whose head deadline passes before the work up to and including it is done says so.
+     * Below capacity it fails almost always; at and above capacity, and in bursts, it holds.
+     */
+    static boolean behind(long start, GroupView group) {
+        List<DeviceView> devices = group.devices();
+        double work = 0;
+        for (DeviceView d : devices) work += d.outstandingMicros(start);
+        int scanned = 0;
+        for (RequestQueue q : group.pendingQueues()) {
+            LatencyProfile p = q.profile();
+            int max = p.maxBatch();
+            int n = q.size();
+            work += (n / max) * (double) p.latencyMicros(max) + (n % max > 0 ? p.latencyMicros(n % max) : 0);
+            if (start + work / devices.size() > q.headDeadline()) return true;
+            if (++scanned == BEHIND_SCAN) break;
+        }
+        return false;
+    }
+
+    /**
+     * What a device does when the group is behind: the most efficient strategy (requests served
+     * per millisecond), if it is at least {@code efficiencyGain} times as efficient as the most
+     * urgent one. The earliest latest start first meets every deadline when the devices can;
+     * when they cannot, it spends them on whatever is most urgent, typically one request of a
+     * rarely used model at batch 1 (2.7 ms for ResNet50) or a half batch, while a busy queue
+     * that would run 16 requests in 14.7 ms waits and loses its head to the deadline. Behind,
+     * every millisecond of device should serve as many requests as it can. Only queues of two
+     * requests or more are looked at: one request is never more efficient than the urgent strategy.
+     */
+    private Strategy whenBehind(Strategy urgent, long start, GroupView group, DeviceView device, double efficiencyGain) {
+        Strategy efficient = urgent;
+        for (RequestQueue q : group.batchableQueues()) {
+            if (q == urgent.queue() || !device.holds(q.model())) continue;
+            Strategy s = largestFeasible(q, start);
+            if (s != null && (s.efficiency() > efficient.efficiency()
+                    || (s.efficiency() == efficient.efficiency() && s.latestStart() < efficient.latestStart()))) {
+                efficient = s;
+            }
+        }
+        return efficient.efficiency() >= efficiencyGain * urgent.efficiency() ? efficient : urgent;
     }
 
     /**
@@ -139,53 +172,6 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             if (latestStart >= start) return new Strategy(q, take, i, latestStart);
         }
         return null;
-    }
-
-    /**
-     * The overload rule. The earliest latest start first is what meets every deadline when the
-     * devices can; when they cannot, it spends them on whatever is most urgent, typically one
-     * request of a rarely used model at batch 1 (2.7 ms for ResNet50) while a busy model's queue,
-     * which would run 16 requests in 14.7 ms, loses its head to the deadline. So the most efficient
-     * strategy (requests per millisecond) is weighed against the urgent one, by the ratio of their
-     * efficiencies, the gain:
-     * <ul>
-     *   <li>below {@code conflict_ratio}, or if the urgent one can wait for the efficient one
-     *       (after it on this device, or on another device before its latest start): the urgent
-     *       one, as Clockwork would;</li>
-     *   <li>from {@code overload_ratio} on: the efficient one, and the urgent one is given up;</li>
-     *   <li>in between: the efficient one only if it cannot wait for the urgent one either, a true
-     *       conflict in which one of the two is lost anyway.</li>
-     * </ul>
-     * Only queues of two requests or more are looked at: a single request is never more
-     * efficient than the urgent strategy by a ratio above 1.
-     */
-    private Strategy unlessOverloaded(Strategy urgent, long start, GroupView group, DeviceView device, Ratios ratios) {
-        // Another device takes it in time whatever runs here: the common case below capacity, decided without a scan.
-        if (canWait(urgent, Long.MAX_VALUE, start, group, device)) return urgent;
-        Strategy efficient = null;
-        for (RequestQueue q : group.batchableQueues()) {
-            if (q == urgent.queue() || !device.holds(q.model())) continue;
-            Strategy s = largestFeasible(q, start);
-            if (s != null && (efficient == null || s.efficiency() > efficient.efficiency()
-                    || (s.efficiency() == efficient.efficiency() && s.latestStart() < efficient.latestStart()))) {
-                efficient = s;
-            }
-        }
-        if (efficient == null) return urgent;
-        double gain = efficient.efficiency() / urgent.efficiency();
-        if (gain < ratios.conflict() || canWait(urgent, start + efficient.latency(), start, group, device)) return urgent;
-        // Running the efficient strategy first loses the urgent one.
-        if (gain >= ratios.overload()) return efficient;
-        return canWait(efficient, start + urgent.latency(), start, group, device) ? urgent : efficient;
-    }
-
-    /** Whether {@code s} can still start in time after {@code freeAgain} on this device, or on another one that holds its model. */
-    private static boolean canWait(Strategy s, long freeAgain, long start, GroupView group, DeviceView device) {
-        long couldStart = freeAgain;
-        for (DeviceView d : group.devices()) {
-            if (d != device && d.holds(s.queue().model())) couldStart = Math.min(couldStart, d.startAtMicros(start));
-        }
-        return s.latestStart() >= couldStart;
     }
 
     /**

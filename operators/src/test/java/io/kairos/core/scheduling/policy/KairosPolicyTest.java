@@ -104,11 +104,11 @@ class KairosPolicyTest {
     }
 
     @Test
-    void underOverloadABatchOfSixteenRunsBeforeALoneUrgentRequest() {
+    void behindABatchOfSixteenRunsBeforeALoneUrgentRequest() {
         // R2: one request, deadline 2700 (latest start 0). R: 16 requests, deadline 15000 (batch 16: latest start 300).
-        // The lone request is most urgent; 16 in 14.7 ms serve 2.94 times as many per ms as 1 in 2.7 ms
-        // (above overload_ratio 2.5) and it cannot wait for them: Kairos runs the 16 and gives it up.
-        // Clockwork runs it first (0-2700), then R's 8 (2700-11000), then 2 (11000-14500): 11 served, against 16.
+        // Fluid test: R2's 2.7 ms are done by 2700, but R2 and R's 14.7 ms end at 17400 > 15000: behind.
+        // 16 in 14.7 ms serve 2.94 times as many per ms as 1 in 2.7 ms: Kairos runs the 16 and R2 expires.
+        // Clockwork runs R2 first (0-2700), then R's 8 (2700-11000), then 2 (11000-14500): 11 served, against 16.
         List<io.kairos.core.request.Request> load = new java.util.ArrayList<>();
         load.add(req("u", "R2", 0, 2_700));
         for (int i = 0; i < 16; i++) load.add(req("r" + i, "R", 0, 15_000));
@@ -120,40 +120,43 @@ class KairosPolicyTest {
         });
         assertThat(served("kairos", load)).isEqualTo(16);
         assertThat(served("clockwork", load)).isEqualTo(11);
-        // With the rule off, Kairos is EDF like Clockwork.
-        GroupScheduler off = scheduler("kairos", PolicyParams.of(Map.of("conflict_ratio", "0", "overload_ratio", "0")), device(0));
+        // With throughput-first off, Kairos is EDF like Clockwork.
+        GroupScheduler off = scheduler("kairos", PolicyParams.of(Map.of("efficiency_gain", "0")), device(0));
         load.forEach(off::admit);
         assertThat(off.schedule(0).dispatches().get(0).model()).isEqualTo("R2");
     }
 
     @Test
-    void betweenTheRatiosTheEfficientBatchRunsFirstOnlyInATrueConflict() {
-        // Gain of 2 in 3.5 ms over 1 in 2.7 ms: 1.54, between conflict_ratio 1.1 and overload_ratio 2.5.
-        // u: deadline 2700 (latest start 0). Two of R with deadline 3600 (latest start 100) cannot wait
-        // for u either (it ends at 2700): a true conflict, the two run and u is lost; EDF would serve only u.
-        List<io.kairos.core.request.Request> conflict = List.of(req("u", "R2", 0, 2_700), req("a", "R", 0, 3_600), req("b", "R", 0, 3_600));
+    void theFluidTestDecidesWhetherTheGroupIsBehind() {
+        // u: deadline 2700. Two of R with deadline 3600: 2.7 + 3.5 ms of work end at 6200 > 3600, behind;
+        // 2 in 3.5 ms are 1.54 times as efficient as 1 in 2.7 ms: the two run, u is lost; EDF would serve only u.
+        List<io.kairos.core.request.Request> behind = List.of(req("u", "R2", 0, 2_700), req("a", "R", 0, 3_600), req("b", "R", 0, 3_600));
         GroupScheduler g = scheduler("kairos", PolicyParams.NONE, device(0));
-        conflict.forEach(g::admit);
+        behind.forEach(g::admit);
         assertThat(g.schedule(0).dispatches()).singleElement().satisfies(d -> assertThat(ids(d)).containsExactly("a", "b"));
-        assertThat(served("kairos", conflict)).isEqualTo(2);
-        assertThat(served("clockwork", conflict)).isEqualTo(1);
-        // With deadline 6300 the two can wait (latest start 2800, after u ends): u first, then both, all 3 served.
-        List<io.kairos.core.request.Request> noConflict = List.of(req("u", "R2", 0, 2_700), req("a", "R", 0, 6_300), req("b", "R", 0, 6_300));
+        assertThat(served("kairos", behind)).isEqualTo(2);
+        assertThat(served("clockwork", behind)).isEqualTo(1);
+        // With deadline 6300 the work fits (6200 <= 6300): not behind, u first, then both, all 3 served.
+        List<io.kairos.core.request.Request> inTime = List.of(req("u", "R2", 0, 2_700), req("a", "R", 0, 6_300), req("b", "R", 0, 6_300));
         GroupScheduler h = scheduler("kairos", PolicyParams.NONE, device(0));
-        noConflict.forEach(h::admit);
+        inTime.forEach(h::admit);
         assertThat(h.schedule(0).dispatches()).singleElement().satisfies(d -> assertThat(ids(d)).containsExactly("u"));
-        assertThat(served("kairos", noConflict)).isEqualTo(3);
-        // A second device free at 0 takes u in time whatever runs here: no conflict either.
+        assertThat(served("kairos", inTime)).isEqualTo(3);
+        // Two devices halve the work: 3100 <= 3600, not behind, u on one and the two on the other.
         GroupScheduler two = scheduler("kairos", PolicyParams.NONE, device(0), device(1));
-        conflict.forEach(two::admit);
+        behind.forEach(two::admit);
         assertThat(two.schedule(0).dispatches()).hasSize(2);
+        // A gain required above 1.54 keeps EDF even behind.
+        GroupScheduler strict = scheduler("kairos", PolicyParams.of(Map.of("efficiency_gain", "1.6")), device(0));
+        behind.forEach(strict::admit);
+        assertThat(strict.schedule(0).dispatches().get(0).model()).isEqualTo("R2");
     }
 
     @Test
-    void ratiosOutOfOrderAreRefused() {
-        GroupScheduler g = scheduler("kairos", PolicyParams.of(Map.of("conflict_ratio", "3", "overload_ratio", "2")), device(0));
+    void anEfficiencyGainBelowOneIsRefused() {
+        GroupScheduler g = scheduler("kairos", PolicyParams.of(Map.of("efficiency_gain", "0.5")), device(0));
         g.admit(req("a", "R", 0, 50_000));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> g.schedule(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("conflict_ratio");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("efficiency_gain");
     }
 }
