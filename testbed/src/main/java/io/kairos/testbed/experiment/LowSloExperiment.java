@@ -99,19 +99,17 @@ public final class LowSloExperiment implements Experiment {
 
     @Override
     public List<Claim> check(ResultTable results) {
+        PolicyComparison kairos = new PolicyComparison(results, pointColumns(), "kairos");
         return List.of(
                 claim(results, "clockwork meets every request (>= 99.9 %) at SLO 48 and 96 ms for all six workloads",
                         p -> p.slo >= 48),
                 claim(results, "clockwork meets every request (>= 99.9 %) at SLO 6 to 96 ms at 600 and 1200 req/s",
                         p -> p.slo >= 6 && p.rate <= 1200),
-                KAIROS.apply(results).atLeastTheBest("kairos attains at least the best other policy's SLO attainment at every point",
+                kairos.atLeastTheBest("kairos attains at least the best other policy's SLO attainment at every point",
                         "slo_attainment", true),
-                KAIROS.apply(results).betterThanTheBest("kairos attains more than the best other policy wherever that is below 100 %",
+                kairos.betterThanTheBest("kairos attains more than the best other policy wherever that is below 100 %",
                         "slo_attainment", true, 1.0));
     }
-
-    static final java.util.function.Function<ResultTable, PolicyComparison> KAIROS =
-            results -> new PolicyComparison(results, List.of("models", "rate", "slo_ms"), "kairos");
 
     record At(int models, int rate, int slo) {
         @Override
