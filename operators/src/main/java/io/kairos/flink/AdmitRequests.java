@@ -10,6 +10,8 @@ import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import io.kairos.schema.ControlDecision;
 import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
 import org.apache.flink.util.Collector;
@@ -23,6 +25,9 @@ import org.apache.flink.util.OutputTag;
  * <p>Decoding, validation and routing are one operator because routing needs the broadcast
  * plan, and Flink never chains a two-input operator to its upstream: as separate operators, every
  * request would be encoded and decoded once more between them.
+ *
+ * <p>Metrics (group {@code kairos}): {@code arrivals} (records read), {@code admitted},
+ * {@code rejected}, {@code droppedOnArrival}.
  */
 public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, ControlDecision, AdmittedRequest> {
     public static final OutputTag<InferenceResult> TURNED_AWAY = new OutputTag<>("turned-away") {};
@@ -31,6 +36,10 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     private final ControlPlane control;
     private transient AvroCodec<InferenceRequest> codec;
     private transient RequestValidator validator;
+    private transient Counter arrivals;
+    private transient Counter admittedCount;
+    private transient Counter rejected;
+    private transient Counter droppedOnArrival;
 
     public AdmitRequests(ModelCatalog catalog, ControlPlane control) {
         this.catalog = catalog;
@@ -47,19 +56,27 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
         AvroCodec.enableCustomCoders();
         codec = AvroCodec.of(InferenceRequest.class);
         validator = new RequestValidator(catalog);
+        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        arrivals = metrics.counter("arrivals");
+        admittedCount = metrics.counter("admitted");
+        rejected = metrics.counter("rejected");
+        droppedOnArrival = metrics.counter("droppedOnArrival");
     }
 
     @Override
     public void processElement(RawRequest raw, ReadOnlyContext ctx, Collector<AdmittedRequest> out) throws Exception {
+        arrivals.inc();
         InferenceRequest request;
         try {
             request = codec.decode(raw.getPayload());
         } catch (AvroCodec.MalformedRecordException e) {
+            rejected.inc();
             ctx.output(TURNED_AWAY, Results.rejected(origin(raw), null, "malformed request: " + e.getMessage(), raw.getIngestedAtMicros(), WallClock.nowMicros()));
             return;
         }
         String reason = validator.rejectionReason(request);
         if (reason != null) {
+            rejected.inc();
             ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), WallClock.nowMicros()));
             return;
         }
@@ -70,10 +87,12 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
                 .build();
         long now = WallClock.nowMicros();
         if (admitted.getDeadlineAtMicros() <= now) {
+            droppedOnArrival.inc();
             ctx.output(TURNED_AWAY, Results.dropped(admitted, "deadline passed " + (now - admitted.getDeadlineAtMicros()) + " us before the request was read", now));
             return;
         }
         admitted.setGroup(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)).groupOf(request.getModel()));
+        admittedCount.inc();
         out.collect(admitted);
     }
 

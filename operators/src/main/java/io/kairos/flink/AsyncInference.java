@@ -10,6 +10,9 @@ import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 
@@ -24,11 +27,18 @@ import java.util.List;
  *
  * <p>An execution error, or a batch that outlives the async timeout, becomes a FAILED outcome
  * for that batch's requests only; the job goes on.
+ *
+ * <p>Metrics (group {@code kairos}): {@code batchesFailed} (an execution error),
+ * {@code batchesTimedOut}, {@code coldStarts}. The first and last are counted on the device's
+ * completion thread, hence thread-safe counters.
  */
 public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
     private final ModelCatalog catalog;
     private final DeviceFactory devices;
     private transient Device device;
+    private transient Counter batchesFailed;
+    private transient Counter batchesTimedOut;
+    private transient Counter coldStarts;
 
     public AsyncInference(ModelCatalog catalog, DeviceFactory devices) {
         this.catalog = catalog;
@@ -39,6 +49,10 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
         device = devices.create(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), catalog);
+        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        batchesFailed = metrics.counter("batchesFailed", new ThreadSafeSimpleCounter());
+        batchesTimedOut = metrics.counter("batchesTimedOut", new ThreadSafeSimpleCounter());
+        coldStarts = metrics.counter("coldStarts", new ThreadSafeSimpleCounter());
     }
 
     @Override
@@ -55,12 +69,15 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
             Device.Execution done = error != null
                     ? Device.Execution.failed(now, now, "device " + device.slot() + " failed: " + error)
                     : execution;
+            if (done.error() != null) batchesFailed.inc();
+            if (done.coldStart()) coldStarts.inc();
             result.complete(Collections.singleton(outcome(batch, done)));
         });
     }
 
     @Override
     public void timeout(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
+        batchesTimedOut.inc();
         long now = WallClock.nowMicros();
         result.complete(Collections.singleton(outcome(batch,
                 Device.Execution.failed(batch.getDispatchedAtMicros(), now, "timed out on device " + batch.getDevice()

@@ -2,6 +2,9 @@ package io.kairos.flink;
 
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
 import io.kairos.core.result.Results;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.BatchTelemetry;
@@ -13,13 +16,35 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
-/** Splits a batch outcome into one result per request, and one telemetry record on a side output. */
+/**
+ * Splits a batch outcome into one result per request, and one telemetry record on a side output.
+ *
+ * <p>Metrics (group {@code kairos}), over the requests this device executed: {@code ok},
+ * {@code late}, {@code failed}, and the gauge {@code sloAttainment} = ok / (ok + late + failed)
+ * since the start (NaN before the first). Requests that never reached a device (REJECTED,
+ * DROPPED) are counted where they were turned away ({@link AdmitRequests},
+ * {@link GroupSchedulerFunction}).
+ */
 public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceResult> {
     public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
+
+    private transient Counter okCount;
+    private transient Counter lateCount;
+    private transient Counter failedCount;
 
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
+        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        okCount = metrics.counter("ok");
+        lateCount = metrics.counter("late");
+        failedCount = metrics.counter("failed");
+        // Read by the reporter thread: three counts read one after the other, so a sample may be one
+        // batch off, which a ratio over the whole run does not notice.
+        metrics.gauge("sloAttainment", (Gauge<Double>) () -> {
+            long ok = okCount.getCount(), all = ok + lateCount.getCount() + failedCount.getCount();
+            return all == 0 ? Double.NaN : (double) ok / all;
+        });
     }
 
     @Override
@@ -34,6 +59,9 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
             else failed++;
             out.collect(r);
         }
+        okCount.inc(ok);
+        lateCount.inc(late);
+        failedCount.inc(failed);
         DispatchedBatch b = outcome.getBatch();
         ctx.output(TELEMETRY, BatchTelemetry.newBuilder()
                 .setBatchId(b.getBatchId())

@@ -18,6 +18,10 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -46,6 +50,10 @@ import java.util.Map;
  *
  * <p>Preemption stays off ({@link GroupScheduler#allowPreemption}): a batch emitted here goes to
  * the async device operator and runs to its end, so policies that can preempt (Flex) run without.
+ *
+ * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
+ * {@code requestsShed} (DROPPED by the scheduler) and the {@code batchSize} histogram of the
+ * batches it dispatched (the last {@value #BATCH_SIZE_WINDOW} of them).
  */
 public final class GroupSchedulerFunction
         extends KeyedBroadcastProcessFunction<String, AdmittedRequest, ControlDecision, DispatchedBatch>
@@ -63,6 +71,12 @@ public final class GroupSchedulerFunction
     private transient List<AdmittedRequest> restored;
     private transient String batchIdPrefix;
     private transient long batchSeq;
+    private transient Counter batchesDispatched;
+    private transient Counter requestsDispatched;
+    private transient Counter requestsShed;
+    private transient Histogram batchSize;
+
+    static final int BATCH_SIZE_WINDOW = 10_000;
 
     public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control) {
         this.catalog = catalog;
@@ -78,6 +92,11 @@ public final class GroupSchedulerFunction
         var task = getRuntimeContext().getTaskInfo();
         // Unique across restarts too, so that telemetry never confuses two batches.
         batchIdPrefix = task.getIndexOfThisSubtask() + "-" + Long.toString(System.currentTimeMillis(), 36) + "-";
+        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        batchesDispatched = metrics.counter("batchesDispatched");
+        requestsDispatched = metrics.counter("requestsDispatched");
+        requestsShed = metrics.counter("requestsShed");
+        batchSize = metrics.histogram("batchSize", new DescriptiveStatisticsHistogram(BATCH_SIZE_WINDOW));
     }
 
     @Override
@@ -131,9 +150,13 @@ public final class GroupSchedulerFunction
     private void schedule(GroupScheduler group, long now, TimerService timers, Collector<DispatchedBatch> out, ReadOnlyContext ctx) {
         GroupScheduler.Outcome outcome = group.schedule(now);
         for (GroupScheduler.Drop drop : outcome.drops()) {
+            requestsShed.inc();
             ctx.output(DROPPED, Results.dropped(drop.request().payload(), drop.reason(), now));
         }
         for (Dispatch d : outcome.dispatches()) {
+            batchesDispatched.inc();
+            requestsDispatched.inc(d.size());
+            batchSize.update(d.size());
             out.collect(toBatch(group.group(), d, now));
         }
         if (outcome.nextWakeMicros() != SchedulingPolicy.NO_WAKE) {

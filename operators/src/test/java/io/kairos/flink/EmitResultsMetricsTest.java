@@ -1,0 +1,118 @@
+package io.kairos.flink;
+
+import io.kairos.core.request.RequestValidator;
+import io.kairos.schema.DType;
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.Tensor;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DispatchedBatch;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.metrics.groups.TaskManagerMetricGroup;
+import org.apache.flink.runtime.metrics.groups.TaskMetricGroup;
+import org.apache.flink.runtime.metrics.util.TestingMetricRegistry;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.streaming.api.operators.ProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The metrics {@link EmitResults} registers, read through a metric registry that records every
+ * registration (what a Prometheus reporter would be handed): counts of OK, LATE and FAILED results
+ * and the SLO attainment gauge.
+ */
+class EmitResultsMetricsTest {
+
+    private final Map<String, Metric> registered = new ConcurrentHashMap<>();
+    private MockEnvironment environment;
+    private OneInputStreamOperatorTestHarness<BatchOutcome, ?> harness;
+
+    @BeforeEach
+    void open() throws Exception {
+        TestingMetricRegistry registry = TestingMetricRegistry.builder()
+                .setRegisterConsumer((metric, name, group) -> registered.put(group.getMetricIdentifier(name), metric))
+                .build();
+        TaskMetricGroup task = TaskManagerMetricGroup.createTaskManagerMetricGroup(registry, "localhost", ResourceID.generate())
+                .addJob(new JobID(), "job")
+                .addTask(ExecutionAttemptID.randomId(), "results per request");
+        environment = new MockEnvironmentBuilder().setMetricGroup(task).build();
+        harness = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new EmitResults()), environment);
+        harness.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        harness.close();
+        environment.close();
+    }
+
+    /** The metric of the operator's {@code kairos} group with this name. */
+    private Metric kairos(String name) {
+        List<Metric> found = new ArrayList<>();
+        registered.forEach((id, m) -> { if (id.endsWith(".kairos." + name)) found.add(m); });
+        assertThat(found).as("metric kairos.%s among %s", name, registered.keySet()).hasSize(1);
+        return found.get(0);
+    }
+
+    private long count(String name) {
+        return ((Counter) kairos(name)).getCount();
+    }
+
+    private double attainment() {
+        return ((Number) ((Gauge<?>) kairos("sloAttainment")).getValue()).doubleValue();
+    }
+
+    /** A batch of {@code n} requests with deadline 1,000 us that ended at {@code endMicros}. */
+    private static BatchOutcome batch(int n, long endMicros, String error) {
+        List<AdmittedRequest> requests = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            InferenceRequest r = InferenceRequest.newBuilder()
+                    .setRequestId("r" + i).setTenant("t").setModel("mlp")
+                    .setInput(Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(64L)).setData(ByteBuffer.allocate(256)).build())
+                    .setSentAtMicros(0).setSloMs(1)
+                    .build();
+            requests.add(AdmittedRequest.newBuilder().setRequest(r).setDeadlineAtMicros(RequestValidator.deadlineMicros(r))
+                    .setIngestedAtMicros(10).setEnqueuedAtMicros(20).setGroup("default").build());
+        }
+        DispatchedBatch b = DispatchedBatch.newBuilder().setBatchId("b").setGroup("default").setModel("mlp").setDevice(0)
+                .setDispatchedAtMicros(30).setPredictedStartMicros(30).setPredictedLatencyMicros(300).setRequests(requests).build();
+        return BatchOutcome.newBuilder().setBatch(b).setExecStartMicros(40).setExecEndMicros(endMicros)
+                .setColdStart(false).setError(error).setOutputs(new ArrayList<>()).build();
+    }
+
+    @Test
+    void attainmentIsUndefinedBeforeTheFirstResult() {
+        assertThat(count("ok")).isZero();
+        assertThat(attainment()).isNaN();
+    }
+
+    @Test
+    void countsEachResultByStatusAndAttainmentIsTheOkShare() throws Exception {
+        harness.processElement(new StreamRecord<>(batch(3, 500, null)));        // by the deadline: 3 OK
+        harness.processElement(new StreamRecord<>(batch(2, 5_000, null)));      // after it: 2 LATE
+        harness.processElement(new StreamRecord<>(batch(1, 500, "device lost"))); // 1 FAILED
+
+        assertThat(harness.extractOutputValues()).hasSize(6);
+        assertThat(count("ok")).isEqualTo(3);
+        assertThat(count("late")).isEqualTo(2);
+        assertThat(count("failed")).isEqualTo(1);
+        assertThat(attainment()).isEqualTo(3.0 / 6);
+    }
+}
