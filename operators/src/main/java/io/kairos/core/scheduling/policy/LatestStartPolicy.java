@@ -23,7 +23,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     static final String LOOKAHEAD_MS = "lookahead_ms";
     static final String EFFICIENCY_GAIN = "efficiency_gain";
     /** How many of the most urgent queues the fluid test of {@link #behind} looks at. */
-    static final int BEHIND_SCAN = 64;
+    static final int BEHIND_SCAN = 16;
 
     private final double defaultLookaheadMs;
     private final boolean padded;
