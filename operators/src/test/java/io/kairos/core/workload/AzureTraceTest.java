@@ -1,6 +1,8 @@
 package io.kairos.core.workload;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
@@ -148,11 +150,23 @@ class AzureTraceTest {
     }
 
     @Test
-    void theReplayReproducesEachInstancesMinuteCounts() {
+    void perInstanceTheFunctionsOfAnInstanceAreOneStream() throws Exception {
+        AzureTrace t = parse(THREE_ROWS);
+        // Instances a and b: f1 and f3 go to a, f2 to b; minutes 2..4.
+        Workload w = t.toInstanceWorkload(List.of("a", "b"), 50, 1, 1, 3);
+        assertThat(w.loads()).extracting(ModelLoad::model).containsExactly("a", "b");
+        assertThat(w.loads()).extracting(ModelLoad::tenant).containsOnly(ModelLoad.DEFAULT_TENANT);
+        assertThat(w.loads().get(0).process()).isEqualTo(CountsReplay.of(AzureTrace.MINUTE_MICROS, 0, 1, 0));
+        assertThat(w.loads().get(1).process()).isEqualTo(CountsReplay.of(AzureTrace.MINUTE_MICROS, 1, 1, 1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void theReplayReproducesEachInstancesMinuteCounts(boolean perInstance) {
         AzureTrace t = AzureLikeTrace.of(2_000, 200, 30).generate(8);
         List<String> instances = AzureTrace.modelInstances(List.of("resnet50", "bert"), 10);
 
-        Workload w = t.toWorkload(instances, 100, 1, 10, 15);
+        Workload w = perInstance ? t.toInstanceWorkload(instances, 100, 1, 10, 15) : t.toWorkload(instances, 100, 1, 10, 15);
 
         Map<String, int[]> expected = new HashMap<>();
         for (int f = 0; f < t.functionCount(); f++) {

@@ -17,6 +17,9 @@ import java.util.List;
  * thesis); the Azure Functions trace mapped onto the instances (function f to instance f mod
  * 4,026), its rate scaled to about 9,500 requests/s; one simulated hour; SLO 100 ms for all.
  *
+ * <p>The functions of one instance arrive as one stream ({@link AzureTrace#toInstanceWorkload}),
+ * the same arrivals in distribution with a tenth of the streams to merge.
+ *
  * <p>The trace is an {@link AzureLikeTrace} of 46,000 functions over 60 minutes (seed 1, the same
  * for every run, so that policies are compared on the same arrivals' rates), or the real trace's
  * CSV when the system property {@value #TRACE_PROPERTY} names one (its first 60 minutes). The
@@ -73,7 +76,7 @@ public final class AzureExperiment implements Experiment {
         AzureTrace t = trace();
         List<String> instances = instances();
         return Simulation.builder(ModelCatalog.builtIn()).devices(DEVICES)
-                .workload(t.toWorkload(instances, SLO_MS, t.rateScaleFor(rate, 0, MINUTES), 0, MINUTES));
+                .workload(t.toInstanceWorkload(instances, SLO_MS, t.rateScaleFor(rate, 0, MINUTES), 0, MINUTES));
     }
 
     /** The 4,026 instance names: 66 copies of each of 61 models, all served with ResNet50's profile. */
