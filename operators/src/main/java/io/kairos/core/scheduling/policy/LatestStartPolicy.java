@@ -118,7 +118,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      * queue whose head deadline passes before the work up to and including it is done says so.
      * Below capacity it fails almost always; at and above capacity, and in bursts, it holds.
      */
-    static boolean behind(long start, GroupView group) {
+    private static boolean behind(long start, GroupView group) {
         List<DeviceView> devices = group.devices();
         double work = 0;
         for (DeviceView d : devices) work += d.outstandingMicros(start);
