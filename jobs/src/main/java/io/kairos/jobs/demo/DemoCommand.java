@@ -51,7 +51,7 @@ public class DemoCommand implements Callable<Integer> {
     String workload;
 
     static final String SIMULATED_WORKLOAD = "resnet50:150:100,googlenet:150:80,bert-tiny:50:300,mlp:600:50";
-    static final String ONNX_WORKLOAD = "cnn:200:100,mlp:400:50";
+    static final String ONNX_WORKLOAD = "cnn:100:200,mlp:300:100";
 
     @Option(names = "--onnx", description = "Run the example ONNX models (an MLP and a small CNN, generated into .kairos/models if missing) on ONNX Runtime CPU devices instead of simulated ones.")
     boolean onnx;
