@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  *                      "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
  *                      "batch_sizes": [1, 2, 4, 8, 16, 32],
  *                      "memory_bytes": 8388608,
- *                      "latency_ms": {"alpha": 0.3, "beta": 0.3}}     (optional; see below)
+ *                      "latency_ms": {"alpha": 0.03, "beta": 0.1}}    (optional; see below)
  * </pre>
  *
  * Shapes are per request, without the batch dimension. {@code latency_ms} takes the catalog's

@@ -30,8 +30,8 @@ class ModelRepositoryTest {
         assertThat(repo.catalog().names()).containsExactlyInAnyOrder("cnn", "mlp");
         assertThat(repo.catalog().get("cnn").input()).isEqualTo(new InputSpec("FLOAT32", new long[]{3, 32, 32}));
         assertThat(repo.catalog().get("mlp").latency().batchSizes()).containsExactly(1, 2, 4, 8, 16, 32);
-        // tau(b) = 0.01 b + 0.1 ms from the manifest
-        assertThat(repo.catalog().get("mlp").latency().latencyMicros(8)).isEqualTo(180);
+        // tau(b) = 0.002 b + 0.05 ms from the manifest
+        assertThat(repo.catalog().get("mlp").latency().latencyMicros(8)).isEqualTo(66);
         assertThat(repo.get("cnn").memoryBytes()).isEqualTo(8L << 20);
         assertThat(repo.get("mlp").outputTensor().name()).isEqualTo("logits");
     }
@@ -100,7 +100,7 @@ class ModelRepositoryTest {
     @Test
     void unprofiledModelGetsThePessimisticDefaultLatency() throws Exception {
         Path root = OnnxTestData.exampleRepository("repo-unprofiled");
-        edit(root.resolve("mlp/model.json"), ",\n  \"latency_ms\": {\"alpha\": 0.01, \"beta\": 0.1}", "");
+        edit(root.resolve("mlp/model.json"), ",\n  \"latency_ms\": {\"alpha\": 0.002, \"beta\": 0.05}", "");
         ModelRepository repo = ModelRepository.readManifests(root);
         assertThat(repo.problems()).isEmpty();
         assertThat(repo.catalog().get("mlp").latency().latencyMicros(4)).isEqualTo(3000); // 0.5*4 + 1 ms
