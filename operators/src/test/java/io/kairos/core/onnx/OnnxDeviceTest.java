@@ -112,6 +112,23 @@ class OnnxDeviceTest {
     }
 
     @Test
+    void batchOfALoadedModelRunsWhileAnotherModelLoads() throws Exception {
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-no-stall"), 64 * MB);
+        List<Tensor> mlpIn = List.of(tensor(new float[64], 64));
+        run(d, "mlp", mlpIn);
+        // Handed over in this order: the CNN batch triggers a load on the loader thread (a
+        // millisecond or more) and queues again only once it is done, behind the MLP batch that
+        // was handed over meanwhile; on one thread, the MLP batch would wait for the load.
+        var cold = d.execute("cnn", 1, List.of(tensor(new float[3 * 32 * 32], 3, 32, 32)));
+        var warm = d.execute("mlp", 1, mlpIn);
+        Execution c = cold.get(30, TimeUnit.SECONDS);
+        Execution w = warm.get(30, TimeUnit.SECONDS);
+        assertThat(c.coldStart()).isTrue();
+        assertThat(w.coldStart()).isFalse();
+        assertThat(w.endMicros()).isLessThanOrEqualTo(c.startMicros());
+    }
+
+    @Test
     void batchesWaitingForTheSameLoadAreAllColdAndAllSucceed() throws Exception {
         OnnxDevice d = device(OnnxTestData.exampleRepository("device-same-load"), 64 * MB);
         List<Tensor> one = List.of(tensor(new float[64], 64));
