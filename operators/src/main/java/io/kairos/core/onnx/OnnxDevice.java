@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +67,8 @@ public final class OnnxDevice implements Device {
     private final LongSupplier clockMicros;
     private final OrtEnvironment env = OrtEnvironment.getEnvironment();
     private final ExecutorService runner;
-    private final ExecutorService loader;
+    private final ExecutorService ownLoader;
+    private final Executor loader;
     // Runner thread only, as is everything below.
     private final ModelCache<OrtSession> sessions;
     private final Map<String, CompletableFuture<OrtSession>> loading = new HashMap<>();
@@ -74,13 +76,19 @@ public final class OnnxDevice implements Device {
     private ByteBuffer inputBuffer = ByteBuffer.allocateDirect(0);
 
     public OnnxDevice(int slot, ModelRepository repository, Options options, LongSupplier clockMicros) {
+        this(slot, repository, options, clockMicros, null);
+    }
+
+    /** @param loader where sessions are created; null: a thread of the device's own (tests pass one they can hold up) */
+    OnnxDevice(int slot, ModelRepository repository, Options options, LongSupplier clockMicros, Executor loader) {
         this.slot = slot;
         this.repository = repository;
         this.options = options;
         this.clockMicros = clockMicros;
         this.sessions = new ModelCache<>(options.memoryBudgetBytes());
         this.runner = Executors.newSingleThreadExecutor(r -> daemon(r, "kairos-onnx-device-" + slot));
-        this.loader = Executors.newSingleThreadExecutor(r -> daemon(r, "kairos-onnx-loader-" + slot));
+        this.ownLoader = loader == null ? Executors.newSingleThreadExecutor(r -> daemon(r, "kairos-onnx-loader-" + slot)) : null;
+        this.loader = loader == null ? ownLoader : loader;
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -290,7 +298,7 @@ public final class OnnxDevice implements Device {
 
     @Override
     public void close() {
-        loader.shutdownNow();
+        if (ownLoader != null) ownLoader.shutdownNow();
         try {
             runner.submit(sessions::clear).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -11,7 +11,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.kairos.core.onnx.OnnxTestData.floats;
 import static io.kairos.core.onnx.OnnxTestData.randomFloats;
@@ -113,19 +118,39 @@ class OnnxDeviceTest {
 
     @Test
     void batchOfALoadedModelRunsWhileAnotherModelLoads() throws Exception {
-        OnnxDevice d = device(OnnxTestData.exampleRepository("device-no-stall"), 64 * MB);
-        List<Tensor> mlpIn = List.of(tensor(new float[64], 64));
-        run(d, "mlp", mlpIn);
-        // Handed over in this order: the CNN batch triggers a load on the loader thread (a
-        // millisecond or more) and queues again only once it is done, behind the MLP batch that
-        // was handed over meanwhile; on one thread, the MLP batch would wait for the load.
-        var cold = d.execute("cnn", 1, List.of(tensor(new float[3 * 32 * 32], 3, 32, 32)));
-        var warm = d.execute("mlp", 1, mlpIn);
-        Execution c = cold.get(30, TimeUnit.SECONDS);
-        Execution w = warm.get(30, TimeUnit.SECONDS);
-        assertThat(c.coldStart()).isTrue();
-        assertThat(w.coldStart()).isFalse();
-        assertThat(w.endMicros()).isLessThanOrEqualTo(c.startMicros());
+        // A loader that lets the first load (mlp) through and holds the second (cnn) until released.
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger loads = new AtomicInteger();
+        ExecutorService threads = Executors.newCachedThreadPool();
+        Executor gated = task -> threads.execute(() -> {
+            if (loads.incrementAndGet() > 1) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            task.run();
+        });
+        OnnxDevice d = new OnnxDevice(0, ModelRepository.readManifests(OnnxTestData.exampleRepository("device-no-stall")),
+                new OnnxDevice.Options(64 * MB, 1, -1), WallClock::nowMicros, gated);
+        devices.add(d);
+        try {
+            List<Tensor> mlpIn = List.of(tensor(new float[64], 64));
+            run(d, "mlp", mlpIn);
+            var cold = d.execute("cnn", 1, List.of(tensor(new float[3 * 32 * 32], 3, 32, 32)));
+            Execution warm = run(d, "mlp", mlpIn); // would time out if the device waited for the cnn load
+            assertThat(warm.error()).isNull();
+            assertThat(warm.coldStart()).isFalse();
+            assertThat(cold).isNotDone();
+            release.countDown();
+            Execution c = cold.get(30, TimeUnit.SECONDS);
+            assertThat(c.error()).isNull();
+            assertThat(c.coldStart()).isTrue();
+            assertThat(warm.endMicros()).isLessThanOrEqualTo(c.startMicros());
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     @Test
