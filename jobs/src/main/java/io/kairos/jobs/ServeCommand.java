@@ -1,6 +1,7 @@
 package io.kairos.jobs;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.onnx.ModelRepository;
 import io.kairos.core.scheduling.policy.Policies;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
@@ -65,6 +66,16 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--models", paramLabel = "FILE", description = "Profiles file (JSON) of the models served; default: the built-in catalog.")
     Path modelsFile;
 
+    @Option(names = "--model-repository", paramLabel = "DIR", description = "Serve the ONNX models of this model repository with ONNX Runtime devices "
+            + "(one folder per model with model.onnx and model.json); replaces --models and the simulated devices.")
+    Path modelRepository;
+
+    @Option(names = "--device-memory-mb", description = "Memory budget of each ONNX device for loaded models; least recently used evicted beyond it (default: ${DEFAULT-VALUE}).")
+    long deviceMemoryMb = 1024;
+
+    @Option(names = "--intra-op-threads", description = "CPU threads of one ONNX batch; 0 = the cores shared evenly among the devices (default: ${DEFAULT-VALUE}).")
+    int intraOpThreads = 0;
+
     @Option(names = "--buffer-timeout-ms", description = "Flink network buffer timeout (default: ${DEFAULT-VALUE}).")
     long bufferTimeoutMs = 1;
 
@@ -87,6 +98,11 @@ public class ServeCommand implements Callable<Integer> {
         if (!Policies.names().contains(policy)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
         }
+        if (modelRepository != null && modelsFile != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--models and --model-repository exclude each other: the repository's manifests are the catalog");
+        }
+        if (deviceMemoryMb < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--device-memory-mb must be at least 1, got " + deviceMemoryMb);
+        if (intraOpThreads < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--intra-op-threads must not be negative, got " + intraOpThreads);
         ServingConfig c = new ServingConfig();
         c.bootstrapServers = bootstrapServers;
         c.requestsTopic = requestsTopic;
@@ -100,6 +116,9 @@ public class ServeCommand implements Callable<Integer> {
         c.devices = devices;
         c.simulatedSpeed = simulatedSpeed;
         c.modelsFile = modelsFile == null ? null : modelsFile.toString();
+        c.modelRepository = modelRepository == null ? null : modelRepository.toAbsolutePath().toString();
+        c.deviceMemoryMb = deviceMemoryMb;
+        c.intraOpThreads = intraOpThreads;
         c.bufferTimeoutMs = bufferTimeoutMs;
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
@@ -107,7 +126,19 @@ public class ServeCommand implements Callable<Integer> {
         return c;
     }
 
+    /**
+     * The catalog of the models served: the model repository's (its problems printed to
+     * {@code System.err}, one line per model left out), the profiles file, or the built-in one.
+     */
     public static ModelCatalog catalog(ServingConfig config) {
+        if (config.modelRepository != null) {
+            ModelRepository repository = ModelRepository.load(Path.of(config.modelRepository));
+            for (String problem : repository.problems()) System.err.println("kairos: model left out: " + problem);
+            if (repository.models().isEmpty()) {
+                throw new IllegalArgumentException(config.modelRepository + ": no model of the repository can be served");
+            }
+            return repository.catalog();
+        }
         return config.modelsFile == null ? ModelCatalog.builtIn() : ModelCatalog.load(Path.of(config.modelsFile));
     }
 

@@ -28,6 +28,15 @@ public final class ServingConfig implements Serializable {
     public double simulatedSpeed = 1.0;
     /** Profiles file (JSON); null for the built-in catalog. */
     public String modelsFile = null;
+    /**
+     * Model repository (a folder of ONNX models with manifests); when set, the devices run the
+     * models with ONNX Runtime and the catalog comes from the repository instead of {@link #modelsFile}.
+     */
+    public String modelRepository = null;
+    /** Memory budget of each ONNX device for its loaded models, in MiB; least recently used evicted beyond it. */
+    public long deviceMemoryMb = 1024;
+    /** CPU threads of one ONNX batch; 0: the machine's cores shared evenly among the devices. */
+    public int intraOpThreads = 0;
     public long bufferTimeoutMs = 1;
     public long asyncTimeoutMs = 30_000;
     public int asyncCapacity = 1_000;

@@ -2,6 +2,7 @@ package io.kairos.jobs;
 
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.onnx.OnnxDevice;
 import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AsyncInference;
 import io.kairos.flink.ControlPlane;
@@ -68,9 +69,19 @@ public final class ServingJob {
         this.telemetry = telemetry;
     }
 
-    /** The job on the Kafka topics named in {@code config}, with simulated devices. */
+    /**
+     * The job on the Kafka topics named in {@code config}, with ONNX Runtime devices when it names a
+     * model repository, else simulated devices.
+     */
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog) {
-        return onKafka(config, catalog, DeviceFactory.simulated(config.simulatedSpeed));
+        return onKafka(config, catalog, devices(config));
+    }
+
+    /** The devices {@code config} asks for. */
+    public static DeviceFactory devices(ServingConfig config) {
+        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed);
+        int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
+        return DeviceFactory.onnx(config.modelRepository, config.deviceMemoryMb << 20, threads);
     }
 
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {

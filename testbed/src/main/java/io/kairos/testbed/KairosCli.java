@@ -2,6 +2,8 @@ package io.kairos.testbed;
 
 import io.kairos.testbed.bench.BenchCommand;
 import io.kairos.testbed.fidelity.FidelityCommand;
+import io.kairos.testbed.profile.EfficiencyCommand;
+import io.kairos.testbed.profile.ProfileCommand;
 import io.kairos.testbed.experiment.ExperimentCommand;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.demo.DemoCommand;
@@ -22,7 +24,7 @@ import java.io.PrintWriter;
  */
 @Command(name = "kairos", mixinStandardHelpOptions = true, version = "kairos 0.1.0",
         description = "Kairos: deep-learning inference under latency SLOs on Kafka and Flink.",
-        subcommands = {DemoCommand.class, ServeCommand.class, LoadgenCommand.class, CollectCommand.class, BenchCommand.class, FidelityCommand.class, ExperimentCommand.class})
+        subcommands = {DemoCommand.class, ServeCommand.class, LoadgenCommand.class, CollectCommand.class, BenchCommand.class, FidelityCommand.class, ExperimentCommand.class, ProfileCommand.class, EfficiencyCommand.class})
 public class KairosCli implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(KairosCli.class);
 

@@ -68,7 +68,7 @@ class KairosCliTest {
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [demo, serve, loadgen, collect, bench, fidelity, experiment]");
+        assertUsageError(run(), "kairos: missing command: one of [demo, serve, loadgen, collect, bench, fidelity, experiment, profile, efficiency]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
     }
 

@@ -2,9 +2,11 @@ package io.kairos.jobs.demo;
 
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.onnx.ExampleModels;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.core.workload.ArrivalSpec;
 import io.kairos.core.workload.Workload;
+import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.client.RequestProducer;
@@ -23,6 +25,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +35,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code demo}: the whole system in one JVM. A real Kafka broker (KRaft) and a Flink mini-cluster
- * start in-process, the serving job runs on simulated devices with the built-in model profiles,
+ * start in-process, the serving job runs on simulated devices with the built-in model profiles
+ * (or, with {@code --onnx} or {@code --model-repository}, on ONNX Runtime CPU devices with real models),
  * and an open-loop load (Poisson unless {@code --arrivals} says otherwise) over several models with
  * different SLOs flows through it, with a live summary and a final table.
  */
@@ -43,8 +47,17 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--duration", description = "Seconds of load (default: ${DEFAULT-VALUE}).")
     int durationSeconds = 20;
 
-    @Option(names = "--workload", description = "model:rate/s:SLO ms,... (default: ${DEFAULT-VALUE}).")
-    String workload = "resnet50:150:100,googlenet:150:80,bert-tiny:50:300,mlp:600:50";
+    @Option(names = "--workload", description = "model:rate/s:SLO ms,... (default: " + SIMULATED_WORKLOAD + "; with ONNX models: " + ONNX_WORKLOAD + ").")
+    String workload;
+
+    static final String SIMULATED_WORKLOAD = "resnet50:150:100,googlenet:150:80,bert-tiny:50:300,mlp:600:50";
+    static final String ONNX_WORKLOAD = "cnn:100:200,mlp:300:100";
+
+    @Option(names = "--onnx", description = "Run the example ONNX models (an MLP and a small CNN, generated into .kairos/models if missing) on ONNX Runtime CPU devices instead of simulated ones.")
+    boolean onnx;
+
+    @Option(names = "--model-repository", paramLabel = "DIR", description = "Run the ONNX models of this model repository on ONNX Runtime devices (see README, \"Adding a model\").")
+    Path modelRepository;
 
     @Option(names = "--arrivals", paramLabel = "PROCESS",
             description = "How each load's requests are spaced: poisson, fixed, gamma:cv2=N or mmpp:cv2=N (default: ${DEFAULT-VALUE}).")
@@ -56,8 +69,8 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable.")
     Map<String, String> policyParams = new LinkedHashMap<>();
 
-    @Option(names = "--devices", description = "Simulated devices (default: ${DEFAULT-VALUE}).")
-    int devices = 4;
+    @Option(names = "--devices", description = "Devices (default: 4 simulated, or 2 ONNX Runtime CPU devices).")
+    Integer devices;
 
     @Option(names = "--simulated-speed", description = "Multiplies every profiled latency (default: ${DEFAULT-VALUE}).")
     double speed = 1.0;
@@ -80,24 +93,32 @@ public class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--arrivals: " + e.getMessage());
         }
+        if (onnx && modelRepository == null) {
+            modelRepository = ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"));
+        }
+        boolean real = modelRepository != null;
+        if (devices == null) devices = real ? 2 : 4;
+        if (workload == null) workload = real ? ONNX_WORKLOAD : SIMULATED_WORKLOAD;
         Workload load = Workload.parse(workload, arrivalSpec);
-        ModelCatalog catalog = ModelCatalog.builtIn();
+        ServingConfig config = new ServingConfig();
+        config.modelRepository = real ? modelRepository.toAbsolutePath().toString() : null;
+        config.devices = devices;
+        ModelCatalog catalog = ServeCommand.catalog(config);
         for (String model : load.models()) {
-            if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; built-in models: " + catalog.names());
+            if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; models: " + catalog.names());
         }
         if (!Policies.names().contains(policy)) throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
         if (devices < 1 || durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices and --duration must be at least 1");
 
-        out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy + ", " + devices + " simulated devices, " + durationSeconds + " s");
+        out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy + ", " + devices
+                + (real ? " ONNX Runtime devices (" + modelRepository + ")" : " simulated devices") + ", " + durationSeconds + " s");
         out.print("starting Kafka broker (KRaft, in-process) ... ");
         out.flush();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             out.println(broker.bootstrapServers());
-            ServingConfig config = new ServingConfig();
             config.bootstrapServers = broker.bootstrapServers();
             config.policy = policy;
             config.policyParams = policyParams;
-            config.devices = devices;
             config.simulatedSpeed = speed;
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);

@@ -1,0 +1,125 @@
+package io.kairos.core.onnx;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The models loaded on one device, within a memory budget, least recently used evicted first.
+ *
+ * <p>A load is in two steps so that the device can load one model while it runs batches of the
+ * others: {@link #makeRoom} evicts and reserves the model's bytes before the load starts (the
+ * budget holds while the load is under way), {@link #install} turns the reservation into a loaded
+ * model when the load is done, {@link #cancel} gives it back when the load failed.
+ *
+ * <p>Not thread-safe: the device confines it to the one thread that runs its batches, which is
+ * also what makes eviction safe, since no batch can be running a model while it is evicted.
+ *
+ * @param <S> what a loaded model is (an ONNX Runtime session); closed on eviction
+ */
+public final class ModelCache<S extends AutoCloseable> {
+    private final long budgetBytes;
+    // Access order: iteration starts at the least recently used model.
+    private final LinkedHashMap<String, Loaded<S>> loaded = new LinkedHashMap<>(16, 0.75f, true);
+    private final Map<String, Long> reserved = new HashMap<>();
+    private long usedBytes;
+    private long evictions;
+
+    private record Loaded<S>(S model, long bytes) {}
+
+    public ModelCache(long budgetBytes) {
+        if (budgetBytes < 1) throw new IllegalArgumentException("a device's model memory budget must be positive, got " + budgetBytes);
+        this.budgetBytes = budgetBytes;
+    }
+
+    /** The loaded model, marked as just used; null when it is not loaded (or only being loaded). */
+    public S get(String model) {
+        Loaded<S> l = loaded.get(model);
+        return l == null ? null : l.model();
+    }
+
+    public boolean isLoading(String model) {
+        return reserved.containsKey(model);
+    }
+
+    /**
+     * Evicts least recently used models until {@code bytes} more fit in the budget, and reserves
+     * them for {@code model}. Models being loaded are never evicted, so with several loads under way
+     * the budget can be exceeded until they finish. Returns the evicted models, oldest first.
+     *
+     * @throws IllegalArgumentException when the model alone is larger than the budget
+     */
+    public List<String> makeRoom(String model, long bytes) {
+        if (bytes > budgetBytes) {
+            throw new IllegalArgumentException("model '" + model + "' needs " + bytes + " bytes, more than the device's budget of " + budgetBytes);
+        }
+        if (loaded.containsKey(model) || reserved.containsKey(model)) throw new IllegalStateException("model '" + model + "' is already loaded or being loaded");
+        List<String> evicted = new ArrayList<>();
+        for (Iterator<Map.Entry<String, Loaded<S>>> it = loaded.entrySet().iterator(); usedBytes + bytes > budgetBytes && it.hasNext(); ) {
+            Map.Entry<String, Loaded<S>> lru = it.next();
+            it.remove();
+            usedBytes -= lru.getValue().bytes();
+            evictions++;
+            evicted.add(lru.getKey());
+            close(lru.getValue().model());
+        }
+        reserved.put(model, bytes);
+        usedBytes += bytes;
+        return evicted;
+    }
+
+    /** The load of a model that {@link #makeRoom} reserved for is done. */
+    public void install(String model, S loadedModel) {
+        Long bytes = reserved.remove(model);
+        if (bytes == null) throw new IllegalStateException("model '" + model + "' was installed without room made for it");
+        loaded.put(model, new Loaded<>(loadedModel, bytes));
+    }
+
+    /** The load of a model failed: its reservation is given back. */
+    public void cancel(String model) {
+        Long bytes = reserved.remove(model);
+        if (bytes != null) usedBytes -= bytes;
+    }
+
+    /** Loaded models, least recently used first. */
+    public Set<String> loaded() {
+        return Set.copyOf(loaded.keySet());
+    }
+
+    public List<String> lruOrder() {
+        return new ArrayList<>(loaded.keySet());
+    }
+
+    /** Bytes of the loaded models and of the loads under way. */
+    public long usedBytes() {
+        return usedBytes;
+    }
+
+    public long budgetBytes() {
+        return budgetBytes;
+    }
+
+    public long evictions() {
+        return evictions;
+    }
+
+    /** Closes every loaded model. */
+    public void clear() {
+        for (Loaded<S> l : loaded.values()) close(l.model());
+        loaded.clear();
+        usedBytes = 0;
+        for (long b : reserved.values()) usedBytes += b;
+    }
+
+    private static void close(AutoCloseable model) {
+        try {
+            model.close();
+        } catch (Exception e) {
+            // An evicted model that fails to close leaks native memory but harms no batch; go on.
+        }
+    }
+}

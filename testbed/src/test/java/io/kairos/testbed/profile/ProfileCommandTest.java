@@ -1,0 +1,45 @@
+package io.kairos.testbed.profile;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.onnx.ExampleModels;
+import io.kairos.testbed.KairosCli;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ProfileCommandTest {
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run kairos(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void profilesEveryModelAndWritesAProfilesFileThatServeReads() throws Exception {
+        Path repo = ExampleModels.writeRepository(Path.of("target", "profile-command-models"));
+        Path file = Path.of("target", "profile-command", "profiles.json");
+        Files.deleteIfExists(file);
+        Run run = kairos("profile", "--model-repository", repo.toString(), "--warmup", "1", "--runs", "3", "--out", file.toString());
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).contains("cnn: cold start").contains("mlp: cold start").contains("R^2").contains("wrote " + file);
+        ModelCatalog catalog = ModelCatalog.load(file);
+        assertThat(catalog.names()).containsExactly("cnn", "mlp");
+        assertThat(catalog.get("cnn").latency().batchSizes()).containsExactly(1, 2, 4, 8, 16, 32);
+    }
+
+    @Test
+    void badCountsAreAOneLineUsageError() {
+        Run run = kairos("profile", "--runs", "0");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err().strip()).doesNotContain("\n").contains("--runs");
+    }
+}
