@@ -152,13 +152,7 @@ public final class ModelProfiler {
         ObjectNode root = json.createObjectNode();
         ArrayNode models = root.putArray("models");
         for (Profile p : profiles) {
-            OnnxModel m = repository.get(p.model());
-            ObjectNode e = models.addObject();
-            e.put("name", p.model());
-            ObjectNode input = e.putObject("input");
-            input.put("dtype", m.input().dtype());
-            ArrayNode shape = input.putArray("shape");
-            for (long d : m.input().shape()) shape.add(d);
+            ObjectNode e = repository.get(p.model()).catalogEntry(models.addObject());
             ArrayNode sizes = e.putArray("batch_sizes");
             ObjectNode p99 = json.createObjectNode();
             ObjectNode p50 = json.createObjectNode();

@@ -98,12 +98,7 @@ public final class ModelRepository {
                             + models.get(model.name()).file().getParent());
                 }
                 if (checkModels) OnnxModelCheck.check(model);
-                ObjectNode entry = json.createObjectNode();
-                entry.put("name", model.name());
-                ObjectNode input = entry.putObject("input");
-                input.put("dtype", model.input().dtype());
-                ArrayNode shape = input.putArray("shape");
-                for (long d : model.input().shape()) shape.add(d);
+                ObjectNode entry = model.catalogEntry(json.createObjectNode());
                 ArrayNode sizes = entry.putArray("batch_sizes");
                 for (int b : model.batchSizes()) sizes.add(b);
                 entry.set("latency_ms", m.has("latency_ms") ? m.get("latency_ms") : json.readTree(UNPROFILED_LATENCY));
@@ -225,6 +220,16 @@ public final class ModelRepository {
 
         public int maxBatch() {
             return batchSizes[batchSizes.length - 1];
+        }
+
+        /** Writes what a catalog entry ({@code models.json}) says of this model's name and input into {@code entry}. */
+        public ObjectNode catalogEntry(ObjectNode entry) {
+            entry.put("name", name);
+            ObjectNode input = entry.putObject("input");
+            input.put("dtype", input().dtype());
+            ArrayNode shape = input.putArray("shape");
+            for (long d : input().shape()) shape.add(d);
+            return entry;
         }
 
         @Override
