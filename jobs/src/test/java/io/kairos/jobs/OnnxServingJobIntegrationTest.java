@@ -59,24 +59,14 @@ class OnnxServingJobIntegrationTest {
 
     @Test
     void servesTheExampleModelsWithOutputsThatMatchTheirMathsAndFlagsColdStarts() throws Exception {
-        ServingConfig config = new ServingConfig();
-        config.bootstrapServers = broker.bootstrapServers();
-        String prefix = "onnx-it-";
-        config.requestsTopic = prefix + "requests";
-        config.resultsTopic = prefix + "results";
-        config.telemetryTopic = prefix + "telemetry";
-        config.controlTopic = prefix + "control";
-        config.consumerGroup = prefix + "serving";
-        config.fromEarliest = true;
-        config.devices = 2;
-        // Triton's batcher holds a queue up to 20 ms, so that the bursts below run as real batches
-        // (stacked and split again) rather than one request at a time on idle devices.
-        config.policy = "triton";
-        config.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "20");
-        config.intraOpThreads = 1;
-        config.checkpointIntervalMs = 0;
-        config.modelRepository = repository.toString();
-        for (String topic : config.topics()) broker.createTopic(topic, 1);
+        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-", c -> {
+            // Triton's batcher holds a queue up to 20 ms, so that the bursts below run as real batches
+            // (stacked and split again) rather than one request at a time on idle devices.
+            c.policy = "triton";
+            c.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "20");
+            c.intraOpThreads = 1;
+            c.modelRepository = repository.toString();
+        });
         ModelCatalog catalog = ServeCommand.catalog(config);
         assertThat(catalog.names()).containsExactlyInAnyOrder("mlp", "cnn");
 

@@ -229,20 +229,7 @@ class ServingJobIntegrationTest {
 
     private static ServingConfig config(Consumer<ServingConfig> adjust) {
         run++;
-        String prefix = "it" + run + "-";
-        ServingConfig c = new ServingConfig();
-        c.bootstrapServers = broker.bootstrapServers();
-        c.requestsTopic = prefix + "requests";
-        c.resultsTopic = prefix + "results";
-        c.telemetryTopic = prefix + "telemetry";
-        c.controlTopic = prefix + "control";
-        c.consumerGroup = prefix + "serving";
-        c.fromEarliest = true;
-        c.devices = 2;
-        c.checkpointIntervalMs = 0;
-        adjust.accept(c);
-        for (String topic : c.topics()) broker.createTopic(topic, 1);
-        return c;
+        return TestConfigs.onBroker(broker, "it" + run + "-", adjust);
     }
 
     private static JobClient start(ServingConfig config) throws Exception {
