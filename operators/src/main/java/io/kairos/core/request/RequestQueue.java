@@ -54,6 +54,11 @@ public final class RequestQueue {
         return items[head].deadlineMicros();
     }
 
+    /** The latest time the head request can start alone (at the smallest batch) and still finish by its deadline. */
+    public long latestStartAlone() {
+        return headDeadline() - profile.latencyAt(0);
+    }
+
     /** The earliest arrival in the queue (not necessarily the head when SLOs differ). */
     public long oldestArrival() {
         long oldest = Long.MAX_VALUE;

@@ -42,7 +42,7 @@ public final class GroupScheduler implements GroupView {
     // policies can stop scanning early. A queue's key depends on its head: it is taken out before
     // its head changes and put back after.
     private final TreeSet<RequestQueue> active = new TreeSet<>(
-            Comparator.comparingLong(GroupScheduler::latestStartAlone).thenComparing(RequestQueue::model));
+            Comparator.comparingLong(RequestQueue::latestStartAlone).thenComparing(RequestQueue::model));
     private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
@@ -277,7 +277,7 @@ public final class GroupScheduler implements GroupView {
             if (!shedding) return dropped;
             // One earliest start for every model: the unreachable heads are at the front of the order.
             long start = earliestStart(null, nowMicros);
-            while (!active.isEmpty() && latestStartAlone(active.first()) < start) {
+            while (!active.isEmpty() && active.first().latestStartAlone() < start) {
                 RequestQueue q = active.pollFirst();
                 dropUnreachable(q, start, dropped);
                 if (!q.isEmpty()) active.add(q);
@@ -293,7 +293,7 @@ public final class GroupScheduler implements GroupView {
                     pending--;
                 }
                 shrunk(q);
-            } else if (shedding && latestStartAlone(q) < start) {
+            } else if (shedding && q.latestStartAlone() < start) {
                 active.remove(q);
                 dropUnreachable(q, start, dropped);
                 if (!q.isEmpty()) active.add(q);
@@ -314,11 +314,6 @@ public final class GroupScheduler implements GroupView {
         shrunk(q);
     }
 
-    /** The latest time the head request of a non-empty queue can start alone and still finish in time. */
-    static long latestStartAlone(RequestQueue q) {
-        return q.headDeadline() - q.profile().latencyAt(0);
-    }
-
     /** The earliest start on a device holding {@code model}; {@code null}: on any device. */
     private long earliestStart(String model, long nowMicros) {
         long best = Long.MAX_VALUE;
@@ -337,7 +332,7 @@ public final class GroupScheduler implements GroupView {
 
     /** The first instant at which some head request becomes unreachable, if nothing is dispatched. */
     private long nextUnreachableMicros() {
-        return active.isEmpty() ? SchedulingPolicy.NO_WAKE : latestStartAlone(active.first()) + 1;
+        return active.isEmpty() ? SchedulingPolicy.NO_WAKE : active.first().latestStartAlone() + 1;
     }
 
     /** A request shed by the scheduler and why. */

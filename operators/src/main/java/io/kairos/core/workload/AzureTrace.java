@@ -296,7 +296,7 @@ public final class AzureTrace {
      * @throws IllegalArgumentException when no function is invoked in the window
      */
     public Workload toWorkload(List<String> modelInstances, double sloMs, double rateScale, int fromMinute, int minuteCount) {
-        if (modelInstances == null || modelInstances.isEmpty()) throw new IllegalArgumentException("at least one model instance is needed");
+        checkInstances(modelInstances);
         checkWindow(fromMinute, minuteCount);
         List<ModelLoad> loads = new ArrayList<>();
         for (int f = 0; f < counts.length; f++) {
@@ -304,8 +304,7 @@ public final class AzureTrace {
             if (replay.totalCount() == 0) continue;
             loads.add(new ModelLoad(functions.get(f).owner(), modelInstances.get(f % modelInstances.size()), sloMs, replay));
         }
-        if (loads.isEmpty()) throw new IllegalArgumentException("no function of the trace is invoked in minutes " + window(fromMinute, minuteCount));
-        return new Workload(loads);
+        return nonEmpty(loads, fromMinute, minuteCount);
     }
 
     /**
@@ -319,7 +318,7 @@ public final class AzureTrace {
      * @throws IllegalArgumentException when no function is invoked in the window
      */
     public Workload toInstanceWorkload(List<String> modelInstances, double sloMs, double rateScale, int fromMinute, int minuteCount) {
-        if (modelInstances == null || modelInstances.isEmpty()) throw new IllegalArgumentException("at least one model instance is needed");
+        checkInstances(modelInstances);
         checkWindow(fromMinute, minuteCount);
         int[][] perInstance = new int[modelInstances.size()][minuteCount];
         for (int f = 0; f < counts.length; f++) {
@@ -332,6 +331,14 @@ public final class AzureTrace {
             if (replay.totalCount() == 0) continue;
             loads.add(new ModelLoad(ModelLoad.DEFAULT_TENANT, modelInstances.get(i), sloMs, replay));
         }
+        return nonEmpty(loads, fromMinute, minuteCount);
+    }
+
+    private static void checkInstances(List<String> modelInstances) {
+        if (modelInstances == null || modelInstances.isEmpty()) throw new IllegalArgumentException("at least one model instance is needed");
+    }
+
+    private static Workload nonEmpty(List<ModelLoad> loads, int fromMinute, int minuteCount) {
         if (loads.isEmpty()) throw new IllegalArgumentException("no function of the trace is invoked in minutes " + window(fromMinute, minuteCount));
         return new Workload(loads);
     }

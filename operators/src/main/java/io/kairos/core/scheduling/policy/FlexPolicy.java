@@ -7,7 +7,6 @@ import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
-
 /**
  * Shepherd's online scheduler Flex (Zhang et al., "SHEPHERD: Serving DNNs in the Wild", NSDI'23,
  * Algorithm 1). It sees every model queue of the serving group. A model's candidate batch on a
@@ -98,8 +97,7 @@ public final class FlexPolicy implements SchedulingPolicy {
                 // A candidate of one never replaces a batch (lambda > 1), so the queues of one request need no look.
                 if (queued == null) queued = largestTwoBatchable(now, group);
                 Candidate other = queued[0] != null && queued[0].model().equals(running.model()) ? queued[1] : queued[0];
-                RequestQueue q = group.queue(running.model());
-                c = better(other, candidate(now, q == null || q.isEmpty() ? null : q, group.profile(running.model()), running));
+                c = better(other, withRunning(now, group, running));
             } else {
                 c = largestCandidate(now, group, device, running);
             }
@@ -129,13 +127,10 @@ public final class FlexPolicy implements SchedulingPolicy {
         for (RequestQueue q : group.batchableQueues()) {
             if (device.holds(q.model()) && !q.model().equals(runningModel)) best = better(best, candidate(now, q, q.profile(), null));
         }
-        if (running != null) {
-            RequestQueue q = group.queue(runningModel);
-            best = better(best, candidate(now, q == null || q.isEmpty() ? null : q, group.profile(runningModel), running));
-        }
+        if (running != null) best = better(best, withRunning(now, group, running));
         if (best != null && best.size() > 1) return best;
         for (RequestQueue q : group.pendingQueues()) {
-            long latestStartAlone = latestStartAlone(q);
+            long latestStartAlone = q.latestStartAlone();
             // Queues come by latest start alone, which is below the head's deadline: from here on none can beat the best.
             if (best != null && latestStartAlone >= best.headDeadline()) break;
             if (latestStartAlone < now || !device.holds(q.model()) || q.model().equals(runningModel)) continue;
@@ -161,10 +156,6 @@ public final class FlexPolicy implements SchedulingPolicy {
         return new Candidate[] {first, second};
     }
 
-    private static long latestStartAlone(RequestQueue q) {
-        return q.headDeadline() - q.profile().latencyAt(0);
-    }
-
     private static Candidate better(Candidate best, Candidate c) {
         if (c == null) return best;
         if (best == null || c.size() > best.size()) return c;
@@ -174,11 +165,17 @@ public final class FlexPolicy implements SchedulingPolicy {
         return c.model().compareTo(best.model()) < 0 ? c : best;
     }
 
+    /** The candidate of the running batch's model, its queued requests and the running ones together. */
+    private static Candidate withRunning(long now, GroupView group, Dispatch running) {
+        RequestQueue q = group.queue(running.model());
+        return candidate(now, q == null || q.isEmpty() ? null : q, group.profile(running.model()), running);
+    }
+
     /** The candidate of a model's queue ({@code null}: empty), with the running batch's requests counted in if given. */
     private static Candidate candidate(long now, RequestQueue q, LatencyProfile p, Dispatch running) {
         int count = q == null ? 0 : q.size();
         long head = count == 0 ? Long.MAX_VALUE : q.headDeadline();
-        long order = count == 0 ? Long.MAX_VALUE : latestStartAlone(q);
+        long order = count == 0 ? Long.MAX_VALUE : q.latestStartAlone();
         String model = q != null ? q.model() : running.model();
         if (running != null) {
             count += running.size();
@@ -200,7 +197,7 @@ public final class FlexPolicy implements SchedulingPolicy {
         for (RequestQueue q : group.pendingQueues()) {
             if (device.holds(q.model()) && (first == null || q.headDeadline() < first.headDeadline())) first = q;
         }
-        return new Candidate(first.model(), 1, first.headDeadline(), latestStartAlone(first));
+        return new Candidate(first.model(), 1, first.headDeadline(), first.latestStartAlone());
     }
 
     private static boolean holdsPending(DeviceView device, GroupView group) {

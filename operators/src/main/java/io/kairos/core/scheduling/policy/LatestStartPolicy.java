@@ -98,7 +98,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
         long extra = group.largestBatchExtraMicros();
         for (RequestQueue q : group.pendingQueues()) {
             // Queues come by latest start alone; from here on none can beat the best found.
-            if (best != null && q.headDeadline() - q.profile().latencyAt(0) - extra > best.latestStart()) break;
+            if (best != null && q.latestStartAlone() - extra > best.latestStart()) break;
             if (!device.holds(q.model())) continue;
             Strategy s = largestFeasible(q, start);
             if (s != null && (best == null || s.latestStart() < best.latestStart() || (s.latestStart() == best.latestStart() && s.take() > best.take()))) {

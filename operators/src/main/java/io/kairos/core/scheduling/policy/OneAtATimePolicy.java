@@ -45,7 +45,7 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
             long wake = NO_WAKE;
             for (RequestQueue q : group.pendingQueues()) {
                 // EDF: queues come by latest start alone, which is below the head's deadline; from here on none can beat it.
-                if (byDeadline && first != null && q.headDeadline() - q.profile().latencyAt(0) >= firstKey) break;
+                if (byDeadline && first != null && q.latestStartAlone() >= firstKey) break;
                 String model = q.model();
                 long key = byDeadline ? q.headDeadline() : q.peek().arrivalMicros();
                 if (IdleDevices.idleFor(now, group, model) == null) {

@@ -28,7 +28,7 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
             long wake = NO_WAKE;
             for (RequestQueue q : group.pendingQueues()) {
                 // Queues come by latest start alone, which is below the head's deadline: from here on none can beat it.
-                if (first != null && q.headDeadline() - q.profile().latencyAt(0) >= first.headDeadline()) break;
+                if (first != null && q.latestStartAlone() >= first.headDeadline()) break;
                 if (IdleDevices.idleFor(now, group, q.model()) == null) {
                     wake = Math.min(wake, IdleDevices.nextFreeFor(group, q.model()));
                 } else if (first == null || q.headDeadline() < first.headDeadline()) {
