@@ -50,7 +50,7 @@ class ServeCommandModelRepositoryTest {
         } finally {
             System.setErr(stderr);
         }
-        assertThat(catalog.names()).containsExactly("mlp");
+        assertThat(catalog.names()).containsExactly("mlp", "resnet");
         assertThat(err.toString().strip()).isEqualTo("kairos: model left out: " + manifest
                 + ": field 'output.name' is 'scores' but the model's outputs are [logits]");
     }

@@ -90,6 +90,30 @@ class OnnxDeviceTest {
     }
 
     @Test
+    void resnetBatchMatchesThePlainJavaMaths() throws Exception {
+        // Residual adds, stride-2 convolutions and global average pooling, checked like the CNN.
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-resnet"), 64 * MB);
+        ExampleModels.ResNet resnet = ExampleModels.ResNet.seeded(ExampleModels.SEED + 2);
+        Random r = new Random(12);
+        List<float[]> images = new ArrayList<>();
+        List<Tensor> inputs = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            images.add(randomFloats(r, 3 * 32 * 32));
+            inputs.add(tensor(images.get(i), 3, 32, 32));
+        }
+        Execution e = run(d, "resnet", inputs);
+        assertThat(e.error()).isNull();
+        for (int i = 0; i < 2; i++) {
+            float[] expected = resnet.forward(images.get(i));
+            float[] actual = floats(e.outputs().get(i));
+            assertThat(actual).hasSize(10);
+            // Eleven layers of float sums in a different order: a relative tolerance on logits of order 1.
+            for (int j = 0; j < 10; j++) assertThat(actual[j]).as("image %d logit %d", i, j).isCloseTo(expected[j], within(1e-3f * Math.max(1f, Math.abs(expected[j]))));
+        }
+        assertThat(floats(e.outputs().get(0))[0]).isNotCloseTo(floats(e.outputs().get(1))[0], within(1e-6f));
+    }
+
+    @Test
     void firstBatchOfAModelIsAColdStartAndTheNextIsNot() throws Exception {
         OnnxDevice d = device(OnnxTestData.exampleRepository("device-cold"), 64 * MB);
         List<Tensor> one = List.of(tensor(new float[64], 64));
