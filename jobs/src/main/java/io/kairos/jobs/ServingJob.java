@@ -138,7 +138,7 @@ public final class ServingJob {
             env.enableCheckpointing(config.checkpointIntervalMs,
                     config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
         }
-        ControlPlane plan = new ControlPlane(config.devices, config.policy, config.policyParams);
+        ControlPlane plan = new ControlPlane(config.devices, config.deviceMemoryMb << 20, config.policy, config.policyParams);
 
         BroadcastStream<ControlDecision> decisions = env
                 .fromSource(control, WatermarkStrategy.noWatermarks(), "control decisions").setParallelism(1)

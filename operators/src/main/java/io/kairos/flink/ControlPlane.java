@@ -32,12 +32,20 @@ public final class ControlPlane implements Serializable {
             new MapStateDescriptor<>("kairos-control-decisions", Types.LONG, new AvroTypeInfo<>(ControlDecision.class));
 
     private final int deviceCount;
+    private final long deviceMemoryBytes;
     private final String defaultPolicy;
     private final Map<String, String> defaultParams;
     private transient ServingPlan plan;
 
+    /** Devices with unbounded model memory. */
     public ControlPlane(int deviceCount, String defaultPolicy, Map<String, String> defaultParams) {
+        this(deviceCount, Long.MAX_VALUE, defaultPolicy, defaultParams);
+    }
+
+    /** @param deviceMemoryBytes each device's model memory budget, for the scheduler's picture of what is loaded where */
+    public ControlPlane(int deviceCount, long deviceMemoryBytes, String defaultPolicy, Map<String, String> defaultParams) {
         this.deviceCount = deviceCount;
+        this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = Map.copyOf(defaultParams);
     }
@@ -45,7 +53,7 @@ public final class ControlPlane implements Serializable {
     /** The current plan; after a restore, rebuilt once from the decisions in broadcast state. */
     public ServingPlan plan(ReadOnlyBroadcastState<Long, ControlDecision> decisions) throws Exception {
         if (plan == null) {
-            plan = new ServingPlan(deviceCount, defaultPolicy, PolicyParams.of(defaultParams));
+            plan = new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams));
             List<ControlDecision> replay = new ArrayList<>();
             for (Map.Entry<Long, ControlDecision> e : decisions.immutableEntries()) replay.add(e.getValue());
             replay.sort((a, b) -> Long.compare(a.getVersion(), b.getVersion()));

@@ -1,27 +1,46 @@
 package io.kairos.core.device;
 
+import io.kairos.core.model.ModelSpec;
 import io.kairos.core.scheduling.Dispatch;
 
+import java.util.List;
 import java.util.Set;
 
 /**
- * The scheduler's picture of one device: which models it holds, when it is predicted to be free,
- * from the latency profile of every batch sent to it, and the last batch booked on it, so that the
- * scheduler knows what runs at a given instant and can preempt it. Predictions, not observations:
- * the scheduler never waits for a device to report back before sending it more work.
+ * The scheduler's picture of one device: which models it may run (its placement), which of them
+ * are loaded in its memory, when it is predicted to be free, from the latency profile of every
+ * batch sent to it, and the last batch booked on it, so that the scheduler knows what runs at a
+ * given instant and can preempt it. Predictions, not observations: the scheduler never waits for a
+ * device to report back before sending it more work.
+ *
+ * <p>Loaded models are tracked the way Clockwork's controller tracks its workers: by mirroring
+ * the device's own cache from the scheduler's dispatches. The device loads a model on the first
+ * batch of it and evicts the least recently used ones to stay within its memory budget; the view
+ * replays the same {@link ModelCache} on the same budget, so it knows which batch will be a cold
+ * start and books the load time ({@link ModelSpec#loadMicros}) in front of it.
  */
 public final class DeviceView {
     private final int slot;
     private final Set<String> models;
+    private final ModelCache<AutoCloseable> loaded;
     private long freeAtMicros;
     // The last batch booked, ending at freeAtMicros; null when none was, or when it was preempted
     // (the view keeps one batch, not the whole timeline, so the one before it is not known).
     private Dispatch lastBooked;
 
-    /** @param models the models it holds, or {@code null} for a device that holds every model */
+    /** A device with unbounded model memory: a model, once loaded, stays. */
     public DeviceView(int slot, Set<String> models) {
+        this(slot, models, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param models            the models it may run, or {@code null} for every model
+     * @param memoryBudgetBytes what its loaded models may take together, as the device is configured
+     */
+    public DeviceView(int slot, Set<String> models, long memoryBudgetBytes) {
         this.slot = slot;
         this.models = models == null ? null : Set.copyOf(models);
+        this.loaded = new ModelCache<>(memoryBudgetBytes);
     }
 
     public int slot() {
@@ -36,6 +55,32 @@ public final class DeviceView {
     public Set<String> models() {
         return models;
     }
+
+    /**
+     * How long a batch of {@code model} sent now would first spend loading it: 0 when the device
+     * holds it, or when the model's loading is not modelled.
+     */
+    public long loadMicros(ModelSpec model) {
+        return !model.hasLoadCost() || loaded.isLoaded(model.name()) ? 0 : model.loadMicros();
+    }
+
+    /**
+     * A batch of {@code model} was booked here: the device holds the model from then on, having
+     * evicted the least recently used ones it needed room from. A model larger than the whole
+     * budget is not tracked: the device fails its batches.
+     */
+    public void hold(ModelSpec model) {
+        if (!model.hasLoadCost() || loaded.get(model.name()) != null || model.memoryBytes() > loaded.budgetBytes()) return;
+        loaded.makeRoom(model.name(), model.memoryBytes());
+        loaded.install(model.name(), NOTHING_TO_CLOSE);
+    }
+
+    /** The models the device is predicted to hold in memory, least recently used first. */
+    public List<String> loadedModels() {
+        return loaded.lruOrder();
+    }
+
+    private static final AutoCloseable NOTHING_TO_CLOSE = () -> {};
 
     public long freeAtMicros() {
         return freeAtMicros;
@@ -107,12 +152,20 @@ public final class DeviceView {
         return batch;
     }
 
-    /** Carries a prediction over from the view this one replaces (placement changed, device stayed). */
-    public void inheritFreeAt(DeviceView previous) {
+    /**
+     * Carries the predictions over from the view this one replaces (placement changed, device
+     * stayed): when it is free, and which models it holds in memory.
+     */
+    public void inherit(DeviceView previous) {
         if (previous.freeAtMicros >= freeAtMicros) {
             freeAtMicros = previous.freeAtMicros;
             lastBooked = previous.lastBooked;
         }
+        previous.loaded.loadedBytes().forEach((model, bytes) -> {
+            if (loaded.isLoaded(model) || bytes > loaded.budgetBytes()) return;
+            loaded.makeRoom(model, bytes);
+            loaded.install(model, NOTHING_TO_CLOSE);
+        });
     }
 
     @Override

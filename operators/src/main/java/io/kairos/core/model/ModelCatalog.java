@@ -25,9 +25,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *    "batch_sizes": [1, 2, 4, 8, 16],
  *    "latency_ms": {"alpha": 0.8, "beta": 1.9}},          // tau(b) = alpha*b + beta
  *   {"name": "mlp", "input": {"dtype": "FLOAT32", "shape": [64]},
- *    "latency_ms": {"table": {"1": 0.4, "8": 0.9, "32": 2.5}}}   // measured per batch size
+ *    "latency_ms": {"table": {"1": 0.4, "8": 0.9, "32": 2.5}},   // measured per batch size
+ *    "memory_bytes": 1048576, "load_ms": 0.4}                    // optional: a cold start's cost
  * ]}
  * }</pre>
+ *
+ * {@code memory_bytes} and {@code load_ms} let the scheduler predict cold starts: a batch of a model
+ * that its device does not hold (as far as the scheduler's own dispatches tell) is booked with the
+ * load time on top. Without them the model counts as loaded everywhere.
  *
  * A problem in the file is reported with the file and the field it is in.
  * Serializable only so that Flink can ship it inside functions; it is immutable.
@@ -83,7 +88,7 @@ public final class ModelCatalog implements Serializable {
         if (instances == null) instances = new ConcurrentHashMap<>();
         return instances.computeIfAbsent(name, n -> {
             ModelSpec base = models().get(n.substring(0, hash));
-            return base == null ? null : new ModelSpec(n, base.input(), base.latency());
+            return base == null ? null : base.named(n);
         });
     }
 
@@ -127,9 +132,19 @@ public final class ModelCatalog implements Serializable {
             String name = text(m, "name", at);
             at = source + ": model '" + name + "'";
             if (models.containsKey(name)) throw new CatalogException(at + " is defined twice");
-            models.put(name, new ModelSpec(name, input(m.get("input"), at), latency(m, at)));
+            models.put(name, new ModelSpec(name, input(m.get("input"), at), latency(m, at),
+                    nonNegative(m, "memory_bytes", 1, at, "bytes the model takes on a device"),
+                    nonNegative(m, "load_ms", 1000, at, "milliseconds to load the model onto a device")));
         }
         return Collections.unmodifiableMap(models);
+    }
+
+    /** An optional non-negative number field, times {@code scale} and rounded; 0 when absent. */
+    private static long nonNegative(JsonNode m, String field, double scale, String at, String meaning) {
+        JsonNode v = m.get(field);
+        if (v == null || v.isNull()) return 0;
+        if (!v.isNumber() || v.asDouble() < 0) throw new CatalogException(at + ": field '" + field + "' must be a non-negative number (" + meaning + ")");
+        return Math.round(v.asDouble() * scale);
     }
 
     private static InputSpec input(JsonNode in, String at) {

@@ -144,8 +144,9 @@ public final class ModelProfiler {
     /**
      * The profiles file that {@code serve --models}, the simulator and the experiments read: each
      * model's input, its batch sizes and, as {@code latency_ms}, the measured p99 per batch size
-     * (the schedulers plan with it, so a deadline is met even by a slow run); beside it, for
-     * people and notebooks, the fit, the p50s and the cold start.
+     * (the schedulers plan with it, so a deadline is met even by a slow run) and, as
+     * {@code load_ms}, the cold start, which the scheduler books in front of a batch of a model its
+     * device does not hold; beside them, for people and notebooks, the fit and the p50s.
      */
     public static String profilesJson(ModelRepository repository, List<Profile> profiles) {
         ObjectMapper json = new ObjectMapper();
@@ -167,7 +168,7 @@ public final class ModelProfiler {
             fit.put("alpha", round(p.alphaMs()));
             fit.put("beta", round(p.betaMs()));
             fit.put("r2", round(p.r2()));
-            e.put("cold_start_ms", round(p.coldStartMs()));
+            e.put("load_ms", round(p.coldStartMs()));
         }
         try {
             return json.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";

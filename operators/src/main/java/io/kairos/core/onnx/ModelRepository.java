@@ -102,6 +102,7 @@ public final class ModelRepository {
                 ArrayNode sizes = entry.putArray("batch_sizes");
                 for (int b : model.batchSizes()) sizes.add(b);
                 entry.set("latency_ms", m.has("latency_ms") ? m.get("latency_ms") : json.readTree(UNPROFILED_LATENCY));
+                if (m.has("load_ms")) entry.set("load_ms", m.get("load_ms"));
                 // The catalog checks the latency profile; a bad one is this manifest's problem.
                 ModelCatalog.parse(json.writeValueAsString(json.createObjectNode().set("models", json.createArrayNode().add(entry))), manifest.toString());
                 entries.add(entry);
@@ -222,13 +223,17 @@ public final class ModelRepository {
             return batchSizes[batchSizes.length - 1];
         }
 
-        /** Writes what a catalog entry ({@code models.json}) says of this model's name and input into {@code entry}. */
+        /**
+         * Writes what a catalog entry ({@code models.json}) says of this model's name, input and
+         * memory footprint into {@code entry}.
+         */
         public ObjectNode catalogEntry(ObjectNode entry) {
             entry.put("name", name);
             ObjectNode input = entry.putObject("input");
             input.put("dtype", input().dtype());
             ArrayNode shape = input.putArray("shape");
             for (long d : input().shape()) shape.add(d);
+            entry.put("memory_bytes", memoryBytes);
             return entry;
         }
 

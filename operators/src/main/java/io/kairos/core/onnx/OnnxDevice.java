@@ -8,6 +8,7 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession;
 import io.kairos.core.device.Device;
+import io.kairos.core.device.ModelCache;
 import io.kairos.core.onnx.ModelRepository.OnnxModel;
 import io.kairos.schema.DType;
 import io.kairos.schema.Tensor;

@@ -19,6 +19,7 @@ public final class ServingPlan {
     public static final String DEFAULT_GROUP = "default";
 
     private final int deviceCount;
+    private final long deviceMemoryBytes;
     private final String defaultPolicy;
     private final PolicyParams defaultParams;
     private final Map<String, String> groupOfModel = new HashMap<>();
@@ -26,8 +27,15 @@ public final class ServingPlan {
     private final Map<String, GroupPolicy> policies = new HashMap<>();
     private long version;
 
+    /** A plan whose devices have unbounded model memory. */
     public ServingPlan(int deviceCount, String defaultPolicy, PolicyParams defaultParams) {
+        this(deviceCount, Long.MAX_VALUE, defaultPolicy, defaultParams);
+    }
+
+    /** @param deviceMemoryBytes the model memory budget of each device, as the devices are configured */
+    public ServingPlan(int deviceCount, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams) {
         this.deviceCount = deviceCount;
+        this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = defaultParams;
     }
@@ -57,9 +65,9 @@ public final class ServingPlan {
         Map<Integer, Set<String>> devices = placement.get(group);
         List<DeviceView> views = new ArrayList<>();
         if (devices == null) {
-            for (int slot = 0; slot < deviceCount; slot++) views.add(new DeviceView(slot, null));
+            for (int slot = 0; slot < deviceCount; slot++) views.add(new DeviceView(slot, null, deviceMemoryBytes));
         } else {
-            devices.forEach((slot, models) -> views.add(new DeviceView(slot, models)));
+            devices.forEach((slot, models) -> views.add(new DeviceView(slot, models, deviceMemoryBytes)));
         }
         return views;
     }

@@ -3,6 +3,7 @@ package io.kairos.core.scheduling;
 import io.kairos.core.device.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.ModelSpec;
 import io.kairos.core.request.Request;
 import io.kairos.core.request.RequestQueue;
 
@@ -90,7 +91,7 @@ public final class GroupScheduler implements GroupView {
         for (DeviceView d : devices) old.put(d.slot(), d);
         for (DeviceView d : newDevices) {
             DeviceView before = old.get(d.slot());
-            if (before != null) d.inheritFreeAt(before);
+            if (before != null) d.inherit(before);
         }
         this.devices = List.copyOf(newDevices);
     }
@@ -213,9 +214,12 @@ public final class GroupScheduler implements GroupView {
         pending -= size;
         shrunk(q);
         if (!q.isEmpty()) active.add(q);
-        long latency = q.profile().latencyMicros(size);
+        // A model the device does not hold is loaded first: the batch takes its load time longer.
+        ModelSpec spec = catalog.get(model);
+        long latency = q.profile().latencyMicros(size) + device.loadMicros(spec);
         Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
         device.book(d);
+        device.hold(spec);
         dispatched.add(d);
         return d;
     }

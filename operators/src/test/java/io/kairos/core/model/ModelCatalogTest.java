@@ -56,6 +56,24 @@ class ModelCatalogTest {
     }
 
     @Test
+    void memoryAndLoadTimeAreOptionalAndLoadTimeIsInMicroseconds() {
+        ModelCatalog c = ModelCatalog.parse("""
+                {"models": [
+                  {"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "memory_bytes": 4096, "load_ms": 12.5},
+                  {"name": "b", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}}
+                ]}""", "t");
+        assertThat(c.get("a").memoryBytes()).isEqualTo(4096);
+        assertThat(c.get("a").loadMicros()).isEqualTo(12_500);
+        assertThat(c.get("a").hasLoadCost()).isTrue();
+        assertThat(c.get("b").hasLoadCost()).isFalse();
+        // An instance of a model costs what the model does.
+        assertThat(c.get("a#0003").loadMicros()).isEqualTo(12_500);
+        assertThatThrownBy(() -> ModelCatalog.parse("""
+                {"models": [{"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "load_ms": -1}]}""", "t.json"))
+                .hasMessage("t.json: model 'a': field 'load_ms' must be a non-negative number (milliseconds to load the model onto a device)");
+    }
+
+    @Test
     void linearModelWithoutSizesDefaultsToPowersOfTwoUpTo16() {
         ModelCatalog c = ModelCatalog.parse("""
                 {"models": [{"name": "m", "input": {"dtype": "BOOL", "shape": [1]}, "latency_ms": {"alpha": 0.5, "beta": 1}}]}""", "s");

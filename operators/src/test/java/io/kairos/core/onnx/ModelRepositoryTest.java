@@ -23,16 +23,19 @@ class ModelRepositoryTest {
     }
 
     @Test
-    void exampleRepositoryGivesTheCatalogOfBothModels() {
+    void exampleRepositoryGivesTheCatalogOfItsThreeModels() {
         ModelRepository repo = ModelRepository.load(OnnxTestData.exampleRepository("repo-good"));
         assertThat(repo.problems()).isEmpty();
-        assertThat(repo.models()).containsOnlyKeys("cnn", "mlp");
-        assertThat(repo.catalog().names()).containsExactlyInAnyOrder("cnn", "mlp");
+        assertThat(repo.models()).containsOnlyKeys("cnn", "mlp", "resnet");
+        assertThat(repo.catalog().names()).containsExactlyInAnyOrder("cnn", "mlp", "resnet");
         assertThat(repo.catalog().get("cnn").input()).isEqualTo(new InputSpec("FLOAT32", new long[]{3, 32, 32}));
         assertThat(repo.catalog().get("mlp").latency().batchSizes()).containsExactly(1, 2, 4, 8, 16, 32);
         // tau(b) = 0.002 b + 0.05 ms from the manifest
         assertThat(repo.catalog().get("mlp").latency().latencyMicros(8)).isEqualTo(66);
         assertThat(repo.get("cnn").memoryBytes()).isEqualTo(8L << 20);
+        // The manifest's footprint and load time reach the catalog, for the scheduler's cold starts.
+        assertThat(repo.catalog().get("cnn").memoryBytes()).isEqualTo(8L << 20);
+        assertThat(repo.catalog().get("cnn").loadMicros()).isEqualTo(2_000);
         assertThat(repo.get("mlp").outputTensor().name()).isEqualTo("logits");
     }
 
@@ -55,8 +58,8 @@ class ModelRepositoryTest {
         Path root = OnnxTestData.exampleRepository("repo-mismatch");
         edit(root.resolve("mlp/model.json"), "\"shape\": [64]", "\"shape\": [32]");
         ModelRepository repo = ModelRepository.load(root);
-        assertThat(repo.models()).containsOnlyKeys("cnn");
-        assertThat(repo.catalog().names()).containsExactly("cnn");
+        assertThat(repo.models()).containsOnlyKeys("cnn", "resnet");
+        assertThat(repo.catalog().names()).containsExactlyInAnyOrder("cnn", "resnet");
         assertThat(repo.problems()).singleElement().asString()
                 .contains(root.resolve("mlp/model.json").toString()).contains("field 'input.shape'").contains("[32]").contains("[-1, 64]");
     }
@@ -67,7 +70,7 @@ class ModelRepositoryTest {
         edit(root.resolve("mlp/model.json"), "\"name\": \"logits\"", "\"name\": \"probabilities\"");
         edit(root.resolve("cnn/model.json"), "\"name\": \"input\",  \"dtype\": \"FLOAT32\"", "\"name\": \"input\",  \"dtype\": \"FLOAT64\"");
         ModelRepository repo = ModelRepository.load(root);
-        assertThat(repo.models()).isEmpty();
+        assertThat(repo.models()).containsOnlyKeys("resnet");
         assertThat(repo.problems()).hasSize(2);
         assertThat(repo.problems().get(0)).contains("cnn/model.json").contains("field 'input.dtype' is FLOAT64").contains("is FLOAT32");
         assertThat(repo.problems().get(1)).contains("mlp/model.json").contains("field 'output.name' is 'probabilities'").contains("[logits]");
@@ -78,7 +81,7 @@ class ModelRepositoryTest {
         Path root = OnnxTestData.exampleRepository("repo-corrupt");
         Files.write(root.resolve("cnn/model.onnx"), new byte[]{1, 2, 3, 4, 5});
         ModelRepository repo = ModelRepository.load(root);
-        assertThat(repo.models()).containsOnlyKeys("mlp");
+        assertThat(repo.models()).containsOnlyKeys("mlp", "resnet");
         assertThat(repo.problems()).singleElement().asString()
                 .contains(root.resolve("cnn/model.onnx").toString()).contains("ONNX Runtime cannot load it");
     }
@@ -90,7 +93,7 @@ class ModelRepositoryTest {
         edit(root.resolve("cnn/model.json"), "[1, 2, 4, 8, 16, 32]", "[1, 4, 2]");
         Files.createDirectories(root.resolve("empty"));
         ModelRepository repo = ModelRepository.readManifests(root);
-        assertThat(repo.models()).isEmpty();
+        assertThat(repo.models()).containsOnlyKeys("resnet");
         assertThat(repo.problems()).containsExactly(
                 root.resolve("cnn/model.json") + ": field 'batch_sizes[2]' must be a positive integer above the one before it",
                 root.resolve("empty/model.json") + ": missing (every model folder needs a model.json)",

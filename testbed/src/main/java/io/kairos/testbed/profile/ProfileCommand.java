@@ -1,5 +1,7 @@
 package io.kairos.testbed.profile;
 
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtProvider;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.onnx.ExampleModels;
 import io.kairos.core.onnx.ModelProfiler;
@@ -28,6 +30,20 @@ import java.util.concurrent.Callable;
         description = "Profile the ONNX models of a model repository: latency per batch size (p50, p99), tau(b) = alpha*b + beta with R^2, cold start; writes a profiles file.")
 public class ProfileCommand implements Callable<Integer> {
 
+    /**
+     * The command on its own, for a machine that has ONNX Runtime but no Flink or Kafka on its
+     * classpath (a GPU box the profile is taken on): the operators and testbed classes, ONNX
+     * Runtime, Jackson, Avro, protobuf, picocli and progressbar suffice.
+     */
+    public static void main(String[] args) {
+        CommandLine cl = new CommandLine(new ProfileCommand());
+        cl.setParameterExceptionHandler((ex, ignored) -> {
+            ex.getCommandLine().getErr().println("profile: " + ex.getMessage() + " (see 'profile --help')");
+            return CommandLine.ExitCode.USAGE;
+        });
+        System.exit(cl.execute(args));
+    }
+
     @Option(names = "--model-repository", paramLabel = "DIR", description = "Models to profile (default: the example models, generated into .kairos/models).")
     Path repository;
 
@@ -39,6 +55,9 @@ public class ProfileCommand implements Callable<Integer> {
 
     @Option(names = "--intra-op-threads", description = "CPU threads of one batch, as a serving device would have (default: ${DEFAULT-VALUE}).")
     int intraOpThreads = 1;
+
+    @Option(names = "--gpu", paramLabel = "INDEX", description = "Profile on this GPU with ONNX Runtime's CUDA execution provider (the build of mvn -Pcuda) instead of the CPU.")
+    Integer gpu;
 
     @Option(names = "--out", paramLabel = "FILE", description = "Profiles file to write (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("profiles.json");
@@ -52,11 +71,15 @@ public class ProfileCommand implements Callable<Integer> {
         if (warmup < 0 || runs < 1 || intraOpThreads < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--warmup must be >= 0, --runs and --intra-op-threads >= 1");
         }
+        if (gpu != null && (gpu < 0 || !OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA))) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--gpu " + gpu + ": needs a GPU index >= 0 and the CUDA build of ONNX Runtime (mvn -Pcuda); this one has "
+                    + OrtEnvironment.getAvailableProviders());
+        }
         if (repository == null) repository = ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"));
         ModelRepository models = ModelRepository.load(repository);
         for (String problem : models.problems()) console.println("left out: " + problem);
         if (models.models().isEmpty()) throw new CommandLine.ParameterException(spec.commandLine(), repository + ": no model to profile");
-        ModelProfiler profiler = new ModelProfiler(new OnnxDevice.Options(Long.MAX_VALUE, intraOpThreads, -1), warmup, runs);
+        ModelProfiler profiler = new ModelProfiler(new OnnxDevice.Options(Long.MAX_VALUE, intraOpThreads, gpu == null ? -1 : gpu), warmup, runs);
         int steps = models.models().values().stream().mapToInt(m -> m.batchSizes().length).sum();
         List<ModelProfiler.Profile> profiles = new ArrayList<>();
         try (ProgressBar bar = new ProgressBarBuilder().setTaskName("profiling").setInitialMax(steps)
@@ -71,6 +94,8 @@ public class ProfileCommand implements Callable<Integer> {
         ModelCatalog.parse(json, out.toString()); // what serve --models will read must parse
         if (out.getParent() != null) Files.createDirectories(out.getParent());
         Files.writeString(out, json);
+        console.println("device: " + (gpu == null ? "CPU, " + intraOpThreads + " intra-op thread(s)" : "GPU " + gpu + " (CUDA execution provider)")
+                + ", ONNX Runtime " + OrtEnvironment.getEnvironment().getVersion());
         console.println("wrote " + out + " (serve --models " + out + ", or copy a model's latency_ms into its model.json)");
         return 0;
     }

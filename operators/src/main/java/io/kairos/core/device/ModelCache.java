@@ -1,4 +1,4 @@
-package io.kairos.core.onnx;
+package io.kairos.core.device;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,6 +42,11 @@ public final class ModelCache<S extends AutoCloseable> {
         return l == null ? null : l.model();
     }
 
+    /** Whether the model is loaded, without marking it used. */
+    public boolean isLoaded(String model) {
+        return loaded.containsKey(model);
+    }
+
     public boolean isLoading(String model) {
         return reserved.containsKey(model);
     }
@@ -83,6 +88,13 @@ public final class ModelCache<S extends AutoCloseable> {
     public void cancel(String model) {
         Long bytes = reserved.remove(model);
         if (bytes != null) usedBytes -= bytes;
+    }
+
+    /** Loaded models and the bytes each takes, least recently used first. */
+    public Map<String, Long> loadedBytes() {
+        Map<String, Long> bytes = new LinkedHashMap<>();
+        loaded.forEach((model, l) -> bytes.put(model, l.bytes()));
+        return bytes;
     }
 
     /** Loaded models, least recently used first. */

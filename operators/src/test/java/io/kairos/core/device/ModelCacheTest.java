@@ -1,4 +1,4 @@
-package io.kairos.core.onnx;
+package io.kairos.core.device;
 
 import org.junit.jupiter.api.Test;
 
