@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,21 +77,29 @@ class OnnxServingJobIntegrationTest {
         Random random = new Random(3);
         Map<String, float[]> expected = new HashMap<>();
         int n = 80;
+        // Inputs and their expected outputs first: the plain-Java ResNet takes tens of
+        // milliseconds an image, which between sends would leave every batch a batch of one.
+        List<InferenceRequest> requests = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String model = List.of("mlp", "cnn", "resnet").get(i % 3);
+            boolean image = !model.equals("mlp");
+            float[] x = new float[image ? 3 * 32 * 32 : 64];
+            for (int j = 0; j < x.length; j++) x[j] = (float) random.nextGaussian();
+            String id = model + "-" + i;
+            expected.put(id, switch (model) {
+                case "mlp" -> mlp.forward(x);
+                case "cnn" -> cnn.forward(x);
+                default -> resnet.forward(x);
+            });
+            requests.add(request(id, model, x, image ? List.of(3L, 32L, 32L) : List.of(64L)));
+        }
         try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 for (int i = 0; i < n; i++) {
-                    String model = List.of("mlp", "cnn", "resnet").get(i % 3);
-                    boolean image = !model.equals("mlp");
-                    float[] x = new float[image ? 3 * 32 * 32 : 64];
-                    for (int j = 0; j < x.length; j++) x[j] = (float) random.nextGaussian();
-                    String id = model + "-" + i;
-                    expected.put(id, switch (model) {
-                        case "mlp" -> mlp.forward(x);
-                        case "cnn" -> cnn.forward(x);
-                        default -> resnet.forward(x);
-                    });
-                    kafka.send(config.requestsTopic, InferenceRequest.class, request(id, model, x, image ? List.of(3L, 32L, 32L) : List.of(64L)));
+                    InferenceRequest r = requests.get(i);
+                    r.setSentAtMicros(WallClock.nowMicros()); // the deadline runs from the send
+                    kafka.send(config.requestsTopic, InferenceRequest.class, r);
                     if (i % 20 == 19) {
                         kafka.flush();
                         Thread.sleep(10); // bursts: batches of several sizes
