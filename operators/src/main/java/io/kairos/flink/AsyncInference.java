@@ -18,7 +18,11 @@ import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Runs batches on this subtask's device: subtask i owns device slot i, and batches reach it by
@@ -26,7 +30,9 @@ import java.util.List;
  * only hands them over, so it is never blocked by execution.
  *
  * <p>An execution error, or a batch that outlives the async timeout, becomes a FAILED outcome
- * for that batch's requests only; the job goes on.
+ * for that batch's requests only; the job goes on. A timed-out batch is also cancelled on the
+ * device (see {@link Device#execute}), so that it does not hold the device for the batches behind
+ * it.
  *
  * <p>Metrics (group {@code kairos}): {@code batchesFailed} (an execution error),
  * {@code batchesTimedOut}, {@code coldStarts}. The first and last are counted on the device's
@@ -36,6 +42,9 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     private final ModelCatalog catalog;
     private final DeviceFactory devices;
     private transient Device device;
+    // Batches handed to the device and not yet complete, by identity: the async operator passes
+    // the same object to timeout(). Touched by the task thread and the device's completions.
+    private transient Map<DispatchedBatch, CompletableFuture<Device.Execution>> onDevice;
     private transient Counter batchesFailed;
     private transient Counter batchesTimedOut;
     private transient Counter coldStarts;
@@ -48,6 +57,7 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
+        onDevice = Collections.synchronizedMap(new IdentityHashMap<>());
         device = devices.create(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), catalog);
         MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
         batchesFailed = metrics.counter("batchesFailed", new ThreadSafeSimpleCounter());
@@ -64,20 +74,30 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     public void asyncInvoke(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
         List<Tensor> inputs = new ArrayList<>(batch.getRequests().size());
         for (AdmittedRequest r : batch.getRequests()) inputs.add(r.getRequest().getInput());
-        device.execute(batch.getModel(), inputs.size(), inputs).whenComplete((execution, error) -> {
-            long now = WallClock.nowMicros();
-            Device.Execution done = error != null
-                    ? Device.Execution.failed(now, now, "device " + device.slot() + " failed: " + error)
-                    : execution;
-            if (done.error() != null) batchesFailed.inc();
-            if (done.coldStart()) coldStarts.inc();
-            result.complete(Collections.singleton(outcome(batch, done)));
+        CompletableFuture<Device.Execution> execution = device.execute(batch.getModel(), inputs.size(), inputs);
+        onDevice.put(batch, execution);
+        execution.whenComplete((done, error) -> {
+            onDevice.remove(batch);
+            if (error instanceof CancellationException) return; // timed out: timeout() answered
+            completed(batch, done, error, result);
         });
+    }
+
+    private void completed(DispatchedBatch batch, Device.Execution execution, Throwable error, ResultFuture<BatchOutcome> result) {
+        long now = WallClock.nowMicros();
+        Device.Execution done = error != null
+                ? Device.Execution.failed(now, now, "device " + device.slot() + " failed: " + error)
+                : execution;
+        if (done.error() != null) batchesFailed.inc();
+        if (done.coldStart()) coldStarts.inc();
+        result.complete(Collections.singleton(outcome(batch, done)));
     }
 
     @Override
     public void timeout(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
         batchesTimedOut.inc();
+        CompletableFuture<Device.Execution> execution = onDevice.remove(batch);
+        if (execution != null) execution.cancel(false);
         long now = WallClock.nowMicros();
         result.complete(Collections.singleton(outcome(batch,
                 Device.Execution.failed(batch.getDispatchedAtMicros(), now, "timed out on device " + batch.getDevice()

@@ -17,6 +17,10 @@ public interface Device extends AutoCloseable {
     /**
      * Queues a batch behind the ones already handed over.
      *
+     * <p>Cancelling the returned future withdraws the batch: one that has not started never runs,
+     * and a running one is stopped where the device can stop it (an ONNX Runtime device terminates
+     * the run at its next operator; a simulated device keeps the time booked).
+     *
      * @param inputs one tensor per request, or an empty list for a device that needs none (simulated)
      */
     CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs);

@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -41,7 +42,10 @@ import java.util.function.LongSupplier;
  * The {@link ModelCache} of sessions (LRU within the memory budget) is touched on the runner
  * thread only, so a session is never closed under a running batch.
  *
- * <p>An ONNX Runtime error fails that batch only, with the runtime's message.
+ * <p>An ONNX Runtime error fails that batch only, with the runtime's message. A batch whose future
+ * is cancelled is skipped if it has not started; if it is running, the device's run options are
+ * set to terminate, and ONNX Runtime stops the run before its next operator, so that a batch given
+ * up on (timed out, preempted) does not hold the device to its end.
  */
 public final class OnnxDevice implements Device {
 
@@ -75,6 +79,13 @@ public final class OnnxDevice implements Device {
     private final Map<String, CompletableFuture<OrtSession>> loading = new HashMap<>();
     private final Map<String, Long> lastLoadMicros = new HashMap<>();
     private ByteBuffer inputBuffer = ByteBuffer.allocateDirect(0);
+    // One run options object for the runner's runs; its terminate flag is the only way into a run
+    // under way. The lock pairs "which batch is running" with the flag, so that a cancellation
+    // arriving as one batch ends never terminates the next.
+    private final OrtSession.RunOptions runOptions;
+    private final Object runLock = new Object();
+    private CompletableFuture<Execution> running;
+    private long terminatedRuns;
 
     public OnnxDevice(int slot, ModelRepository repository, Options options, LongSupplier clockMicros) {
         this(slot, repository, options, clockMicros, null);
@@ -90,6 +101,11 @@ public final class OnnxDevice implements Device {
         this.runner = Executors.newSingleThreadExecutor(r -> daemon(r, "kairos-onnx-device-" + slot));
         this.ownLoader = loader == null ? Executors.newSingleThreadExecutor(r -> daemon(r, "kairos-onnx-loader-" + slot)) : null;
         this.loader = loader == null ? ownLoader : loader;
+        try {
+            this.runOptions = new OrtSession.RunOptions();
+        } catch (OrtException e) {
+            throw new IllegalStateException("device " + slot + ": cannot create ONNX Runtime run options: " + e.getMessage(), e);
+        }
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -106,12 +122,28 @@ public final class OnnxDevice implements Device {
     @Override
     public CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs) {
         CompletableFuture<Execution> done = new CompletableFuture<>();
+        done.whenComplete((execution, error) -> {
+            if (error instanceof CancellationException) terminateIfRunning(done);
+        });
         runner.execute(() -> runOrLoad(model, inputs, false, done));
         return done;
     }
 
+    private void terminateIfRunning(CompletableFuture<Execution> batch) {
+        synchronized (runLock) {
+            if (running != batch) return;
+            try {
+                runOptions.setTerminate(true);
+                terminatedRuns++;
+            } catch (OrtException e) {
+                // The run goes on to its end; its result is discarded as the future is cancelled.
+            }
+        }
+    }
+
     /** Runner thread: runs the batch if its model is loaded, else waits for the load and queues it again. */
     private void runOrLoad(String model, List<Tensor> inputs, boolean waitedForLoad, CompletableFuture<Execution> done) {
+        if (done.isDone()) return; // withdrawn before it started
         try {
             OnnxModel m = repository.get(model);
             if (m == null) {
@@ -121,7 +153,7 @@ public final class OnnxDevice implements Device {
             }
             OrtSession session = sessions.get(model);
             if (session != null) {
-                done.complete(run(m, session, inputs, waitedForLoad));
+                run(m, session, inputs, waitedForLoad, done);
                 return;
             }
             load(m).whenCompleteAsync((loaded, error) -> {
@@ -184,16 +216,33 @@ public final class OnnxDevice implements Device {
         return o;
     }
 
-    /** Runner thread: one batch, one {@code session.run}. */
-    private Execution run(OnnxModel m, OrtSession session, List<Tensor> inputs, boolean coldStart) {
-        long start = clockMicros.getAsLong();
-        try {
-            List<Tensor> outputs = infer(env, session, m, inputs, stackingBuffer(inputs.size() * m.input().byteSize()));
-            return new Execution(start, clockMicros.getAsLong(), coldStart, outputs, null);
-        } catch (OrtException | IllegalArgumentException e) {
-            return new Execution(start, clockMicros.getAsLong(), coldStart, List.of(),
-                    "device " + slot + ", model '" + m.name() + "': " + e.getMessage());
+    /** Runner thread: one batch, one {@code session.run}, unless the batch was withdrawn. */
+    private void run(OnnxModel m, OrtSession session, List<Tensor> inputs, boolean coldStart, CompletableFuture<Execution> done) {
+        synchronized (runLock) {
+            if (done.isDone()) return;
+            try {
+                runOptions.setTerminate(false);
+            } catch (OrtException e) {
+                long now = clockMicros.getAsLong();
+                done.complete(Execution.failed(now, now, "device " + slot + ": cannot reset the run options: " + e.getMessage()));
+                return;
+            }
+            running = done;
         }
+        long start = clockMicros.getAsLong();
+        Execution execution;
+        try {
+            List<Tensor> outputs = infer(env, session, m, inputs, stackingBuffer(inputs.size() * m.input().byteSize()), runOptions);
+            execution = new Execution(start, clockMicros.getAsLong(), coldStart, outputs, null);
+        } catch (OrtException | IllegalArgumentException e) {
+            execution = new Execution(start, clockMicros.getAsLong(), coldStart, List.of(),
+                    "device " + slot + ", model '" + m.name() + "': " + e.getMessage());
+        } finally {
+            synchronized (runLock) {
+                running = null;
+            }
+        }
+        done.complete(execution); // no effect on a cancelled batch: its run was terminated or ran out
     }
 
     // One direct buffer per device, grown as needed: the runner runs one batch at a time and the
@@ -211,6 +260,12 @@ public final class OnnxDevice implements Device {
      * profiler measures exactly what the device does.
      */
     public static List<Tensor> infer(OrtEnvironment env, OrtSession session, OnnxModel m, List<Tensor> inputs, ByteBuffer buffer) throws OrtException {
+        return infer(env, session, m, inputs, buffer, null);
+    }
+
+    /** As {@link #infer(OrtEnvironment, OrtSession, OnnxModel, List, ByteBuffer)}, under {@code runOptions} (null: none). */
+    static List<Tensor> infer(OrtEnvironment env, OrtSession session, OnnxModel m, List<Tensor> inputs, ByteBuffer buffer,
+                              OrtSession.RunOptions runOptions) throws OrtException {
         int n = inputs.size();
         long perRequest = m.input().byteSize();
         for (int i = 0; i < n; i++) {
@@ -227,7 +282,9 @@ public final class OnnxDevice implements Device {
         shape[0] = n;
         System.arraycopy(m.input().shape(), 0, shape, 1, shape.length - 1);
         try (OnnxTensor input = OnnxTensor.createTensor(env, buffer, shape, javaType(m.input().dtype()));
-             OrtSession.Result result = session.run(Map.of(m.inputTensor().name(), input))) {
+             OrtSession.Result result = runOptions == null
+                     ? session.run(Map.of(m.inputTensor().name(), input))
+                     : session.run(Map.of(m.inputTensor().name(), input), runOptions)) {
             OnnxValue value = result.get(m.outputTensor().name()).orElseThrow(() ->
                     new IllegalArgumentException("the model gave no output '" + m.outputTensor().name() + "'"));
             if (!(value instanceof OnnxTensor output)) throw new IllegalArgumentException("output '" + m.outputTensor().name() + "' is not a tensor");
@@ -284,6 +341,13 @@ public final class OnnxDevice implements Device {
         return call(() -> Map.copyOf(lastLoadMicros));
     }
 
+    /** Runs stopped by a cancellation while they ran. */
+    public long terminatedRuns() {
+        synchronized (runLock) {
+            return terminatedRuns;
+        }
+    }
+
     /** Models loaded on this device, least recently used first (a snapshot). */
     public List<String> loadedModels() {
         return call(sessions::lruOrder);
@@ -306,5 +370,11 @@ public final class OnnxDevice implements Device {
             // Closing at shutdown: sessions not closed are released with the process.
         }
         runner.shutdownNow();
+        try {
+            // Closed only once no run can be using it; else it goes with the process.
+            if (runner.awaitTermination(1, TimeUnit.SECONDS)) runOptions.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -111,6 +112,54 @@ class OnnxDeviceTest {
             for (int j = 0; j < 10; j++) assertThat(actual[j]).as("image %d logit %d", i, j).isCloseTo(expected[j], within(1e-3f * Math.max(1f, Math.abs(expected[j]))));
         }
         assertThat(floats(e.outputs().get(0))[0]).isNotCloseTo(floats(e.outputs().get(1))[0], within(1e-6f));
+    }
+
+    /** {@code n} random ResNet images: a batch of 128 takes a few hundred milliseconds on one CPU thread. */
+    private static List<Tensor> images(int n) {
+        Random r = new Random(n);
+        List<Tensor> inputs = new ArrayList<>();
+        for (int i = 0; i < n; i++) inputs.add(tensor(randomFloats(r, 3 * 32 * 32), 3, 32, 32));
+        return inputs;
+    }
+
+    @Test
+    void cancellingARunningBatchTerminatesItsRunAndFreesTheDevice() throws Exception {
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-terminate"), 64 * MB);
+        List<Tensor> big = images(128);
+        Execution full = run(d, "resnet", big); // loads the model, and times a whole run
+        long fullMicros = full.endMicros() - full.startMicros();
+
+        CompletableFuture<Execution> running = d.execute("resnet", big.size(), big);
+        Thread.sleep(fullMicros / 4000); // a quarter of the way through
+        long cancelledAt = WallClock.nowMicros();
+        assertThat(running.cancel(false)).isTrue();
+        Execution next = run(d, "resnet", images(1));
+
+        assertThat(d.terminatedRuns()).isEqualTo(1);
+        assertThat(next.error()).isNull();
+        // Without the terminate flag the next batch would wait for the remaining three quarters.
+        assertThat(next.startMicros() - cancelledAt).as("wait after the cancellation, full run %d us", fullMicros).isLessThan(fullMicros / 2);
+    }
+
+    @Test
+    void aCancelledBatchThatHasNotStartedNeverRuns() throws Exception {
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-withdraw"), 64 * MB);
+        List<Tensor> big = images(128);
+        Execution full = run(d, "resnet", big);
+        long fullMicros = full.endMicros() - full.startMicros();
+
+        CompletableFuture<Execution> first = d.execute("resnet", big.size(), big);
+        CompletableFuture<Execution> second = d.execute("resnet", big.size(), big);
+        CompletableFuture<Execution> third = d.execute("resnet", 1, images(1));
+        second.cancel(false);
+        Execution a = first.get(30, TimeUnit.SECONDS);
+        Execution c = third.get(30, TimeUnit.SECONDS);
+
+        assertThat(a.error()).isNull();
+        assertThat(a.outputs()).hasSize(128);
+        assertThat(c.error()).isNull();
+        assertThat(c.startMicros() - a.endMicros()).as("gap between the first and the third, full run %d us", fullMicros).isLessThan(fullMicros / 2);
+        assertThat(d.terminatedRuns()).isZero();
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.onnx.ExampleModels;
 import io.kairos.core.onnx.ModelRepository;
 import io.kairos.core.onnx.OnnxDevice;
+import io.kairos.core.time.WallClock;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJob;
@@ -24,18 +25,24 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code efficiency}: how much of an ONNX device's time the serving path keeps for inference. The
@@ -56,7 +63,7 @@ public class EfficiencyCommand implements Callable<Integer> {
     int batch = 16;
 
     @Option(names = "--batches", description = "Batches of the job run (default: ${DEFAULT-VALUE}).")
-    int batches = 1500;
+    int batches = 3000;
 
     @Option(names = "--intra-op-threads", description = "default: ${DEFAULT-VALUE}")
     int intraOpThreads = 1;
@@ -72,9 +79,11 @@ public class EfficiencyCommand implements Callable<Integer> {
         ModelRepository.OnnxModel m = models.get(model);
         if (m == null) throw new CommandLine.ParameterException(spec.commandLine(), "--model '" + model + "' is not one of " + models.models().keySet());
 
-        Loop loop = plainLoop(m);
-        double loopRate = loop.rate(batch);
-        out.printf("plain session.run loop, %s batch %d: %d runs, p50 %.4f ms per batch, %.0f requests/s%n", model, batch, loop.runs(), loop.p50Ms(), loopRate);
+        // The loop runs before and after the job, and the job is compared with both together:
+        // on a shared machine the cores' speed drifts over minutes, and the job runs in between.
+        Loop before = plainLoop(m);
+        out.printf("plain session.run loop before the job, %s batch %d: %d runs, p50 %.4f ms per batch, %.0f requests/s%n",
+                model, batch, before.runs(), before.p50Ms(), before.rate(batch));
 
         ServingConfig config = new ServingConfig();
         config.modelRepository = repository.toAbsolutePath().toString();
@@ -87,6 +96,7 @@ public class EfficiencyCommand implements Callable<Integer> {
         ModelCatalog catalog = ServeCommand.catalog(config);
         // Each batch once: the results of one batch share its execution start and end.
         Map<Long, ExecutedBatch> executed = new HashMap<>();
+        CompilerActivity compiler = new CompilerActivity();
         int n = batches * batch;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             config.bootstrapServers = broker.bootstrapServers();
@@ -101,6 +111,7 @@ public class EfficiencyCommand implements Callable<Integer> {
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
             JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(1, flink));
+            compiler.start();
             try (ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.onResult((r, at) -> {
                     if (r.getStatus() != ResultStatus.OK && r.getStatus() != ResultStatus.LATE) return;
@@ -108,29 +119,83 @@ public class EfficiencyCommand implements Callable<Integer> {
                 });
                 results.awaitResults(n, Duration.ofSeconds(30), Duration.ofMinutes(10));
             } finally {
+                compiler.stop();
                 job.cancel().get();
             }
         }
+        Loop after = plainLoop(m);
+        out.printf("plain session.run loop after the job: %d runs, p50 %.4f ms per batch, %.0f requests/s%n",
+                after.runs(), after.p50Ms(), after.rate(batch));
+        Loop loop = before.and(after);
+        double loopRate = loop.rate(batch);
+        out.printf("plain loop, both runs: p50 %.4f ms per batch, %.0f requests/s%n", loop.p50Ms(), loopRate);
         List<ExecutedBatch> ran = executed.values().stream().sorted(Comparator.comparingLong(ExecutedBatch::start)).toList();
         if (ran.isEmpty()) throw new IllegalStateException("the job ran no batch");
         out.printf("full job, one ONNX device: %d of %d requests served in %d batches%n", ran.stream().mapToInt(ExecutedBatch::size).sum(), n, ran.size());
-        out.println("  batches      requests/s   vs loop   execution p50 ms   device busy");
+        out.println("  batches      requests/s   vs loop   execution p50 ms   device busy   JIT compiler, % of a core");
         int tenth = Math.max(1, ran.size() / 10);
+        // Steady state starts after the last tenth in which the JIT compiler took more than a
+        // tenth of a core: on two cores an in-process broker and Flink keep the compiler busy for
+        // a minute or more, a start-up cost that a long-running job pays once.
+        int steadyFrom = 0;
         for (int from = 0; from + tenth <= ran.size(); from += tenth) {
             Window w = new Window(ran.subList(from, from + tenth));
-            out.printf("  %4d-%-4d  %12.0f  %8.3f  %17.3f  %11.1f%%%n", from + 1, from + tenth, w.rate(), w.rate() / loopRate, w.execP50Ms(), 100 * w.busy());
+            double jit = compiler.shareOfACore(w.startMicros(), w.endMicros());
+            if (jit > STEADY_COMPILER_SHARE) steadyFrom = from + tenth;
+            out.printf("  %4d-%-4d  %12.0f  %8.3f  %17.3f  %11.1f%%  %26.0f%n", from + 1, from + tenth, w.rate(), w.rate() / loopRate,
+                    w.execP50Ms(), 100 * w.busy(), 100 * jit);
         }
-        // Steady state: the job's second half, once the JIT compiler has settled (an in-process
-        // broker and Flink keep a core's worth of compilation going for the first minute or so).
-        Window steady = new Window(ran.subList(ran.size() / 2, ran.size()));
-        out.printf("steady state (second half of the batches): %.0f requests/s, execution p50 %.3f ms, device busy %.1f%%%n",
-                steady.rate(), steady.execP50Ms(), 100 * steady.busy());
+        Window steady;
+        if (steadyFrom + tenth <= ran.size()) {
+            steady = new Window(ran.subList(steadyFrom, ran.size()));
+            out.printf("steady state (batches %d-%d, the compiler under %.0f%% of a core): %.0f requests/s, execution p50 %.3f ms, device busy %.1f%%%n",
+                    steadyFrom + 1, ran.size(), 100 * STEADY_COMPILER_SHARE, steady.rate(), steady.execP50Ms(), 100 * steady.busy());
+        } else {
+            steady = new Window(ran.subList(ran.size() / 2, ran.size()));
+            out.printf("no steady state: the compiler was busy to the end (run longer with --batches); second half: %.0f requests/s, execution p50 %.3f ms, device busy %.1f%%%n",
+                    steady.rate(), steady.execP50Ms(), 100 * steady.busy());
+        }
         out.printf("efficiency: job throughput / loop throughput %.3f (execution time, loop / job: %.3f)%n",
                 steady.rate() / loopRate, loop.p50Ms() / steady.execP50Ms());
         return 0;
     }
 
+    private static final double STEADY_COMPILER_SHARE = 0.10;
+
     private record ExecutedBatch(long start, long end, int size) {}
+
+    /** The JIT compiler's total time, sampled every 250 ms while the job runs. */
+    private static final class CompilerActivity {
+        private final CompilationMXBean bean = ManagementFactory.getCompilationMXBean();
+        private final List<long[]> samples = Collections.synchronizedList(new ArrayList<>()); // {wall micros, compiler ms}
+        private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kairos-compiler-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+
+        void start() {
+            sampler.scheduleAtFixedRate(() -> samples.add(new long[] {WallClock.nowMicros(), bean.getTotalCompilationTime()}), 0, 250, TimeUnit.MILLISECONDS);
+        }
+
+        void stop() {
+            sampler.shutdownNow();
+        }
+
+        /** Compiler time over wall time between two instants, from the samples around them. */
+        double shareOfACore(long fromMicros, long toMicros) {
+            long[] first = null;
+            long[] last = null;
+            synchronized (samples) {
+                for (long[] s : samples) {
+                    if (s[0] <= fromMicros || first == null) first = s;
+                    if (last == null || s[0] <= toMicros) last = s;
+                }
+            }
+            if (first == null || last[0] <= first[0]) return 0;
+            return (last[1] - first[1]) * 1000.0 / (last[0] - first[0]);
+        }
+    }
 
     /** Consecutive batches of the job: requests per second from the first start to the last end. */
     private record Window(List<ExecutedBatch> batches) {
@@ -138,8 +203,16 @@ public class EfficiencyCommand implements Callable<Integer> {
             return batches.stream().mapToInt(ExecutedBatch::size).sum() / seconds();
         }
 
+        long startMicros() {
+            return batches.get(0).start();
+        }
+
+        long endMicros() {
+            return batches.get(batches.size() - 1).end();
+        }
+
         double seconds() {
-            return (batches.get(batches.size() - 1).end() - batches.get(0).start()) / 1e6;
+            return (endMicros() - startMicros()) / 1e6;
         }
 
         double busy() {
@@ -156,9 +229,24 @@ public class EfficiencyCommand implements Callable<Integer> {
      * The loop's timed runs: their median, and their total wall time, so that its throughput is
      * measured as the job's is (requests over elapsed time), not derived from the median.
      */
-    private record Loop(int runs, double p50Ms, double totalMs) {
+    private record Loop(double[] sortedMs, double totalMs) {
+        int runs() {
+            return sortedMs.length;
+        }
+
+        double p50Ms() {
+            return sortedMs[sortedMs.length / 2];
+        }
+
         double rate(int batch) {
-            return runs * batch * 1000 / totalMs;
+            return runs() * batch * 1000 / totalMs;
+        }
+
+        Loop and(Loop other) {
+            double[] all = Arrays.copyOf(sortedMs, runs() + other.runs());
+            System.arraycopy(other.sortedMs, 0, all, runs(), other.runs());
+            Arrays.sort(all);
+            return new Loop(all, totalMs + other.totalMs);
         }
     }
 
@@ -190,8 +278,9 @@ public class EfficiencyCommand implements Callable<Integer> {
                 ms[runs++] = (System.nanoTime() - t0) / 1e6;
             }
             double totalMs = (System.nanoTime() - start) / 1e6;
-            Arrays.sort(ms, 0, runs);
-            return new Loop(runs, ms[runs / 2], totalMs);
+            double[] sorted = Arrays.copyOf(ms, runs);
+            Arrays.sort(sorted);
+            return new Loop(sorted, totalMs);
         }
     }
 }
