@@ -1,14 +1,21 @@
 package io.kairos.jobs;
 
+import io.kairos.core.device.Device;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.onnx.ExampleModels;
+import io.kairos.core.onnx.ModelRepository;
+import io.kairos.core.onnx.OnnxDevice;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
 import io.kairos.schema.BatchTelemetry;
+import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
+import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
+import io.kairos.schema.SetPlacement;
+import io.kairos.schema.SetPolicy;
 import io.kairos.schema.Tensor;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -21,16 +28,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 
 /**
@@ -139,6 +150,134 @@ class OnnxServingJobIntegrationTest {
                 job.cancel().get();
             }
         }
+    }
+
+    private static final long TIMEOUT_MS = 400;
+
+    @Test
+    void aBatchThatOutlivesTheAsyncTimeoutFailsAndIsTerminatedOnItsDevice() throws Exception {
+        // A copy of the repository whose ResNet manifest allows a batch of 768 and claims it takes
+        // under a millisecond: the scheduler dispatches it as one batch and goes on sending the
+        // device work, the device needs well over a second for it, and the async timeout of
+        // 400 ms gives up on it long before.
+        Path repo = ExampleModels.writeRepository(Path.of("target", "onnx-it-timeout-models").toAbsolutePath());
+        Path manifest = repo.resolve("resnet/model.json");
+        Files.writeString(manifest, Files.readString(manifest)
+                .replaceAll("\"batch_sizes\": \\[[^\\]]*\\]", "\"batch_sizes\": [1, 768]")
+                .replaceAll("\"latency_ms\": \\{[^}]*}", "\"latency_ms\": {\"alpha\": 0.001, \"beta\": 0.1}"));
+        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-timeout-", c -> {
+            c.devices = 1;
+            c.policy = "triton";
+            // A queue delay long enough for all 768 to arrive, however slowly the machine ingests them.
+            c.policyParams = Map.of("max_batch", "768", "max_queue_delay_ms", "5000");
+            c.intraOpThreads = 1;
+            c.asyncTimeoutMs = TIMEOUT_MS;
+            c.modelRepository = repo.toString();
+        });
+        ModelCatalog catalog = ServeCommand.catalog(config);
+        float[] image = new float[3 * 32 * 32];
+        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
+            try {
+                // MLP requests go to the device one by one, at once.
+                ControlDecision mlpAtOnce = ControlDecision.newBuilder()
+                        .setVersion(1).setIssuedAtMicros(WallClock.nowMicros()).setIssuedBy("test")
+                        .setAction(SetPolicy.newBuilder().setGroup("default").setModel("mlp").setPolicy("triton")
+                                .setParams(Map.of("max_batch", "1", "max_queue_delay_ms", "0")).build())
+                        .build();
+                kafka.send(config.controlTopic, ControlDecision.class, mlpAtOnce);
+                kafka.flush();
+                Thread.sleep(1_500); // the control stream is independent of the requests; give it time to arrive
+
+                int big = 768;
+                for (int i = 0; i < big; i++) kafka.send(config.requestsTopic, InferenceRequest.class, request("big-" + i, "resnet", image, List.of(3L, 32L, 32L)));
+                kafka.flush();
+                // A trickle of MLP requests, many of which the scheduler sends while the big batch is on the device.
+                int trickle = 400; // 8 s: beyond the big batch's natural end
+                for (int i = 0; i < trickle; i++) {
+                    send(kafka, config, request("mlp-" + i, "mlp", new float[64], List.of(64L)));
+                    Thread.sleep(20);
+                }
+                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= big + trickle, Duration.ofSeconds(60));
+                assertThat(results).hasSize(big + trickle);
+                List<InferenceResult> bigBatch = results.stream().filter(r -> r.getRequestId().startsWith("big-") && r.getBatchSize() >= 256).toList();
+                assertThat(bigBatch).as("a batch of hundreds, over a second's work").isNotEmpty().allSatisfy(r -> {
+                    assertThat(r.getStatus()).isEqualTo(ResultStatus.FAILED);
+                    assertThat(r.getReason()).contains("timed out on device 0 after");
+                });
+                // After the timeout the device waits only for ONNX Runtime to stop the big batch
+                // before its next operator (one operator of a batch of 768 takes a fair share of a
+                // second), not for the rest of its run: the next batch it runs, an MLP request of
+                // the trickle, starts soon after. (MLP requests handed over long before the timeout
+                // time out themselves.)
+                long timedOutAt = bigBatch.get(0).getTimings().getExecEnd();
+                long firstStartAfter = results.stream()
+                        .filter(r -> r.getStatus() == ResultStatus.OK && r.getTimings().getExecStart() >= timedOutAt)
+                        .mapToLong(r -> r.getTimings().getExecStart()).min()
+                        .orElseThrow(() -> new AssertionError("no batch ran after the big batch timed out"));
+                long fullRun = fullRunMicros(repo, big);
+                assertThat(firstStartAfter - timedOutAt).as("device free after the timeout (full run %d us)", fullRun)
+                        .isLessThan((fullRun - TIMEOUT_MS * 1000) / 2);
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
+    @Test
+    void aPlacementDecisionLoadsTheModelsItPutsOnADeviceBeforeTheirFirstRequest() throws Exception {
+        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-placement-", c -> {
+            c.devices = 1;
+            c.policy = "triton";
+            c.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "5");
+            c.intraOpThreads = 1;
+            c.modelRepository = repository.toString();
+        });
+        ModelCatalog catalog = ServeCommand.catalog(config);
+        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
+            try {
+                // The group's first request: the MLP loads on demand.
+                send(kafka, config, request("mlp-first", "mlp", new float[64], List.of(64L)));
+                List<InferenceResult> first = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= 1, Duration.ofSeconds(60));
+                assertThat(first).extracting(InferenceResult::getStatus, InferenceResult::getColdStart).containsExactly(tuple(ResultStatus.OK, true));
+
+                // Device 0 now serves the MLP and the CNN: the CNN is loaded on the decision, not on its first request.
+                ControlDecision placement = ControlDecision.newBuilder()
+                        .setVersion(1).setIssuedAtMicros(WallClock.nowMicros()).setIssuedBy("test")
+                        .setAction(SetPlacement.newBuilder().setGroup("default").setDevices(List.of(
+                                DevicePlacement.newBuilder().setDevice(0).setModels(List.of("mlp", "cnn")).build())).build())
+                        .build();
+                kafka.send(config.controlTopic, ControlDecision.class, placement);
+                kafka.flush();
+                Thread.sleep(1_500); // the control stream is independent of the requests; give it time to arrive
+
+                send(kafka, config, request("cnn-first", "cnn", new float[3 * 32 * 32], List.of(3L, 32L, 32L)));
+                InferenceResult cnn = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= 2, Duration.ofSeconds(60))
+                        .stream().filter(r -> r.getRequestId().equals("cnn-first")).findFirst().orElseThrow();
+                assertThat(cnn.getStatus()).as(cnn.getReason()).isEqualTo(ResultStatus.OK);
+                assertThat(cnn.getColdStart()).as("the CNN's first request found it loaded").isFalse();
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
+    /** How long a batch of {@code n} ResNet images takes on a device of its own, loaded and idle. */
+    private static long fullRunMicros(Path repo, int n) throws Exception {
+        try (OnnxDevice device = new OnnxDevice(0, ModelRepository.readManifests(repo), new OnnxDevice.Options(1L << 30, 1, -1), WallClock::nowMicros)) {
+            Tensor image = request("x", "resnet", new float[3 * 32 * 32], List.of(3L, 32L, 32L)).getInput();
+            device.execute("resnet", 1, List.of(image)).get(60, TimeUnit.SECONDS);
+            Device.Execution e = device.execute("resnet", n, Collections.nCopies(n, image)).get(60, TimeUnit.SECONDS);
+            assertThat(e.error()).isNull();
+            return e.endMicros() - e.startMicros();
+        }
+    }
+
+    private static void send(TopicClient kafka, ServingConfig config, InferenceRequest r) {
+        r.setSentAtMicros(WallClock.nowMicros());
+        kafka.send(config.requestsTopic, InferenceRequest.class, r);
+        kafka.flush();
     }
 
     private static InferenceRequest request(String id, String model, float[] values, List<Long> shape) {

@@ -8,7 +8,9 @@ import io.kairos.core.time.WallClock;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
+import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
@@ -17,17 +19,20 @@ import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Runs batches on this subtask's device: subtask i owns device slot i, and batches reach it by
  * partitioning on the slot. The device runs them one at a time in arrival order; the task thread
- * only hands them over, so it is never blocked by execution.
+ * only hands them over, so it is never blocked by execution. {@code LOAD} and {@code UNLOAD}
+ * actions (a placement change) go to the device's model cache and produce no outcome.
  *
  * <p>An execution error, or a batch that outlives the async timeout, becomes a FAILED outcome
  * for that batch's requests only; the job goes on. A timed-out batch is also cancelled on the
@@ -58,11 +63,26 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
         onDevice = Collections.synchronizedMap(new IdentityHashMap<>());
-        device = devices.create(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), catalog);
+        int slot = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        device = devices.create(slot, gpuOf(slot, getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE)), catalog);
         MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
         batchesFailed = metrics.counter("batchesFailed", new ThreadSafeSimpleCounter());
         batchesTimedOut = metrics.counter("batchesTimedOut", new ThreadSafeSimpleCounter());
         coldStarts = metrics.counter("coldStarts", new ThreadSafeSimpleCounter());
+    }
+
+    /** Flink's name for GPUs (its GPU plugin: {@code external-resources: gpu}). */
+    static final String GPU_RESOURCE = "gpu";
+
+    /**
+     * The GPU of a device slot: of the GPUs Flink gave this task manager (their {@code index}
+     * properties), the slot's turn among them, so that the slots of one task manager spread over
+     * its GPUs; -1 when Flink manages none.
+     */
+    static int gpuOf(int slot, Collection<ExternalResourceInfo> gpus) {
+        int[] indices = gpus.stream().map(g -> g.getProperty("index")).flatMap(Optional::stream)
+                .mapToInt(Integer::parseInt).sorted().toArray();
+        return indices.length == 0 ? -1 : indices[slot % indices.length];
     }
 
     @Override
@@ -72,6 +92,13 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
 
     @Override
     public void asyncInvoke(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
+        if (batch.getAction() != DeviceAction.RUN) {
+            // A placement change: no requests, no outcome. A load that fails is retried by the
+            // first batch of the model, which then reports the error on its requests.
+            (batch.getAction() == DeviceAction.LOAD ? device.load(batch.getModel()) : device.unload(batch.getModel()))
+                    .whenComplete((done, error) -> result.complete(Collections.emptyList()));
+            return;
+        }
         List<Tensor> inputs = new ArrayList<>(batch.getRequests().size());
         for (AdmittedRequest r : batch.getRequests()) inputs.add(r.getRequest().getInput());
         CompletableFuture<Device.Execution> execution = device.execute(batch.getModel(), inputs.size(), inputs);
@@ -95,6 +122,10 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
 
     @Override
     public void timeout(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
+        if (batch.getAction() != DeviceAction.RUN) { // a load still under way: it goes on, nothing to report
+            result.complete(Collections.emptyList());
+            return;
+        }
         batchesTimedOut.inc();
         CompletableFuture<Device.Execution> execution = onDevice.remove(batch);
         if (execution != null) execution.cancel(false);

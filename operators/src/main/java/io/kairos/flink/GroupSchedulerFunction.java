@@ -13,6 +13,7 @@ import io.kairos.core.time.WallClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -51,9 +52,15 @@ import java.util.Map;
  * <p>Preemption stays off ({@link GroupScheduler#allowPreemption}): a batch emitted here goes to
  * the async device operator and runs to its end, so policies that can preempt (Flex) run without.
  *
+ * <p>A placement decision is applied at once to the groups of this instance: models a device no
+ * longer serves are unloaded from it, and those it newly serves are loaded before their first
+ * batch, as {@code LOAD} and {@code UNLOAD} actions to the device slot (Clockwork's explicit
+ * load and unload). A group created later loads its placement on its first request.
+ *
  * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
- * {@code requestsShed} (DROPPED by the scheduler) and the {@code batchSize} histogram of the
- * batches it dispatched (the last {@value #BATCH_SIZE_WINDOW} of them).
+ * {@code requestsShed} (DROPPED by the scheduler), {@code modelsLoaded} and
+ * {@code modelsUnloaded} (actions sent), and the {@code batchSize} histogram of the batches it
+ * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them).
  */
 public final class GroupSchedulerFunction
         extends KeyedBroadcastProcessFunction<String, AdmittedRequest, ControlDecision, DispatchedBatch>
@@ -74,6 +81,8 @@ public final class GroupSchedulerFunction
     private transient Counter batchesDispatched;
     private transient Counter requestsDispatched;
     private transient Counter requestsShed;
+    private transient Counter modelsLoaded;
+    private transient Counter modelsUnloaded;
     private transient Histogram batchSize;
 
     static final int BATCH_SIZE_WINDOW = 10_000;
@@ -96,6 +105,8 @@ public final class GroupSchedulerFunction
         batchesDispatched = metrics.counter("batchesDispatched");
         requestsDispatched = metrics.counter("requestsDispatched");
         requestsShed = metrics.counter("requestsShed");
+        modelsLoaded = metrics.counter("modelsLoaded");
+        modelsUnloaded = metrics.counter("modelsUnloaded");
         batchSize = metrics.histogram("batchSize", new DescriptiveStatisticsHistogram(BATCH_SIZE_WINDOW));
     }
 
@@ -104,7 +115,7 @@ public final class GroupSchedulerFunction
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
         long now = WallClock.nowMicros();
         request.setEnqueuedAtMicros(now);
-        GroupScheduler group = scheduler(ctx.getCurrentKey(), plan);
+        GroupScheduler group = scheduler(ctx.getCurrentKey(), plan, now, out);
         group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(), request));
         schedule(group, now, ctx.timerService(), out, ctx);
     }
@@ -115,36 +126,61 @@ public final class GroupSchedulerFunction
         // There may be other timers of this group that have not fired yet; they find less to do.
         if (Long.valueOf(timestamp).equals(pendingTimerMs.get(key))) pendingTimerMs.remove(key);
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
-        schedule(scheduler(key, plan), WallClock.nowMicros(), ctx.timerService(), out, ctx);
+        long now = WallClock.nowMicros();
+        schedule(scheduler(key, plan, now, out), now, ctx.timerService(), out, ctx);
     }
 
     @Override
     public void processBroadcastElement(ControlDecision decision, Context ctx, Collector<DispatchedBatch> out) throws Exception {
-        // Groups pick the change up on their next arrival or timer (see scheduler()).
-        control.apply(ctx.getBroadcastState(ControlPlane.DECISIONS), decision);
+        // The groups of this instance take the new plan now, so that the models a placement puts
+        // on a device are loaded before their first request; their queues are looked at again on
+        // their next arrival or timer.
+        if (control.apply(ctx.getBroadcastState(ControlPlane.DECISIONS), decision)) {
+            update(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)), WallClock.nowMicros(), out);
+        }
     }
 
     /** The group's scheduler, brought up to date with the plan if a decision came in since. */
-    private GroupScheduler scheduler(String name, ServingPlan plan) {
-        if (plan.version() != planVersion) {
-            for (GroupScheduler g : groups.values()) configure(g, plan);
-            planVersion = plan.version();
-        }
+    private GroupScheduler scheduler(String name, ServingPlan plan, long now, Collector<DispatchedBatch> out) {
+        update(plan, now, out);
         GroupScheduler g = groups.get(name);
         if (g == null) {
             ServingPlan.GroupPolicy p = plan.policyOf(name);
-            g = new GroupScheduler(name, catalog, plan.devicesOf(name), Policies.create(p.policy()), p.params());
+            g = new GroupScheduler(name, catalog, List.of(), Policies.create(p.policy()), p.params());
+            place(g, plan, now, out); // a placement decided before the group's first request is loaded now
             groups.put(name, g);
             if (restored != null) readmitRestored();
         }
         return g;
     }
 
-    private static void configure(GroupScheduler g, ServingPlan plan) {
-        ServingPlan.GroupPolicy p = plan.policyOf(g.group());
-        SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : Policies.create(p.policy());
-        g.setPolicy(policy, p.params());
-        g.setDevices(plan.devicesOf(g.group()));
+    private void update(ServingPlan plan, long now, Collector<DispatchedBatch> out) {
+        if (plan.version() == planVersion) return;
+        for (GroupScheduler g : groups.values()) {
+            ServingPlan.GroupPolicy p = plan.policyOf(g.group());
+            SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : Policies.create(p.policy());
+            g.setPolicy(policy, p.params());
+            place(g, plan, now, out);
+        }
+        planVersion = plan.version();
+    }
+
+    /** Gives the group its devices from the plan, and sends the devices the loads and unloads that follow. */
+    private void place(GroupScheduler g, ServingPlan plan, long now, Collector<DispatchedBatch> out) {
+        for (GroupScheduler.ModelAction a : g.setDevices(plan.devicesOf(g.group()))) {
+            (a.load() ? modelsLoaded : modelsUnloaded).inc();
+            out.collect(DispatchedBatch.newBuilder()
+                    .setBatchId(batchIdPrefix + (batchSeq++))
+                    .setGroup(g.group())
+                    .setModel(a.model())
+                    .setDevice(a.device())
+                    .setDispatchedAtMicros(now)
+                    .setPredictedStartMicros(now)
+                    .setPredictedLatencyMicros(0)
+                    .setRequests(List.of())
+                    .setAction(a.load() ? DeviceAction.LOAD : DeviceAction.UNLOAD)
+                    .build());
+        }
     }
 
     private void schedule(GroupScheduler group, long now, TimerService timers, Collector<DispatchedBatch> out, ReadOnlyContext ctx) {

@@ -25,6 +25,20 @@ public interface Device extends AutoCloseable {
      */
     CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs);
 
+    /**
+     * Loads a model ahead of its batches, beside the batches of the models already loaded (a
+     * control decision placed it here). Completes when it is loaded; a device that loads nothing
+     * (simulated) completes at once.
+     */
+    default CompletableFuture<Void> load(String model) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Unloads a model once the batches handed over before are done (a control decision took it off). */
+    default CompletableFuture<Void> unload(String model) {
+        return CompletableFuture.completedFuture(null);
+    }
+
     @Override
     default void close() {}
 

@@ -11,21 +11,26 @@ import java.nio.file.Path;
 @FunctionalInterface
 public interface DeviceFactory extends Serializable {
 
-    Device create(int slot, ModelCatalog catalog);
+    /**
+     * @param gpu the GPU that the engine gave this slot (Flink's external resource {@code gpu}),
+     *            or -1 when it manages none
+     */
+    Device create(int slot, int gpu, ModelCatalog catalog);
 
     /** Simulated devices that take the profiled latency times {@code speedFactor} (0: no time at all). */
     static DeviceFactory simulated(double speedFactor) {
-        return (slot, catalog) -> new SimulatedDevice(slot, catalog, io.kairos.core.time.WallClock::nowMicros, speedFactor);
+        return (slot, gpu, catalog) -> new SimulatedDevice(slot, catalog, io.kairos.core.time.WallClock::nowMicros, speedFactor);
     }
 
     /**
      * ONNX Runtime devices running the models of a model repository (see {@link ModelRepository}),
-     * each loading models on first use within {@code memoryBudgetBytes}. Device {@code slot} uses
-     * GPU {@code slot} when the CUDA build of ONNX Runtime is on the classpath, else the CPU with
-     * {@code intraOpThreads} threads per batch.
+     * each loading models on first use within {@code memoryBudgetBytes}. With the CUDA build of ONNX
+     * Runtime on the classpath a device runs on the GPU the engine gave its slot, or on GPU
+     * {@code slot} when the engine manages none; else on the CPU with {@code intraOpThreads}
+     * threads per batch.
      */
     static DeviceFactory onnx(String repositoryDir, long memoryBudgetBytes, int intraOpThreads) {
-        return (slot, catalog) -> new OnnxDevice(slot, ModelRepository.readManifests(Path.of(repositoryDir)),
-                new OnnxDevice.Options(memoryBudgetBytes, intraOpThreads, slot), io.kairos.core.time.WallClock::nowMicros);
+        return (slot, gpu, catalog) -> new OnnxDevice(slot, ModelRepository.readManifests(Path.of(repositoryDir)),
+                new OnnxDevice.Options(memoryBudgetBytes, intraOpThreads, gpu >= 0 ? gpu : slot), io.kairos.core.time.WallClock::nowMicros);
     }
 }

@@ -75,6 +75,19 @@ public final class DeviceView {
         loaded.install(model.name(), NOTHING_TO_CLOSE);
     }
 
+    /**
+     * Whether a model the device does not hold in memory fits beside those it does without evicting
+     * any: an explicit load of a newly placed model never pushes out another.
+     */
+    public boolean fitsWithoutEviction(ModelSpec model) {
+        return model.hasLoadCost() && !loaded.isLoaded(model.name()) && loaded.usedBytes() + model.memoryBytes() <= loaded.budgetBytes();
+    }
+
+    /** The device was told to unload a model. */
+    public void unload(String model) {
+        loaded.unload(model);
+    }
+
     /** The models the device is predicted to hold in memory, least recently used first. */
     public List<String> loadedModels() {
         return loaded.lruOrder();

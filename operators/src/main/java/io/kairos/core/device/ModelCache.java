@@ -90,6 +90,15 @@ public final class ModelCache<S extends AutoCloseable> {
         if (bytes != null) usedBytes -= bytes;
     }
 
+    /** Unloads a model on request (a control decision took it off the device); false when it was not loaded. */
+    public boolean unload(String model) {
+        Loaded<S> l = loaded.remove(model);
+        if (l == null) return false;
+        usedBytes -= l.bytes();
+        close(l.model());
+        return true;
+    }
+
     /** Loaded models and the bytes each takes, least recently used first. */
     public Map<String, Long> loadedBytes() {
         Map<String, Long> bytes = new LinkedHashMap<>();

@@ -129,6 +129,34 @@ public final class OnnxDevice implements Device {
         return done;
     }
 
+    @Override
+    public CompletableFuture<Void> load(String model) {
+        CompletableFuture<Void> loaded = new CompletableFuture<>();
+        runner.execute(() -> {
+            try {
+                OnnxModel m = repository.get(model);
+                if (m == null) throw new IllegalArgumentException("device " + slot + " has no model '" + model + "' in " + repository.root());
+                if (sessions.get(model) != null) { // already loaded: now the most recently used
+                    loaded.complete(null);
+                    return;
+                }
+                load(m).whenComplete((session, error) -> {
+                    if (error == null) loaded.complete(null);
+                    else loaded.completeExceptionally(error);
+                });
+            } catch (RuntimeException e) {
+                loaded.completeExceptionally(e);
+            }
+        });
+        return loaded;
+    }
+
+    @Override
+    public CompletableFuture<Void> unload(String model) {
+        // On the runner, behind the batches handed over before: none of them loses its session.
+        return CompletableFuture.runAsync(() -> sessions.unload(model), runner);
+    }
+
     private void terminateIfRunning(CompletableFuture<Execution> batch) {
         synchronized (runLock) {
             if (running != batch) return;

@@ -86,14 +86,49 @@ public final class GroupScheduler implements GroupView {
     }
 
     /** Replaces the group's devices; a device that stays keeps the work already booked on it. */
-    public void setDevices(List<DeviceView> newDevices) {
+    public List<ModelAction> setDevices(List<DeviceView> newDevices) {
         Map<Integer, DeviceView> old = new HashMap<>();
         for (DeviceView d : devices) old.put(d.slot(), d);
+        List<ModelAction> actions = new ArrayList<>();
         for (DeviceView d : newDevices) {
             DeviceView before = old.get(d.slot());
             if (before != null) d.inherit(before);
+            if (d.models() == null) continue; // every model: loaded on demand
+            // Clockwork's controller loads and unloads explicitly: what the device no longer
+            // serves leaves its memory now, and what it newly serves is loaded before its first
+            // batch, as far as it fits without pushing out another placed model.
+            for (String model : d.loadedModels()) {
+                if (!d.holds(model)) {
+                    d.unload(model);
+                    actions.add(ModelAction.unload(d.slot(), model));
+                }
+            }
+            for (String model : new TreeSet<>(d.models())) {
+                if (!catalog.contains(model)) continue;
+                ModelSpec spec = catalog.get(model);
+                if (d.fitsWithoutEviction(spec)) {
+                    d.hold(spec);
+                    actions.add(ModelAction.load(d.slot(), model));
+                }
+            }
         }
         this.devices = List.copyOf(newDevices);
+        return actions;
+    }
+
+    /**
+     * A model to load on a device, or to unload from it, because the group's placement changed.
+     * The view counts a model loaded from the moment the action is sent: the device loads it on
+     * a thread beside its batches, and a batch of it that comes sooner waits only for the rest.
+     */
+    public record ModelAction(int device, String model, boolean load) {
+        public static ModelAction load(int device, String model) {
+            return new ModelAction(device, model, true);
+        }
+
+        public static ModelAction unload(int device, String model) {
+            return new ModelAction(device, model, false);
+        }
     }
 
     /** Lets the policy preempt batches (default false); for engines that can abort a running batch. */

@@ -163,6 +163,21 @@ class OnnxDeviceTest {
     }
 
     @Test
+    void anExplicitLoadMakesTheFirstBatchWarmAndAnUnloadMakesTheNextCold() throws Exception {
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-explicit-load"), 64 * MB);
+        List<Tensor> one = List.of(tensor(new float[64], 64));
+        d.load("mlp").get(30, TimeUnit.SECONDS);
+        assertThat(d.loadedModels()).containsExactly("mlp");
+        assertThat(run(d, "mlp", one).coldStart()).isFalse();
+
+        d.unload("mlp").get(30, TimeUnit.SECONDS);
+        assertThat(d.loadedModels()).isEmpty();
+        assertThat(run(d, "mlp", one).coldStart()).isTrue();
+        assertThat(d.load("resnet50")).failsWithin(30, TimeUnit.SECONDS)
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class).withMessageContaining("no model 'resnet50'");
+    }
+
+    @Test
     void firstBatchOfAModelIsAColdStartAndTheNextIsNot() throws Exception {
         OnnxDevice d = device(OnnxTestData.exampleRepository("device-cold"), 64 * MB);
         List<Tensor> one = List.of(tensor(new float[64], 64));

@@ -145,6 +145,8 @@ public class EfficiencyCommand implements Callable<Integer> {
             out.printf("  %4d-%-4d  %12.0f  %8.3f  %17.3f  %11.1f%%  %26.0f%n", from + 1, from + tenth, w.rate(), w.rate() / loopRate,
                     w.execP50Ms(), 100 * w.busy(), 100 * jit);
         }
+        Window whole = new Window(ran);
+        out.printf("whole run (the compiler's warm-up included): %.0f requests/s, %.3f of the loop%n", whole.rate(), whole.rate() / loopRate);
         Window steady;
         if (steadyFrom + tenth <= ran.size()) {
             steady = new Window(ran.subList(steadyFrom, ran.size()));

@@ -8,18 +8,26 @@ import io.kairos.core.scheduling.PolicyParams;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Set;
 
 import static io.kairos.core.scheduling.policy.SchedulingFixtures.req;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-/** The scheduler books a model's load time in front of a batch its device does not hold. */
+/**
+ * The scheduler books a model's load time in front of a batch its device does not hold, and turns
+ * a placement change into explicit loads and unloads.
+ */
 class GroupSchedulerColdStartTest {
-    /** C: 2 ms, 100 bytes, 8 ms to load; D: 1 ms, 100 bytes, 4 ms to load. A 150-byte device holds one of them. */
+    /**
+     * C: 2 ms, 100 bytes, 8 ms to load; D: 1 ms, 100 bytes, 4 ms to load; E: 1 ms, 60 bytes, 2 ms
+     * to load. A 150-byte device holds one of C and D.
+     */
     private static final ModelCatalog CATALOG = ModelCatalog.parse("""
             {"models": [
               {"name": "C", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 2}}, "memory_bytes": 100, "load_ms": 8},
-              {"name": "D", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "memory_bytes": 100, "load_ms": 4}
+              {"name": "D", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "memory_bytes": 100, "load_ms": 4},
+              {"name": "E", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "memory_bytes": 60, "load_ms": 2}
             ]}""", "cold-start-test");
 
     @Test
@@ -43,5 +51,34 @@ class GroupSchedulerColdStartTest {
         g.admit(req("c3", "C", 17_000, 1_000_000));
         assertThat(g.schedule(17_000).dispatches()).extracting(Dispatch::model, Dispatch::predictedStartMicros, Dispatch::predictedLatencyMicros)
                 .containsExactly(tuple("C", 17_000L, 10_000L));
+    }
+
+    @Test
+    void aPlacementChangeUnloadsWhatTheDeviceNoLongerServesAndLoadsWhatFits() {
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(new DeviceView(0, Set.of("C", "D"), 150)), OneAtATimePolicy.fifo(), PolicyParams.NONE);
+        g.admit(req("c1", "C", 0, 1_000_000));
+        g.schedule(0); // C loaded on device 0, busy until 10 ms
+
+        // Device 0 now serves D and E instead of C; device 1 joins with C.
+        DeviceView zero = new DeviceView(0, Set.of("D", "E"), 150);
+        DeviceView one = new DeviceView(1, Set.of("C"), 150);
+        List<GroupScheduler.ModelAction> actions = g.setDevices(List.of(zero, one));
+
+        // Device 0: C out, then D (100 bytes) and E (60): 160 bytes do not fit in 150, so D, first
+        // by name, is loaded and E waits for its first batch. Device 1: C.
+        assertThat(actions).containsExactly(
+                GroupScheduler.ModelAction.unload(0, "C"),
+                GroupScheduler.ModelAction.load(0, "D"),
+                GroupScheduler.ModelAction.load(1, "C"));
+        assertThat(zero.loadedModels()).containsExactly("D");
+        assertThat(one.loadedModels()).containsExactly("C");
+        assertThat(zero.freeAtMicros()).as("the work booked before stays").isEqualTo(10_000);
+
+        // D's first batch is warm: when C's batch ends, 1 ms with no load in front of it.
+        g.admit(req("d1", "D", 1_000, 1_000_000));
+        assertThat(g.schedule(10_000).dispatches()).extracting(Dispatch::device, Dispatch::predictedStartMicros, Dispatch::predictedLatencyMicros)
+                .containsExactly(tuple(0, 10_000L, 1_000L));
+        assertThat(g.setDevices(List.of(new DeviceView(0, Set.of("D", "E"), 150), new DeviceView(1, Set.of("C"), 150))))
+                .as("the same placement again changes nothing").isEmpty();
     }
 }
