@@ -30,10 +30,13 @@ class ProfileCommandTest {
         Files.deleteIfExists(file);
         Run run = kairos("profile", "--model-repository", repo.toString(), "--warmup", "1", "--runs", "3", "--out", file.toString());
         assertThat(run.code()).as(run.err()).isZero();
-        assertThat(run.out()).contains("cnn: cold start").contains("mlp: cold start").contains("R^2").contains("wrote " + file);
+        assertThat(run.out()).contains("cnn: cold start").contains("mlp: cold start").contains("resnet: cold start").contains("R^2").contains("wrote " + file);
         ModelCatalog catalog = ModelCatalog.load(file);
-        assertThat(catalog.names()).containsExactly("cnn", "mlp");
+        assertThat(catalog.names()).containsExactly("cnn", "mlp", "resnet");
         assertThat(catalog.get("cnn").latency().batchSizes()).containsExactly(1, 2, 4, 8, 16, 32);
+        // What the scheduler books for a cold start: the manifest's footprint and the measured load.
+        assertThat(catalog.get("resnet").memoryBytes()).isEqualTo(32L << 20);
+        assertThat(catalog.get("resnet").loadMicros()).isPositive();
     }
 
     @Test
