@@ -99,18 +99,7 @@ public final class ExampleModels {
         // well up. The scheduler paces a device by its profile, so a much more pessimistic one
         // throttles the device (BENCHMARKS.md, "ONNX Runtime devices").
         static String manifest() {
-            return """
-                    {
-                      "name": "mlp",
-                      "version": 1,
-                      "input":  {"name": "input",  "dtype": "FLOAT32", "shape": [64]},
-                      "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
-                      "batch_sizes": [1, 2, 4, 8, 16, 32],
-                      "memory_bytes": 1048576,
-                      "latency_ms": {"alpha": 0.002, "beta": 0.05},
-                      "load_ms": 1
-                    }
-                    """;
+            return ExampleModels.manifest("mlp", "[64]", 1 << 20, 0.002, 0.05, 1);
         }
     }
 
@@ -157,18 +146,7 @@ public final class ExampleModels {
 
         // latency_ms: as for the MLP (p50 0.26 ms at 16 on the development VM), rounded up.
         static String manifest() {
-            return """
-                    {
-                      "name": "cnn",
-                      "version": 1,
-                      "input":  {"name": "input",  "dtype": "FLOAT32", "shape": [3, 32, 32]},
-                      "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
-                      "batch_sizes": [1, 2, 4, 8, 16, 32],
-                      "memory_bytes": 8388608,
-                      "latency_ms": {"alpha": 0.03, "beta": 0.1},
-                      "load_ms": 2
-                    }
-                    """;
+            return ExampleModels.manifest("cnn", "[3, 32, 32]", 8 << 20, 0.03, 0.1, 2);
         }
 
         private static float[] maxPool(float[] in, int channels, int side) {
@@ -290,19 +268,24 @@ public final class ExampleModels {
         // latency_ms: bin/kairos profile on the 2-core development VM, one intra-op thread
         // (1.53·b + 0.16 ms, 24 ms at 16), rounded up.
         static String manifest() {
-            return """
-                    {
-                      "name": "resnet",
-                      "version": 1,
-                      "input":  {"name": "input",  "dtype": "FLOAT32", "shape": [3, 32, 32]},
-                      "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
-                      "batch_sizes": [1, 2, 4, 8, 16, 32],
-                      "memory_bytes": 33554432,
-                      "latency_ms": {"alpha": 1.6, "beta": 0.2},
-                      "load_ms": 10
-                    }
-                    """;
+            return ExampleModels.manifest("resnet", "[3, 32, 32]", 32 << 20, 1.6, 0.2, 10);
         }
+    }
+
+    /** The manifest of an example classifier: ten logits out, batches of 1 to 32, a linear latency profile. */
+    private static String manifest(String name, String inputShape, long memoryBytes, double alphaMs, double betaMs, int loadMs) {
+        return """
+                {
+                  "name": "%s",
+                  "version": 1,
+                  "input":  {"name": "input",  "dtype": "FLOAT32", "shape": %s},
+                  "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
+                  "batch_sizes": [1, 2, 4, 8, 16, 32],
+                  "memory_bytes": %d,
+                  "latency_ms": {"alpha": %s, "beta": %s},
+                  "load_ms": %d
+                }
+                """.formatted(name, inputShape, memoryBytes, alphaMs, betaMs, loadMs);
     }
 
     /** A 3×3 convolution with zero padding 1: [inC][side][side] to [outC][side/stride][side/stride]. */

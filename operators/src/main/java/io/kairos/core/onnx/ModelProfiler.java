@@ -179,8 +179,8 @@ public final class ModelProfiler {
 
     /** One line per batch size and the fit, for the terminal and BENCHMARKS.md. */
     public static String table(Profile p) {
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%s: cold start %.1f ms, tau(b) = %.4f*b + %.4f ms, R^2 %.4f%n",
-                p.model(), p.coldStartMs(), p.alphaMs(), p.betaMs(), p.r2()));
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%s: cold start %.1f ms, tau(b) = %.4f*b %s %.4f ms, R^2 %.4f%n",
+                p.model(), p.coldStartMs(), p.alphaMs(), p.betaMs() < 0 ? "-" : "+", Math.abs(p.betaMs()), p.r2()));
         s.append(String.format(Locale.ROOT, "%6s %10s %10s %10s %14s%n", "batch", "p50 ms", "p99 ms", "mean ms", "requests/s"));
         for (BatchStats b : p.batches()) {
             s.append(String.format(Locale.ROOT, "%6d %10.3f %10.3f %10.3f %14.0f%n", b.batchSize(), b.p50Ms(), b.p99Ms(), b.meanMs(), b.throughputPerSecond()));
