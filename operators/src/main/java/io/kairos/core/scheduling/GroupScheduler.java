@@ -85,7 +85,13 @@ public final class GroupScheduler implements GroupView {
         this.shedding = params.getBoolean(SHED, true);
     }
 
-    /** Replaces the group's devices; a device that stays keeps the work already booked on it. */
+    /**
+     * Replaces the group's devices; a device that stays keeps the work already booked on it and
+     * the models it holds in memory. Returns the loads and unloads the engine sends the devices
+     * for the change: devices placed with a model list unload what they no longer serve and load
+     * what they newly serve, in name order, as far as it fits without evicting; devices that
+     * serve every model load on demand.
+     */
     public List<ModelAction> setDevices(List<DeviceView> newDevices) {
         Map<Integer, DeviceView> old = new HashMap<>();
         for (DeviceView d : devices) old.put(d.slot(), d);
