@@ -53,7 +53,8 @@ public final class OnnxDevice implements Device {
      * @param memoryBudgetBytes what the device's loaded models may take together (manifests' {@code memory_bytes})
      * @param intraOpThreads    CPU threads of one {@code session.run}; set so that the devices of a
      *                          machine share its cores instead of fighting over them
-     * @param gpuIndex          the GPU of this device, used when the CUDA provider is available; -1: CPU
+     * @param gpuIndex          the GPU of this device, used when the process can use CUDA
+     *                          ({@link #cudaProblem}); -1: CPU
      */
     public record Options(long memoryBudgetBytes, int intraOpThreads, int gpuIndex) {
         public Options {
@@ -238,10 +239,34 @@ public final class OnnxDevice implements Device {
         // Intra-op threads spin between batches by default, burning the cores that the other
         // devices and Flink's own threads need; a batch starts a few microseconds later instead.
         o.addConfigEntry("session.intra_op.allow_spinning", "0");
-        if (options.gpuIndex() >= 0 && OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA)) {
-            o.addCUDA(options.gpuIndex());
-        }
+        if (options.gpuIndex() >= 0 && cudaProblem() == null) o.addCUDA(options.gpuIndex());
         return o;
+    }
+
+    private static volatile String cudaProblem;
+
+    /**
+     * Why this process cannot run models on a GPU, or null when it can: ONNX Runtime's CPU build
+     * has no CUDA execution provider, and the GPU build has one that cannot load where CUDA's
+     * libraries are missing (a machine without a GPU). Found out once, by adding the provider to
+     * throw-away session options.
+     */
+    public static String cudaProblem() {
+        String problem = cudaProblem;
+        if (problem != null) return problem.isEmpty() ? null : problem;
+        if (!OrtEnvironment.getAvailableProviders().contains(OrtProvider.CUDA)) {
+            problem = "this ONNX Runtime has no CUDA execution provider (providers " + OrtEnvironment.getAvailableProviders()
+                    + "; the GPU build is mvn -Pcuda)";
+        } else {
+            try (OrtSession.SessionOptions probe = new OrtSession.SessionOptions()) {
+                probe.addCUDA(0);
+                problem = "";
+            } catch (OrtException e) {
+                problem = "ONNX Runtime's CUDA execution provider does not load: " + e.getMessage().lines().findFirst().orElse("").strip();
+            }
+        }
+        cudaProblem = problem;
+        return problem.isEmpty() ? null : problem;
     }
 
     /** Runner thread: one batch, one {@code session.run}, unless the batch was withdrawn. */

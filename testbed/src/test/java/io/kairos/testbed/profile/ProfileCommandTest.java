@@ -2,6 +2,7 @@ package io.kairos.testbed.profile;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.onnx.ExampleModels;
+import io.kairos.core.onnx.OnnxDevice;
 import io.kairos.testbed.KairosCli;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 class ProfileCommandTest {
 
@@ -37,6 +39,14 @@ class ProfileCommandTest {
         // What the scheduler books for a cold start: the manifest's footprint and the measured load.
         assertThat(catalog.get("resnet").memoryBytes()).isEqualTo(32L << 20);
         assertThat(catalog.get("resnet").loadMicros()).isPositive();
+    }
+
+    @Test
+    void aGpuThatThisProcessCannotUseIsAOneLineUsageError() {
+        assumeThat(OnnxDevice.cudaProblem()).as("a machine where CUDA works").isNotNull();
+        Run run = kairos("profile", "--gpu", "0");
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err().strip()).doesNotContain("\n").contains("--gpu 0: " + OnnxDevice.cudaProblem());
     }
 
     @Test
