@@ -9,6 +9,7 @@ import io.kairos.flink.ControlPlane;
 import io.kairos.flink.DeviceSlotPartitioner;
 import io.kairos.flink.EmitResults;
 import io.kairos.flink.GroupSchedulerFunction;
+import io.kairos.flink.ResolvePreemptions;
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
 import io.kairos.flink.kafka.RawRequestDeserializer;
@@ -18,6 +19,7 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -41,7 +43,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The serving job: requests → decode and validate → route to serving group → group scheduler →
  * device slot → async inference → one result per request, plus per-batch telemetry; the control
- * stream is broadcast to the router and the scheduler.
+ * stream is broadcast to the router and the scheduler. The few results of requests whose batch
+ * was preempted take a detour through {@link ResolvePreemptions}, keyed by request id, which
+ * keeps one of them.
  *
  * Decoding, validation and routing share one operator (see {@link AdmitRequests}).
  *
@@ -128,6 +132,13 @@ public final class ServingJob {
         return new ServingJob(config, catalog, devices, requests, control, results, telemetry);
     }
 
+    /**
+     * How long the results of a preempted request are kept waiting for the devices' verdicts at
+     * most: far beyond any deadline, since every cancel is answered in milliseconds but for a
+     * failure, and only preempted requests are kept.
+     */
+    static final long PREEMPTION_HORIZON_MS = 10 * 60 * 1000;
+
     /** Adds the topology to {@code env}, configured for low latency. */
     public void build(StreamExecutionEnvironment env) {
         // Ship a network buffer after at most this long even if it is not full: the latency floor of each hop.
@@ -162,7 +173,12 @@ public final class ServingJob {
         SingleOutputStreamOperator<InferenceResult> executed = outcomes
                 .process(new EmitResults()).name("results per request").setParallelism(config.devices);
 
-        executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED))
+        DataStream<InferenceResult> afterPreemption = executed.getSideOutput(EmitResults.PREEMPTED)
+                .union(batches.getSideOutput(GroupSchedulerFunction.PREEMPTED))
+                .keyBy(PreemptionEvent::getRequestId)
+                .process(new ResolvePreemptions(PREEMPTION_HORIZON_MS)).name("results after preemption").setParallelism(config.devices);
+
+        executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED), afterPreemption)
                 // One writer per device, chained to the device's results: no extra hop for the bulk of them.
                 .sinkTo(results).name("results").setParallelism(config.devices);
         // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.

@@ -13,6 +13,7 @@ import io.kairos.schema.DType;
 import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
+import io.kairos.schema.Preemption;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
@@ -222,6 +223,71 @@ class OnnxServingJobIntegrationTest {
                 job.cancel().get();
             }
         }
+    }
+
+    @Test
+    void flexPreemptsOnTheDeviceAndEveryRequestGetsExactlyOneResult() throws Exception {
+        // The ResNet allows batches of 1, 400 and 420, and its manifest claims that every batch
+        // takes 5 s more than it does: the scheduler believes a batch runs long after the device
+        // has finished it. Flex with lambda 1.05 preempts a batch of 1 for 400, and 400 for 420.
+        Path repo = ExampleModels.writeRepository(Path.of("target", "onnx-it-preemption-models").toAbsolutePath());
+        Path manifest = repo.resolve("resnet/model.json");
+        Files.writeString(manifest, Files.readString(manifest)
+                .replaceAll("\"batch_sizes\": \\[[^\\]]*\\]", "\"batch_sizes\": [1, 400, 420]")
+                .replaceAll("\"latency_ms\": \\{[^}]*}", "\"latency_ms\": {\"alpha\": 1.4, \"beta\": 5000}"));
+        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-preemption-", c -> {
+            c.devices = 1;
+            c.policy = "flex";
+            c.policyParams = Map.of("lambda", "1.05");
+            c.intraOpThreads = 1;
+            c.modelRepository = repo.toString();
+        });
+        ModelCatalog catalog = ServeCommand.catalog(config);
+        float[] image = new float[3 * 32 * 32];
+        int n = 420;
+        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
+            try {
+                // r0 runs alone; its result is back long before the 5 s the scheduler books for it.
+                send(kafka, config, withSlo(request("r0", "resnet", image, List.of(3L, 32L, 32L)), 30_000));
+                kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= 1, Duration.ofSeconds(60));
+                // The rest at once. At r399 the candidate is 400 (r0 counted in): r0's batch is
+                // preempted, after it completed (TOO_LATE). r400 to r419 arrive while the batch of
+                // 400 really runs (0.6 s; the job ingests these 12 KB requests at 300 a second or
+                // more): it is preempted in time (CANCELLED) for all 420, r0 again among them.
+                for (int i = 1; i < n; i++) {
+                    InferenceRequest r = withSlo(request("r" + i, "resnet", image, List.of(3L, 32L, 32L)), 30_000);
+                    r.setSentAtMicros(WallClock.nowMicros());
+                    kafka.send(config.requestsTopic, InferenceRequest.class, r);
+                }
+                kafka.flush();
+                kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= n, Duration.ofSeconds(60));
+                Thread.sleep(2_000); // room for a duplicate to show up
+                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> false, Duration.ofSeconds(3));
+
+                assertThat(results).as("one result per request").hasSize(n)
+                        .extracting(InferenceResult::getRequestId).doesNotHaveDuplicates();
+                assertThat(results).allSatisfy(r -> assertThat(r.getStatus()).as(r.getRequestId() + ": " + r.getReason()).isEqualTo(ResultStatus.OK));
+                // r0 keeps the result of its first batch, which had completed; its run in the batch of 420 is discarded.
+                Map<String, Integer> batchOf = results.stream().collect(Collectors.toMap(InferenceResult::getRequestId, InferenceResult::getBatchSize));
+                assertThat(batchOf.get("r0")).isEqualTo(1);
+                assertThat(batchOf).allSatisfy((id, size) -> { if (!id.equals("r0")) assertThat(size).as(id).isEqualTo(n); });
+
+                List<BatchTelemetry> telemetry = kafka.readUntil(config.telemetryTopic, BatchTelemetry.class, l -> l.size() >= 4, Duration.ofSeconds(30));
+                assertThat(telemetry).extracting(BatchTelemetry::getPreemption, BatchTelemetry::getBatchSize).containsExactly(
+                        tuple(null, 1),                      // r0
+                        tuple(Preemption.TOO_LATE, 1),       // r0's batch, preempted after it completed
+                        tuple(Preemption.CANCELLED, 400),    // withdrawn from the device while it ran
+                        tuple(null, n));
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
+    private static InferenceRequest withSlo(InferenceRequest r, double sloMs) {
+        r.setSloMs(sloMs);
+        return r;
     }
 
     @Test

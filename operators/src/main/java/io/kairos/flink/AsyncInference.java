@@ -21,12 +21,12 @@ import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs batches on this subtask's device: subtask i owns device slot i, and batches reach it by
@@ -34,25 +34,36 @@ import java.util.concurrent.CompletableFuture;
  * only hands them over, so it is never blocked by execution. {@code LOAD} and {@code UNLOAD}
  * actions (a placement change) go to the device's model cache and produce no outcome.
  *
+ * <p>A {@code CANCEL} (the scheduler preempted a batch it sent here before) withdraws the batch
+ * from the device if it has not completed: it then gives no outcome of its own. Either way the
+ * cancel's outcome says which it was ({@code cancelled_in_time}), for the requests' results to be
+ * resolved downstream ({@link ResolvePreemptions}). A cancel always comes after its batch, on the
+ * same channel.
+ *
  * <p>An execution error, or a batch that outlives the async timeout, becomes a FAILED outcome
  * for that batch's requests only; the job goes on. A timed-out batch is also cancelled on the
  * device (see {@link Device#execute}), so that it does not hold the device for the batches behind
  * it.
  *
  * <p>Metrics (group {@code kairos}): {@code batchesFailed} (an execution error),
- * {@code batchesTimedOut}, {@code coldStarts}. The first and last are counted on the device's
- * completion thread, hence thread-safe counters.
+ * {@code batchesTimedOut}, {@code coldStarts}, {@code batchesCancelled} (preempted in time),
+ * {@code cancelsTooLate} (preempted after they completed). The first and third are counted on the
+ * device's completion thread, hence thread-safe counters.
  */
 public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
     private final ModelCatalog catalog;
     private final DeviceFactory devices;
     private transient Device device;
-    // Batches handed to the device and not yet complete, by identity: the async operator passes
-    // the same object to timeout(). Touched by the task thread and the device's completions.
-    private transient Map<DispatchedBatch, CompletableFuture<Device.Execution>> onDevice;
+    // Batches handed to the device and not yet complete, by batch id. Touched by the task thread
+    // (timeouts, cancels) and the device's completions; whoever removes a batch answers for it.
+    private transient Map<String, InFlight> onDevice;
     private transient Counter batchesFailed;
     private transient Counter batchesTimedOut;
     private transient Counter coldStarts;
+    private transient Counter batchesCancelled;
+    private transient Counter cancelsTooLate;
+
+    private record InFlight(CompletableFuture<Device.Execution> execution, ResultFuture<BatchOutcome> result) {}
 
     public AsyncInference(ModelCatalog catalog, DeviceFactory devices) {
         this.catalog = catalog;
@@ -62,13 +73,15 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
-        onDevice = Collections.synchronizedMap(new IdentityHashMap<>());
+        onDevice = new ConcurrentHashMap<>();
         int slot = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         device = devices.create(slot, gpuOf(slot, getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE)), catalog);
         MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
         batchesFailed = metrics.counter("batchesFailed", new ThreadSafeSimpleCounter());
         batchesTimedOut = metrics.counter("batchesTimedOut", new ThreadSafeSimpleCounter());
         coldStarts = metrics.counter("coldStarts", new ThreadSafeSimpleCounter());
+        batchesCancelled = metrics.counter("batchesCancelled");
+        cancelsTooLate = metrics.counter("cancelsTooLate");
     }
 
     /** Flink's name for GPUs (its GPU plugin: {@code external-resources: gpu}). */
@@ -92,6 +105,10 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
 
     @Override
     public void asyncInvoke(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
+        if (batch.getAction() == DeviceAction.CANCEL) {
+            cancel(batch, result);
+            return;
+        }
         if (batch.getAction() != DeviceAction.RUN) {
             // A placement change: no requests, no outcome. A load that fails is retried by the
             // first batch of the model, which then reports the error on its requests.
@@ -102,12 +119,33 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         List<Tensor> inputs = new ArrayList<>(batch.getRequests().size());
         for (AdmittedRequest r : batch.getRequests()) inputs.add(r.getRequest().getInput());
         CompletableFuture<Device.Execution> execution = device.execute(batch.getModel(), inputs.size(), inputs);
-        onDevice.put(batch, execution);
+        onDevice.put(batch.getBatchId(), new InFlight(execution, result));
         execution.whenComplete((done, error) -> {
-            onDevice.remove(batch);
-            if (error instanceof CancellationException) return; // timed out: timeout() answered
+            onDevice.remove(batch.getBatchId());
+            if (error instanceof CancellationException) return; // timed out or preempted: answered there
             completed(batch, done, error, result);
         });
+    }
+
+    /** Withdraws a preempted batch if it has not completed, and says whether it had. */
+    private void cancel(DispatchedBatch cancel, ResultFuture<BatchOutcome> result) {
+        InFlight batch = onDevice.remove(cancel.getBatchId());
+        // cancel() is false if the device completed the batch meanwhile: then its outcome goes out as usual.
+        boolean inTime = batch != null && batch.execution().cancel(false);
+        if (inTime) {
+            batchesCancelled.inc();
+            batch.result().complete(Collections.emptyList());
+        } else {
+            cancelsTooLate.inc();
+        }
+        long now = WallClock.nowMicros();
+        result.complete(Collections.singleton(BatchOutcome.newBuilder()
+                .setBatch(cancel)
+                .setExecStartMicros(now)
+                .setExecEndMicros(now)
+                .setCancelledInTime(inTime)
+                .setOutputs(List.of())
+                .build()));
     }
 
     private void completed(DispatchedBatch batch, Device.Execution execution, Throwable error, ResultFuture<BatchOutcome> result) {
@@ -122,13 +160,17 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
 
     @Override
     public void timeout(DispatchedBatch batch, ResultFuture<BatchOutcome> result) {
-        if (batch.getAction() != DeviceAction.RUN) { // a load still under way: it goes on, nothing to report
+        if (batch.getAction() == DeviceAction.CANCEL) {
+            cancel(batch, result);
+            return;
+        }
+        if (batch.getAction() != DeviceAction.RUN) { // a load still under way (a cancel never waits): it goes on, nothing to report
             result.complete(Collections.emptyList());
             return;
         }
         batchesTimedOut.inc();
-        CompletableFuture<Device.Execution> execution = onDevice.remove(batch);
-        if (execution != null) execution.cancel(false);
+        InFlight execution = onDevice.remove(batch.getBatchId());
+        if (execution != null) execution.execution().cancel(false);
         long now = WallClock.nowMicros();
         result.complete(Collections.singleton(outcome(batch,
                 Device.Execution.failed(batch.getDispatchedAtMicros(), now, "timed out on device " + batch.getDevice()

@@ -11,22 +11,35 @@ import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.Preemption;
+import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.PreemptionEvent;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
+import java.util.List;
+
 /**
  * Splits a batch outcome into one result per request, and one telemetry record on a side output.
  *
+ * <p>Requests that were preempted before ({@code preempted_from} not empty) may already have a
+ * result, from a preempted batch that completed before its cancel: their results go to the
+ * {@link #PREEMPTED} side output, to be resolved ({@link ResolvePreemptions}), as do the verdicts
+ * of a cancel's outcome, one per request of the preempted batch. A cancel also gives a telemetry
+ * record, with {@code preemption} set.
+ *
  * <p>Metrics (group {@code kairos}), over the requests this device executed: {@code ok},
  * {@code late}, {@code failed}, and the gauge {@code sloAttainment} = ok / (ok + late + failed)
- * since the start (NaN before the first). Requests that never reached a device (REJECTED,
+ * since the start (NaN before the first), counted per execution (a preempted batch that completed
+ * and the batch that then ran its requests again both count). Requests that never reached a device (REJECTED,
  * DROPPED) are counted where they were turned away ({@link AdmitRequests},
  * {@link GroupSchedulerFunction}).
  */
 public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceResult> {
     public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
+    public static final OutputTag<PreemptionEvent> PREEMPTED = new OutputTag<>("preempted") {};
 
     private transient Counter okCount;
     private transient Counter lateCount;
@@ -50,25 +63,40 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
     @Override
     public void processElement(BatchOutcome outcome, Context ctx, Collector<InferenceResult> out) {
         long now = WallClock.nowMicros();
+        DispatchedBatch b = outcome.getBatch();
+        if (b.getAction() == DeviceAction.CANCEL) {
+            for (String id : b.getCancelledRequestIds()) {
+                ctx.output(PREEMPTED, ResolvePreemptions.verdict(id, b.getBatchId(), outcome.getCancelledInTime()));
+            }
+            ctx.output(TELEMETRY, telemetry(outcome, b.getCancelledRequestIds().size(), 0, 0, 0)
+                    .setPreemption(outcome.getCancelledInTime() ? Preemption.CANCELLED : Preemption.TOO_LATE).build());
+            return;
+        }
         int ok = 0, late = 0, failed = 0;
-        int n = outcome.getBatch().getRequests().size();
+        int n = b.getRequests().size();
         for (int i = 0; i < n; i++) {
             InferenceResult r = Results.executed(outcome, i, now);
             if (r.getStatus() == ResultStatus.OK) ok++;
             else if (r.getStatus() == ResultStatus.LATE) late++;
             else failed++;
-            out.collect(r);
+            List<String> preemptedFrom = b.getRequests().get(i).getPreemptedFrom();
+            if (preemptedFrom.isEmpty()) out.collect(r);
+            else ctx.output(PREEMPTED, ResolvePreemptions.result(r, preemptedFrom));
         }
         okCount.inc(ok);
         lateCount.inc(late);
         failedCount.inc(failed);
+        ctx.output(TELEMETRY, telemetry(outcome, n, ok, late, failed).build());
+    }
+
+    private static BatchTelemetry.Builder telemetry(BatchOutcome outcome, int size, int ok, int late, int failed) {
         DispatchedBatch b = outcome.getBatch();
-        ctx.output(TELEMETRY, BatchTelemetry.newBuilder()
+        return BatchTelemetry.newBuilder()
                 .setBatchId(b.getBatchId())
                 .setGroup(b.getGroup())
                 .setModel(b.getModel())
                 .setDevice(b.getDevice())
-                .setBatchSize(n)
+                .setBatchSize(size)
                 .setDispatchedAtMicros(b.getDispatchedAtMicros())
                 .setPredictedStartMicros(b.getPredictedStartMicros())
                 .setPredictedLatencyMicros(b.getPredictedLatencyMicros())
@@ -77,7 +105,6 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
                 .setColdStart(outcome.getColdStart())
                 .setOk(ok)
                 .setLate(late)
-                .setFailed(failed)
-                .build());
+                .setFailed(failed);
     }
 }

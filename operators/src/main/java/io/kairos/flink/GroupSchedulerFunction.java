@@ -15,6 +15,7 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.PreemptionEvent;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -49,8 +50,11 @@ import java.util.Map;
  * non-empty queue always has one pending (the next shedding check), so restored requests are
  * looked at again without a new arrival.
  *
- * <p>Preemption stays off ({@link GroupScheduler#allowPreemption}): a batch emitted here goes to
- * the async device operator and runs to its end, so policies that can preempt (Flex) run without.
+ * <p>Preemption is on ({@link GroupScheduler#allowPreemption}), for the policies that use it
+ * (Flex). A preempted batch is withdrawn with a {@code CANCEL} action to its device slot, and its
+ * requests, queued again or dropped, carry its id in {@code preempted_from}. Whether the cancel
+ * came in time is the device's to say, so their results, and their drops, go out on the
+ * {@link #PREEMPTED} side output, to wait there for its verdict ({@link ResolvePreemptions}).
  *
  * <p>A placement decision is applied at once to the groups of this instance: models a device no
  * longer serves are unloaded from it, and those it newly serves are loaded before their first
@@ -58,7 +62,7 @@ import java.util.Map;
  * load and unload). A group created later loads its placement on its first request.
  *
  * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
- * {@code requestsShed} (DROPPED by the scheduler), {@code modelsLoaded} and
+ * {@code requestsShed} (DROPPED by the scheduler), {@code batchesPreempted}, {@code modelsLoaded} and
  * {@code modelsUnloaded} (actions sent), and the {@code batchSize} histogram of the batches it
  * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them).
  */
@@ -67,6 +71,8 @@ public final class GroupSchedulerFunction
         implements CheckpointedFunction {
 
     public static final OutputTag<InferenceResult> DROPPED = new OutputTag<>("dropped") {};
+    /** Drops of requests that were preempted before: they are final only if the preempted batches gave no results. */
+    public static final OutputTag<PreemptionEvent> PREEMPTED = new OutputTag<>("preempted-dropped") {};
 
     private final ModelCatalog catalog;
     private final ControlPlane control;
@@ -78,9 +84,13 @@ public final class GroupSchedulerFunction
     private transient List<AdmittedRequest> restored;
     private transient String batchIdPrefix;
     private transient long batchSeq;
+    // The id of the last batch sent to each device slot, per group: the only batch a policy can
+    // preempt there (DeviceView#preemptibleAt), identified by its Dispatch object.
+    private transient Map<String, Map<Integer, Sent>> lastSent;
     private transient Counter batchesDispatched;
     private transient Counter requestsDispatched;
     private transient Counter requestsShed;
+    private transient Counter batchesPreempted;
     private transient Counter modelsLoaded;
     private transient Counter modelsUnloaded;
     private transient Histogram batchSize;
@@ -97,6 +107,7 @@ public final class GroupSchedulerFunction
         AvroCodec.enableCustomCoders();
         groups = new HashMap<>();
         pendingTimerMs = new HashMap<>();
+        lastSent = new HashMap<>();
         planVersion = -1;
         var task = getRuntimeContext().getTaskInfo();
         // Unique across restarts too, so that telemetry never confuses two batches.
@@ -105,6 +116,7 @@ public final class GroupSchedulerFunction
         batchesDispatched = metrics.counter("batchesDispatched");
         requestsDispatched = metrics.counter("requestsDispatched");
         requestsShed = metrics.counter("requestsShed");
+        batchesPreempted = metrics.counter("batchesPreempted");
         modelsLoaded = metrics.counter("modelsLoaded");
         modelsUnloaded = metrics.counter("modelsUnloaded");
         batchSize = metrics.histogram("batchSize", new DescriptiveStatisticsHistogram(BATCH_SIZE_WINDOW));
@@ -147,6 +159,7 @@ public final class GroupSchedulerFunction
         if (g == null) {
             ServingPlan.GroupPolicy p = plan.policyOf(name);
             g = new GroupScheduler(name, catalog, List.of(), Policies.create(p.policy()), p.params());
+            g.allowPreemption(true);
             place(g, plan, now, out); // a placement decided before the group's first request is loaded now
             groups.put(name, g);
             if (restored != null) readmitRestored();
@@ -185,15 +198,30 @@ public final class GroupSchedulerFunction
 
     private void schedule(GroupScheduler group, long now, TimerService timers, Collector<DispatchedBatch> out, ReadOnlyContext ctx) {
         GroupScheduler.Outcome outcome = group.schedule(now);
+        Map<Integer, Sent> sent = lastSent.computeIfAbsent(group.group(), k -> new HashMap<>());
+        // Cancels first: on its device slot, a cancel must come before the batch that replaces the preempted one.
+        for (Dispatch d : outcome.preempted()) {
+            Sent s = sent.get(d.device());
+            if (s == null || s.dispatch() != d) throw new IllegalStateException("serving group '" + group.group() + "' preempted a batch it never sent to device " + d.device());
+            sent.remove(d.device());
+            batchesPreempted.inc();
+            out.collect(cancel(group.group(), d, s.batchId(), now));
+        }
         for (GroupScheduler.Drop drop : outcome.drops()) {
             requestsShed.inc();
-            ctx.output(DROPPED, Results.dropped(drop.request().payload(), drop.reason(), now));
+            AdmittedRequest request = drop.request().payload();
+            InferenceResult dropped = Results.dropped(request, drop.reason(), now);
+            List<String> preemptedFrom = request.getPreemptedFrom();
+            if (preemptedFrom.isEmpty()) ctx.output(DROPPED, dropped);
+            else ctx.output(PREEMPTED, ResolvePreemptions.result(dropped, preemptedFrom));
         }
         for (Dispatch d : outcome.dispatches()) {
             batchesDispatched.inc();
             requestsDispatched.inc(d.size());
             batchSize.update(d.size());
-            out.collect(toBatch(group.group(), d, now));
+            DispatchedBatch batch = toBatch(group.group(), d, now);
+            sent.put(d.device(), new Sent(d, batch.getBatchId()));
+            out.collect(batch);
         }
         if (outcome.nextWakeMicros() != SchedulingPolicy.NO_WAKE) {
             long wakeMs = (outcome.nextWakeMicros() + 999) / 1000;
@@ -203,6 +231,36 @@ public final class GroupSchedulerFunction
                 pendingTimerMs.put(group.group(), wakeMs);
             }
         }
+    }
+
+    private record Sent(Dispatch dispatch, String batchId) {}
+
+    /**
+     * The cancel of a preempted batch; its requests, back in their queue or dropped, remember it
+     * from now on. (The batch itself went out over the network, serialized, when it was sent, so
+     * changing the requests now does not change what the device received.)
+     */
+    private DispatchedBatch cancel(String group, Dispatch d, String batchId, long now) {
+        List<String> ids = new ArrayList<>(d.size());
+        for (Request r : d.requests()) {
+            AdmittedRequest payload = r.payload();
+            List<String> from = new ArrayList<>(payload.getPreemptedFrom());
+            from.add(batchId);
+            payload.setPreemptedFrom(from);
+            ids.add(r.id());
+        }
+        return DispatchedBatch.newBuilder()
+                .setBatchId(batchId)
+                .setGroup(group)
+                .setModel(d.model())
+                .setDevice(d.device())
+                .setDispatchedAtMicros(now)
+                .setPredictedStartMicros(d.predictedStartMicros())
+                .setPredictedLatencyMicros(d.predictedLatencyMicros())
+                .setRequests(List.of())
+                .setAction(DeviceAction.CANCEL)
+                .setCancelledRequestIds(ids)
+                .build();
     }
 
     private DispatchedBatch toBatch(String group, Dispatch d, long now) {

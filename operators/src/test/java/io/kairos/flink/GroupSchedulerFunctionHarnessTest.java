@@ -11,6 +11,7 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -202,29 +203,61 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     @Test
-    void flexRunsByNameAndNeverPreemptsInTheJob() throws Exception {
+    void flexRunsByName() throws Exception {
         GroupSchedulerFunction f = function();
         var h = harness(f);
         for (int i = 0; i < 3; i++) h.processElement(request("r" + i, LONG_SLO_MS), 0); // triton holds them
-        h.processBroadcastElement(setPolicy(1, "flex", Map.of("lambda", "2")), 0);
+        h.processBroadcastElement(setPolicy(1, "flex"), 0);
 
         h.processElement(request("r3", LONG_SLO_MS), 0);
         // Flex: the idle device takes the largest batch that meets the head deadline, all 4 (5.1 ms).
         assertThat(h.extractOutputValues()).extracting(GroupSchedulerFunctionHarnessTest::ids, DispatchedBatch::getPredictedLatencyMicros)
                 .containsExactly(tuple(List.of("r0", "r1", "r2", "r3"), 5_100L));
+        assertThat(dropped(h)).isEmpty();
+    }
 
-        // 8 googlenet, while the batch of 4 is predicted to run (unless the wall clock is slow): 8 is
-        // 2 x 4, enough to preempt where preemption is on, but a batch handed to the device operator
-        // cannot be aborted. Whenever they go, each batch starts after the one before it ends.
-        for (int i = 0; i < 8; i++) h.processElement(request("g" + i, "googlenet", LONG_SLO_MS), 0);
-        while (f.pendingCount(GROUP) > 0) fireDueTimers(h);
-        List<DispatchedBatch> batches = h.extractOutputValues();
-        assertThat(batches.stream().mapToInt(b -> b.getRequests().size()).sum()).isEqualTo(12);
-        for (int i = 1; i < batches.size(); i++) {
-            DispatchedBatch before = batches.get(i - 1);
-            assertThat(batches.get(i).getPredictedStartMicros()).as("batch %d starts after batch %d ends", i, i - 1)
-                    .isGreaterThanOrEqualTo(before.getPredictedStartMicros() + before.getPredictedLatencyMicros());
-        }
+    /** One model whose batches are predicted to run a minute per request: a batch sent is running for the whole test. */
+    private static final ModelCatalog SLOW = ModelCatalog.parse("""
+            {"models": [{"name": "slow", "input": {"dtype": "FLOAT32", "shape": [3, 32, 32]},
+                         "batch_sizes": [1, 2, 4, 8], "latency_ms": {"alpha": 60000, "beta": 0}}]}""", "test");
+
+    @Test
+    void flexPreemptsARunningBatchWithACancelToItsDeviceAndTheRequestsRememberIt() throws Exception {
+        var h = harness(new GroupSchedulerFunction(SLOW, new ControlPlane(1, "flex", Map.of("lambda", "2"))));
+        double slo = 3_600_000; // an hour: room for a batch of 8
+        h.processElement(request("a", "slow", slo), 0);
+        DispatchedBatch first = h.extractOutputValues().get(0);
+        assertThat(ids(first)).containsExactly("a");
+        h.getOutput().clear();
+
+        // With "a" counted in, the candidate is 2 = lambda x 1: the running batch is preempted, and
+        // the cancel reaches the device before the batch that replaces it.
+        h.processElement(request("b", "slow", slo), 0);
+        List<DispatchedBatch> sent = h.extractOutputValues();
+        assertThat(sent).extracting(DispatchedBatch::getAction, DispatchedBatch::getBatchId, DispatchedBatch::getCancelledRequestIds, GroupSchedulerFunctionHarnessTest::ids)
+                .containsExactly(
+                        tuple(DeviceAction.CANCEL, first.getBatchId(), List.of("a"), List.of()),
+                        tuple(DeviceAction.RUN, sent.get(1).getBatchId(), List.of(), List.of("a", "b")));
+        assertThat(sent.get(1).getBatchId()).isNotEqualTo(first.getBatchId());
+        assertThat(sent.get(1).getRequests()).extracting(AdmittedRequest::getPreemptedFrom)
+                .containsExactly(List.of(first.getBatchId()), List.of());
+
+        // Two more: 4 = 2 x 2 preempts the batch of two; "a" has now been preempted twice.
+        h.getOutput().clear();
+        h.processElement(request("c", "slow", slo), 0);
+        assertThat(h.extractOutputValues()).as("a candidate of 2 (of 3), below 2 x 2: c waits").isEmpty();
+        h.processElement(request("d", "slow", slo), 0);
+        List<DispatchedBatch> again = h.extractOutputValues();
+        assertThat(again).extracting(DispatchedBatch::getAction, DispatchedBatch::getBatchId, DispatchedBatch::getCancelledRequestIds)
+                .containsExactly(
+                        tuple(DeviceAction.CANCEL, sent.get(1).getBatchId(), List.of("a", "b")),
+                        tuple(DeviceAction.RUN, again.get(1).getBatchId(), List.of()));
+        assertThat(again.get(1).getRequests()).extracting(r -> r.getRequest().getRequestId(), AdmittedRequest::getPreemptedFrom)
+                .containsExactly(
+                        tuple("a", List.of(first.getBatchId(), sent.get(1).getBatchId())),
+                        tuple("b", List.of(sent.get(1).getBatchId())),
+                        tuple("c", List.of()),
+                        tuple("d", List.of()));
         assertThat(dropped(h)).isEmpty();
     }
 

@@ -9,6 +9,7 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
 
 import java.util.List;
@@ -19,5 +20,5 @@ public final class WireTypes {
 
     public static final List<Class<?>> ALL = List.of(
             Tensor.class, InferenceRequest.class, InferenceResult.class, StageTimes.class, BatchTelemetry.class, ControlDecision.class,
-            RawRequest.class, AdmittedRequest.class, DispatchedBatch.class, BatchOutcome.class);
+            RawRequest.class, AdmittedRequest.class, DispatchedBatch.class, BatchOutcome.class, PreemptionEvent.class);
 }

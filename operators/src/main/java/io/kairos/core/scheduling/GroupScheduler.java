@@ -26,8 +26,9 @@ import java.util.TreeSet;
  *
  * <p>Preemption (a policy aborting a batch it started, see {@link #preempt}) is off unless the
  * engine turns it on with {@link #allowPreemption}: only an engine that can abort a batch on its
- * device, and map a preempted {@link Dispatch} back to that execution, may. The Flink job cannot
- * (a batch handed to the async device operator runs to its end), the simulator can.
+ * device, and map a preempted {@link Dispatch} back to that execution, may. Both do: the simulator
+ * aborts the execution, the Flink job sends its device a cancel and resolves the race between the
+ * cancel and the batch's end downstream.
  */
 public final class GroupScheduler implements GroupView {
 

@@ -41,8 +41,8 @@ import io.kairos.core.scheduling.SchedulingPolicy;
  * Algorithm 1 line by line; that is also where the preemption rule |B_new| &ge; lambda &times;
  * |B_running| and the treatment of preempted requests as new arrivals come from.
  *
- * <p>In the Flink job preemption is off (a batch handed to the async device operator cannot be
- * aborted), so Flex runs there without it; the simulator turns it on.
+ * <p>The simulator and the Flink job both allow preemption; the job cancels the preempted batch on
+ * its device and keeps one result per request whether or not the cancel came in time.
  */
 public final class FlexPolicy implements SchedulingPolicy {
     public static final String NAME = "flex";
