@@ -151,6 +151,7 @@ public class DemoCommand implements Callable<Integer> {
                 out.printf("%d requests: %.1f%% met their SLO, goodput %.0f/s, p99 %.1f ms, mean batch %.2f; %d dropped, %d late%n",
                         all.total(), 100 * all.sloAttainment(), all.goodputPerSecond(), all.p99Micros() / 1000.0, all.meanBatchSize(),
                         all.count(ResultStatus.DROPPED), all.count(ResultStatus.LATE));
+                if (results.duplicates() > 0) out.printf("warning: %d requests had more than one result (the reader kept the first)%n", results.duplicates());
             } finally {
                 job.cancel().get();
             }

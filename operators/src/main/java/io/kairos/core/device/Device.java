@@ -19,7 +19,7 @@ public interface Device extends AutoCloseable {
      *
      * <p>Cancelling the returned future withdraws the batch: one that has not started never runs,
      * and a running one is stopped where the device can stop it (an ONNX Runtime device terminates
-     * the run at its next operator; a simulated device keeps the time booked).
+     * the run at its next operator; a simulated device frees the time of its last batch).
      *
      * @param inputs one tensor per request, or an empty list for a device that needs none (simulated)
      */

@@ -4,6 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.schema.Tensor;
 
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,6 +16,10 @@ import java.util.function.LongSupplier;
  * in real time, without holding a thread: completions are timer tasks on one shared scheduler
  * thread, so dozens of simulated devices fit on two cores. Batches run back to back in the order
  * they were handed over, as on a GPU that runs one batch at a time.
+ *
+ * <p>Cancelling the last batch handed over frees the device from then (or from the batch's start,
+ * if it had not started), as a preempted batch frees a GPU; the scheduler only ever preempts the
+ * last batch it sent a device. An earlier batch, cancelled, keeps its time booked.
  */
 public final class SimulatedDevice implements Device {
 
@@ -30,6 +35,8 @@ public final class SimulatedDevice implements Device {
     private final LongSupplier clockMicros;
     private final double speedFactor;
     private long busyUntilMicros;
+    private CompletableFuture<Execution> last;
+    private long lastStartMicros;
 
     /**
      * @param speedFactor multiplies every profiled latency; 0 makes a zero-latency device that
@@ -50,6 +57,7 @@ public final class SimulatedDevice implements Device {
     @Override
     public synchronized CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs) {
         long now = clockMicros.getAsLong();
+        last = null;
         if (!catalog.contains(model)) {
             return CompletableFuture.completedFuture(Execution.failed(now, now, "device " + slot + " has no profile for model '" + model + "'"));
         }
@@ -60,7 +68,18 @@ public final class SimulatedDevice implements Device {
         Execution done = new Execution(start, end, false, List.of(), null);
         if (end <= now) return CompletableFuture.completedFuture(done);
         CompletableFuture<Execution> future = new CompletableFuture<>();
+        last = future;
+        lastStartMicros = start;
+        future.whenComplete((e, error) -> {
+            if (error instanceof CancellationException) freeIfLast(future);
+        });
         TIMER.schedule(() -> future.complete(done), end - now, TimeUnit.MICROSECONDS);
         return future;
+    }
+
+    private synchronized void freeIfLast(CompletableFuture<Execution> cancelled) {
+        if (cancelled != last) return;
+        busyUntilMicros = Math.max(clockMicros.getAsLong(), lastStartMicros);
+        last = null;
     }
 }
