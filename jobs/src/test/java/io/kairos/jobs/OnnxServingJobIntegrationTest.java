@@ -161,11 +161,7 @@ class OnnxServingJobIntegrationTest {
         // under a millisecond: the scheduler dispatches it as one batch and goes on sending the
         // device work, the device needs well over a second for it, and the async timeout of
         // 400 ms gives up on it long before.
-        Path repo = ExampleModels.writeRepository(Path.of("target", "onnx-it-timeout-models").toAbsolutePath());
-        Path manifest = repo.resolve("resnet/model.json");
-        Files.writeString(manifest, Files.readString(manifest)
-                .replaceAll("\"batch_sizes\": \\[[^\\]]*\\]", "\"batch_sizes\": [1, 768]")
-                .replaceAll("\"latency_ms\": \\{[^}]*}", "\"latency_ms\": {\"alpha\": 0.001, \"beta\": 0.1}"));
+        Path repo = repositoryWithResNet("onnx-it-timeout-models", "[1, 768]", 0.001, 0.1);
         ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-timeout-", c -> {
             c.devices = 1;
             c.policy = "triton";
@@ -230,11 +226,7 @@ class OnnxServingJobIntegrationTest {
         // The ResNet allows batches of 1, 400 and 420, and its manifest claims that every batch
         // takes 5 s more than it does: the scheduler believes a batch runs long after the device
         // has finished it. Flex with lambda 1.05 preempts a batch of 1 for 400, and 400 for 420.
-        Path repo = ExampleModels.writeRepository(Path.of("target", "onnx-it-preemption-models").toAbsolutePath());
-        Path manifest = repo.resolve("resnet/model.json");
-        Files.writeString(manifest, Files.readString(manifest)
-                .replaceAll("\"batch_sizes\": \\[[^\\]]*\\]", "\"batch_sizes\": [1, 400, 420]")
-                .replaceAll("\"latency_ms\": \\{[^}]*}", "\"latency_ms\": {\"alpha\": 1.4, \"beta\": 5000}"));
+        Path repo = repositoryWithResNet("onnx-it-preemption-models", "[1, 400, 420]", 1.4, 5000);
         ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-preemption-", c -> {
             c.devices = 1;
             c.policy = "flex";
@@ -283,6 +275,16 @@ class OnnxServingJobIntegrationTest {
                 job.cancel().get();
             }
         }
+    }
+
+    /** A copy of the example repository whose ResNet manifest says other batch sizes and latencies than the truth. */
+    private static Path repositoryWithResNet(String dir, String batchSizes, double alphaMs, double betaMs) throws Exception {
+        Path repo = ExampleModels.writeRepository(Path.of("target", dir).toAbsolutePath());
+        Path manifest = repo.resolve("resnet/model.json");
+        Files.writeString(manifest, Files.readString(manifest)
+                .replaceAll("\"batch_sizes\": \\[[^\\]]*\\]", "\"batch_sizes\": " + batchSizes)
+                .replaceAll("\"latency_ms\": \\{[^}]*}", "\"latency_ms\": {\"alpha\": " + alphaMs + ", \"beta\": " + betaMs + "}"));
+        return repo;
     }
 
     private static InferenceRequest withSlo(InferenceRequest r, double sloMs) {

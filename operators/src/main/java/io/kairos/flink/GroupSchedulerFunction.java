@@ -249,6 +249,16 @@ public final class GroupSchedulerFunction
             payload.setPreemptedFrom(from);
             ids.add(r.id());
         }
+        return batch(batchId, group, d, now).setRequests(List.of()).setAction(DeviceAction.CANCEL).setCancelledRequestIds(ids).build();
+    }
+
+    private DispatchedBatch toBatch(String group, Dispatch d, long now) {
+        List<AdmittedRequest> requests = new ArrayList<>(d.size());
+        for (Request r : d.requests()) requests.add(r.payload());
+        return batch(batchIdPrefix + (batchSeq++), group, d, now).setRequests(requests).build();
+    }
+
+    private static DispatchedBatch.Builder batch(String batchId, String group, Dispatch d, long now) {
         return DispatchedBatch.newBuilder()
                 .setBatchId(batchId)
                 .setGroup(group)
@@ -256,26 +266,7 @@ public final class GroupSchedulerFunction
                 .setDevice(d.device())
                 .setDispatchedAtMicros(now)
                 .setPredictedStartMicros(d.predictedStartMicros())
-                .setPredictedLatencyMicros(d.predictedLatencyMicros())
-                .setRequests(List.of())
-                .setAction(DeviceAction.CANCEL)
-                .setCancelledRequestIds(ids)
-                .build();
-    }
-
-    private DispatchedBatch toBatch(String group, Dispatch d, long now) {
-        List<AdmittedRequest> requests = new ArrayList<>(d.size());
-        for (Request r : d.requests()) requests.add(r.payload());
-        return DispatchedBatch.newBuilder()
-                .setBatchId(batchIdPrefix + (batchSeq++))
-                .setGroup(group)
-                .setModel(d.model())
-                .setDevice(d.device())
-                .setDispatchedAtMicros(now)
-                .setPredictedStartMicros(d.predictedStartMicros())
-                .setPredictedLatencyMicros(d.predictedLatencyMicros())
-                .setRequests(requests)
-                .build();
+                .setPredictedLatencyMicros(d.predictedLatencyMicros());
     }
 
     // ---- checkpointing of the queues ----
