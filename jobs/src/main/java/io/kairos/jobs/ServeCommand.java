@@ -2,6 +2,8 @@ package io.kairos.jobs;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.onnx.ModelRepository;
+import io.kairos.core.onnx.RepositorySource;
+import io.kairos.flink.RepositoryCopy;
 import io.kairos.core.scheduling.policy.Policies;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
@@ -11,6 +13,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -66,9 +69,10 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--models", paramLabel = "FILE", description = "Profiles file (JSON) of the models served; default: the built-in catalog.")
     Path modelsFile;
 
-    @Option(names = "--model-repository", paramLabel = "DIR", description = "Serve the ONNX models of this model repository with ONNX Runtime devices "
-            + "(one folder per model with model.onnx and model.json); replaces --models and the simulated devices.")
-    Path modelRepository;
+    @Option(names = "--model-repository", paramLabel = "DIR|URI", description = "Serve the ONNX models of this model repository with ONNX Runtime devices "
+            + "(one folder per model with model.onnx and model.json): a folder every machine has, or a URI that Flink's file systems read "
+            + "(s3://, hdfs://, file://), copied to each machine; replaces --models and the simulated devices.")
+    String modelRepository;
 
     @Option(names = "--device-memory-mb", description = "Memory budget of each ONNX device for loaded models; least recently used evicted beyond it (default: ${DEFAULT-VALUE}).")
     long deviceMemoryMb = 1024;
@@ -103,6 +107,12 @@ public class ServeCommand implements Callable<Integer> {
         }
         if (deviceMemoryMb < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--device-memory-mb must be at least 1, got " + deviceMemoryMb);
         if (intraOpThreads < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--intra-op-threads must not be negative, got " + intraOpThreads);
+        RepositorySource repository;
+        try {
+            repository = modelRepository == null ? null : RepositoryCopy.of(modelRepository);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--model-repository: " + e.getMessage());
+        }
         ServingConfig c = new ServingConfig();
         c.bootstrapServers = bootstrapServers;
         c.requestsTopic = requestsTopic;
@@ -116,7 +126,8 @@ public class ServeCommand implements Callable<Integer> {
         c.devices = devices;
         c.simulatedSpeed = simulatedSpeed;
         c.modelsFile = modelsFile == null ? null : modelsFile.toString();
-        c.modelRepository = modelRepository == null ? null : modelRepository.toAbsolutePath().toString();
+        // A folder as an absolute path, for the task managers; a URI as it is.
+        c.modelRepository = repository == null ? null : repository instanceof RepositoryCopy ? modelRepository : repository.localRoot().toString();
         c.deviceMemoryMb = deviceMemoryMb;
         c.intraOpThreads = intraOpThreads;
         c.bufferTimeoutMs = bufferTimeoutMs;
@@ -132,7 +143,12 @@ public class ServeCommand implements Callable<Integer> {
      */
     public static ModelCatalog catalog(ServingConfig config) {
         if (config.modelRepository != null) {
-            ModelRepository repository = ModelRepository.load(Path.of(config.modelRepository));
+            ModelRepository repository;
+            try {
+                repository = ModelRepository.load(RepositoryCopy.of(config.modelRepository).localRoot());
+            } catch (UncheckedIOException e) { // a repository that cannot be read is the user's to fix, in one line
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
             for (String problem : repository.problems()) System.err.println("kairos: model left out: " + problem);
             if (repository.models().isEmpty()) {
                 throw new IllegalArgumentException(config.modelRepository + ": no model of the repository can be served");

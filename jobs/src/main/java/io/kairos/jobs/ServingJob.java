@@ -9,6 +9,7 @@ import io.kairos.flink.ControlPlane;
 import io.kairos.flink.DeviceSlotPartitioner;
 import io.kairos.flink.EmitResults;
 import io.kairos.flink.GroupSchedulerFunction;
+import io.kairos.flink.RepositoryCopy;
 import io.kairos.flink.ResolvePreemptions;
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
@@ -85,7 +86,7 @@ public final class ServingJob {
     public static DeviceFactory devices(ServingConfig config) {
         if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
-        return DeviceFactory.onnx(config.modelRepository, config.deviceMemoryMb << 20, threads);
+        return DeviceFactory.onnx(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads);
     }
 
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {

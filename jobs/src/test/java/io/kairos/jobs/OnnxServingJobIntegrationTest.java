@@ -78,7 +78,8 @@ class OnnxServingJobIntegrationTest {
             c.policy = "triton";
             c.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "20");
             c.intraOpThreads = 1;
-            c.modelRepository = repository.toString();
+            // At a URI, as on a cluster: the client and each device slot copy it through Flink's file system.
+            c.modelRepository = repository.toUri().toString();
         });
         ModelCatalog catalog = ServeCommand.catalog(config);
         assertThat(catalog.names()).containsExactlyInAnyOrder("mlp", "cnn", "resnet");

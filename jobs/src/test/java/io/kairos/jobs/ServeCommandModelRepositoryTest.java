@@ -35,6 +35,18 @@ class ServeCommandModelRepositoryTest {
     }
 
     @Test
+    void aRepositoryAtAUriIsKeptAsAUriAndAnUnreadableOneIsAOneLineError() {
+        assertThat(config("--model-repository", "s3://bucket/models").modelRepository).isEqualTo("s3://bucket/models");
+        assertThatThrownBy(() -> config("--model-repository", "s3://bucket/my models"))
+                .hasMessageStartingWith("--model-repository: model repository s3://bucket/my models: not a URI");
+        ServingConfig c = new ServingConfig();
+        c.modelRepository = "nosuchfs://host/models";
+        assertThatThrownBy(() -> ServeCommand.catalog(c)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("model repository nosuchfs://host/models: ")
+                .hasMessageContaining("'nosuchfs'");
+    }
+
+    @Test
     void catalogComesFromTheRepositoryAndABrokenModelIsLeftOutWithOneLine() throws Exception {
         Path repo = ExampleModels.writeRepository(Path.of("target", "serve-command-models").toAbsolutePath());
         Path manifest = repo.resolve("cnn/model.json");

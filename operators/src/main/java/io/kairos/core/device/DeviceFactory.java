@@ -2,10 +2,10 @@ package io.kairos.core.device;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.onnx.ModelRepository;
+import io.kairos.core.onnx.RepositorySource;
 import io.kairos.core.onnx.OnnxDevice;
 
 import java.io.Serializable;
-import java.nio.file.Path;
 
 /** Makes the device of one slot; shipped to wherever the slot runs, hence serializable. */
 @FunctionalInterface
@@ -24,17 +24,18 @@ public interface DeviceFactory extends Serializable {
 
     /**
      * ONNX Runtime devices running the models of a model repository (see {@link ModelRepository}),
+     * found where {@code repository} puts it on the device's machine,
      * each loading models on first use within {@code memoryBudgetBytes}. Where the process can use
      * CUDA (the GPU build of ONNX Runtime, {@code mvn -Pcuda}, on a machine with CUDA) a device
      * runs on the GPU the engine gave its slot, or on GPU {@code slot} when the engine manages
      * none; else on the CPU with {@code intraOpThreads} threads per batch. A slot given a GPU that
      * the process cannot use is an error, not a silent fall back to the CPU.
      */
-    static DeviceFactory onnx(String repositoryDir, long memoryBudgetBytes, int intraOpThreads) {
+    static DeviceFactory onnx(RepositorySource repository, long memoryBudgetBytes, int intraOpThreads) {
         return (slot, gpu, catalog) -> {
             String cuda = gpu >= 0 ? OnnxDevice.cudaProblem() : null;
             if (cuda != null) throw new IllegalStateException("device " + slot + " was given GPU " + gpu + " by Flink, but " + cuda);
-            return new OnnxDevice(slot, ModelRepository.readManifests(Path.of(repositoryDir)),
+            return new OnnxDevice(slot, ModelRepository.readManifests(repository.localRoot()),
                     new OnnxDevice.Options(memoryBudgetBytes, intraOpThreads, gpu >= 0 ? gpu : slot), io.kairos.core.time.WallClock::nowMicros);
         };
     }

@@ -3,6 +3,7 @@ package io.kairos.core.device;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.onnx.ExampleModels;
 import io.kairos.core.onnx.ModelRepository;
+import io.kairos.core.onnx.RepositorySource;
 import io.kairos.core.onnx.OnnxDevice;
 import io.kairos.schema.DType;
 import io.kairos.schema.Tensor;
@@ -22,7 +23,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 class DeviceFactoryTest {
     private static final Path REPOSITORY = ExampleModels.writeRepository(Path.of("target", "onnx-test-models", "device-factory"));
     private static final ModelCatalog CATALOG = ModelRepository.load(REPOSITORY).catalog();
-    private final DeviceFactory onnx = DeviceFactory.onnx(REPOSITORY.toString(), 64L << 20, 1);
+    private final DeviceFactory onnx = DeviceFactory.onnx(RepositorySource.local(REPOSITORY), 64L << 20, 1);
 
     @Test
     void aSlotWithoutAGpuFromFlinkRunsOnTheCpu() throws Exception {
