@@ -154,14 +154,14 @@ class OnnxServingJobIntegrationTest {
         }
     }
 
-    private static final long TIMEOUT_MS = 400;
+    private static final long TIMEOUT_MS = 200;
 
     @Test
     void aBatchThatOutlivesTheAsyncTimeoutFailsAndIsTerminatedOnItsDevice() throws Exception {
         // A copy of the repository whose ResNet manifest allows a batch of 768 and claims it takes
         // under a millisecond: the scheduler dispatches it as one batch and goes on sending the
         // device work, the device needs well over a second for it, and the async timeout of
-        // 400 ms gives up on it long before.
+        // 200 ms gives up on it long before.
         Path repo = repositoryWithResNet("onnx-it-timeout-models", "[1, 768]", 0.001, 0.1);
         ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-timeout-", c -> {
             c.devices = 1;
@@ -206,8 +206,10 @@ class OnnxServingJobIntegrationTest {
                 // After the timeout the device waits only for ONNX Runtime to stop the big batch
                 // before its next operator (one operator of a batch of 768 takes a fair share of a
                 // second), not for the rest of its run: the next batch it runs, an MLP request of
-                // the trickle, starts soon after. (MLP requests handed over long before the timeout
-                // time out themselves.)
+                // the trickle, starts soon after; without the cancel it would start when the run
+                // ends, (fullRun - timeout) later. The bound leaves room for one large operator on
+                // a busy machine (over half a second has been seen). (MLP requests handed over long
+                // before the timeout time out themselves.)
                 long timedOutAt = bigBatch.get(0).getTimings().getExecEnd();
                 long firstStartAfter = results.stream()
                         .filter(r -> r.getStatus() == ResultStatus.OK && r.getTimings().getExecStart() >= timedOutAt)
@@ -215,7 +217,7 @@ class OnnxServingJobIntegrationTest {
                         .orElseThrow(() -> new AssertionError("no batch ran after the big batch timed out"));
                 long fullRun = fullRunMicros(repo, big);
                 assertThat(firstStartAfter - timedOutAt).as("device free after the timeout (full run %d us)", fullRun)
-                        .isLessThan((fullRun - TIMEOUT_MS * 1000) / 2);
+                        .isLessThan((fullRun - TIMEOUT_MS * 1000) * 2 / 3);
             } finally {
                 job.cancel().get();
             }
