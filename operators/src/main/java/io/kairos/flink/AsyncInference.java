@@ -139,13 +139,9 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
             cancelsTooLate.inc();
         }
         long now = WallClock.nowMicros();
-        result.complete(Collections.singleton(BatchOutcome.newBuilder()
-                .setBatch(cancel)
-                .setExecStartMicros(now)
-                .setExecEndMicros(now)
-                .setCancelledInTime(inTime)
-                .setOutputs(List.of())
-                .build()));
+        BatchOutcome verdict = outcome(cancel, new Device.Execution(now, now, false, List.of(), null));
+        verdict.setCancelledInTime(inTime);
+        result.complete(Collections.singleton(verdict));
     }
 
     private void completed(DispatchedBatch batch, Device.Execution execution, Throwable error, ResultFuture<BatchOutcome> result) {

@@ -70,9 +70,15 @@ public final class DeviceView {
      * budget is not tracked: the device fails its batches.
      */
     public void hold(ModelSpec model) {
-        if (!model.hasLoadCost() || loaded.get(model.name()) != null || model.memoryBytes() > loaded.budgetBytes()) return;
-        loaded.makeRoom(model.name(), model.memoryBytes());
-        loaded.install(model.name(), NOTHING_TO_CLOSE);
+        if (!model.hasLoadCost() || loaded.get(model.name()) != null) return;
+        track(model.name(), model.memoryBytes());
+    }
+
+    /** Counts a model as loaded, after the evictions that make room for it; one larger than the budget is not tracked. */
+    private void track(String model, long bytes) {
+        if (bytes > loaded.budgetBytes()) return;
+        loaded.makeRoom(model, bytes);
+        loaded.install(model, NOTHING_TO_CLOSE);
     }
 
     /**
@@ -175,9 +181,7 @@ public final class DeviceView {
             lastBooked = previous.lastBooked;
         }
         previous.loaded.loadedBytes().forEach((model, bytes) -> {
-            if (loaded.isLoaded(model) || bytes > loaded.budgetBytes()) return;
-            loaded.makeRoom(model, bytes);
-            loaded.install(model, NOTHING_TO_CLOSE);
+            if (!loaded.isLoaded(model)) track(model, bytes);
         });
     }
 

@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The models loaded on one device, within a memory budget, least recently used evicted first.
@@ -107,10 +106,6 @@ public final class ModelCache<S extends AutoCloseable> {
     }
 
     /** Loaded models, least recently used first. */
-    public Set<String> loaded() {
-        return Set.copyOf(loaded.keySet());
-    }
-
     public List<String> lruOrder() {
         return new ArrayList<>(loaded.keySet());
     }
