@@ -1,8 +1,8 @@
 package io.kairos.jobs;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.onnx.ModelRepository;
-import io.kairos.core.onnx.RepositorySource;
+import io.kairos.onnx.ModelRepository;
+import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
 import io.kairos.core.scheduling.policy.Policies;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

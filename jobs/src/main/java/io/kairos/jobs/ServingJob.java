@@ -2,7 +2,7 @@ package io.kairos.jobs;
 
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.onnx.OnnxDevice;
+import io.kairos.onnx.OnnxDevice;
 import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AsyncInference;
 import io.kairos.flink.ControlPlane;
@@ -10,6 +10,7 @@ import io.kairos.flink.DeviceSlotPartitioner;
 import io.kairos.flink.EmitResults;
 import io.kairos.flink.GroupSchedulerFunction;
 import io.kairos.flink.RepositoryCopy;
+import io.kairos.onnx.OnnxDevices;
 import io.kairos.flink.ResolvePreemptions;
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
@@ -86,7 +87,7 @@ public final class ServingJob {
     public static DeviceFactory devices(ServingConfig config) {
         if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
-        return DeviceFactory.onnx(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads);
+        return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads);
     }
 
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {

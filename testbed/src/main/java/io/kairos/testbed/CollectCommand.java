@@ -1,7 +1,7 @@
 package io.kairos.testbed;
 
 import io.kairos.core.metrics.ResultSummary;
-import io.kairos.jobs.client.ResultConsumer;
+import io.kairos.testbed.client.ResultConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;

@@ -1,81 +1,42 @@
 package io.kairos.testbed;
 
+import io.kairos.jobs.cli.Kairos;
 import io.kairos.testbed.bench.BenchCommand;
+import io.kairos.testbed.demo.DemoCommand;
+import io.kairos.testbed.experiment.ExperimentCommand;
 import io.kairos.testbed.fidelity.FidelityCommand;
 import io.kairos.testbed.profile.EfficiencyCommand;
-import io.kairos.testbed.profile.ProfileCommand;
-import io.kairos.testbed.experiment.ExperimentCommand;
-import io.kairos.jobs.ServeCommand;
-import io.kairos.jobs.demo.DemoCommand;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 
 /**
- * The {@code kairos} command line. Each subcommand is a class of its own; this one only gathers
- * them and decides how errors look: a bad argument is one line naming it, exit code 2; a failure
- * while running is one line too, exit code 1, with the stack trace in the log.
+ * What {@code bin/kairos} runs: the product's command line ({@link Kairos}: serve, profile,
+ * control) with the testbed's commands added to it (demo, load generator, collector, benchmarks,
+ * experiments, fidelity, efficiency), under the same error handling.
  */
-@Command(name = "kairos", mixinStandardHelpOptions = true, version = "kairos 0.1.0",
-        description = "Kairos: deep-learning inference under latency SLOs on Kafka and Flink.",
-        subcommands = {DemoCommand.class, ServeCommand.class, LoadgenCommand.class, CollectCommand.class, BenchCommand.class, FidelityCommand.class, ExperimentCommand.class, ProfileCommand.class, EfficiencyCommand.class})
-public class KairosCli implements Runnable {
-    private static final Logger LOG = LoggerFactory.getLogger(KairosCli.class);
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        throw new ParameterException(spec.commandLine(), "missing command: one of " + spec.subcommands().keySet());
-    }
+public final class KairosCli {
+    private KairosCli() {}
 
     public static void main(String[] args) {
         System.exit(execute(args));
     }
 
     public static int execute(String... args) {
-        return execute(commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true)), args);
+        return Kairos.execute(commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true)), args);
     }
 
-    /** Runs {@code args} on {@code cl}; {@code serve --config FILE} takes its defaults from FILE. */
     public static int execute(CommandLine cl, String... args) {
-        try {
-            ServeCommand.useConfigFile(cl.getSubcommands().get("serve"), args);
-        } catch (CommandLine.ParameterException e) {
-            cl.getErr().println("kairos serve: " + e.getMessage());
-            return CommandLine.ExitCode.USAGE;
-        }
-        return cl.execute(args);
+        return Kairos.execute(cl, args);
     }
 
     /** The command line with its error handling, writing to {@code out} and {@code err} (tests pass their own). */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
-        CommandLine cl = new CommandLine(new KairosCli());
-        cl.setOut(out);
-        cl.setErr(err);
-        cl.setCaseInsensitiveEnumValuesAllowed(true);
-        cl.setParameterExceptionHandler((ex, args) -> {
-            String command = ex.getCommandLine().getCommandSpec().qualifiedName();
-            ex.getCommandLine().getErr().println(command + ": " + oneLine(ex.getMessage()) + " (see '" + command + " --help')");
-            return CommandLine.ExitCode.USAGE;
-        });
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            LOG.error("{} failed", commandLine.getCommandSpec().qualifiedName(), ex);
-            String message = ex.getMessage() == null ? ex.getClass().getSimpleName() : oneLine(ex.getMessage());
-            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": error: " + message);
-            return CommandLine.ExitCode.SOFTWARE;
-        });
-        return cl;
-    }
-
-    private static String oneLine(String message) {
-        return message == null ? "" : message.strip().replaceAll("\\s*\\R\\s*", " ");
+        CommandLine cl = new CommandLine(new Kairos());
+        for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(),
+                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand()}) {
+            cl.addSubcommand(command);
+        }
+        return Kairos.withErrorHandling(cl, out, err);
     }
 }

@@ -1,9 +1,9 @@
 package io.kairos.testbed;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.workload.ArrivalSpec;
-import io.kairos.core.workload.Workload;
-import io.kairos.jobs.client.RequestProducer;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.Workload;
+import io.kairos.testbed.client.RequestProducer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;

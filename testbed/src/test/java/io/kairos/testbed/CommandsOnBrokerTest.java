@@ -1,8 +1,8 @@
 package io.kairos.testbed;
 
-import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
-import io.kairos.core.workload.ArrivalSpec;
-import io.kairos.core.workload.Workload;
+import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.Workload;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.StageTimes;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
+import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;

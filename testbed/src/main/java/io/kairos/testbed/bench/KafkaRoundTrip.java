@@ -2,12 +2,12 @@ package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
-import io.kairos.core.workload.ArrivalSpec;
-import io.kairos.core.workload.ArrivalProcess;
-import io.kairos.jobs.client.OpenLoopPacer;
-import io.kairos.jobs.client.RandomTensors;
-import io.kairos.jobs.client.RequestProducer;
-import io.kairos.jobs.client.ResultConsumer;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.ArrivalProcess;
+import io.kairos.testbed.client.OpenLoopPacer;
+import io.kairos.testbed.client.RandomTensors;
+import io.kairos.testbed.client.RequestProducer;
+import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;

@@ -1,14 +1,14 @@
 package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.workload.ArrivalSpec;
-import io.kairos.core.workload.ModelLoad;
-import io.kairos.core.workload.Workload;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.ModelLoad;
+import io.kairos.workload.Workload;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.client.RequestProducer;
-import io.kairos.jobs.client.ResultConsumer;
-import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
+import io.kairos.testbed.client.RequestProducer;
+import io.kairos.testbed.client.ResultConsumer;
+import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import org.HdrHistogram.Histogram;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;

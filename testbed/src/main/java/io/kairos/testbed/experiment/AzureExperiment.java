@@ -1,9 +1,9 @@
 package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.sim.Simulation;
-import io.kairos.core.workload.AzureLikeTrace;
-import io.kairos.core.workload.AzureTrace;
+import io.kairos.sim.Simulation;
+import io.kairos.workload.AzureLikeTrace;
+import io.kairos.workload.AzureTrace;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -2,10 +2,10 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.sim.Simulation;
-import io.kairos.core.workload.ArrivalProcess;
-import io.kairos.core.workload.ModelLoad;
-import io.kairos.core.workload.Workload;
+import io.kairos.sim.Simulation;
+import io.kairos.workload.ArrivalProcess;
+import io.kairos.workload.ModelLoad;
+import io.kairos.workload.Workload;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.core.sim.Simulation;
+import io.kairos.sim.Simulation;
 
 import java.io.IOException;
 import java.nio.file.Path;

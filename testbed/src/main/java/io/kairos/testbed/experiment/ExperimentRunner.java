@@ -1,6 +1,6 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.core.sim.SimulationReport;
+import io.kairos.sim.SimulationReport;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;

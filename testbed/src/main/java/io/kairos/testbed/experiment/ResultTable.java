@@ -13,7 +13,7 @@ import java.util.function.Predicate;
 
 /**
  * The rows of an experiment's {@code results.csv}: one per run, point columns first, then
- * {@link io.kairos.core.sim.SimulationReport#CSV_COLUMNS}. Tables, figures and shape checks read
+ * {@link io.kairos.sim.SimulationReport#CSV_COLUMNS}. Tables, figures and shape checks read
  * only this, so they can be drawn again from a CSV without simulating ({@link #read}).
  *
  * <p>Values are plain: no field holds a comma, a quote or a line break (policy names and numbers),

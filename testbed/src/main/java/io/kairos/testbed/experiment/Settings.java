@@ -1,8 +1,8 @@
 package io.kairos.testbed.experiment;
 
 import io.kairos.core.scheduling.policy.Policies;
-import io.kairos.core.sim.Invocation;
-import io.kairos.core.sim.Simulation;
+import io.kairos.sim.Invocation;
+import io.kairos.sim.Simulation;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.kairos.testbed.bench;
 
-import io.kairos.jobs.embedded.EmbeddedKafkaBroker;
+import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.workload.ArrivalSpec;
+import io.kairos.workload.ArrivalSpec;
 import io.kairos.testbed.SharedBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.sim.SimulationReport;
+import io.kairos.sim.SimulationReport;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.sim.Simulation;
-import io.kairos.core.sim.SimulationReport;
-import io.kairos.core.workload.Workload;
+import io.kairos.sim.Simulation;
+import io.kairos.sim.SimulationReport;
+import io.kairos.workload.Workload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +35,7 @@ class ExperimentRunnerTest {
 
         @Override
         public Settings defaults() {
-            return new Settings(1, 0.2, 1, List.of("clockwork", "fifo"), io.kairos.core.sim.Invocation.onEvents());
+            return new Settings(1, 0.2, 1, List.of("clockwork", "fifo"), io.kairos.sim.Invocation.onEvents());
         }
 
         @Override

@@ -1,6 +1,6 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.core.sim.SimulationReport;
+import io.kairos.sim.SimulationReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

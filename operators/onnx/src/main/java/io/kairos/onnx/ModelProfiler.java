@@ -1,0 +1,194 @@
+package io.kairos.onnx;
+
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kairos.onnx.ModelRepository.OnnxModel;
+import io.kairos.schema.DType;
+import io.kairos.schema.Tensor;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.function.IntConsumer;
+
+/**
+ * Measures a model as a device runs it (InferLine's profiler): at each allowed batch size, some
+ * warm-up batches and then timed ones, each the very {@link OnnxDevice#infer} of the serving
+ * path (stacking, one {@code session.run}, splitting); the cold start (session creation plus the
+ * first batch); and the line {@code tau(b) = alpha*b + beta} fitted to the medians by least
+ * squares, with its R², which says whether the linear model the schedulers assume holds.
+ */
+public final class ModelProfiler {
+    private final OnnxDevice.Options options;
+    private final int warmupRuns;
+    private final int timedRuns;
+
+    public ModelProfiler(OnnxDevice.Options options, int warmupRuns, int timedRuns) {
+        if (warmupRuns < 0 || timedRuns < 1) throw new IllegalArgumentException("need at least one timed run and no negative warm-up, got " + warmupRuns + "/" + timedRuns);
+        this.options = options;
+        this.warmupRuns = warmupRuns;
+        this.timedRuns = timedRuns;
+    }
+
+    /** Latencies of one batch size, in milliseconds. */
+    public record BatchStats(int batchSize, double p50Ms, double p99Ms, double meanMs) {
+        /** Requests per second one device sustains at this batch size (median latency). */
+        public double throughputPerSecond() {
+            return batchSize * 1000.0 / p50Ms;
+        }
+    }
+
+    /** Everything measured of one model. */
+    public record Profile(String model, double coldStartMs, List<BatchStats> batches, double alphaMs, double betaMs, double r2) {}
+
+    /**
+     * Profiles {@code m}; {@code afterBatchSize} is told after each batch size (progress).
+     * Inputs are seeded random tensors, since a dense model's time does not depend on the values.
+     */
+    public Profile profile(OnnxModel m, IntConsumer afterBatchSize) throws OrtException {
+        OrtEnvironment env = OrtEnvironment.getEnvironment();
+        Random random = new Random(42);
+        ByteBuffer buffer = ByteBuffer.allocateDirect((int) (m.maxBatch() * m.input().byteSize())).order(ByteOrder.nativeOrder());
+        List<Tensor> one = inputs(m, 1, random);
+        try (OrtSession.SessionOptions so = OnnxDevice.sessionOptions(options)) {
+            // Cold start: session creation plus the first batch, as a device pays it. The first
+            // load in a process also pays one-off runtime set-up, so it is thrown away and the
+            // median of the next three is kept.
+            double[] cold = new double[3];
+            for (int i = -1; i < cold.length; i++) {
+                long t0 = System.nanoTime();
+                try (OrtSession fresh = env.createSession(m.file().toString(), so)) {
+                    OnnxDevice.infer(env, fresh, m, one, buffer.clear());
+                }
+                if (i >= 0) cold[i] = (System.nanoTime() - t0) / 1e6;
+            }
+            Arrays.sort(cold);
+            double coldStartMs = cold[1];
+            List<BatchStats> stats = new ArrayList<>();
+            try (OrtSession session = env.createSession(m.file().toString(), so)) {
+                for (int b : m.batchSizes()) {
+                    List<Tensor> batch = inputs(m, b, random);
+                    for (int i = 0; i < warmupRuns; i++) OnnxDevice.infer(env, session, m, batch, buffer.clear());
+                    double[] ms = new double[timedRuns];
+                    double sum = 0;
+                    for (int i = 0; i < timedRuns; i++) {
+                        long t0 = System.nanoTime();
+                        OnnxDevice.infer(env, session, m, batch, buffer.clear());
+                        ms[i] = (System.nanoTime() - t0) / 1e6;
+                        sum += ms[i];
+                    }
+                    Arrays.sort(ms);
+                    stats.add(new BatchStats(b, percentile(ms, 0.50), percentile(ms, 0.99), sum / timedRuns));
+                    afterBatchSize.accept(b);
+                }
+            }
+            double[] fit = fitLine(stats);
+            return new Profile(m.name(), coldStartMs, List.copyOf(stats), fit[0], fit[1], fit[2]);
+        }
+    }
+
+    /** Nearest-rank percentile of sorted values. */
+    static double percentile(double[] sorted, double q) {
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    /** Least-squares {alpha, beta, R²} of p50 against batch size; R² is 1 for a single size. */
+    static double[] fitLine(List<BatchStats> stats) {
+        int n = stats.size();
+        double sx = 0, sy = 0;
+        for (BatchStats s : stats) {
+            sx += s.batchSize();
+            sy += s.p50Ms();
+        }
+        double mx = sx / n, my = sy / n, sxx = 0, sxy = 0, syy = 0;
+        for (BatchStats s : stats) {
+            double dx = s.batchSize() - mx, dy = s.p50Ms() - my;
+            sxx += dx * dx;
+            sxy += dx * dy;
+            syy += dy * dy;
+        }
+        if (sxx == 0) return new double[]{0, my, 1};
+        double alpha = sxy / sxx;
+        double beta = my - alpha * mx;
+        double r2 = syy == 0 ? 1 : (sxy * sxy) / (sxx * syy);
+        return new double[]{alpha, beta, r2};
+    }
+
+    private static List<Tensor> inputs(OnnxModel m, int n, Random random) {
+        List<Tensor> inputs = new ArrayList<>(n);
+        List<Long> shape = new ArrayList<>();
+        for (long d : m.input().shape()) shape.add(d);
+        for (int i = 0; i < n; i++) {
+            byte[] bytes = new byte[(int) m.input().byteSize()];
+            if (m.input().dtype().equals("FLOAT32")) {
+                ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+                while (b.hasRemaining()) b.putFloat((float) random.nextGaussian());
+            } else {
+                // Integer inputs are often indices (token ids): zeros are always in range.
+                Arrays.fill(bytes, (byte) 0);
+            }
+            inputs.add(Tensor.newBuilder().setDtype(DType.valueOf(m.input().dtype())).setShape(shape).setData(ByteBuffer.wrap(bytes)).build());
+        }
+        return inputs;
+    }
+
+    /**
+     * The profiles file that {@code serve --models}, the simulator and the experiments read: each
+     * model's input, its batch sizes and, as {@code latency_ms}, the measured p99 per batch size
+     * (the schedulers plan with it, so a deadline is met even by a slow run) and, as
+     * {@code load_ms}, the cold start, which the scheduler books in front of a batch of a model its
+     * device does not hold; beside them, for people and notebooks, the fit and the p50s.
+     */
+    public static String profilesJson(ModelRepository repository, List<Profile> profiles) {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode root = json.createObjectNode();
+        ArrayNode models = root.putArray("models");
+        for (Profile p : profiles) {
+            ObjectNode e = repository.get(p.model()).catalogEntry(models.addObject());
+            ArrayNode sizes = e.putArray("batch_sizes");
+            ObjectNode p99 = json.createObjectNode();
+            ObjectNode p50 = json.createObjectNode();
+            for (BatchStats s : p.batches()) {
+                sizes.add(s.batchSize());
+                p99.put(Integer.toString(s.batchSize()), round(s.p99Ms()));
+                p50.put(Integer.toString(s.batchSize()), round(s.p50Ms()));
+            }
+            e.putObject("latency_ms").set("table", p99);
+            e.set("p50_ms", p50);
+            ObjectNode fit = e.putObject("fit_ms");
+            fit.put("alpha", round(p.alphaMs()));
+            fit.put("beta", round(p.betaMs()));
+            fit.put("r2", round(p.r2()));
+            e.put("load_ms", round(p.coldStartMs()));
+        }
+        try {
+            return json.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** One line per batch size and the fit, for the terminal and BENCHMARKS.md. */
+    public static String table(Profile p) {
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%s: cold start %.1f ms, tau(b) = %.4f*b %s %.4f ms, R^2 %.4f%n",
+                p.model(), p.coldStartMs(), p.alphaMs(), p.betaMs() < 0 ? "-" : "+", Math.abs(p.betaMs()), p.r2()));
+        s.append(String.format(Locale.ROOT, "%6s %10s %10s %10s %14s%n", "batch", "p50 ms", "p99 ms", "mean ms", "requests/s"));
+        for (BatchStats b : p.batches()) {
+            s.append(String.format(Locale.ROOT, "%6d %10.3f %10.3f %10.3f %14.0f%n", b.batchSize(), b.p50Ms(), b.p99Ms(), b.meanMs(), b.throughputPerSecond()));
+        }
+        return s.toString();
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 10_000.0) / 10_000.0;
+    }
+}

@@ -1,0 +1,389 @@
+package io.kairos.onnx.examples;
+
+import io.kairos.onnx.ModelRepository;
+
+import ai.onnx.proto.OnnxMl;
+import com.google.protobuf.ByteString;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Three real ONNX models of realistic shape, generated in Java from fixed seeds so that tests, the
+ * demo and the profiler never download anything and no binary is committed:
+ *
+ * <ul>
+ *   <li>{@code mlp}: FLOAT32[N,64] → Gemm 64×128 → Relu → Gemm 128×10 → FLOAT32[N,10]</li>
+ *   <li>{@code cnn}: FLOAT32[N,3,32,32] → (Conv 3×3 pad 1 → Relu → MaxPool 2×2) with 8 then 16
+ *       channels → Flatten → Gemm 1024×10 → FLOAT32[N,10], a CIFAR-sized image classifier that
+ *       costs little (0.5 M multiply-adds per image), for tests and the demo</li>
+ *   <li>{@code resnet}: the same input and output through a residual network of CIFAR ResNet's
+ *       shape (a 3×3 stem, then three stages of 32, 64 and 128 channels, each one residual block
+ *       of two 3×3 convolutions, stages two and three entered by a stride-2 convolution; global
+ *       average pooling, Gemm 128×10): 67 M multiply-adds per image, between ResNet-20 and -32, so
+ *       that inference, not the serving path, dominates a request's cost as it does in production</li>
+ * </ul>
+ *
+ * All have a dynamic batch dimension. Each model also exists here as plain-Java maths on the same
+ * weights ({@link Mlp#forward}, {@link Cnn#forward}, {@link ResNet#forward}), so that ONNX Runtime's outputs can be checked
+ * against a reference that does not go through ONNX Runtime.
+ */
+public final class ExampleModels {
+    public static final String MLP = "mlp";
+    public static final String CNN = "cnn";
+    public static final String RESNET = "resnet";
+    public static final long SEED = 20_260_101L;
+    // opset 13 (Gemm, Conv, MaxPool, Flatten, Relu all stable there) under IR version 8, both of
+    // which every ONNX Runtime since 1.10 reads.
+    private static final int OPSET = 13;
+    private static final long IR_VERSION = 8;
+
+    private ExampleModels() {}
+
+    /**
+     * Writes the models as a model repository: {@code dir/mlp/{model.onnx,model.json}},
+     * {@code dir/cnn/...} and {@code dir/resnet/...}. Existing files are replaced (the bytes are the
+     * same for the same seed).
+     */
+    public static Path writeRepository(Path dir) {
+        try {
+            write(dir.resolve(MLP), Mlp.seeded(SEED).toOnnx(), Mlp.manifest());
+            write(dir.resolve(CNN), Cnn.seeded(SEED + 1).toOnnx(), Cnn.manifest());
+            write(dir.resolve(RESNET), ResNet.seeded(SEED + 2).toOnnx(), ResNet.manifest());
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the example models to " + dir, e);
+        }
+    }
+
+    private static void write(Path folder, byte[] model, String manifest) throws IOException {
+        Files.createDirectories(folder);
+        Files.write(folder.resolve(ModelRepository.MODEL_FILE), model);
+        Files.writeString(folder.resolve(ModelRepository.MANIFEST_FILE), manifest);
+    }
+
+    /** The two-layer perceptron: its weights, its ONNX graph and its maths in plain Java. */
+    public record Mlp(float[] w1, float[] b1, float[] w2, float[] b2) {
+        public static final int IN = 64, HIDDEN = 128, OUT = 10;
+
+        public static Mlp seeded(long seed) {
+            Random r = new Random(seed);
+            return new Mlp(he(r, IN * HIDDEN, IN), small(r, HIDDEN), he(r, HIDDEN * OUT, HIDDEN), small(r, OUT));
+        }
+
+        /** One request's logits: relu(x·W1 + b1)·W2 + b2, with W row-major [in][out] as Gemm's B. */
+        public float[] forward(float[] x) {
+            float[] h = dense(x, w1, b1, IN, HIDDEN);
+            for (int j = 0; j < HIDDEN; j++) h[j] = Math.max(0f, h[j]);
+            return dense(h, w2, b2, HIDDEN, OUT);
+        }
+
+        public byte[] toOnnx() {
+            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("kairos-mlp")
+                    .addInput(valueInfo("input", IN))
+                    .addOutput(valueInfo("logits", OUT))
+                    .addInitializer(floats("w1", w1, IN, HIDDEN)).addInitializer(floats("b1", b1, HIDDEN))
+                    .addInitializer(floats("w2", w2, HIDDEN, OUT)).addInitializer(floats("b2", b2, OUT))
+                    .addNode(node("Gemm", "fc1", new String[]{"input", "w1", "b1"}, "h1"))
+                    .addNode(node("Relu", "relu1", new String[]{"h1"}, "a1"))
+                    .addNode(node("Gemm", "fc2", new String[]{"a1", "w2", "b2"}, "logits"));
+            return model(g);
+        }
+
+        // latency_ms: bin/kairos profile on the 2-core development VM (p50 0.013 ms at 16), rounded
+        // well up. The scheduler paces a device by its profile, so a much more pessimistic one
+        // throttles the device (BENCHMARKS.md, "ONNX Runtime devices").
+        static String manifest() {
+            return ExampleModels.manifest("mlp", "[64]", 1 << 20, 0.002, 0.05, 1);
+        }
+    }
+
+    /** The small image classifier: its weights, its ONNX graph and its maths in plain Java. */
+    public record Cnn(float[] k1, float[] c1, float[] k2, float[] c2, float[] w, float[] b) {
+        public static final int CHANNELS = 3, SIDE = 32, F1 = 8, F2 = 16, CLASSES = 10;
+        public static final int FLAT = F2 * (SIDE / 4) * (SIDE / 4);
+
+        public static Cnn seeded(long seed) {
+            Random r = new Random(seed);
+            return new Cnn(he(r, F1 * CHANNELS * 9, CHANNELS * 9), small(r, F1),
+                    he(r, F2 * F1 * 9, F1 * 9), small(r, F2), he(r, FLAT * CLASSES, FLAT), small(r, CLASSES));
+        }
+
+        /** One image [3][32][32] (CHW, row-major) to its logits. */
+        public float[] forward(float[] image) {
+            float[] a = maxPool(relu(conv3x3(image, CHANNELS, SIDE, k1, c1, F1, 1)), F1, SIDE);
+            float[] z = maxPool(relu(conv3x3(a, F1, SIDE / 2, k2, c2, F2, 1)), F2, SIDE / 2);
+            return dense(z, w, b, FLAT, CLASSES); // Flatten of [16][8][8] is this CHW order
+        }
+
+        public byte[] toOnnx() {
+            OnnxMl.NodeProto.Builder conv1 = node("Conv", "conv1", new String[]{"input", "k1", "c1"}, "z1");
+            OnnxMl.NodeProto.Builder conv2 = node("Conv", "conv2", new String[]{"p1", "k2", "c2"}, "z2");
+            for (OnnxMl.NodeProto.Builder conv : new OnnxMl.NodeProto.Builder[]{conv1, conv2}) {
+                conv.addAttribute(ints("kernel_shape", 3, 3)).addAttribute(ints("pads", 1, 1, 1, 1));
+            }
+            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("kairos-cnn")
+                    .addInput(valueInfo("input", CHANNELS, SIDE, SIDE))
+                    .addOutput(valueInfo("logits", CLASSES))
+                    .addInitializer(floats("k1", k1, F1, CHANNELS, 3, 3)).addInitializer(floats("c1", c1, F1))
+                    .addInitializer(floats("k2", k2, F2, F1, 3, 3)).addInitializer(floats("c2", c2, F2))
+                    .addInitializer(floats("w", w, FLAT, CLASSES)).addInitializer(floats("b", b, CLASSES))
+                    .addNode(conv1)
+                    .addNode(node("Relu", "relu1", new String[]{"z1"}, "a1"))
+                    .addNode(node("MaxPool", "pool1", new String[]{"a1"}, "p1").addAttribute(ints("kernel_shape", 2, 2)).addAttribute(ints("strides", 2, 2)))
+                    .addNode(conv2)
+                    .addNode(node("Relu", "relu2", new String[]{"z2"}, "a2"))
+                    .addNode(node("MaxPool", "pool2", new String[]{"a2"}, "p2").addAttribute(ints("kernel_shape", 2, 2)).addAttribute(ints("strides", 2, 2)))
+                    .addNode(node("Flatten", "flatten", new String[]{"p2"}, "flat"))
+                    .addNode(node("Gemm", "fc", new String[]{"flat", "w", "b"}, "logits"));
+            return model(g);
+        }
+
+        // latency_ms: as for the MLP (p50 0.26 ms at 16 on the development VM), rounded up.
+        static String manifest() {
+            return ExampleModels.manifest("cnn", "[3, 32, 32]", 8 << 20, 0.03, 0.1, 2);
+        }
+
+        private static float[] maxPool(float[] in, int channels, int side) {
+            int half = side / 2;
+            float[] out = new float[channels * half * half];
+            for (int c = 0; c < channels; c++) {
+                for (int y = 0; y < half; y++) {
+                    for (int x = 0; x < half; x++) {
+                        float m = Float.NEGATIVE_INFINITY;
+                        for (int dy = 0; dy < 2; dy++) {
+                            for (int dx = 0; dx < 2; dx++) m = Math.max(m, in[(c * side + 2 * y + dy) * side + 2 * x + dx]);
+                        }
+                        out[(c * half + y) * half + x] = m;
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * The residual image classifier: its weights, its ONNX graph and its maths in plain Java. Each
+     * convolution is 3×3 with padding 1; a block is relu(x + conv(relu(conv(x)))).
+     */
+    public record ResNet(Conv stem, Conv[] layers, float[] w, float[] b) {
+        public static final int CHANNELS = 3, SIDE = 32, CLASSES = 10;
+        /** Channels of the three stages; stages two and three start with a stride-2 convolution. */
+        static final int[] WIDTHS = {32, 64, 128};
+
+        /** One 3×3 convolution (padding 1) with its bias. */
+        public record Conv(String name, float[] kernel, float[] bias, int in, int out, int stride) {
+            static Conv seeded(Random r, String name, int in, int out, int stride) {
+                return new Conv(name, he(r, out * in * 9, in * 9), small(r, out), in, out, stride);
+            }
+
+            float[] forward(float[] x, int side) {
+                return conv3x3(x, in, side, kernel, bias, out, stride);
+            }
+
+            void addTo(OnnxMl.GraphProto.Builder g, String input, String output) {
+                g.addInitializer(floats(name + ".k", kernel, out, in, 3, 3)).addInitializer(floats(name + ".b", bias, out))
+                        .addNode(node("Conv", name, new String[]{input, name + ".k", name + ".b"}, output)
+                                .addAttribute(ints("kernel_shape", 3, 3)).addAttribute(ints("pads", 1, 1, 1, 1))
+                                .addAttribute(ints("strides", stride, stride)));
+            }
+        }
+
+        /**
+         * The convolutions in graph order after the stem: per stage, a stride-2 entry (stages two
+         * and three), then the block's two.
+         */
+        public static ResNet seeded(long seed) {
+            Random r = new Random(seed);
+            List<Conv> layers = new ArrayList<>();
+            Conv stem = Conv.seeded(r, "stem", CHANNELS, WIDTHS[0], 1);
+            for (int s = 0; s < WIDTHS.length; s++) {
+                if (s > 0) layers.add(Conv.seeded(r, "stage" + s + ".down", WIDTHS[s - 1], WIDTHS[s], 2));
+                layers.add(Conv.seeded(r, "stage" + s + ".conv1", WIDTHS[s], WIDTHS[s], 1));
+                layers.add(Conv.seeded(r, "stage" + s + ".conv2", WIDTHS[s], WIDTHS[s], 1));
+            }
+            int last = WIDTHS[WIDTHS.length - 1];
+            return new ResNet(stem, layers.toArray(Conv[]::new), he(r, last * CLASSES, last), small(r, CLASSES));
+        }
+
+        /** One image [3][32][32] (CHW, row-major) to its logits. */
+        public float[] forward(float[] image) {
+            int side = SIDE;
+            float[] x = relu(stem.forward(image, side));
+            for (int i = 0; i < layers.length; ) {
+                if (layers[i].stride() == 2) {
+                    x = relu(layers[i++].forward(x, side));
+                    side /= 2;
+                }
+                float[] h = relu(layers[i++].forward(x, side));
+                float[] z = layers[i++].forward(h, side);
+                for (int j = 0; j < z.length; j++) z[j] += x[j];
+                x = relu(z);
+            }
+            int channels = WIDTHS[WIDTHS.length - 1], area = side * side;
+            float[] pooled = new float[channels];
+            for (int c = 0; c < channels; c++) {
+                double sum = 0;
+                for (int p = 0; p < area; p++) sum += x[c * area + p];
+                pooled[c] = (float) (sum / area);
+            }
+            return dense(pooled, w, b, channels, CLASSES);
+        }
+
+        public byte[] toOnnx() {
+            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("kairos-resnet")
+                    .addInput(valueInfo("input", CHANNELS, SIDE, SIDE))
+                    .addOutput(valueInfo("logits", CLASSES));
+            stem.addTo(g, "input", "stem.z");
+            g.addNode(node("Relu", "stem.relu", new String[]{"stem.z"}, "stem.a"));
+            String x = "stem.a";
+            for (int i = 0; i < layers.length; ) {
+                if (layers[i].stride() == 2) {
+                    String name = layers[i].name();
+                    layers[i++].addTo(g, x, name + ".z");
+                    g.addNode(node("Relu", name + ".relu", new String[]{name + ".z"}, name + ".a"));
+                    x = name + ".a";
+                }
+                Conv c1 = layers[i++], c2 = layers[i++];
+                c1.addTo(g, x, c1.name() + ".z");
+                g.addNode(node("Relu", c1.name() + ".relu", new String[]{c1.name() + ".z"}, c1.name() + ".a"));
+                c2.addTo(g, c1.name() + ".a", c2.name() + ".z");
+                g.addNode(node("Add", c2.name() + ".add", new String[]{c2.name() + ".z", x}, c2.name() + ".sum"));
+                g.addNode(node("Relu", c2.name() + ".relu", new String[]{c2.name() + ".sum"}, c2.name() + ".a"));
+                x = c2.name() + ".a";
+            }
+            int last = WIDTHS[WIDTHS.length - 1];
+            g.addInitializer(floats("w", w, last, CLASSES)).addInitializer(floats("b", b, CLASSES))
+                    .addNode(node("GlobalAveragePool", "pool", new String[]{x}, "pooled"))
+                    .addNode(node("Flatten", "flatten", new String[]{"pooled"}, "flat"))
+                    .addNode(node("Gemm", "fc", new String[]{"flat", "w", "b"}, "logits"));
+            return model(g);
+        }
+
+        // latency_ms: bin/kairos profile on the 2-core development VM, one intra-op thread
+        // (1.53·b + 0.16 ms, 24 ms at 16), rounded up.
+        static String manifest() {
+            return ExampleModels.manifest("resnet", "[3, 32, 32]", 32 << 20, 1.6, 0.2, 10);
+        }
+    }
+
+    /** The manifest of an example classifier: ten logits out, batches of 1 to 32, a linear latency profile. */
+    private static String manifest(String name, String inputShape, long memoryBytes, double alphaMs, double betaMs, int loadMs) {
+        return """
+                {
+                  "name": "%s",
+                  "version": 1,
+                  "input":  {"name": "input",  "dtype": "FLOAT32", "shape": %s},
+                  "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
+                  "batch_sizes": [1, 2, 4, 8, 16, 32],
+                  "memory_bytes": %d,
+                  "latency_ms": {"alpha": %s, "beta": %s},
+                  "load_ms": %d
+                }
+                """.formatted(name, inputShape, memoryBytes, alphaMs, betaMs, loadMs);
+    }
+
+    /** A 3×3 convolution with zero padding 1: [inC][side][side] to [outC][side/stride][side/stride]. */
+    private static float[] conv3x3(float[] in, int inC, int side, float[] k, float[] bias, int outC, int stride) {
+        int outSide = (side - 1) / stride + 1;
+        float[] out = new float[outC * outSide * outSide];
+        for (int o = 0; o < outC; o++) {
+            for (int y = 0; y < outSide; y++) {
+                for (int x = 0; x < outSide; x++) {
+                    float s = bias[o];
+                    for (int c = 0; c < inC; c++) {
+                        for (int dy = -1; dy <= 1; dy++) {
+                            for (int dx = -1; dx <= 1; dx++) {
+                                int yy = y * stride + dy, xx = x * stride + dx;
+                                if (yy < 0 || yy >= side || xx < 0 || xx >= side) continue; // zero padding
+                                s += in[(c * side + yy) * side + xx] * k[((o * inC + c) * 3 + dy + 1) * 3 + dx + 1];
+                            }
+                        }
+                    }
+                    out[(o * outSide + y) * outSide + x] = s;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static float[] relu(float[] v) {
+        for (int i = 0; i < v.length; i++) v[i] = Math.max(0f, v[i]);
+        return v;
+    }
+
+    private static float[] dense(float[] x, float[] w, float[] b, int in, int out) {
+        float[] y = b.clone();
+        for (int i = 0; i < in; i++) {
+            float xi = x[i];
+            for (int j = 0; j < out; j++) y[j] += xi * w[i * out + j];
+        }
+        return y;
+    }
+
+    // He initialisation keeps activations of order 1 through the ReLU layers, so outputs are
+    // neither all zero nor huge and a numeric comparison means something.
+    private static float[] he(Random r, int n, int fanIn) {
+        float[] v = new float[n];
+        double scale = Math.sqrt(2.0 / fanIn);
+        for (int i = 0; i < n; i++) v[i] = (float) (r.nextGaussian() * scale);
+        return v;
+    }
+
+    private static float[] small(Random r, int n) {
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = (float) (r.nextGaussian() * 0.1);
+        return v;
+    }
+
+    private static byte[] model(OnnxMl.GraphProto.Builder graph) {
+        return OnnxMl.ModelProto.newBuilder()
+                .setIrVersion(IR_VERSION)
+                .setProducerName("kairos")
+                .setModelVersion(1)
+                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setDomain("").setVersion(OPSET))
+                .setGraph(graph)
+                .build().toByteArray();
+    }
+
+    /** A FLOAT tensor whose first dimension is the symbolic batch dimension "N". */
+    private static OnnxMl.ValueInfoProto valueInfo(String name, long... dims) {
+        OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder()
+                .addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimParam("N"));
+        for (long d : dims) shape.addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(d));
+        return OnnxMl.ValueInfoProto.newBuilder().setName(name)
+                .setType(OnnxMl.TypeProto.newBuilder().setTensorType(OnnxMl.TypeProto.Tensor.newBuilder()
+                        .setElemType(OnnxMl.TensorProto.DataType.FLOAT.getNumber()).setShape(shape)))
+                .build();
+    }
+
+    private static OnnxMl.TensorProto floats(String name, float[] values, long... dims) {
+        ByteBuffer raw = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN); // ONNX raw_data is little-endian
+        raw.asFloatBuffer().put(values);
+        OnnxMl.TensorProto.Builder t = OnnxMl.TensorProto.newBuilder().setName(name)
+                .setDataType(OnnxMl.TensorProto.DataType.FLOAT.getNumber())
+                .setRawData(ByteString.copyFrom(raw.array()));
+        for (long d : dims) t.addDims(d);
+        return t.build();
+    }
+
+    private static OnnxMl.NodeProto.Builder node(String op, String name, String[] inputs, String output) {
+        OnnxMl.NodeProto.Builder n = OnnxMl.NodeProto.newBuilder().setOpType(op).setName(name).addOutput(output);
+        for (String in : inputs) n.addInput(in);
+        return n;
+    }
+
+    private static OnnxMl.AttributeProto ints(String name, long... values) {
+        OnnxMl.AttributeProto.Builder a = OnnxMl.AttributeProto.newBuilder().setName(name)
+                .setType(OnnxMl.AttributeProto.AttributeType.INTS);
+        for (long v : values) a.addInts(v);
+        return a.build();
+    }
+}

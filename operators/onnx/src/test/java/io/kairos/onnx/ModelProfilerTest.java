@@ -1,0 +1,63 @@
+package io.kairos.onnx;
+
+import io.kairos.core.model.ModelCatalog;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class ModelProfilerTest {
+
+    private static ModelProfiler.BatchStats p50(int b, double ms) {
+        return new ModelProfiler.BatchStats(b, ms, ms, ms);
+    }
+
+    @Test
+    void fitOfPointsOnALineIsThatLineWithRSquaredOne() {
+        double[] fit = ModelProfiler.fitLine(List.of(p50(1, 1.5), p50(2, 2.5), p50(4, 4.5), p50(8, 8.5)));
+        assertThat(fit[0]).isCloseTo(1.0, within(1e-12));
+        assertThat(fit[1]).isCloseTo(0.5, within(1e-12));
+        assertThat(fit[2]).isCloseTo(1.0, within(1e-12));
+    }
+
+    @Test
+    void fitOfScatteredPointsHasTheLeastSquaresLineAndRSquaredBelowOne() {
+        // x = 1,2,3; y = 1,3,2: slope 0.5, intercept 1, r = 0.5 so R^2 = 0.25 (worked by hand).
+        double[] fit = ModelProfiler.fitLine(List.of(p50(1, 1), p50(2, 3), p50(3, 2)));
+        assertThat(fit[0]).isCloseTo(0.5, within(1e-12));
+        assertThat(fit[1]).isCloseTo(1.0, within(1e-12));
+        assertThat(fit[2]).isCloseTo(0.25, within(1e-12));
+    }
+
+    @Test
+    void percentileIsNearestRank() {
+        double[] sorted = new double[100];
+        for (int i = 0; i < 100; i++) sorted[i] = i + 1;
+        assertThat(ModelProfiler.percentile(sorted, 0.50)).isEqualTo(50);
+        assertThat(ModelProfiler.percentile(sorted, 0.99)).isEqualTo(99);
+        assertThat(ModelProfiler.percentile(new double[]{7}, 0.99)).isEqualTo(7);
+    }
+
+    @Test
+    void profilesTheMlpAtEachBatchSizeAndWritesAProfilesFileTheCatalogReads() throws Exception {
+        ModelRepository repo = ModelRepository.readManifests(OnnxTestData.exampleRepository("profiler"));
+        List<Integer> progress = new ArrayList<>();
+        ModelProfiler.Profile p = new ModelProfiler(new OnnxDevice.Options(Long.MAX_VALUE, 1, -1), 2, 5)
+                .profile(repo.get("mlp"), progress::add);
+        assertThat(progress).containsExactly(1, 2, 4, 8, 16, 32);
+        assertThat(p.batches()).extracting(ModelProfiler.BatchStats::batchSize).containsExactly(1, 2, 4, 8, 16, 32);
+        assertThat(p.batches()).allSatisfy(b -> assertThat(b.p50Ms()).isPositive().isLessThanOrEqualTo(b.p99Ms()));
+        assertThat(p.coldStartMs()).isPositive();
+
+        ModelCatalog catalog = ModelCatalog.parse(ModelProfiler.profilesJson(repo, List.of(p)), "profiles");
+        assertThat(catalog.names()).containsExactly("mlp");
+        assertThat(catalog.get("mlp").input()).isEqualTo(repo.get("mlp").input());
+        for (ModelProfiler.BatchStats b : p.batches()) {
+            // The table holds p99 in ms to 4 decimals; the catalog rounds to microseconds.
+            assertThat(catalog.get("mlp").latency().latencyMicros(b.batchSize())).isCloseTo(Math.round(b.p99Ms() * 1000), within(1L));
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.kairos.sim;
+
+import java.util.SplittableRandom;
+
+/**
+ * How far a real execution strays from its profiled latency. GPUs are predictable (Clockwork's
+ * premise) but not exact; noise shows how much a policy relies on that.
+ */
+public interface ExecutionNoise {
+
+    /** The actual latency of a batch whose profile says {@code profiledMicros}; at least 1 us. */
+    long actualMicros(long profiledMicros, SplittableRandom random);
+
+    /** Every batch takes exactly its profiled latency. */
+    static ExecutionNoise none() {
+        return (profiled, random) -> profiled;
+    }
+
+    /**
+     * A log-normal factor with mean 1 and the given coefficient of variation: never negative,
+     * right-skewed like real stragglers, and the profile stays the mean.
+     */
+    static ExecutionNoise lognormal(double cv) {
+        if (!(cv >= 0) || Double.isInfinite(cv)) throw new IllegalArgumentException("noise CV must be a non-negative number, got " + cv);
+        if (cv == 0) return none();
+        double sigma = Math.sqrt(Math.log1p(cv * cv));
+        double mu = -sigma * sigma / 2;
+        return (profiled, random) -> {
+            double factor = Math.exp(mu + sigma * gaussian(random));
+            return Math.max(1, Math.round(profiled * factor));
+        };
+    }
+
+    // Marsaglia's polar method; SplittableRandom has no nextGaussian on Java 17.
+    private static double gaussian(SplittableRandom random) {
+        double u, v, s;
+        do {
+            u = 2 * random.nextDouble() - 1;
+            v = 2 * random.nextDouble() - 1;
+            s = u * u + v * v;
+        } while (s >= 1 || s == 0);
+        return u * Math.sqrt(-2 * Math.log(s) / s);
+    }
+}

@@ -1,0 +1,18 @@
+package io.kairos.sim;
+
+import io.kairos.core.request.Request;
+import io.kairos.schema.ResultStatus;
+
+/** Hears the fate of every simulated request, warm-up included, as it is decided. */
+@FunctionalInterface
+public interface FateListener {
+
+    /**
+     * @param status    OK or LATE when its batch ended, DROPPED when it was shed
+     * @param endMicros when its batch ended, or when it was dropped
+     * @param batchSize the size of the batch it ran in; 0 when dropped
+     */
+    void onFate(Request request, ResultStatus status, long endMicros, int batchSize);
+
+    FateListener NONE = (request, status, endMicros, batchSize) -> {};
+}

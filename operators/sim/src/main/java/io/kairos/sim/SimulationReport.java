@@ -1,0 +1,100 @@
+package io.kairos.sim;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one simulation run measured, over the requests that arrived in its measured window (after
+ * the warm-up). Goodput counts requests that finished by their deadline; GPU-seconds per 1,000 good
+ * requests is the cost side of the papers: {@code busy} counts the time devices spent executing
+ * (bigger batches cost less), {@code provisioned} the devices held for the whole window.
+ */
+public record SimulationReport(
+        String policy,
+        int devices,
+        long windowMicros,
+        long arrivals,
+        long ok,
+        long late,
+        long dropped,
+        long p50Micros,
+        long p99Micros,
+        long p999Micros,
+        double meanBatchSize,
+        long batches,
+        long busyMicros,
+        long coldStarts,
+        long preemptions,
+        long simulatedRequests,
+        long wallNanos) {
+
+    public double sloAttainment() {
+        return arrivals == 0 ? Double.NaN : (double) ok / arrivals;
+    }
+
+    public double goodputPerSecond() {
+        return ok * 1e6 / windowMicros;
+    }
+
+    public double throughputPerSecond() {
+        return (ok + late) * 1e6 / windowMicros;
+    }
+
+    /** Share of the devices' time in the window spent executing batches. */
+    public double utilisation() {
+        return (double) busyMicros / ((double) devices * windowMicros);
+    }
+
+    public double busyGpuSeconds() {
+        return busyMicros / 1e6;
+    }
+
+    public double provisionedGpuSeconds() {
+        return devices * (windowMicros / 1e6);
+    }
+
+    public double busyGpuSecondsPer1000Good() {
+        return ok == 0 ? Double.POSITIVE_INFINITY : busyGpuSeconds() * 1000 / ok;
+    }
+
+    public double provisionedGpuSecondsPer1000Good() {
+        return ok == 0 ? Double.POSITIVE_INFINITY : provisionedGpuSeconds() * 1000 / ok;
+    }
+
+    /** Simulation speed: requests simulated (warm-up included) per second of wall-clock time. */
+    public double simulatedRequestsPerWallSecond() {
+        return wallNanos == 0 ? 0 : simulatedRequests * 1e9 / wallNanos;
+    }
+
+    public static final List<String> CSV_COLUMNS = List.of(
+            "policy", "devices", "window_s", "arrivals", "ok", "late", "dropped", "slo_attainment",
+            "goodput_per_s", "throughput_per_s", "p50_ms", "p99_ms", "p999_ms", "mean_batch", "batches",
+            "utilisation", "cold_starts", "preemptions", "busy_gpu_s_per_1000_good",
+            "provisioned_gpu_s_per_1000_good", "sim_requests_per_wall_s");
+
+    public List<String> csvValues() {
+        return List.of(policy, Integer.toString(devices), num(windowMicros / 1e6), Long.toString(arrivals),
+                Long.toString(ok), Long.toString(late), Long.toString(dropped), num(sloAttainment()),
+                num(goodputPerSecond()), num(throughputPerSecond()), ms(p50Micros), ms(p99Micros), ms(p999Micros),
+                num(meanBatchSize), Long.toString(batches), num(utilisation()), Long.toString(coldStarts),
+                Long.toString(preemptions), num(busyGpuSecondsPer1000Good()), num(provisionedGpuSecondsPer1000Good()),
+                num(simulatedRequestsPerWallSecond()));
+    }
+
+    @Override
+    public String toString() {
+        return String.format(Locale.ROOT,
+                "%s: %.2f%% of %d within SLO (goodput %.1f/s, %d late, %d dropped), p50 %.2f ms, p99 %.2f ms, "
+                        + "batch %.2f, utilisation %.1f%%, %.3f busy GPU-s per 1000 good",
+                policy, 100 * sloAttainment(), arrivals, goodputPerSecond(), late, dropped,
+                p50Micros / 1000.0, p99Micros / 1000.0, meanBatchSize, 100 * utilisation(), busyGpuSecondsPer1000Good());
+    }
+
+    private static String num(double v) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.6g", v) : "";
+    }
+
+    private static String ms(long micros) {
+        return String.format(Locale.ROOT, "%.3f", micros / 1000.0);
+    }
+}

@@ -1,0 +1,174 @@
+package io.kairos.sim;
+
+import io.kairos.core.device.DeviceView;
+import io.kairos.core.request.Request;
+import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.SchedulingPolicy;
+import io.kairos.workload.Arrival;
+import io.kairos.schema.ResultStatus;
+import org.HdrHistogram.Histogram;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * One run of a {@link Simulation}: the event loop. The next event is the earliest of the next
+ * arrival, the end of a running batch, and the next policy invocation; there are few enough
+ * devices that finding it is a scan, and no event objects are allocated.
+ *
+ * <p>Events at the same instant are taken together: batches that end, then arrivals, then one
+ * policy invocation, which sees them all, as a scheduler woken once would.
+ */
+final class SimulationRun {
+    private final Simulation sim;
+    private final FateListener listener;
+    private final GroupScheduler scheduler;
+    private final SimulatedGpu[] gpus;
+    private final ArrivalSource source;
+    private final Invocation invocation;
+    private final long warmup;
+
+    private long now;
+    private long wakeAt = SchedulingPolicy.NO_WAKE;
+    private boolean dirty;
+    private long sequence;
+
+    // What the report counts: requests arriving at or after the warm-up, batches starting then.
+    private long arrivals;
+    private long ok;
+    private long late;
+    private long dropped;
+    private long simulated;
+    private long batches;
+    private long batchedRequests;
+    private long batchSizeSum;
+    private long busyMicros;
+    private long coldStarts;
+    private long preemptions;
+    private final Histogram latency = new Histogram(3);
+
+    SimulationRun(Simulation sim, FateListener listener) {
+        this.sim = sim;
+        this.listener = listener;
+        this.invocation = sim.invocation();
+        this.warmup = sim.warmupMicros();
+        SplittableRandom root = new SplittableRandom(sim.seed());
+        this.source = sim.load().start(root.split().nextLong(), sim.durationMicros());
+        List<DeviceView> views = new ArrayList<>();
+        gpus = new SimulatedGpu[sim.placement().size()];
+        for (int slot = 0; slot < gpus.length; slot++) {
+            DeviceView view = new DeviceView(slot, sim.placement().get(slot));
+            views.add(view);
+            gpus[slot] = new SimulatedGpu(view, sim.noise(), sim.coldStarts(), sim.dispatchDelay(), root.split());
+        }
+        this.scheduler = new GroupScheduler("simulated", sim.catalog(), views, sim.newPolicy(), sim.params());
+        scheduler.allowPreemption(sim.preemption());
+    }
+
+    SimulationReport run() {
+        long started = System.nanoTime();
+        while (true) {
+            long nextArrival = source.peekMicros();
+            int gpu = earliestEvent();
+            long nextEnd = gpu < 0 ? Long.MAX_VALUE : gpus[gpu].nextEvent();
+            long nextInvocation = dirty ? invocation.nextAtOrAfter(now)
+                    : wakeAt == SchedulingPolicy.NO_WAKE ? Long.MAX_VALUE : invocation.nextAtOrAfter(Math.max(wakeAt, now));
+            long t = Math.min(nextArrival, Math.min(nextEnd, nextInvocation));
+            if (t == Long.MAX_VALUE) break;
+            now = t;
+            while (gpu >= 0 && gpus[gpu].nextEvent() == now) {
+                if (gpus[gpu].running() != null) complete(gpus[gpu]);
+                else gpus[gpu].startArrived(now);
+                gpu = earliestEvent();
+            }
+            while (source.peekMicros() == now) arrive(source.next());
+            if ((dirty || now >= wakeAt) && invocation.nextAtOrAfter(now) == now) invoke();
+        }
+        // A policy that waits for a batch to fill may wait forever once arrivals stop.
+        for (Request r : scheduler.pendingRequests()) fate(r, ResultStatus.DROPPED, now, 0);
+        return new SimulationReport(sim.policyName(), gpus.length, sim.durationMicros() - warmup, arrivals, ok, late, dropped,
+                latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9),
+                meanBatch(), batches, busyMicros, coldStarts, preemptions,
+                simulated, System.nanoTime() - started);
+    }
+
+    private double meanBatch() {
+        // Weighted per request: the batch size the average executed request ran in.
+        return batchedRequests == 0 ? 0 : (double) batchSizeSum / batchedRequests;
+    }
+
+    private int earliestEvent() {
+        int best = -1;
+        long bestEnd = SimulatedGpu.IDLE;
+        for (int i = 0; i < gpus.length; i++) {
+            long end = gpus[i].nextEvent();
+            if (end < bestEnd) {
+                bestEnd = end;
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    private void arrive(Arrival a) {
+        simulated++;
+        long deadline = a.offsetMicros() + Math.round(a.sloMs() * 1000);
+        scheduler.admit(new Request(Long.toString(sequence++), a.model(), a.offsetMicros(), deadline, a));
+        dirty = true;
+    }
+
+    private void invoke() {
+        GroupScheduler.Outcome outcome = scheduler.schedule(now);
+        dirty = false;
+        // Preempted batches leave their device before the batches that replace them arrive there.
+        for (Dispatch d : outcome.preempted()) {
+            long spent = gpus[d.device()].preempt(d, now);
+            busyMicros += inWindow(now - spent, now);
+            if (now >= warmup) preemptions++;
+        }
+        for (GroupScheduler.Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0);
+        for (Dispatch d : outcome.dispatches()) gpus[d.device()].submit(d, now);
+        wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
+    }
+
+    private void complete(SimulatedGpu gpu) {
+        long start = gpu.runningStart();
+        boolean cold = gpu.runningCold();
+        Dispatch d = gpu.complete();
+        dirty = true;
+        busyMicros += inWindow(start, now);
+        if (start >= warmup) {
+            batches++;
+            if (cold) coldStarts++;
+        }
+        int size = d.size();
+        for (Request r : d.requests()) {
+            fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size);
+        }
+    }
+
+    /** The part of [from, to) inside the measured window, so that utilisation cannot pass 100 %. */
+    private long inWindow(long from, long to) {
+        return Math.max(0, Math.min(to, sim.durationMicros()) - Math.max(from, warmup));
+    }
+
+    private void fate(Request r, ResultStatus status, long end, int batchSize) {
+        if (r.arrivalMicros() >= warmup) {
+            arrivals++;
+            switch (status) {
+                case OK -> ok++;
+                case LATE -> late++;
+                default -> dropped++;
+            }
+            if (batchSize > 0) {
+                latency.recordValue(end - r.arrivalMicros());
+                batchedRequests++;
+                batchSizeSum += batchSize;
+            }
+        }
+        listener.onFate(r, status, end, batchSize);
+        source.ended(r, end);
+    }
+}

@@ -1,0 +1,262 @@
+package io.kairos.testbed.client;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.ModelSpec;
+import io.kairos.core.time.WallClock;
+import io.kairos.workload.Arrival;
+import io.kairos.workload.Workload;
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.Tensor;
+import io.kairos.wire.AvroCodec;
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A client that sends inference requests to the requests topic: one at a time with {@link #send},
+ * or a whole {@link Workload} paced open-loop in real time with {@link #run}.
+ *
+ * <p>Each request carries a random input tensor of its model's shape. The tensor is generated once
+ * per model and shared by every request of that model (the Avro encoder only reads it), so the
+ * cost of a request is its encoding, not a fresh multi-kilobyte buffer. Its key is the request id,
+ * which the serving job keeps as the key of the result.
+ *
+ * <p>Not thread-safe: one request object per model is reused between sends. Use it from one thread;
+ * only {@link #stop} may be called from another.
+ */
+public final class RequestProducer implements AutoCloseable {
+    private final Producer<byte[], byte[]> producer;
+    private final String topic;
+    private final ModelCatalog catalog;
+    private final AvroCodec<InferenceRequest> codec = AvroCodec.of(InferenceRequest.class);
+    /** The reused request of each model, its input tensor generated once. */
+    private final Map<String, InferenceRequest> templates = new HashMap<>();
+    private final String idPrefix = UUID.randomUUID().toString().substring(0, 8) + "-";
+    private long sequence;
+
+    private final AtomicLong acked = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicReference<String> firstError = new AtomicReference<>();
+    /** One callback for every send, so that sending allocates no lambda. */
+    private final Callback onAck = this::onAck;
+    private volatile boolean stopped;
+
+    /** A producer with {@link #lowLatencyConfig} for the given brokers. */
+    public RequestProducer(String bootstrapServers, String topic, ModelCatalog catalog) {
+        this(lowLatencyConfig(bootstrapServers), topic, catalog);
+    }
+
+    /** A producer with these Kafka settings (start from {@link #lowLatencyConfig} and override). */
+    public RequestProducer(Map<String, Object> kafkaConfig, String topic, ModelCatalog catalog) {
+        this(new KafkaProducer<>(kafkaConfig, new ByteArraySerializer(), new ByteArraySerializer()), topic, catalog);
+    }
+
+    /**
+     * Sends through {@code producer}, which this object then owns and closes. Fetches the topic's
+     * metadata now, so that the first request does not wait for it and a missing topic is reported
+     * here, before any pacing starts.
+     */
+    public RequestProducer(Producer<byte[], byte[]> producer, String topic, ModelCatalog catalog) {
+        this.producer = producer;
+        this.topic = topic;
+        this.catalog = catalog;
+        try {
+            producer.partitionsFor(topic);
+        } catch (TimeoutException e) {
+            producer.close(Duration.ZERO);
+            throw new IllegalStateException("topic '" + topic + "' is not known to the brokers (does it exist? are they reachable?): " + e.getMessage());
+        }
+    }
+
+    /**
+     * Producer settings for the request path.
+     * <ul>
+     *   <li>{@code linger.ms=0}: a request leaves as soon as the sender thread is free; records
+     *       that arrive while a send is in flight still go out together in the next batch, so
+     *       batching happens under load without delaying a lone request.</li>
+     *   <li>{@code acks=all} with idempotence: a consumer (the serving job) can read a record only
+     *       once every in-sync replica has it (the high watermark), whatever {@code acks} says, so
+     *       {@code acks=1} would not make a request reach the job sooner; it would only make the
+     *       producer's acknowledgement earlier and allow losing an acknowledged request. Idempotence
+     *       keeps retries from duplicating requests.</li>
+     *   <li>{@code batch.size=262144}: the default 16 KiB holds a single 12 KiB image request, so
+     *       each produce request would carry one record and the five in flight would cap the rate
+     *       at five records per broker round trip. With linger 0 a larger batch never waits to
+     *       fill; it only lets the records that queued up during a round trip go out together.</li>
+     *   <li>no compression: random tensors do not compress, and it costs CPU on the hot path.</li>
+     *   <li>{@code max.block.ms=10000}: an unreachable broker or missing topic fails in seconds,
+     *       not the default minute.</li>
+     * </ul>
+     */
+    public static Map<String, Object> lowLatencyConfig(String bootstrapServers) {
+        Map<String, Object> c = new HashMap<>();
+        c.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        c.put(ProducerConfig.CLIENT_ID_CONFIG, "kairos-requests-" + UUID.randomUUID().toString().substring(0, 8));
+        c.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        c.put(ProducerConfig.ACKS_CONFIG, "all");
+        c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        c.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+        c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        return c;
+    }
+
+    /** Sends one request now and returns its id. */
+    public String send(String tenant, String model, double sloMs) {
+        InferenceRequest request = template(model);
+        String id = idPrefix + sequence++;
+        request.setRequestId(id);
+        request.setTenant(tenant);
+        request.setSloMs(sloMs);
+        // Stamped last, right before encoding: the SLO clock starts when the request leaves the client.
+        request.setSentAtMicros(WallClock.nowMicros());
+        byte[] value = codec.encode(request);
+        producer.send(new ProducerRecord<>(topic, id.getBytes(StandardCharsets.UTF_8), value), onAck);
+        return id;
+    }
+
+    public String send(Arrival arrival) {
+        return send(arrival.tenant(), arrival.model(), arrival.sloMs());
+    }
+
+    /** Runs {@link #run(Workload, long, Duration, Progress)} without a progress listener. */
+    public PacingReport run(Workload workload, long seed, Duration duration) throws InterruptedException {
+        return run(workload, seed, duration, Progress.NONE);
+    }
+
+    /**
+     * Sends the arrivals of {@code workload} with this seed whose offset falls within {@code duration},
+     * each at its offset from now in real time, then flushes. Returns how many were sent and how far
+     * behind schedule the sends fell. Ends early after {@link #stop}.
+     *
+     * @throws IllegalArgumentException when the workload asks for a model that is not in the catalog
+     */
+    public PacingReport run(Workload workload, long seed, Duration duration, Progress progress) throws InterruptedException {
+        // Unknown models fail here, before the first send; encoding each template once loads and
+        // warms the Avro writer, so that the first requests do not go out late for it.
+        for (String model : workload.models()) codec.encode(template(model));
+        long durationMicros = duration.toNanos() / 1_000;
+        // Lag from 1 us to an hour, 2 significant digits: enough to tell 0.1 ms from 1 ms from 10 ms.
+        Histogram behind = new Histogram(3_600_000_000L, 2);
+        long sent = 0;
+        long sentLate = 0;
+        long behindSum = 0;
+        stopped = false;
+        Workload.Arrivals arrivals = workload.arrivals(seed);
+        OpenLoopPacer pacer = new OpenLoopPacer();
+        while (!stopped && arrivals.peekOffsetMicros() < durationMicros) {
+            Arrival a = arrivals.next();
+            long lag = pacer.awaitOffset(a.offsetMicros());
+            send(a);
+            sent++;
+            behind.recordValue(Math.min(lag, behind.getHighestTrackableValue()));
+            behindSum += lag;
+            if (lag > LATE_SEND_MICROS) sentLate++;
+            progress.onSent(sent, a.offsetMicros(), lag);
+        }
+        long elapsed = pacer.elapsedMicros();
+        producer.flush();
+        return new PacingReport(sent, elapsed, sent == 0 ? 0 : (double) behindSum / sent,
+                behind.getValueAtPercentile(99), sent == 0 ? 0 : behind.getMaxValue(), sentLate,
+                acked.get(), failed.get(), firstError.get());
+    }
+
+    /** A send later than this behind its moment counts as late in {@link PacingReport#sentLate}. */
+    public static final long LATE_SEND_MICROS = 1_000;
+
+    /** Makes a running {@link #run} return after its current send. Safe from any thread. */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** Waits until every request sent so far is acknowledged or failed. */
+    public void flush() {
+        producer.flush();
+    }
+
+    public long acked() {
+        return acked.get();
+    }
+
+    public long failed() {
+        return failed.get();
+    }
+
+    /** The first send error, or null. */
+    public String firstError() {
+        return firstError.get();
+    }
+
+    /** The input tensor every request of {@code model} carries. */
+    public Tensor inputOf(String model) {
+        return template(model).getInput();
+    }
+
+    private InferenceRequest template(String model) {
+        InferenceRequest t = templates.get(model);
+        if (t != null) return t;
+        ModelSpec spec = catalog.get(model);
+        if (spec == null) throw new IllegalArgumentException("unknown model '" + model + "'; the catalog has " + catalog.names());
+        // Seeded by the model's name: the same model always carries the same input.
+        Tensor input = RandomTensors.of(spec.input(), new SplittableRandom(model.hashCode()));
+        t = InferenceRequest.newBuilder()
+                .setRequestId("").setTenant("").setModel(model).setInput(input).setSentAtMicros(0).setSloMs(1)
+                .build();
+        templates.put(model, t);
+        return t;
+    }
+
+    private void onAck(RecordMetadata metadata, Exception error) {
+        // Runs on the producer's I/O thread.
+        if (error == null) {
+            acked.incrementAndGet();
+        } else {
+            failed.incrementAndGet();
+            firstError.compareAndSet(null, error.getClass().getSimpleName() + ": " + error.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+
+    /** Told of every send of a {@link #run}, on the sending thread: keep it short. */
+    @FunctionalInterface
+    public interface Progress {
+        Progress NONE = (sent, offsetMicros, behindMicros) -> {};
+
+        void onSent(long sent, long offsetMicros, long behindMicros);
+    }
+
+    /**
+     * What a {@link #run} did: requests sent, real time it took, and how far behind their scheduled
+     * moment the sends went out (mean, p99 and max in microseconds; {@code sentLate} is the count
+     * more than {@link #LATE_SEND_MICROS} behind). {@code acked} and {@code failed} count the
+     * broker's answers to every send of this producer so far, after the run's final flush;
+     * {@code firstError} is the first failure, or null.
+     */
+    public record PacingReport(long sent, long elapsedMicros, double meanBehindMicros, long p99BehindMicros,
+                               long maxBehindMicros, long sentLate, long acked, long failed, String firstError) {
+
+        /** Requests per second actually offered. */
+        public double offeredRatePerSecond() {
+            return elapsedMicros == 0 ? 0 : sent * 1_000_000.0 / elapsedMicros;
+        }
+    }
+}

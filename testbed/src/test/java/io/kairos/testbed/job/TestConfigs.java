@@ -1,0 +1,30 @@
+package io.kairos.testbed.job;
+
+import io.kairos.jobs.ServingConfig;
+import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+
+/** Serving configurations for the integration tests: their own topics on the test broker, created here. */
+final class TestConfigs {
+    private TestConfigs() {}
+
+    /**
+     * Topics and consumer group named with {@code prefix} (a prefix per test, so that tests on one
+     * broker never read each other's records), read from the earliest offset, 2 devices, no
+     * checkpoints; {@code adjust} changes the rest before the topics are created.
+     */
+    static ServingConfig onBroker(EmbeddedKafkaBroker broker, String prefix, java.util.function.Consumer<ServingConfig> adjust) {
+        ServingConfig c = new ServingConfig();
+        c.bootstrapServers = broker.bootstrapServers();
+        c.requestsTopic = prefix + "requests";
+        c.resultsTopic = prefix + "results";
+        c.telemetryTopic = prefix + "telemetry";
+        c.controlTopic = prefix + "control";
+        c.consumerGroup = prefix + "serving";
+        c.fromEarliest = true;
+        c.devices = 2;
+        c.checkpointIntervalMs = 0;
+        adjust.accept(c);
+        for (String topic : c.topics()) broker.createTopic(topic, 1);
+        return c;
+    }
+}

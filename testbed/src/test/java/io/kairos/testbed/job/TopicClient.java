@@ -1,0 +1,62 @@
+package io.kairos.testbed.job;
+
+import io.kairos.wire.AvroCodec;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+
+/** Plain Kafka clients for tests: write raw bytes to a topic, read a topic's records back. */
+final class TopicClient implements AutoCloseable {
+    private final String bootstrap;
+    private final KafkaProducer<byte[], byte[]> producer;
+
+    TopicClient(String bootstrap) {
+        this.bootstrap = bootstrap;
+        this.producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "linger.ms", 0),
+                new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    void send(String topic, byte[] value) {
+        producer.send(new ProducerRecord<>(topic, value));
+    }
+
+    <T extends SpecificRecord> void send(String topic, Class<T> type, T record) {
+        send(topic, AvroCodec.of(type).encode(record));
+    }
+
+    void flush() {
+        producer.flush();
+    }
+
+    /** Reads records of {@code type} from the start of {@code topic} until {@code done} holds or the time is up. */
+    <T extends SpecificRecord> List<T> readUntil(String topic, Class<T> type, Predicate<List<T>> done, Duration timeout) {
+        AvroCodec<T> codec = AvroCodec.of(type);
+        List<T> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                "bootstrap.servers", bootstrap, "group.id", "test-" + UUID.randomUUID(), "auto.offset.reset", "earliest"),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long until = System.nanoTime() + timeout.toNanos();
+            while (!done.test(records) && System.nanoTime() < until) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) records.add(codec.decode(r.value()));
+            }
+        }
+        return records;
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+    }
+}
