@@ -11,19 +11,21 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
-/** Applies control decisions (as they travel on the control topic) to a serving plan. */
+/**
+ * Applies a control decision's action to a serving plan. Whether a decision is new or a replay is
+ * not decided here but by the {@link DecisionLedger}, which counts versions per writer and key.
+ */
 public final class Decisions {
     private Decisions() {}
 
     /**
-     * Applies {@code decision} if its version is new.
+     * Applies {@code decision}'s action.
      *
-     * @return true if the plan changed
+     * @return true (the plan changed)
      * @throws IllegalArgumentException for a decision that names something that does not exist;
-     *         the plan is then unchanged, but the version counts as seen
+     *         the plan is then unchanged
      */
     public static boolean apply(ServingPlan plan, ControlDecision decision) {
-        if (!plan.accept(decision.getVersion())) return false;
         Object action = decision.getAction();
         if (action instanceof SetPolicy p) {
             Policies.create(p.getPolicy()); // fails on an unknown name before the plan changes

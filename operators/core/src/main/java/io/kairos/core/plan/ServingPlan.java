@@ -13,7 +13,8 @@ import java.util.Set;
 /**
  * Which serving group each model belongs to, which devices each group has and which models each
  * device holds, and each group's scheduling policy. Starts from a default (every model in one group
- * holding every device) and changes only through versioned decisions, each applied at most once.
+ * holding every device) and changes only through control decisions ({@link Decisions}); which
+ * decisions are applied, and which are replays, is the {@link DecisionLedger}'s to say.
  */
 public final class ServingPlan {
     public static final String DEFAULT_GROUP = "default";
@@ -25,7 +26,7 @@ public final class ServingPlan {
     private final Map<String, String> groupOfModel = new HashMap<>();
     private final Map<String, Map<Integer, Set<String>>> placement = new HashMap<>();
     private final Map<String, GroupPolicy> policies = new HashMap<>();
-    private long version;
+    private long version; // counts the changes, so that a reader can tell that the plan moved on
 
     /** A plan whose devices have unbounded model memory. */
     public ServingPlan(int deviceCount, String defaultPolicy, PolicyParams defaultParams) {
@@ -40,16 +41,9 @@ public final class ServingPlan {
         this.defaultParams = defaultParams;
     }
 
-    /** The version of the last decision applied; 0 for the default plan. */
+    /** How many changes the plan has taken: 0 for the default plan, higher after every change. */
     public long version() {
         return version;
-    }
-
-    /** True, and the version moves on, if this decision is new; false for a replay or duplicate. */
-    public boolean accept(long decisionVersion) {
-        if (decisionVersion <= version) return false;
-        version = decisionVersion;
-        return true;
     }
 
     public String groupOf(String model) {
@@ -58,6 +52,7 @@ public final class ServingPlan {
 
     public void assign(String model, String group) {
         groupOfModel.put(model, group);
+        version++;
     }
 
     /** The group's devices; a group without a placement has every device, holding every model. */
@@ -79,6 +74,7 @@ public final class ServingPlan {
             }
         }
         placement.put(group, new LinkedHashMap<>(devices));
+        version++;
     }
 
     public GroupPolicy policyOf(String group) {
@@ -93,6 +89,7 @@ public final class ServingPlan {
         } else {
             policies.put(group, new GroupPolicy(current.policy(), current.params().withModel(model, params)));
         }
+        version++;
     }
 
     /** A group's policy by name, with its parameters. */
