@@ -48,6 +48,9 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--control-topic", description = "default: ${DEFAULT-VALUE}")
     String controlTopic = "kairos-control";
 
+    @Option(names = "--outcomes-topic", description = "Outcomes of the control decisions (default: ${DEFAULT-VALUE}).")
+    String outcomesTopic = "kairos-control-outcomes";
+
     @Option(names = "--group-id", description = "Kafka consumer group of the job (default: ${DEFAULT-VALUE}).")
     String groupId = "kairos-serving";
 
@@ -119,6 +122,7 @@ public class ServeCommand implements Callable<Integer> {
         c.resultsTopic = resultsTopic;
         c.telemetryTopic = telemetryTopic;
         c.controlTopic = controlTopic;
+        c.outcomesTopic = outcomesTopic;
         c.consumerGroup = groupId;
         c.fromEarliest = fromEarliest;
         c.policy = policy;

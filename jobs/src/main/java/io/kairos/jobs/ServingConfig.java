@@ -18,6 +18,8 @@ public final class ServingConfig implements Serializable {
     public String resultsTopic = "kairos-results";
     public String telemetryTopic = "kairos-telemetry";
     public String controlTopic = "kairos-control";
+    /** Where the job writes what it did with each control decision (applied, rejected, duplicate). */
+    public String outcomesTopic = "kairos-control-outcomes";
     public String consumerGroup = "kairos-serving";
     /** Read the requests topic from the earliest offset when the group has none committed (else latest). */
     public boolean fromEarliest = false;
@@ -44,8 +46,8 @@ public final class ServingConfig implements Serializable {
     public Delivery delivery = Delivery.AT_LEAST_ONCE;
     public int sourceParallelism = 1;
 
-    /** The four topics the job reads and writes. */
+    /** The five topics the job reads and writes. */
     public java.util.List<String> topics() {
-        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic);
+        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic);
     }
 }

@@ -3,6 +3,7 @@ package io.kairos.jobs;
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.OnnxDevice;
+import io.kairos.flink.AcceptDecisions;
 import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AsyncInference;
 import io.kairos.flink.ControlPlane;
@@ -17,6 +18,7 @@ import io.kairos.flink.kafka.ControlDecisionDeserializer;
 import io.kairos.flink.kafka.RawRequestDeserializer;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
+import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
@@ -44,8 +46,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The serving job: requests → decode and validate → route to serving group → group scheduler →
- * device slot → async inference → one result per request, plus per-batch telemetry; the control
- * stream is broadcast to the router and the scheduler. The few results of requests whose batch
+ * device slot → async inference → one result per request, plus per-batch telemetry. Control
+ * decisions are decided once ({@link AcceptDecisions}), their outcomes written out, and the applied
+ * ones broadcast to the router and the scheduler. The few results of requests whose batch
  * was preempted take a detour through {@link ResolvePreemptions}, keyed by request id, which
  * keeps one of them.
  *
@@ -62,10 +65,11 @@ public final class ServingJob {
     private final Source<ControlDecision, ?, ?> control;
     private final Sink<InferenceResult> results;
     private final Sink<BatchTelemetry> telemetry;
+    private final Sink<DecisionOutcome> outcomes;
 
     public ServingJob(ServingConfig config, ModelCatalog catalog, DeviceFactory devices,
                       Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
-                      Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry) {
+                      Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry, Sink<DecisionOutcome> outcomes) {
         this.config = config;
         this.catalog = catalog;
         this.devices = devices;
@@ -73,6 +77,7 @@ public final class ServingJob {
         this.control = control;
         this.results = results;
         this.telemetry = telemetry;
+        this.outcomes = outcomes;
     }
 
     /**
@@ -103,8 +108,8 @@ public final class ServingJob {
                 .setDeserializer(new RawRequestDeserializer())
                 .setProperties(consumer)
                 .build();
-        // Decisions are replayed from the start on a fresh start: versions make that idempotent,
-        // and it rebuilds the plan without a separate store.
+        // Decisions are read from the start on a fresh start: the compacted topic holds the latest
+        // decision of each key, which is the plan; versions make anything read twice a no-op.
         KafkaSource<ControlDecision> control = KafkaSource.<ControlDecision>builder()
                 .setBootstrapServers(config.bootstrapServers)
                 .setTopics(config.controlTopic)
@@ -131,7 +136,14 @@ public final class ServingJob {
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setKafkaProducerConfig(producer)
                 .build();
-        return new ServingJob(config, catalog, devices, requests, control, results, telemetry);
+        // Outcomes keyed by writer: each writer's in one partition, in the order they were decided.
+        KafkaSink<DecisionOutcome> outcomes = KafkaSink.<DecisionOutcome>builder()
+                .setBootstrapServers(config.bootstrapServers)
+                .setRecordSerializer(new AvroRecordSerializer<>(config.outcomesTopic, DecisionOutcome.class, DecisionOutcome::getWriter))
+                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .setKafkaProducerConfig(producer)
+                .build();
+        return new ServingJob(config, catalog, devices, requests, control, results, telemetry, outcomes);
     }
 
     /**
@@ -153,9 +165,13 @@ public final class ServingJob {
         }
         ControlPlane plan = new ControlPlane(config.devices, config.deviceMemoryMb << 20, config.policy, config.policyParams);
 
-        BroadcastStream<ControlDecision> decisions = env
+        // Every decision is decided once, here, with the core's code; only the applied ones reach
+        // the broadcast, so that no instance downstream can fail on one.
+        SingleOutputStreamOperator<ControlDecision> accepted = env
                 .fromSource(control, WatermarkStrategy.noWatermarks(), "control decisions").setParallelism(1)
-                .broadcast(ControlPlane.DECISIONS);
+                .process(new AcceptDecisions(plan)).name("decide control decisions").setParallelism(1);
+        accepted.getSideOutput(AcceptDecisions.OUTCOMES).sinkTo(outcomes).name("decision outcomes").setParallelism(1);
+        BroadcastStream<ControlDecision> decisions = accepted.broadcast(ControlPlane.DECISIONS);
 
         SingleOutputStreamOperator<AdmittedRequest> admitted = env
                 .fromSource(requests, WatermarkStrategy.noWatermarks(), "requests").setParallelism(config.sourceParallelism)

@@ -1,5 +1,7 @@
 package io.kairos.flink;
 
+import io.kairos.core.plan.DecisionKey;
+import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.Decisions;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
@@ -18,18 +20,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The serving plan as one operator instance sees it, kept in step with the control stream.
+ * The serving plan as one operator instance sees it, kept in step with the broadcast of accepted
+ * control decisions.
  *
- * <p>Every decision applied is kept in broadcast state (so it is checkpointed), and the plan, a
- * plain object, is rebuilt from them after a restore. Each parallel instance receives every
- * decision, so each applies it itself; versions make a replayed decision a no-op.
+ * <p>Decisions are decided once, upstream, by {@link AcceptDecisions}: what reaches the broadcast
+ * has been applied there to the same plan, with the same code, so it applies here too. Broadcast
+ * state keeps the latest decision of each key ({@link DecisionKey}), bounded by the number of
+ * targets, and the plan, a plain object, is rebuilt from them after a restore. A decision that
+ * would not apply here all the same (it cannot happen) is logged and skipped: serving goes on.
  */
 public final class ControlPlane implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
-    public static final MapStateDescriptor<Long, ControlDecision> DECISIONS =
-            new MapStateDescriptor<>("kairos-control-decisions", Types.LONG, new AvroTypeInfo<>(ControlDecision.class));
+    /** The latest accepted decision per key. */
+    public static final MapStateDescriptor<String, ControlDecision> DECISIONS =
+            new MapStateDescriptor<>("kairos-control-plan", Types.STRING, new AvroTypeInfo<>(ControlDecision.class));
 
     private final int deviceCount;
     private final long deviceMemoryBytes;
@@ -50,34 +56,38 @@ public final class ControlPlane implements Serializable {
         this.defaultParams = Map.copyOf(defaultParams);
     }
 
+    /** The plan before any decision: the job's configuration. */
+    public ServingPlan defaultPlan() {
+        return new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams));
+    }
+
     /** The current plan; after a restore, rebuilt once from the decisions in broadcast state. */
-    public ServingPlan plan(ReadOnlyBroadcastState<Long, ControlDecision> decisions) throws Exception {
+    public ServingPlan plan(ReadOnlyBroadcastState<String, ControlDecision> decisions) throws Exception {
         if (plan == null) {
-            plan = new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams));
-            List<ControlDecision> replay = new ArrayList<>();
-            for (Map.Entry<Long, ControlDecision> e : decisions.immutableEntries()) replay.add(e.getValue());
-            replay.sort((a, b) -> Long.compare(a.getVersion(), b.getVersion()));
-            for (ControlDecision d : replay) applyLogged(d);
+            plan = defaultPlan();
+            List<ControlDecision> latest = new ArrayList<>();
+            for (Map.Entry<String, ControlDecision> e : decisions.immutableEntries()) latest.add(e.getValue());
+            DecisionLedger.rebuild(plan, latest, problem -> LOG.error("restoring the serving plan: {}", problem));
         }
         return plan;
     }
 
-    /** Applies a decision once; returns true if the plan changed. */
-    public boolean apply(BroadcastState<Long, ControlDecision> decisions, ControlDecision decision) throws Exception {
+    /**
+     * Applies an accepted decision; returns true if the plan changed. A decision of the same writer
+     * with no higher version than the one held for its key is a replay, and changes nothing.
+     */
+    public boolean apply(BroadcastState<String, ControlDecision> decisions, ControlDecision decision) throws Exception {
         plan(decisions);
-        boolean changed = applyLogged(decision);
-        if (changed) decisions.put(decision.getVersion(), decision);
-        return changed;
-    }
-
-    private boolean applyLogged(ControlDecision decision) {
+        String key = DecisionKey.of(decision);
+        ControlDecision held = decisions.get(key);
+        if (held != null && held.getIssuedBy().equals(decision.getIssuedBy()) && decision.getVersion() <= held.getVersion()) return false;
         try {
-            boolean changed = Decisions.apply(plan, decision);
-            if (changed) LOG.info("applied control decision {} from {}: {}", decision.getVersion(), decision.getIssuedBy(), decision.getAction());
-            return changed;
+            Decisions.apply(plan, decision);
         } catch (IllegalArgumentException e) {
-            LOG.warn("ignored control decision {} from {}: {}", decision.getVersion(), decision.getIssuedBy(), e.getMessage());
+            LOG.error("accepted control decision {} does not apply here: {}", DecisionLedger.describe(decision), e.getMessage());
             return false;
         }
+        decisions.put(key, decision);
+        return true;
     }
 }

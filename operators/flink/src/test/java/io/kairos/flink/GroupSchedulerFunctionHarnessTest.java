@@ -304,9 +304,12 @@ class GroupSchedulerFunctionHarnessTest {
         h.processElement(request("r1", LONG_SLO_MS), 0);
         // Still Triton with a 60 s delay: Clockwork would have dispatched r0 at once.
         assertThat(h.extractOutputValues()).isEmpty();
-        assertThat(h.getBroadcastState(ControlPlane.DECISIONS).get(2L).getAction())
-                .isInstanceOfSatisfying(SetPolicy.class, p -> assertThat(p.getPolicy()).isEqualTo("triton"));
-        assertThat(h.getBroadcastState(ControlPlane.DECISIONS).contains(1L)).isFalse();
+        // One decision per key in broadcast state: the latest applied.
+        assertThat(h.getBroadcastState(ControlPlane.DECISIONS).entries()).singleElement().satisfies(e -> {
+            assertThat(e.getKey()).isEqualTo("policy/" + GROUP);
+            assertThat(e.getValue().getVersion()).isEqualTo(2);
+            assertThat(((SetPolicy) e.getValue().getAction()).getPolicy()).isEqualTo("triton");
+        });
     }
 
     @Test

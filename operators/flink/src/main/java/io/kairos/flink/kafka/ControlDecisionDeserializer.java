@@ -10,7 +10,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Reads control decisions; a record that is not one is logged and skipped, never fatal. */
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads control decisions, each with the key it was written under (which must be its action's,
+ * see {@code DecisionKey}); a record that is not a decision is logged and skipped, never fatal.
+ */
 public final class ControlDecisionDeserializer implements KafkaRecordDeserializationSchema<ControlDecision> {
     private static final Logger LOG = LoggerFactory.getLogger(ControlDecisionDeserializer.class);
     private transient AvroCodec<ControlDecision> codec;
@@ -18,8 +23,15 @@ public final class ControlDecisionDeserializer implements KafkaRecordDeserializa
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<ControlDecision> out) {
         if (codec == null) codec = AvroCodec.of(ControlDecision.class);
+        if (record.value() == null) { // a tombstone: it removes the key from the log, not the decision from the plan
+            LOG.warn("skipped control tombstone {}-{}@{}", record.topic(), record.partition(), record.offset());
+            return;
+        }
         try {
-            out.collect(codec.decode(record.value()));
+            ControlDecision decision = codec.decode(record.value());
+            // The record key is what compaction goes by; the job checks it against the action.
+            if (record.key() != null) decision.setKey(new String(record.key(), StandardCharsets.UTF_8));
+            out.collect(decision);
         } catch (AvroCodec.MalformedRecordException e) {
             LOG.warn("skipped control record {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), e.getMessage());
         }
