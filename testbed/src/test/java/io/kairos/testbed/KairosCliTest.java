@@ -68,7 +68,7 @@ class KairosCliTest {
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [serve, profile, demo, loadgen, collect, bench, fidelity, experiment, efficiency]");
+        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, demo, loadgen, collect, bench, fidelity, experiment, efficiency]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
     }
 

@@ -20,7 +20,7 @@ import java.io.PrintWriter;
  */
 @Command(name = "kairos", mixinStandardHelpOptions = true, version = "kairos 0.1.0",
         description = "Kairos: deep-learning inference under latency SLOs on Kafka and Flink.",
-        subcommands = {ServeCommand.class, ProfileCommand.class})
+        subcommands = {ServeCommand.class, ProfileCommand.class, ControlCommand.class})
 public class Kairos implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Kairos.class);
 

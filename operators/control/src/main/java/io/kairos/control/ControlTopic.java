@@ -1,0 +1,61 @@
+package io.kairos.control;
+
+import io.kairos.schema.ControlDecision;
+import io.kairos.wire.AvroCodec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the control topic as the serving job does on a fresh start: every decision from the
+ * beginning up to the end as it is now, each with the key it was written under. What is not a
+ * decision (a tombstone, a malformed record) is counted and skipped, as the job skips it.
+ */
+public final class ControlTopic {
+    private ControlTopic() {}
+
+    /** The decisions read, and how many records were not decisions. */
+    public record Contents(List<ControlDecision> decisions, int skipped) {}
+
+    public static Contents read(String bootstrapServers, String topic, Duration timeout) {
+        AvroCodec<ControlDecision> codec = AvroCodec.of(ControlDecision.class);
+        List<ControlDecision> decisions = new ArrayList<>();
+        int skipped = 0;
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrapServers,
+                "enable.auto.commit", false, "default.api.timeout.ms", (int) timeout.toMillis()),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<PartitionInfo> info = consumer.partitionsFor(topic);
+            if (info == null || info.isEmpty()) throw new IllegalArgumentException("topic '" + topic + "' does not exist");
+            List<TopicPartition> partitions = info.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            long until = System.nanoTime() + timeout.toNanos();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                if (System.nanoTime() > until) throw new IllegalStateException("could not read " + topic + " to its end within " + timeout.toMillis() + " ms");
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.value() == null) {
+                        skipped++;
+                        continue;
+                    }
+                    try {
+                        ControlDecision d = codec.decode(r.value());
+                        if (r.key() != null) d.setKey(new String(r.key(), StandardCharsets.UTF_8));
+                        decisions.add(d);
+                    } catch (AvroCodec.MalformedRecordException e) {
+                        skipped++;
+                    }
+                }
+            }
+        }
+        return new Contents(decisions, skipped);
+    }
+}
