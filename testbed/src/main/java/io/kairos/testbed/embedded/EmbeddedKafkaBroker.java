@@ -45,18 +45,23 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
     /** Starts a broker in a fresh temporary folder, removed again on close. */
     public static EmbeddedKafkaBroker start() {
+        return start(Map.of());
+    }
+
+    /** Starts a broker in a fresh temporary folder with {@code overrides} of its settings (e.g. {@code log.cleaner.backoff.ms}). */
+    public static EmbeddedKafkaBroker start(Map<String, String> overrides) {
         try {
-            return start(Files.createTempDirectory("kairos-kafka-"), true);
+            return start(Files.createTempDirectory("kairos-kafka-"), true, overrides);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     public static EmbeddedKafkaBroker start(Path dataDir) {
-        return start(dataDir, false);
+        return start(dataDir, false, Map.of());
     }
 
-    private static EmbeddedKafkaBroker start(Path dataDir, boolean deleteOnClose) {
+    private static EmbeddedKafkaBroker start(Path dataDir, boolean deleteOnClose, Map<String, String> overrides) {
         int brokerPort = freePort();
         int controllerPort = freePort();
         Path logDir = dataDir.resolve("log");
@@ -79,6 +84,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         props.put("num.partitions", "1");
         props.put("auto.create.topics.enable", "false");
         props.put("log.flush.interval.messages", Long.toString(Long.MAX_VALUE));
+        props.putAll(overrides);
         try {
             Files.createDirectories(dataDir);
             Path config = dataDir.resolve("server.properties");
