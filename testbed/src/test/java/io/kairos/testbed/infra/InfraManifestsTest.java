@@ -167,6 +167,8 @@ class InfraManifestsTest {
         JsonNode control = topics.stream().filter(t -> t.at("/metadata/name").asText().equals(config.controlTopic)).findFirst().orElseThrow();
         assertThat(control.at("/spec/config/cleanup.policy").asText()).isEqualTo("compact");
         assertThat(control.at("/spec/partitions").asInt()).as("control decisions in one order").isEqualTo(1);
+        JsonNode outcomes = topics.stream().filter(t -> t.at("/metadata/name").asText().equals(config.outcomesTopic)).findFirst().orElseThrow();
+        assertThat(outcomes.at("/spec/config/cleanup.policy").isMissingNode()).as("outcomes are a log, not state").isTrue();
 
         JsonNode flink = fd.at("/spec/flinkConfiguration");
         assertThat(flink.path("external-resources").asText()).isEqualTo("gpu");
@@ -224,12 +226,13 @@ class InfraManifestsTest {
     void localClusterCreatesTheJobsTopicsAndEnablesPrometheus() throws IOException {
         // infra/cluster declares its topics as "name:partitions:config" in a bash array.
         String script = Files.readString(INFRA.resolve("cluster"));
-        Matcher m = Pattern.compile("\"(kairos-[a-z]+):(\\d+):([^\"]*)\"").matcher(script);
+        Matcher m = Pattern.compile("\"(kairos-[a-z-]+):(\\d+):([^\"]*)\"").matcher(script);
         Map<String, String> topics = new LinkedHashMap<>();
         while (m.find()) topics.put(m.group(1), m.group(2) + ":" + m.group(3));
         ServingConfig defaults = serveConfig(List.of());
         assertThat(topics.keySet()).containsExactlyInAnyOrderElementsOf(defaults.topics());
         assertThat(topics.get(defaults.controlTopic)).startsWith("1:").contains("cleanup.policy=compact");
+        assertThat(topics.get(defaults.outcomesTopic)).as("outcomes are a log, not state").doesNotContain("compact");
         assertThat(defaults.bootstrapServers).as("the job's default broker is the local cluster's").isEqualTo("127.0.0.1:9092");
 
         JsonNode flink = documents(INFRA.resolve("conf/flink/config.yaml")).get(0);
