@@ -1,5 +1,6 @@
 package io.kairos.testbed.fidelity;
 
+import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.sim.ArrivalSource;
@@ -101,8 +102,8 @@ public class FidelityCommand implements Callable<Integer> {
 
         List<ServedRequest> job = runJob(console, catalog, load);
         List<ServedRequest> simulated = simulate(catalog, job);
-        FateStats j = FateStats.of("flink-job", job);
-        FateStats s = FateStats.of("simulator", simulated);
+        ResultSummary.Stats j = stats("flink-job", job);
+        ResultSummary.Stats s = stats("simulator", simulated);
         Comparison c = new Comparison(j, s);
         console.println();
         console.println(c.table());
@@ -162,6 +163,16 @@ public class FidelityCommand implements Callable<Integer> {
         return fates;
     }
 
+    /** The figures of one side, latency from admission to batch end. */
+    static ResultSummary.Stats stats(String source, List<ServedRequest> fates) {
+        ResultSummary.Stats stats = new ResultSummary.Stats(source);
+        for (ServedRequest f : fates) {
+            // A drop has no batch end: it ends, for the span, where it began.
+            stats.add(f.status(), f.enqueuedMicros(), f.served() ? f.endMicros() : f.enqueuedMicros(), f.batchSize());
+        }
+        return stats;
+    }
+
     /** Keeps what reached the scheduler; requests rejected at admission never queued. */
     private static void fate(InferenceResult r, List<ServedRequest> fates) {
         ResultStatus st = r.getStatus();
@@ -204,9 +215,9 @@ public class FidelityCommand implements Callable<Integer> {
         Files.writeString(out.resolve("summary.csv"), c.csv());
         Files.writeString(out.resolve("latency-cdf.csv"), c.cdfCsv());
         ResultTable cdf = new ResultTable(List.of("source", "latency_ms", "percentile"));
-        for (FateStats f : List.of(c.job(), c.sim())) {
+        for (ResultSummary.Stats f : List.of(c.job(), c.sim())) {
             for (double p = 0; p <= 99.9; p += 0.1) {
-                cdf.add(List.of(f.source(), String.format(Locale.ROOT, "%.3f", f.latencyMicros().getValueAtPercentile(p) / 1000.0),
+                cdf.add(List.of(f.name(), String.format(Locale.ROOT, "%.3f", f.latencyMicrosAt(p) / 1000.0),
                         String.format(Locale.ROOT, "%.1f", p)));
             }
         }
@@ -216,9 +227,9 @@ public class FidelityCommand implements Callable<Integer> {
     }
 
     /** The two sides and the fidelity targets: attainment within 2 points, p99 within 10 %. */
-    record Comparison(FateStats job, FateStats sim) {
+    record Comparison(ResultSummary.Stats job, ResultSummary.Stats sim) {
         double attainmentGapPoints() {
-            return 100 * Math.abs(job.attainment() - sim.attainment());
+            return 100 * Math.abs(job.sloAttainment() - sim.sloAttainment());
         }
 
         double p99GapRatio() {
@@ -228,9 +239,9 @@ public class FidelityCommand implements Callable<Integer> {
         String table() {
             StringBuilder s = new StringBuilder();
             s.append(String.format(Locale.ROOT, "%-10s %9s %8s %6s %8s %9s %9s %7s%n", "", "requests", "SLO met", "late", "dropped", "p50 ms", "p99 ms", "batch"));
-            for (FateStats f : List.of(job, sim)) {
-                s.append(String.format(Locale.ROOT, "%-10s %9d %7.2f%% %6d %8d %9.2f %9.2f %7.2f%n", f.source(), f.requests(), 100 * f.attainment(),
-                        f.late(), f.dropped(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, f.meanBatch()));
+            for (ResultSummary.Stats f : List.of(job, sim)) {
+                s.append(String.format(Locale.ROOT, "%-10s %9d %7.2f%% %6d %8d %9.2f %9.2f %7.2f%n", f.name(), f.total(), 100 * f.sloAttainment(),
+                        f.count(ResultStatus.LATE), f.count(ResultStatus.DROPPED), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, meanBatch(f)));
             }
             s.append(String.format(Locale.ROOT, "attainment gap %.2f points (target <= 2): %s%n", attainmentGapPoints(), attainmentGapPoints() <= 2 ? "PASS" : "FAIL"));
             s.append(String.format(Locale.ROOT, "p99 gap %.1f %% (target <= 10 %%): %s", 100 * p99GapRatio(), p99GapRatio() <= 0.10 ? "PASS" : "FAIL"));
@@ -239,9 +250,9 @@ public class FidelityCommand implements Callable<Integer> {
 
         String csv() {
             StringBuilder s = new StringBuilder("source,requests,ok,late,dropped,slo_attainment,p50_ms,p99_ms,mean_batch\n");
-            for (FateStats f : List.of(job, sim)) {
-                s.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.6f,%.3f,%.3f,%.4f%n", f.source(), f.requests(), f.ok(), f.late(), f.dropped(),
-                        f.attainment(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, f.meanBatch()));
+            for (ResultSummary.Stats f : List.of(job, sim)) {
+                s.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.6f,%.3f,%.3f,%.4f%n", f.name(), f.total(), f.count(ResultStatus.OK),
+                        f.count(ResultStatus.LATE), f.count(ResultStatus.DROPPED), f.sloAttainment(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, meanBatch(f)));
             }
             return s.toString();
         }
@@ -253,10 +264,14 @@ public class FidelityCommand implements Callable<Integer> {
             for (double p = 0; p < 99; p += 0.5) ps.add(p);
             for (double p = 99; p <= 100.0001; p += 0.1) ps.add(Math.min(100, p));
             for (double p : ps) {
-                s.append(String.format(Locale.ROOT, "%.1f,%.3f,%.3f%n", p, job.latencyMicros().getValueAtPercentile(p) / 1000.0,
-                        sim.latencyMicros().getValueAtPercentile(p) / 1000.0));
+                s.append(String.format(Locale.ROOT, "%.1f,%.3f,%.3f%n", p, job.latencyMicrosAt(p) / 1000.0, sim.latencyMicrosAt(p) / 1000.0));
             }
             return s.toString();
+        }
+
+        /** 0 when nothing ran, as before the figures were shared. */
+        private static double meanBatch(ResultSummary.Stats f) {
+            return Double.isNaN(f.meanBatchSize()) ? 0 : f.meanBatchSize();
         }
     }
 }
