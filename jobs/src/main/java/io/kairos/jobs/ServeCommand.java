@@ -4,7 +4,12 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
-import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.jobs.options.BufferTimeoutOption;
+import io.kairos.jobs.options.DevicesOption;
+import io.kairos.jobs.options.KafkaOptions;
+import io.kairos.jobs.options.ModelsOption;
+import io.kairos.jobs.options.SimulatedSpeedOption;
+import io.kairos.jobs.options.PolicyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,8 +20,6 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
@@ -29,48 +32,46 @@ import java.util.concurrent.Callable;
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run the Kairos serving job: requests topic -> deadline-aware batching -> devices -> results topic.")
 public class ServeCommand implements Callable<Integer> {
+    private static final ServingConfig DEFAULTS = ServingConfig.DEFAULTS;
 
     @Option(names = "--config", paramLabel = "FILE", description = "Properties file with defaults for any flag below.")
     Path configFile;
 
-    @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-    String bootstrapServers = "127.0.0.1:9092";
+    @CommandLine.Mixin
+    KafkaOptions kafka = new KafkaOptions();
 
     @Option(names = "--requests-topic", description = "default: ${DEFAULT-VALUE}")
-    String requestsTopic = "kairos-requests";
+    String requestsTopic = DEFAULTS.requestsTopic;
 
     @Option(names = "--results-topic", description = "default: ${DEFAULT-VALUE}")
-    String resultsTopic = "kairos-results";
+    String resultsTopic = DEFAULTS.resultsTopic;
 
     @Option(names = "--telemetry-topic", description = "default: ${DEFAULT-VALUE}")
-    String telemetryTopic = "kairos-telemetry";
+    String telemetryTopic = DEFAULTS.telemetryTopic;
 
     @Option(names = "--control-topic", description = "default: ${DEFAULT-VALUE}")
-    String controlTopic = "kairos-control";
+    String controlTopic = DEFAULTS.controlTopic;
 
     @Option(names = "--outcomes-topic", description = "Outcomes of the control decisions (default: ${DEFAULT-VALUE}).")
     String outcomesTopic = "kairos-control-outcomes";
 
     @Option(names = "--group-id", description = "Kafka consumer group of the job (default: ${DEFAULT-VALUE}).")
-    String groupId = "kairos-serving";
+    String groupId = DEFAULTS.consumerGroup;
 
     @Option(names = "--from-earliest", description = "With no committed offsets, read requests from the start of the topic rather than the end.")
-    boolean fromEarliest;
+    boolean fromEarliest = DEFAULTS.fromEarliest;
 
-    @Option(names = "--policy", description = "Scheduling policy: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).", completionCandidates = PolicyNames.class)
-    String policy = "clockwork";
+    @CommandLine.Mixin
+    PolicyOptions policy = new PolicyOptions();
 
-    @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable, e.g. lookahead_ms=5, max_batch=8, max_queue_delay_ms=2, shed=false.")
-    Map<String, String> policyParams = new LinkedHashMap<>();
+    @CommandLine.Mixin
+    DevicesOption devices = new DevicesOption();
 
-    @Option(names = "--devices", description = "Number of device slots (default: ${DEFAULT-VALUE}).")
-    int devices = 4;
+    @CommandLine.Mixin
+    SimulatedSpeedOption speed = new SimulatedSpeedOption();
 
-    @Option(names = "--simulated-speed", description = "Simulated devices take the profiled latency times this; 0 = zero-latency devices (default: ${DEFAULT-VALUE}).")
-    double simulatedSpeed = 1.0;
-
-    @Option(names = "--models", paramLabel = "FILE", description = "Profiles file (JSON) of the models served; default: the built-in catalog.")
-    Path modelsFile;
+    @CommandLine.Mixin
+    ModelsOption models = new ModelsOption();
 
     @Option(names = "--model-repository", paramLabel = "DIR|URI", description = "Serve the ONNX models of this model repository with ONNX Runtime devices "
             + "(one folder per model with model.onnx and model.json): a folder every machine has, or a URI that Flink's file systems read "
@@ -78,34 +79,32 @@ public class ServeCommand implements Callable<Integer> {
     String modelRepository;
 
     @Option(names = "--device-memory-mb", description = "Memory budget of each ONNX device for loaded models; least recently used evicted beyond it (default: ${DEFAULT-VALUE}).")
-    long deviceMemoryMb = 1024;
+    long deviceMemoryMb = DEFAULTS.deviceMemoryMb;
 
     @Option(names = "--intra-op-threads", description = "CPU threads of one ONNX batch; 0 = the cores shared evenly among the devices (default: ${DEFAULT-VALUE}).")
-    int intraOpThreads = 0;
+    int intraOpThreads = DEFAULTS.intraOpThreads;
 
-    @Option(names = "--buffer-timeout-ms", description = "Flink network buffer timeout (default: ${DEFAULT-VALUE}).")
-    long bufferTimeoutMs = 1;
+    @CommandLine.Mixin
+    BufferTimeoutOption bufferTimeout = new BufferTimeoutOption();
 
     @Option(names = "--checkpoint-interval-ms", description = "0 disables checkpointing (default: ${DEFAULT-VALUE}).")
-    long checkpointIntervalMs = 10_000;
+    long checkpointIntervalMs = DEFAULTS.checkpointIntervalMs;
 
     @Option(names = "--delivery", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    ServingConfig.Delivery delivery = ServingConfig.Delivery.AT_LEAST_ONCE;
+    ServingConfig.Delivery delivery = DEFAULTS.delivery;
 
     @Option(names = "--async-timeout-ms", description = "A batch running longer fails (default: ${DEFAULT-VALUE}).")
-    long asyncTimeoutMs = 30_000;
+    long asyncTimeoutMs = DEFAULTS.asyncTimeoutMs;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** The configuration the flags describe; checks what can be checked before the job starts. */
     public ServingConfig config() {
-        if (devices < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices must be at least 1, got " + devices);
-        if (simulatedSpeed < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--simulated-speed must not be negative");
-        if (!Policies.names().contains(policy)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
-        }
-        if (modelRepository != null && modelsFile != null) {
+        devices.check(spec.commandLine());
+        speed.check(spec.commandLine());
+        policy.check(spec.commandLine());
+        if (modelRepository != null && models.modelsFile != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--models and --model-repository exclude each other: the repository's manifests are the catalog");
         }
         if (deviceMemoryMb < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--device-memory-mb must be at least 1, got " + deviceMemoryMb);
@@ -117,7 +116,7 @@ public class ServeCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--model-repository: " + e.getMessage());
         }
         ServingConfig c = new ServingConfig();
-        c.bootstrapServers = bootstrapServers;
+        c.bootstrapServers = kafka.bootstrapServers;
         c.requestsTopic = requestsTopic;
         c.resultsTopic = resultsTopic;
         c.telemetryTopic = telemetryTopic;
@@ -125,16 +124,15 @@ public class ServeCommand implements Callable<Integer> {
         c.outcomesTopic = outcomesTopic;
         c.consumerGroup = groupId;
         c.fromEarliest = fromEarliest;
-        c.policy = policy;
-        c.policyParams = new LinkedHashMap<>(policyParams);
-        c.devices = devices;
-        c.simulatedSpeed = simulatedSpeed;
-        c.modelsFile = modelsFile == null ? null : modelsFile.toString();
+        policy.applyTo(c);
+        c.devices = devices.devices;
+        c.simulatedSpeed = speed.simulatedSpeed;
+        c.modelsFile = models.modelsFile == null ? null : models.modelsFile.toString();
         // A folder as an absolute path, for the task managers; a URI as it is.
         c.modelRepository = repository == null ? null : repository instanceof RepositoryCopy ? modelRepository : repository.localRoot().toString();
         c.deviceMemoryMb = deviceMemoryMb;
         c.intraOpThreads = intraOpThreads;
-        c.bufferTimeoutMs = bufferTimeoutMs;
+        c.bufferTimeoutMs = bufferTimeout.bufferTimeoutMs;
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
         c.asyncTimeoutMs = asyncTimeoutMs;
@@ -217,12 +215,5 @@ public class ServeCommand implements Callable<Integer> {
             }
         }
         return arg -> arg instanceof CommandLine.Model.OptionSpec o ? props.getProperty(o.longestName().substring(2)) : null;
-    }
-
-    static final class PolicyNames implements Iterable<String> {
-        @Override
-        public java.util.Iterator<String> iterator() {
-            return Policies.names().iterator();
-        }
     }
 }

@@ -13,6 +13,12 @@ public final class ServingConfig implements Serializable {
 
     public enum Delivery { AT_LEAST_ONCE, EXACTLY_ONCE }
 
+    /**
+     * The defaults, the one place where they are written: the commands' flags start from them
+     * ({@code serve}, and the testbed's commands where they share a flag). Read only.
+     */
+    public static final ServingConfig DEFAULTS = new ServingConfig();
+
     public String bootstrapServers = "127.0.0.1:9092";
     public String requestsTopic = "kairos-requests";
     public String resultsTopic = "kairos-results";

@@ -1,5 +1,8 @@
 package io.kairos.testbed;
 
+import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.options.KafkaOptions;
+import io.kairos.testbed.options.ProgressOption;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.testbed.client.ResultConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -51,14 +54,14 @@ public class CollectCommand implements Callable<Integer> {
     @Option(names = "--from-earliest", description = "Read the topic from its start rather than only results that arrive from now on.")
     boolean fromEarliest;
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-    String bootstrapServers = "127.0.0.1:9092";
+    @CommandLine.Mixin
+    KafkaOptions kafka = new KafkaOptions();
 
     @Option(names = "--topic", description = "Results topic (default: ${DEFAULT-VALUE}).")
-    String topic = "kairos-results";
+    String topic = ServingConfig.DEFAULTS.resultsTopic;
 
-    @Option(names = "--no-progress", description = "No progress bar (for logs and scripts).")
-    boolean noProgress;
+    @CommandLine.Mixin
+    ProgressOption progress = new ProgressOption();
 
     @Override
     public Integer call() throws Exception {
@@ -85,13 +88,13 @@ public class CollectCommand implements Callable<Integer> {
         // Both files are opened first: a path that cannot be written fails before any waiting.
         try (BufferedWriter rows = csv == null ? null : open(cl, csv, "--csv");
              BufferedWriter summaryRows = summaryCsv == null ? null : open(cl, summaryCsv, "--summary-csv")) {
-            consumer = new ResultConsumer(bootstrapServers, topic, fromEarliest ? ResultConsumer.StartAt.EARLIEST : ResultConsumer.StartAt.LATEST);
-            out.printf(Locale.ROOT, "collect: reading %s at %s from %s, until %s%n", topic, bootstrapServers,
+            consumer = new ResultConsumer(kafka.bootstrapServers, topic, fromEarliest ? ResultConsumer.StartAt.EARLIEST : ResultConsumer.StartAt.LATEST);
+            out.printf(Locale.ROOT, "collect: reading %s at %s from %s, until %s%n", topic, kafka.bootstrapServers,
                     fromEarliest ? "its start" : "now on",
                     (expect > 0 ? expect + " results or " : "") + fmt(idleTimeoutSeconds) + " s without a new one"
                             + (timeLimitSeconds > 0 ? " or " + fmt(timeLimitSeconds) + " s in all" : ""));
             out.flush();
-            try (consumer; ProgressBar bar = noProgress || expect == 0 ? null : progressBar(expect)) {
+            try (consumer; ProgressBar bar = progress.noProgress || expect == 0 ? null : progressBar(expect)) {
                 hook.onStop(consumer::wakeup);
                 if (rows != null) {
                     rows.write(ResultCsv.HEADER);

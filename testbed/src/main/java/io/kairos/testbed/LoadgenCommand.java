@@ -1,5 +1,11 @@
 package io.kairos.testbed;
 
+import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.options.KafkaOptions;
+import io.kairos.jobs.options.ModelsOption;
+import io.kairos.testbed.options.ArrivalsOption;
+import io.kairos.testbed.options.ProgressOption;
+import io.kairos.testbed.options.SeedOption;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
@@ -15,7 +21,6 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -39,25 +44,23 @@ public class LoadgenCommand implements Callable<Integer> {
     @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS", description = "How long to send (default: ${DEFAULT-VALUE}).")
     double durationSeconds = 10;
 
-    @Option(names = "--arrivals", paramLabel = "PROCESS",
-            description = "How each load's requests are spaced: poisson, fixed, gamma:cv2=N (Gamma gaps with this squared coefficient of variation) "
-                    + "or mmpp:cv2=N (bursts: a two-state Markov-modulated Poisson process); default: ${DEFAULT-VALUE}.")
-    String arrivals = "poisson";
+    @CommandLine.Mixin
+    ArrivalsOption arrivals = new ArrivalsOption();
 
-    @Option(names = "--seed", description = "Seed of the arrival times; the same seed sends the same schedule (default: ${DEFAULT-VALUE}).")
-    long seed = 1;
+    @CommandLine.Mixin
+    SeedOption seed = new SeedOption();
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-    String bootstrapServers = "127.0.0.1:9092";
+    @CommandLine.Mixin
+    KafkaOptions kafka = new KafkaOptions();
 
     @Option(names = "--topic", description = "Requests topic (default: ${DEFAULT-VALUE}).")
-    String topic = "kairos-requests";
+    String topic = ServingConfig.DEFAULTS.requestsTopic;
 
-    @Option(names = "--models", paramLabel = "FILE", description = "Model profiles file (JSON); default: the built-in catalog.")
-    Path modelsFile;
+    @CommandLine.Mixin
+    ModelsOption models = new ModelsOption();
 
-    @Option(names = "--no-progress", description = "No progress bar (for logs and scripts).")
-    boolean noProgress;
+    @CommandLine.Mixin
+    ProgressOption progress = new ProgressOption();
 
     @Override
     public Integer call() throws Exception {
@@ -65,12 +68,7 @@ public class LoadgenCommand implements Callable<Integer> {
         if (!(durationSeconds > 0) || Double.isInfinite(durationSeconds)) {
             throw new ParameterException(cl, "--duration must be a positive number of seconds, got " + durationSeconds);
         }
-        ArrivalSpec arrivalSpec;
-        try {
-            arrivalSpec = ArrivalSpec.parse(arrivals);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(cl, "--arrivals: " + e.getMessage());
-        }
+        ArrivalSpec arrivalSpec = arrivals.parse(cl);
         Workload load;
         try {
             load = Workload.parse(workload, arrivalSpec);
@@ -79,14 +77,14 @@ public class LoadgenCommand implements Callable<Integer> {
         }
         ModelCatalog catalog;
         try {
-            catalog = modelsFile == null ? ModelCatalog.builtIn() : ModelCatalog.load(modelsFile);
+            catalog = models.modelsFile == null ? ModelCatalog.builtIn() : ModelCatalog.load(models.modelsFile);
         } catch (ModelCatalog.CatalogException e) {
             throw new ParameterException(cl, "--models: " + e.getMessage());
         }
         for (String model : load.models()) {
             if (!catalog.contains(model)) {
                 throw new ParameterException(cl, "--workload: model '" + model + "' is not in "
-                        + (modelsFile == null ? "the built-in catalog" : modelsFile.toString()) + ", which has " + catalog.names());
+                        + (models.modelsFile == null ? "the built-in catalog" : models.modelsFile.toString()) + ", which has " + catalog.names());
             }
         }
 
@@ -94,17 +92,17 @@ public class LoadgenCommand implements Callable<Integer> {
         long expected = load.expectedArrivals(duration.toNanos() / 1_000);
         PrintWriter out = cl.getOut();
         out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
-                load, arrivalSpec, seed, expected, fmt(durationSeconds), topic, bootstrapServers);
+                load, arrivalSpec, seed.seed, expected, fmt(durationSeconds), topic, kafka.bootstrapServers);
         out.flush();
 
         // Outermost, so that on Ctrl-C the JVM waits for the summary below, not just for the run.
         try (ShutdownHook hook = ShutdownHook.install()) {
             RequestProducer.PacingReport report;
-            try (RequestProducer producer = new RequestProducer(bootstrapServers, topic, catalog);
-                 ProgressBar bar = noProgress ? null : progressBar(expected)) {
+            try (RequestProducer producer = new RequestProducer(kafka.bootstrapServers, topic, catalog);
+                 ProgressBar bar = progress.noProgress ? null : progressBar(expected)) {
                 hook.onStop(producer::stop);
                 long[] shown = {0, 0}; // offset of the last message update, worst lag so far
-                RequestProducer.Progress progress = bar == null ? RequestProducer.Progress.NONE : (sent, offsetMicros, behindMicros) -> {
+                RequestProducer.Progress shownProgress = bar == null ? RequestProducer.Progress.NONE : (sent, offsetMicros, behindMicros) -> {
                     bar.stepTo(sent);
                     shown[1] = Math.max(shown[1], behindMicros);
                     if (offsetMicros - shown[0] >= 250_000) { // a few updates a second are enough for a human
@@ -112,7 +110,7 @@ public class LoadgenCommand implements Callable<Integer> {
                         bar.setExtraMessage(String.format(Locale.ROOT, "lag<=%.1fms", shown[1] / 1000.0));
                     }
                 };
-                report = producer.run(load, seed, duration, progress);
+                report = producer.run(load, seed.seed, duration, shownProgress);
                 if (bar != null) bar.maxHint(report.sent()).stepTo(report.sent());
             }
 

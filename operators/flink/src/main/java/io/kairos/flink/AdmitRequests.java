@@ -3,7 +3,7 @@ package io.kairos.flink;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.core.result.Results;
-import io.kairos.core.time.WallClock;
+import io.kairos.core.time.Clock;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
@@ -34,6 +34,7 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
 
     private final ModelCatalog catalog;
     private final ControlPlane control;
+    private final Clock clock;
     private transient AvroCodec<InferenceRequest> codec;
     private transient RequestValidator validator;
     private transient Counter arrivals;
@@ -42,8 +43,14 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     private transient Counter droppedOnArrival;
 
     public AdmitRequests(ModelCatalog catalog, ControlPlane control) {
+        this(catalog, control, Clock.wall());
+    }
+
+    /** @param clock what "now" is when a request is turned away or checked against its deadline */
+    public AdmitRequests(ModelCatalog catalog, ControlPlane control, Clock clock) {
         this.catalog = catalog;
         this.control = control;
+        this.clock = clock;
     }
 
     /** Names a request by where it was read, for when its own id cannot be had. */
@@ -71,13 +78,13 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
             request = codec.decode(raw.getPayload());
         } catch (AvroCodec.MalformedRecordException e) {
             rejected.inc();
-            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), null, "malformed request: " + e.getMessage(), raw.getIngestedAtMicros(), WallClock.nowMicros()));
+            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), null, "malformed request: " + e.getMessage(), raw.getIngestedAtMicros(), clock.nowMicros()));
             return;
         }
         String reason = validator.rejectionReason(request);
         if (reason != null) {
             rejected.inc();
-            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), WallClock.nowMicros()));
+            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), clock.nowMicros()));
             return;
         }
         AdmittedRequest admitted = AdmittedRequest.newBuilder()
@@ -85,7 +92,7 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
                 .setDeadlineAtMicros(RequestValidator.deadlineMicros(request))
                 .setIngestedAtMicros(raw.getIngestedAtMicros())
                 .build();
-        long now = WallClock.nowMicros();
+        long now = clock.nowMicros();
         if (admitted.getDeadlineAtMicros() <= now) {
             droppedOnArrival.inc();
             ctx.output(TURNED_AWAY, Results.dropped(admitted, "deadline passed " + (now - admitted.getDeadlineAtMicros()) + " us before the request was read", now));

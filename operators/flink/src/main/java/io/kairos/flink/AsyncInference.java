@@ -4,7 +4,7 @@ import io.kairos.core.device.Device;
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.wire.AvroCodec;
-import io.kairos.core.time.WallClock;
+import io.kairos.core.time.Clock;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
@@ -53,6 +53,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
     private final ModelCatalog catalog;
     private final DeviceFactory devices;
+    private final Clock clock;
     private transient Device device;
     // Batches handed to the device and not yet complete, by batch id. Touched by the task thread
     // (timeouts, cancels) and the device's completions; whoever removes a batch answers for it.
@@ -66,8 +67,14 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     private record InFlight(CompletableFuture<Device.Execution> execution, ResultFuture<BatchOutcome> result) {}
 
     public AsyncInference(ModelCatalog catalog, DeviceFactory devices) {
+        this(catalog, devices, Clock.wall());
+    }
+
+    /** @param clock stamps the outcomes this function makes itself (cancels, failures, timeouts); a device keeps its own time */
+    public AsyncInference(ModelCatalog catalog, DeviceFactory devices, Clock clock) {
         this.catalog = catalog;
         this.devices = devices;
+        this.clock = clock;
     }
 
     @Override
@@ -138,14 +145,14 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         } else {
             cancelsTooLate.inc();
         }
-        long now = WallClock.nowMicros();
+        long now = clock.nowMicros();
         BatchOutcome verdict = outcome(cancel, new Device.Execution(now, now, false, List.of(), null));
         verdict.setCancelledInTime(inTime);
         result.complete(Collections.singleton(verdict));
     }
 
     private void completed(DispatchedBatch batch, Device.Execution execution, Throwable error, ResultFuture<BatchOutcome> result) {
-        long now = WallClock.nowMicros();
+        long now = clock.nowMicros();
         Device.Execution done = error != null
                 ? Device.Execution.failed(now, now, "device " + device.slot() + " failed: " + error)
                 : execution;
@@ -167,7 +174,7 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         batchesTimedOut.inc();
         InFlight execution = onDevice.remove(batch.getBatchId());
         if (execution != null) execution.execution().cancel(false);
-        long now = WallClock.nowMicros();
+        long now = clock.nowMicros();
         result.complete(Collections.singleton(outcome(batch,
                 Device.Execution.failed(batch.getDispatchedAtMicros(), now, "timed out on device " + batch.getDevice()
                         + " after " + (now - batch.getDispatchedAtMicros()) / 1000 + " ms"))));

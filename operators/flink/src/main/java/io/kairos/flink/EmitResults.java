@@ -6,7 +6,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import io.kairos.core.result.Results;
-import io.kairos.core.time.WallClock;
+import io.kairos.core.time.Clock;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
@@ -41,9 +41,19 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
     public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
     public static final OutputTag<PreemptionEvent> PREEMPTED = new OutputTag<>("preempted") {};
 
+    private final Clock clock;
     private transient Counter okCount;
     private transient Counter lateCount;
     private transient Counter failedCount;
+
+    public EmitResults() {
+        this(Clock.wall());
+    }
+
+    /** @param clock stamps each result's emission time */
+    public EmitResults(Clock clock) {
+        this.clock = clock;
+    }
 
     @Override
     public void open(OpenContext openContext) {
@@ -62,7 +72,7 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
 
     @Override
     public void processElement(BatchOutcome outcome, Context ctx, Collector<InferenceResult> out) {
-        long now = WallClock.nowMicros();
+        long now = clock.nowMicros();
         DispatchedBatch b = outcome.getBatch();
         if (b.getAction() == DeviceAction.CANCEL) {
             for (String id : b.getCancelledRequestIds()) {

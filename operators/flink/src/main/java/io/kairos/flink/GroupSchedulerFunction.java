@@ -9,7 +9,7 @@ import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
-import io.kairos.core.time.WallClock;
+import io.kairos.core.time.Clock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
@@ -76,6 +76,7 @@ public final class GroupSchedulerFunction
 
     private final ModelCatalog catalog;
     private final ControlPlane control;
+    private final Clock clock;
 
     private transient Map<String, GroupScheduler> groups;
     private transient Map<String, Long> pendingTimerMs;
@@ -98,8 +99,17 @@ public final class GroupSchedulerFunction
     static final int BATCH_SIZE_WINDOW = 10_000;
 
     public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control) {
+        this(catalog, control, Clock.wall());
+    }
+
+    /**
+     * @param clock "now" for the scheduler; its timers are Flink processing time, so a test that
+     *              sets one sets the other to match
+     */
+    public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control, Clock clock) {
         this.catalog = catalog;
         this.control = control;
+        this.clock = clock;
     }
 
     @Override
@@ -125,7 +135,7 @@ public final class GroupSchedulerFunction
     @Override
     public void processElement(AdmittedRequest request, ReadOnlyContext ctx, Collector<DispatchedBatch> out) throws Exception {
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
-        long now = WallClock.nowMicros();
+        long now = clock.nowMicros();
         request.setEnqueuedAtMicros(now);
         GroupScheduler group = scheduler(ctx.getCurrentKey(), plan, now, out);
         group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(), request));
@@ -138,7 +148,7 @@ public final class GroupSchedulerFunction
         // There may be other timers of this group that have not fired yet; they find less to do.
         if (Long.valueOf(timestamp).equals(pendingTimerMs.get(key))) pendingTimerMs.remove(key);
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
-        long now = WallClock.nowMicros();
+        long now = clock.nowMicros();
         schedule(scheduler(key, plan, now, out), now, ctx.timerService(), out, ctx);
     }
 
@@ -148,7 +158,7 @@ public final class GroupSchedulerFunction
         // on a device are loaded before their first request; their queues are looked at again on
         // their next arrival or timer.
         if (control.apply(ctx.getBroadcastState(ControlPlane.DECISIONS), decision)) {
-            update(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)), WallClock.nowMicros(), out);
+            update(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)), clock.nowMicros(), out);
         }
     }
 

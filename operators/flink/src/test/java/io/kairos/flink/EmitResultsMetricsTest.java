@@ -7,17 +7,6 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.Metric;
-import org.apache.flink.runtime.clusterframework.types.ResourceID;
-import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
-import org.apache.flink.runtime.metrics.groups.TaskManagerMetricGroup;
-import org.apache.flink.runtime.metrics.groups.TaskMetricGroup;
-import org.apache.flink.runtime.metrics.util.TestingMetricRegistry;
-import org.apache.flink.runtime.operators.testutils.MockEnvironment;
-import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
@@ -28,8 +17,6 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,43 +27,28 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class EmitResultsMetricsTest {
 
-    private final Map<String, Metric> registered = new ConcurrentHashMap<>();
-    private MockEnvironment environment;
+    private RecordedMetrics metrics;
     private OneInputStreamOperatorTestHarness<BatchOutcome, ?> harness;
 
     @BeforeEach
     void open() throws Exception {
-        TestingMetricRegistry registry = TestingMetricRegistry.builder()
-                .setRegisterConsumer((metric, name, group) -> registered.put(group.getMetricIdentifier(name), metric))
-                .build();
-        TaskMetricGroup task = TaskManagerMetricGroup.createTaskManagerMetricGroup(registry, "localhost", ResourceID.generate())
-                .addJob(new JobID(), "job")
-                .addTask(ExecutionAttemptID.randomId(), "results per request");
-        environment = new MockEnvironmentBuilder().setMetricGroup(task).build();
-        harness = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new EmitResults()), environment);
+        metrics = new RecordedMetrics("results per request");
+        harness = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new EmitResults()), metrics.environment());
         harness.open();
     }
 
     @AfterEach
     void close() throws Exception {
         harness.close();
-        environment.close();
-    }
-
-    /** The metric of the operator's {@code kairos} group with this name. */
-    private Metric kairos(String name) {
-        List<Metric> found = new ArrayList<>();
-        registered.forEach((id, m) -> { if (id.endsWith(".kairos." + name)) found.add(m); });
-        assertThat(found).as("metric kairos.%s among %s", name, registered.keySet()).hasSize(1);
-        return found.get(0);
+        metrics.close();
     }
 
     private long count(String name) {
-        return ((Counter) kairos(name)).getCount();
+        return metrics.count(name);
     }
 
     private double attainment() {
-        return ((Number) ((Gauge<?>) kairos("sloAttainment")).getValue()).doubleValue();
+        return metrics.gauge("sloAttainment");
     }
 
     /** A batch of {@code n} requests with deadline 1,000 us that ended at {@code endMicros}. */

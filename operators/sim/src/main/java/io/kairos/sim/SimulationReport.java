@@ -1,11 +1,16 @@
 package io.kairos.sim;
 
+import io.kairos.core.metrics.ResultSummary;
+import io.kairos.schema.ResultStatus;
+
 import java.util.List;
 import java.util.Locale;
 
 /**
  * What one simulation run measured, over the requests that arrived in its measured window (after
- * the warm-up). Goodput counts requests that finished by their deadline; GPU-seconds per 1,000 good
+ * the warm-up). The requests' figures are {@link ResultSummary.Stats}, the definitions every tool
+ * shares, with latency from arrival to batch end and rates over the measured window. Goodput counts
+ * requests that finished by their deadline; GPU-seconds per 1,000 good
  * requests is the cost side of the papers: {@code busy} counts the time devices spent executing
  * (bigger batches cost less), {@code provisioned} the devices held for the whole window.
  */
@@ -13,14 +18,7 @@ public record SimulationReport(
         String policy,
         int devices,
         long windowMicros,
-        long arrivals,
-        long ok,
-        long late,
-        long dropped,
-        long p50Micros,
-        long p99Micros,
-        long p999Micros,
-        double meanBatchSize,
+        ResultSummary.Stats results,
         long batches,
         long busyMicros,
         long coldStarts,
@@ -28,16 +26,51 @@ public record SimulationReport(
         long simulatedRequests,
         long wallNanos) {
 
+    public long arrivals() {
+        return results.total();
+    }
+
+    public long ok() {
+        return results.count(ResultStatus.OK);
+    }
+
+    public long late() {
+        return results.count(ResultStatus.LATE);
+    }
+
+    /** Shed by the scheduler, or still queued when the run ended. */
+    public long dropped() {
+        return results.count(ResultStatus.DROPPED);
+    }
+
+    public long p50Micros() {
+        return results.p50Micros();
+    }
+
+    public long p99Micros() {
+        return results.p99Micros();
+    }
+
+    public long p999Micros() {
+        return results.p999Micros();
+    }
+
+    /** Per executed request; 0 when none ran (the figures draw a 0 as a gap). */
+    public double meanBatchSize() {
+        double mean = results.meanBatchSize();
+        return Double.isNaN(mean) ? 0 : mean;
+    }
+
     public double sloAttainment() {
-        return arrivals == 0 ? Double.NaN : (double) ok / arrivals;
+        return results.sloAttainment();
     }
 
     public double goodputPerSecond() {
-        return ok * 1e6 / windowMicros;
+        return results.goodputPerSecond(windowMicros);
     }
 
     public double throughputPerSecond() {
-        return (ok + late) * 1e6 / windowMicros;
+        return results.throughputPerSecond(windowMicros);
     }
 
     /** Share of the devices' time in the window spent executing batches. */
@@ -54,11 +87,11 @@ public record SimulationReport(
     }
 
     public double busyGpuSecondsPer1000Good() {
-        return ok == 0 ? Double.POSITIVE_INFINITY : busyGpuSeconds() * 1000 / ok;
+        return ok() == 0 ? Double.POSITIVE_INFINITY : busyGpuSeconds() * 1000 / ok();
     }
 
     public double provisionedGpuSecondsPer1000Good() {
-        return ok == 0 ? Double.POSITIVE_INFINITY : provisionedGpuSeconds() * 1000 / ok;
+        return ok() == 0 ? Double.POSITIVE_INFINITY : provisionedGpuSeconds() * 1000 / ok();
     }
 
     /** Simulation speed: requests simulated (warm-up included) per second of wall-clock time. */
@@ -73,10 +106,10 @@ public record SimulationReport(
             "provisioned_gpu_s_per_1000_good", "sim_requests_per_wall_s");
 
     public List<String> csvValues() {
-        return List.of(policy, Integer.toString(devices), num(windowMicros / 1e6), Long.toString(arrivals),
-                Long.toString(ok), Long.toString(late), Long.toString(dropped), num(sloAttainment()),
-                num(goodputPerSecond()), num(throughputPerSecond()), ms(p50Micros), ms(p99Micros), ms(p999Micros),
-                num(meanBatchSize), Long.toString(batches), num(utilisation()), Long.toString(coldStarts),
+        return List.of(policy, Integer.toString(devices), num(windowMicros / 1e6), Long.toString(arrivals()),
+                Long.toString(ok()), Long.toString(late()), Long.toString(dropped()), num(sloAttainment()),
+                num(goodputPerSecond()), num(throughputPerSecond()), ms(p50Micros()), ms(p99Micros()), ms(p999Micros()),
+                num(meanBatchSize()), Long.toString(batches), num(utilisation()), Long.toString(coldStarts),
                 Long.toString(preemptions), num(busyGpuSecondsPer1000Good()), num(provisionedGpuSecondsPer1000Good()),
                 num(simulatedRequestsPerWallSecond()));
     }
@@ -86,8 +119,8 @@ public record SimulationReport(
         return String.format(Locale.ROOT,
                 "%s: %.2f%% of %d within SLO (goodput %.1f/s, %d late, %d dropped), p50 %.2f ms, p99 %.2f ms, "
                         + "batch %.2f, utilisation %.1f%%, %.3f busy GPU-s per 1000 good",
-                policy, 100 * sloAttainment(), arrivals, goodputPerSecond(), late, dropped,
-                p50Micros / 1000.0, p99Micros / 1000.0, meanBatchSize, 100 * utilisation(), busyGpuSecondsPer1000Good());
+                policy, 100 * sloAttainment(), arrivals(), goodputPerSecond(), late(), dropped(),
+                p50Micros() / 1000.0, p99Micros() / 1000.0, meanBatchSize(), 100 * utilisation(), busyGpuSecondsPer1000Good());
     }
 
     private static String num(double v) {

@@ -1,13 +1,13 @@
 package io.kairos.sim;
 
 import io.kairos.core.device.DeviceView;
+import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.workload.Arrival;
 import io.kairos.schema.ResultStatus;
-import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -36,24 +36,19 @@ final class SimulationRun {
     private long sequence;
 
     // What the report counts: requests arriving at or after the warm-up, batches starting then.
-    private long arrivals;
-    private long ok;
-    private long late;
-    private long dropped;
+    private final ResultSummary.Stats results;
     private long simulated;
     private long batches;
-    private long batchedRequests;
-    private long batchSizeSum;
     private long busyMicros;
     private long coldStarts;
     private long preemptions;
-    private final Histogram latency = new Histogram(3);
 
     SimulationRun(Simulation sim, FateListener listener) {
         this.sim = sim;
         this.listener = listener;
         this.invocation = sim.invocation();
         this.warmup = sim.warmupMicros();
+        this.results = new ResultSummary.Stats(sim.policyName());
         SplittableRandom root = new SplittableRandom(sim.seed());
         this.source = sim.load().start(root.split().nextLong(), sim.durationMicros());
         List<DeviceView> views = new ArrayList<>();
@@ -88,15 +83,8 @@ final class SimulationRun {
         }
         // A policy that waits for a batch to fill may wait forever once arrivals stop.
         for (Request r : scheduler.pendingRequests()) fate(r, ResultStatus.DROPPED, now, 0);
-        return new SimulationReport(sim.policyName(), gpus.length, sim.durationMicros() - warmup, arrivals, ok, late, dropped,
-                latency.getValueAtPercentile(50), latency.getValueAtPercentile(99), latency.getValueAtPercentile(99.9),
-                meanBatch(), batches, busyMicros, coldStarts, preemptions,
-                simulated, System.nanoTime() - started);
-    }
-
-    private double meanBatch() {
-        // Weighted per request: the batch size the average executed request ran in.
-        return batchedRequests == 0 ? 0 : (double) batchSizeSum / batchedRequests;
+        return new SimulationReport(sim.policyName(), gpus.length, sim.durationMicros() - warmup, results,
+                batches, busyMicros, coldStarts, preemptions, simulated, System.nanoTime() - started);
     }
 
     private int earliestEvent() {
@@ -155,19 +143,7 @@ final class SimulationRun {
     }
 
     private void fate(Request r, ResultStatus status, long end, int batchSize) {
-        if (r.arrivalMicros() >= warmup) {
-            arrivals++;
-            switch (status) {
-                case OK -> ok++;
-                case LATE -> late++;
-                default -> dropped++;
-            }
-            if (batchSize > 0) {
-                latency.recordValue(end - r.arrivalMicros());
-                batchedRequests++;
-                batchSizeSum += batchSize;
-            }
-        }
+        if (r.arrivalMicros() >= warmup) results.add(status, r.arrivalMicros(), end, batchSize);
         listener.onFate(r, status, end, batchSize);
         source.ended(r, end);
     }

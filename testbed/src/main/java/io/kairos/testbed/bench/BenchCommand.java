@@ -1,5 +1,7 @@
 package io.kairos.testbed.bench;
 
+import io.kairos.jobs.options.BufferTimeoutOption;
+import io.kairos.jobs.options.DevicesOption;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import me.tongfei.progressbar.ProgressBar;
@@ -38,14 +40,15 @@ public class BenchCommand implements Callable<Integer> {
     @Option(names = "--rates", split = ",", description = "Offered rates of the throughput search (default: ${DEFAULT-VALUE}).")
     double[] rates = {10_000, 20_000, 30_000, 40_000, 50_000};
 
-    @Option(names = "--devices", description = "Zero-latency simulated devices (default: ${DEFAULT-VALUE}).")
-    int devices = 2;
+    /** Zero-latency simulated devices. */
+    @CommandLine.Mixin
+    DevicesOption devices = new DevicesOption(2);
 
     @Option(names = "--model", description = "Model whose input the requests carry (default: ${DEFAULT-VALUE}).")
     String model = "mlp";
 
-    @Option(names = "--buffer-timeout-ms", description = "Flink network buffer timeout (default: ${DEFAULT-VALUE}).")
-    long bufferTimeoutMs = 1;
+    @CommandLine.Mixin
+    BufferTimeoutOption bufferTimeout = new BufferTimeoutOption();
 
     @Option(names = "--skip-throughput", description = "Only the latency runs.")
     boolean skipThroughput;
@@ -58,14 +61,15 @@ public class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         ModelCatalog catalog = ModelCatalog.builtIn();
         if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--model '" + model + "' is not in the built-in catalog " + catalog.names());
+        devices.check(spec.commandLine());
         if (runs < 1 || durationSeconds < 3 || rate <= 0) throw new CommandLine.ParameterException(spec.commandLine(), "--runs must be >= 1, --duration >= 3, --rate > 0");
         Duration duration = Duration.ofSeconds(durationSeconds);
         Duration warmup = Duration.ofSeconds(2);
         Duration drain = Duration.ofSeconds(3);
         out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
-                model, catalog.get(model).input().byteSize(), devices, bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
+                model, catalog.get(model).input().byteSize(), devices.devices, bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
-             PipelineRig pipeline = new PipelineRig(broker, "bench", devices, model, bufferTimeoutMs)) {
+             PipelineRig pipeline = new PipelineRig(broker, "bench", devices.devices, model, bufferTimeout.bufferTimeoutMs)) {
             // One unmeasured phase of each first: the JIT, the broker's first segments and the job's
             // first checkpoints are not what is being compared.
             out.println("warming up (" + 2 * durationSeconds + " s, not measured) ...");

@@ -13,7 +13,7 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.StageTimes;
 import io.kairos.wire.AvroCodec;
-import org.HdrHistogram.Histogram;
+import io.kairos.core.metrics.ResultSummary;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -180,8 +180,8 @@ public final class KafkaRoundTrip {
         createTopicsIfAbsent();
         AtomicLong received = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        // 1 us .. 1 h at 3 significant digits, like ResultSummary; written by the receiver only, read after it stopped.
-        Histogram latency = new Histogram(3_600_000_000L, 3);
+        // Every answer is a served request to the figures; written by the receiver only, read after it stopped.
+        ResultSummary.Stats latency = new ResultSummary.Stats("kafka round trip");
 
         // Consumers first, positioned at the end, so that no request can be sent before they listen.
         // Every client is connected and has the topics' metadata before the first send, so that the
@@ -250,14 +250,15 @@ public final class KafkaRoundTrip {
         }
     }
 
-    private static void receive(KafkaConsumer<byte[], byte[]> in, Histogram latency, AtomicLong received, AtomicReference<Throwable> failure) {
+    private static void receive(KafkaConsumer<byte[], byte[]> in, ResultSummary.Stats latency, AtomicLong received, AtomicReference<Throwable> failure) {
         try (in) {
             while (true) {
                 for (ConsumerRecord<byte[], byte[]> r : in.poll(Duration.ofMillis(100))) {
                     long now = System.nanoTime();
                     ByteBuffer header = ByteBuffer.wrap(r.value());
                     long sentNanos = header.getLong(0);
-                    if (header.get(16) == 1) latency.recordValue(Math.min((now - sentNanos) / 1_000, latency.getHighestTrackableValue()));
+                    long sentMicros = sentNanos / 1_000;
+                    if (header.get(16) == 1) latency.add(ResultStatus.OK, sentMicros, sentMicros + (now - sentNanos) / 1_000, 0);
                     received.incrementAndGet();
                 }
             }
@@ -325,11 +326,11 @@ public final class KafkaRoundTrip {
     /**
      * What a run measured. {@code sent} counts every request, {@code measuredSent} those after the
      * warm-up, {@code received} every answer that came back. Latencies are of the measured round
-     * trips, in microseconds. {@code maxBehindMicros} is how late the sender fell behind its
+     * trips, in microseconds, counted as served requests by the shared figures. {@code maxBehindMicros} is how late the sender fell behind its
      * schedule at worst: if it is large, the client, not Kafka, limited the rate.
      */
     public record Result(long sent, long measuredSent, long received, long elapsedMicros, long maxBehindMicros,
-                         int requestBytes, int resultBytes, Histogram latencyMicros) {
+                         int requestBytes, int resultBytes, ResultSummary.Stats latency) {
 
         /** Requests that never came back within the drain timeout. */
         public long lost() {
@@ -337,7 +338,7 @@ public final class KafkaRoundTrip {
         }
 
         public long measured() {
-            return latencyMicros.getTotalCount();
+            return latency.served();
         }
 
         public double offeredRatePerSecond() {
@@ -345,7 +346,7 @@ public final class KafkaRoundTrip {
         }
 
         public long latencyMicrosAt(double percentile) {
-            return measured() == 0 ? 0 : latencyMicros.getValueAtPercentile(percentile);
+            return latency.latencyMicrosAt(percentile);
         }
 
         public long p50Micros() {
@@ -361,11 +362,11 @@ public final class KafkaRoundTrip {
         }
 
         public double meanMicros() {
-            return measured() == 0 ? Double.NaN : latencyMicros.getMean();
+            return latency.meanLatencyMicros();
         }
 
         public long maxMicros() {
-            return measured() == 0 ? 0 : latencyMicros.getMaxValue();
+            return latency.maxLatencyMicros();
         }
 
         @Override

@@ -9,7 +9,7 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
-import org.HdrHistogram.Histogram;
+import io.kairos.core.metrics.ResultSummary;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -67,7 +67,7 @@ final class PipelineRig implements AutoCloseable {
      */
     Phase run(double rate, Duration duration, Duration warmup, Duration drain) throws InterruptedException {
         Workload load = new Workload(List.of(ModelLoad.of("bench", model, rate, 600_000, ArrivalSpec.POISSON)));
-        Histogram latency = new Histogram(3);
+        ResultSummary.Stats measured = new ResultSummary.Stats("pipeline");
         long[] counts = new long[1];
         long start = io.kairos.core.time.WallClock.nowMicros();
         long measureFrom = start + warmup.toNanos() / 1_000;
@@ -75,7 +75,7 @@ final class PipelineRig implements AutoCloseable {
             long sent = r.getTimings().getSent();
             if (sent < start) return;
             counts[0]++;
-            if (sent >= measureFrom) latency.recordValue(Math.max(0, receivedAt - sent));
+            if (sent >= measureFrom) measured.add(r.getStatus(), sent, receivedAt, r.getBatchSize());
         });
         RequestProducer.PacingReport pacing;
         java.util.concurrent.atomic.AtomicBoolean sending = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -91,7 +91,7 @@ final class PipelineRig implements AutoCloseable {
         }
         long expected = results.distinct() + (pacing.sent() - counts[0]);
         results.awaitResults(expected, drain, drain.multipliedBy(10));
-        return new Phase(pacing.sent(), counts[0], pacing.offeredRatePerSecond(), pacing.p99BehindMicros(), latency);
+        return new Phase(pacing.sent(), counts[0], pacing.offeredRatePerSecond(), pacing.p99BehindMicros(), measured);
     }
 
     @Override
@@ -101,13 +101,13 @@ final class PipelineRig implements AutoCloseable {
     }
 
     /** What one load phase saw. */
-    record Phase(long sent, long received, double offeredPerSecond, long p99BehindMicros, Histogram latencyMicros) {
+    record Phase(long sent, long received, double offeredPerSecond, long p99BehindMicros, ResultSummary.Stats measured) {
         long p50Micros() {
-            return latencyMicros.getValueAtPercentile(50);
+            return measured.p50Micros();
         }
 
         long p99Micros() {
-            return latencyMicros.getValueAtPercentile(99);
+            return measured.p99Micros();
         }
 
         /** Kept up: every request came back, and the tail did not grow into a backlog. */

@@ -1,9 +1,13 @@
 package io.kairos.testbed.demo;
 
+import io.kairos.jobs.options.SimulatedSpeedOption;
+import io.kairos.jobs.options.PolicyOptions;
+import io.kairos.testbed.options.ArrivalsOption;
+import io.kairos.testbed.options.RunLengthOptions;
+import io.kairos.testbed.options.SeedOption;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.examples.ExampleModels;
-import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
 import io.kairos.jobs.ServeCommand;
@@ -27,7 +31,6 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -44,9 +47,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
         description = "Run the serving job on an embedded Kafka broker and Flink mini-cluster with a generated load.")
 public class DemoCommand implements Callable<Integer> {
 
-    @Option(names = "--duration", description = "Seconds of load (default: ${DEFAULT-VALUE}).")
-    int durationSeconds = 20;
-
     @Option(names = "--workload", description = "model:rate/s:SLO ms,... (default: " + SIMULATED_WORKLOAD + "; with ONNX models: " + ONNX_WORKLOAD + ").")
     String workload;
 
@@ -59,27 +59,23 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--model-repository", paramLabel = "DIR", description = "Run the ONNX models of this model repository on ONNX Runtime devices (see README, \"Adding a model\").")
     Path modelRepository;
 
-    @Option(names = "--arrivals", paramLabel = "PROCESS",
-            description = "How each load's requests are spaced: poisson, fixed, gamma:cv2=N or mmpp:cv2=N (default: ${DEFAULT-VALUE}).")
-    String arrivals = "poisson";
+    @CommandLine.Mixin
+    ArrivalsOption arrivals = new ArrivalsOption();
 
-    @Option(names = "--policy", description = "Scheduling policy (default: ${DEFAULT-VALUE}).")
-    String policy = "clockwork";
-
-    @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable.")
-    Map<String, String> policyParams = new LinkedHashMap<>();
+    @CommandLine.Mixin
+    PolicyOptions policy = new PolicyOptions();
 
     @Option(names = "--devices", description = "Devices (default: 4 simulated, or 2 ONNX Runtime CPU devices).")
     Integer devices;
 
-    @Option(names = "--simulated-speed", description = "Multiplies every profiled latency (default: ${DEFAULT-VALUE}).")
-    double speed = 1.0;
+    @CommandLine.Mixin
+    SimulatedSpeedOption speed = new SimulatedSpeedOption();
 
-    @Option(names = "--warmup", description = "Seconds of the same load before the measured run, not counted: the JIT compiles the hot paths meanwhile (default: ${DEFAULT-VALUE}).")
-    int warmupSeconds = 10;
+    @CommandLine.Mixin
+    RunLengthOptions runLength = new RunLengthOptions(20, 10);
 
-    @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
-    long seed = 1;
+    @CommandLine.Mixin
+    SeedOption seed = new SeedOption();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -87,12 +83,7 @@ public class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        ArrivalSpec arrivalSpec;
-        try {
-            arrivalSpec = ArrivalSpec.parse(arrivals);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--arrivals: " + e.getMessage());
-        }
+        ArrivalSpec arrivalSpec = arrivals.parse(spec.commandLine());
         if (onnx && modelRepository == null) {
             modelRepository = ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"));
         }
@@ -107,19 +98,19 @@ public class DemoCommand implements Callable<Integer> {
         for (String model : load.models()) {
             if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; models: " + catalog.names());
         }
-        if (!Policies.names().contains(policy)) throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
-        if (devices < 1 || durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices and --duration must be at least 1");
+        policy.check(spec.commandLine());
+        speed.check(spec.commandLine());
+        if (devices < 1 || runLength.durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices and --duration must be at least 1");
 
-        out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy + ", " + devices
-                + (real ? " ONNX Runtime devices (" + modelRepository + ")" : " simulated devices") + ", " + durationSeconds + " s");
+        out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy.policy + ", " + devices
+                + (real ? " ONNX Runtime devices (" + modelRepository + ")" : " simulated devices") + ", " + runLength.durationSeconds + " s");
         out.print("starting Kafka broker (KRaft, in-process) ... ");
         out.flush();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             out.println(broker.bootstrapServers());
             config.bootstrapServers = broker.bootstrapServers();
-            config.policy = policy;
-            config.policyParams = policyParams;
-            config.simulatedSpeed = speed;
+            policy.applyTo(config);
+            config.simulatedSpeed = speed.simulatedSpeed;
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);
 
@@ -133,10 +124,10 @@ public class DemoCommand implements Callable<Integer> {
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
                 out.println("job " + job.getJobID() + " is serving");
-                if (warmupSeconds > 0) {
-                    out.print("warming up for " + warmupSeconds + " s (not counted) ... ");
+                if (runLength.warmupSeconds > 0) {
+                    out.print("warming up for " + runLength.warmupSeconds + " s (not counted) ... ");
                     out.flush();
-                    producer.run(load, seed + 1, Duration.ofSeconds(warmupSeconds));
+                    producer.run(load, seed.seed + 1, Duration.ofSeconds(runLength.warmupSeconds));
                     results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(30));
                     out.println("done");
                 }
@@ -185,13 +176,13 @@ public class DemoCommand implements Callable<Integer> {
             }
         }, "demo-results");
         reader.start();
-        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("serving").setInitialMax(durationSeconds * 1000L)
+        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("serving").setInitialMax(runLength.durationSeconds * 1000L)
                 .setUnit(" s", 1000).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).showSpeed().build()) {
-            RequestProducer.PacingReport pacing = producer.run(load, seed, Duration.ofSeconds(durationSeconds), (sent, offsetMicros, behind) -> {
+            RequestProducer.PacingReport pacing = producer.run(load, seed.seed, Duration.ofSeconds(runLength.durationSeconds), (sent, offsetMicros, behind) -> {
                 bar.stepTo(offsetMicros / 1000);
                 bar.setExtraMessage(live[0]);
             });
-            bar.stepTo(durationSeconds * 1000L);
+            bar.stepTo(runLength.durationSeconds * 1000L);
             producer.flush();
             if (pacing.p99BehindMicros() > 10_000) {
                 out.printf("%nnote: the load generator fell behind its schedule (p99 %.1f ms): this machine is saturated%n", pacing.p99BehindMicros() / 1000.0);

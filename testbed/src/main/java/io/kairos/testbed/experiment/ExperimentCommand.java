@@ -1,5 +1,6 @@
 package io.kairos.testbed.experiment;
 
+import io.kairos.testbed.options.ProgressOption;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,8 +55,8 @@ public class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--redraw", description = "Simulate nothing: print the table, check and draw again from DIR/results.csv.")
     boolean redraw;
 
-    @Option(names = "--no-progress", description = "No progress bar (for logs and scripts).")
-    boolean noProgress;
+    @CommandLine.Mixin
+    ProgressOption progress = new ProgressOption();
 
     @Override
     public Integer call() throws Exception {
@@ -72,7 +73,7 @@ public class ExperimentCommand implements Callable<Integer> {
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
 
         PrintWriter w = cl.getOut();
-        ExperimentRunner runner = new ExperimentRunner(threads, !noProgress, w);
+        ExperimentRunner runner = new ExperimentRunner(threads, !progress.noProgress, w);
         if (redraw) {
             Path csv = dir.resolve(ExperimentRunner.RESULTS);
             if (!Files.isRegularFile(csv)) throw new ParameterException(cl, "--redraw: no " + csv + "; run the experiment first");

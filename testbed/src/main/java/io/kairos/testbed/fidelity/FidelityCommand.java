@@ -1,7 +1,12 @@
 package io.kairos.testbed.fidelity;
 
+import io.kairos.jobs.options.DevicesOption;
+import io.kairos.jobs.options.PolicyOptions;
+import io.kairos.testbed.options.RunLengthOptions;
+import io.kairos.testbed.options.SeedOption;
+import picocli.CommandLine.Mixin;
+import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Delay;
 import io.kairos.sim.Simulation;
@@ -58,25 +63,25 @@ public class FidelityCommand implements Callable<Integer> {
     @Option(names = "--workload", description = "model:rate:sloMs,... (default: ${DEFAULT-VALUE})")
     String workload = "resnet50:250:40,googlenet:400:25,mlp:300:20";
 
-    @Option(names = "--devices", description = "Simulated devices (default: ${DEFAULT-VALUE}).")
-    int devices = 2;
+    /** Simulated devices, in the job and in the simulator. */
+    @Mixin
+    DevicesOption devices = new DevicesOption(2);
 
-    @Option(names = "--policy", description = "Scheduling policy (default: ${DEFAULT-VALUE}).")
-    String policy = "clockwork";
+    /** The same policy and parameters in the job and in the simulator. */
+    @Mixin
+    PolicyOptions policy = new PolicyOptions();
 
-    @Option(names = "--duration", description = "Seconds of measured load (default: ${DEFAULT-VALUE}).")
-    int durationSeconds = 60;
-
-    @Option(names = "--warmup", description = "Seconds of the same load before, not compared; the simulator's hand-over delay is measured then (default: ${DEFAULT-VALUE}).")
-    int warmupSeconds = 10;
+    /** The simulator's hand-over delay is measured in the warm-up. */
+    @Mixin
+    RunLengthOptions runLength = new RunLengthOptions(60, 10);
 
     @Option(names = "--handover-keep", description = "Percent of the warm-up's hand-over samples, the shortest, that calibrate the simulator; the longest are stalls of the warm-up itself (default: ${DEFAULT-VALUE}).")
     double handoverKeep = 99;
 
     private final HandoverDelays handovers = new HandoverDelays();
 
-    @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
-    long seed = 1;
+    @Mixin
+    SeedOption seed = new SeedOption();
 
     @Option(names = "--out", description = "Directory for summary.csv and latency-cdf.csv (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("testbed/experiments/fidelity");
@@ -90,8 +95,8 @@ public class FidelityCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        if (!Policies.names().contains(policy)) throw new ParameterException(spec.commandLine(), "unknown policy '" + policy + "'; known: " + Policies.names());
-        if (devices < 1 || durationSeconds < 1 || warmupSeconds < 1) {
+        policy.check(spec.commandLine());
+        if (devices.devices < 1 || runLength.durationSeconds < 1 || runLength.warmupSeconds < 1) {
             throw new ParameterException(spec.commandLine(), "--devices, --duration and --warmup must be positive");
         }
         ModelCatalog catalog = ModelCatalog.builtIn();
@@ -101,8 +106,8 @@ public class FidelityCommand implements Callable<Integer> {
 
         List<ServedRequest> job = runJob(console, catalog, load);
         List<ServedRequest> simulated = simulate(catalog, job);
-        FateStats j = FateStats.of("flink-job", job);
-        FateStats s = FateStats.of("simulator", simulated);
+        ResultSummary.Stats j = stats("flink-job", job);
+        ResultSummary.Stats s = stats("simulator", simulated);
         Comparison c = new Comparison(j, s);
         console.println();
         console.println(c.table());
@@ -116,25 +121,25 @@ public class FidelityCommand implements Callable<Integer> {
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             ServingConfig config = new ServingConfig();
             config.bootstrapServers = broker.bootstrapServers();
-            config.policy = policy;
-            config.devices = devices;
+            policy.applyTo(config);
+            config.devices = devices.devices;
             config.simulatedSpeed = 1.0;
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
-            console.println("starting the broker, the Flink mini-cluster and the serving job (" + devices + " simulated devices, " + policy + ") ...");
-            JobClient jobClient = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
+            console.println("starting the broker, the Flink mini-cluster and the serving job (" + devices.devices + " simulated devices, " + policy.policy + ") ...");
+            JobClient jobClient = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices.devices, flink));
             try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
-                console.println("warming up for " + warmupSeconds + " s, measuring the hand-over to the devices (not compared) ...");
+                console.println("warming up for " + runLength.warmupSeconds + " s, measuring the hand-over to the devices (not compared) ...");
                 // The first half of the warm-up is the JIT's; the hand-over is measured in the second.
-                long calibrateFrom = io.kairos.core.time.WallClock.nowMicros() + warmupSeconds * 500_000L;
+                long calibrateFrom = io.kairos.core.time.WallClock.nowMicros() + runLength.warmupSeconds * 500_000L;
                 results.onResult((r, receivedAt) -> {
                     if (r.getTimings().getSent() >= calibrateFrom) handovers.add(r);
                 });
-                producer.run(load, seed + 1, Duration.ofSeconds(warmupSeconds));
+                producer.run(load, seed.seed + 1, Duration.ofSeconds(runLength.warmupSeconds));
                 results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(60));
                 long runStart = io.kairos.core.time.WallClock.nowMicros();
                 results.onResult((r, receivedAt) -> {
@@ -145,10 +150,10 @@ public class FidelityCommand implements Callable<Integer> {
                     while (sending.get()) results.poll(Duration.ofMillis(50));
                 }, "fidelity-results");
                 reader.start();
-                try (ProgressBar bar = new ProgressBarBuilder().setTaskName("flink job").setInitialMax(durationSeconds * 1000L)
+                try (ProgressBar bar = new ProgressBarBuilder().setTaskName("flink job").setInitialMax(runLength.durationSeconds * 1000L)
                         .setUnit(" s", 1000).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build()) {
-                    producer.run(load, seed, Duration.ofSeconds(durationSeconds), (sent, offsetMicros, behind) -> bar.stepTo(offsetMicros / 1000));
-                    bar.stepTo(durationSeconds * 1000L);
+                    producer.run(load, seed.seed, Duration.ofSeconds(runLength.durationSeconds), (sent, offsetMicros, behind) -> bar.stepTo(offsetMicros / 1000));
+                    bar.stepTo(runLength.durationSeconds * 1000L);
                     producer.flush();
                 } finally {
                     sending.set(false);
@@ -160,6 +165,16 @@ public class FidelityCommand implements Callable<Integer> {
             }
         }
         return fates;
+    }
+
+    /** The figures of one side, latency from admission to batch end. */
+    static ResultSummary.Stats stats(String source, List<ServedRequest> fates) {
+        ResultSummary.Stats stats = new ResultSummary.Stats(source);
+        for (ServedRequest f : fates) {
+            // A drop has no batch end: it ends, for the span, where it began.
+            stats.add(f.status(), f.enqueuedMicros(), f.served() ? f.endMicros() : f.enqueuedMicros(), f.batchSize());
+        }
+        return stats;
     }
 
     /** Keeps what reached the scheduler; requests rejected at admission never queued. */
@@ -192,8 +207,8 @@ public class FidelityCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "hand-over to the device in the warm-up: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", sorted.length,
                 sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
-        Simulation.builder(catalog).devices(devices).policy(policy).load(ArrivalSource.replay(arrivals))
-                .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).preemption(false).duration(last + 1).seed(seed).build()
+        Simulation.builder(catalog).devices(devices.devices).policy(policy.policy, policy.params).load(ArrivalSource.replay(arrivals))
+                .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).preemption(false).duration(last + 1).seed(seed.seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
         return out;
@@ -204,9 +219,9 @@ public class FidelityCommand implements Callable<Integer> {
         Files.writeString(out.resolve("summary.csv"), c.csv());
         Files.writeString(out.resolve("latency-cdf.csv"), c.cdfCsv());
         ResultTable cdf = new ResultTable(List.of("source", "latency_ms", "percentile"));
-        for (FateStats f : List.of(c.job(), c.sim())) {
+        for (ResultSummary.Stats f : List.of(c.job(), c.sim())) {
             for (double p = 0; p <= 99.9; p += 0.1) {
-                cdf.add(List.of(f.source(), String.format(Locale.ROOT, "%.3f", f.latencyMicros().getValueAtPercentile(p) / 1000.0),
+                cdf.add(List.of(f.name(), String.format(Locale.ROOT, "%.3f", f.latencyMicrosAt(p) / 1000.0),
                         String.format(Locale.ROOT, "%.1f", p)));
             }
         }
@@ -216,9 +231,9 @@ public class FidelityCommand implements Callable<Integer> {
     }
 
     /** The two sides and the fidelity targets: attainment within 2 points, p99 within 10 %. */
-    record Comparison(FateStats job, FateStats sim) {
+    record Comparison(ResultSummary.Stats job, ResultSummary.Stats sim) {
         double attainmentGapPoints() {
-            return 100 * Math.abs(job.attainment() - sim.attainment());
+            return 100 * Math.abs(job.sloAttainment() - sim.sloAttainment());
         }
 
         double p99GapRatio() {
@@ -228,9 +243,9 @@ public class FidelityCommand implements Callable<Integer> {
         String table() {
             StringBuilder s = new StringBuilder();
             s.append(String.format(Locale.ROOT, "%-10s %9s %8s %6s %8s %9s %9s %7s%n", "", "requests", "SLO met", "late", "dropped", "p50 ms", "p99 ms", "batch"));
-            for (FateStats f : List.of(job, sim)) {
-                s.append(String.format(Locale.ROOT, "%-10s %9d %7.2f%% %6d %8d %9.2f %9.2f %7.2f%n", f.source(), f.requests(), 100 * f.attainment(),
-                        f.late(), f.dropped(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, f.meanBatch()));
+            for (ResultSummary.Stats f : List.of(job, sim)) {
+                s.append(String.format(Locale.ROOT, "%-10s %9d %7.2f%% %6d %8d %9.2f %9.2f %7.2f%n", f.name(), f.total(), 100 * f.sloAttainment(),
+                        f.count(ResultStatus.LATE), f.count(ResultStatus.DROPPED), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, meanBatch(f)));
             }
             s.append(String.format(Locale.ROOT, "attainment gap %.2f points (target <= 2): %s%n", attainmentGapPoints(), attainmentGapPoints() <= 2 ? "PASS" : "FAIL"));
             s.append(String.format(Locale.ROOT, "p99 gap %.1f %% (target <= 10 %%): %s", 100 * p99GapRatio(), p99GapRatio() <= 0.10 ? "PASS" : "FAIL"));
@@ -239,9 +254,9 @@ public class FidelityCommand implements Callable<Integer> {
 
         String csv() {
             StringBuilder s = new StringBuilder("source,requests,ok,late,dropped,slo_attainment,p50_ms,p99_ms,mean_batch\n");
-            for (FateStats f : List.of(job, sim)) {
-                s.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.6f,%.3f,%.3f,%.4f%n", f.source(), f.requests(), f.ok(), f.late(), f.dropped(),
-                        f.attainment(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, f.meanBatch()));
+            for (ResultSummary.Stats f : List.of(job, sim)) {
+                s.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%.6f,%.3f,%.3f,%.4f%n", f.name(), f.total(), f.count(ResultStatus.OK),
+                        f.count(ResultStatus.LATE), f.count(ResultStatus.DROPPED), f.sloAttainment(), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, meanBatch(f)));
             }
             return s.toString();
         }
@@ -253,10 +268,14 @@ public class FidelityCommand implements Callable<Integer> {
             for (double p = 0; p < 99; p += 0.5) ps.add(p);
             for (double p = 99; p <= 100.0001; p += 0.1) ps.add(Math.min(100, p));
             for (double p : ps) {
-                s.append(String.format(Locale.ROOT, "%.1f,%.3f,%.3f%n", p, job.latencyMicros().getValueAtPercentile(p) / 1000.0,
-                        sim.latencyMicros().getValueAtPercentile(p) / 1000.0));
+                s.append(String.format(Locale.ROOT, "%.1f,%.3f,%.3f%n", p, job.latencyMicrosAt(p) / 1000.0, sim.latencyMicrosAt(p) / 1000.0));
             }
             return s.toString();
+        }
+
+        /** 0 when nothing ran, as before the figures were shared. */
+        private static double meanBatch(ResultSummary.Stats f) {
+            return Double.isNaN(f.meanBatchSize()) ? 0 : f.meanBatchSize();
         }
     }
 }

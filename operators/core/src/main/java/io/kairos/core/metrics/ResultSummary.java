@@ -15,12 +15,17 @@ import java.util.TreeMap;
  * What a run achieved, per model and overall, from its terminal results: how many ended in each
  * status, SLO attainment, goodput, throughput, latency percentiles and batch sizes.
  *
- * <p>Definitions, so that figures from different runs and tools agree:
+ * <p>The one definition of these figures in Kairos: the clients ({@code collect}, the demo), the
+ * simulator's report, the fidelity comparison and the benchmarks all count with {@link Stats}, so
+ * that a figure means the same wherever it is printed:
  * <ul>
- *   <li>end-to-end latency = {@code emitted - sent}, client send to result emission;</li>
+ *   <li>latency = end - start of each result, on one clock: here {@code emitted - sent}, client
+ *       send to result emission; the simulator and the fidelity comparison measure from admission
+ *       to batch end, the Kafka round trip from send to receipt;</li>
  *   <li>SLO attainment = OK / all results (a dropped or rejected request counts against it);</li>
- *   <li>the observed span runs from the earliest send to the latest emission of the results seen;
- *       goodput = OK per second and throughput = served (OK + LATE) per second over that span;</li>
+ *   <li>the observed span runs from the earliest start to the latest end of the results seen;
+ *       goodput = OK per second and throughput = served (OK + LATE) per second over that span, or
+ *       over a window the caller measured (the simulator's window after its warm-up);</li>
  *   <li>latency percentiles are over the served requests (OK and LATE) only: a request shed or
  *       rejected early answers fast, and counting it would flatter the tail;</li>
  *   <li>mean batch size is over the requests that ran on a device (batch size above 0), weighted
@@ -45,8 +50,13 @@ public final class ResultSummary {
      */
     public void add(String model, ResultStatus status, long sentMicros, long emittedMicros, int batchSize) {
         String name = model == null || model.isEmpty() ? "(unknown)" : model;
-        byModel.computeIfAbsent(name, Stats::new).add(status, sentMicros, emittedMicros, batchSize);
-        overall.add(status, sentMicros, emittedMicros, batchSize);
+        addTo(byModel.computeIfAbsent(name, Stats::new), status, sentMicros, emittedMicros, batchSize);
+        addTo(overall, status, sentMicros, emittedMicros, batchSize);
+    }
+
+    private static void addTo(Stats s, ResultStatus status, long sentMicros, long emittedMicros, int batchSize) {
+        if (sentMicros > 0) s.add(status, sentMicros, emittedMicros, batchSize);
+        else s.addUntimed(status, batchSize);
     }
 
     /** Adds everything {@code other} has seen to this summary; {@code other} is left as it was. */
@@ -133,23 +143,31 @@ public final class ResultSummary {
         private long firstSentMicros = Long.MAX_VALUE;
         private long lastEmittedMicros = Long.MIN_VALUE;
 
-        private Stats(String name) {
+        public Stats(String name) {
             this.name = name;
         }
 
-        void add(ResultStatus status, long sentMicros, long emittedMicros, int batchSize) {
-            counts[status.ordinal()]++;
-            if (sentMicros > 0) {
-                firstSentMicros = Math.min(firstSentMicros, sentMicros);
-                lastEmittedMicros = Math.max(lastEmittedMicros, emittedMicros);
-                if (status == ResultStatus.OK || status == ResultStatus.LATE) {
-                    // Producer and job may run on hosts whose clocks differ by more than the latency;
-                    // a negative difference is clock skew, recorded as zero rather than lost.
-                    long micros = Math.max(0, emittedMicros - sentMicros);
-                    latency.recordValue(micros);
-                    latencySumMicros += micros;
-                }
+        /**
+         * Adds one terminal result that started (was sent, or admitted) at {@code startMicros} and
+         * ended at {@code endMicros}, both on one clock of any origin; {@code batchSize} 0 when it
+         * never ran on a device. Its latency counts if it was served (OK or LATE).
+         */
+        public void add(ResultStatus status, long startMicros, long endMicros, int batchSize) {
+            addUntimed(status, batchSize);
+            firstSentMicros = Math.min(firstSentMicros, startMicros);
+            lastEmittedMicros = Math.max(lastEmittedMicros, endMicros);
+            if (status == ResultStatus.OK || status == ResultStatus.LATE) {
+                // Producer and job may run on hosts whose clocks differ by more than the latency;
+                // a negative difference is clock skew, recorded as zero rather than lost.
+                long micros = Math.max(0, endMicros - startMicros);
+                latency.recordValue(micros);
+                latencySumMicros += micros;
             }
+        }
+
+        /** Adds a result with no start time (bytes that could not be decoded): it counts, without latency or span. */
+        public void addUntimed(ResultStatus status, int batchSize) {
+            counts[status.ordinal()]++;
             if (batchSize > 0) {
                 executed++;
                 executedBatchSizeSum += batchSize;
@@ -191,7 +209,7 @@ public final class ResultSummary {
             return total == 0 ? Double.NaN : (double) count(ResultStatus.OK) / total;
         }
 
-        /** Earliest send to latest emission; 0 with no timed result. */
+        /** Earliest start to latest end; 0 with no timed result. */
         public long spanMicros() {
             return lastEmittedMicros < firstSentMicros ? 0 : lastEmittedMicros - firstSentMicros;
         }
@@ -206,9 +224,22 @@ public final class ResultSummary {
             return perSecond(served());
         }
 
+        /** OK results per second over a window of {@code windowMicros}; 0 when it is empty. */
+        public double goodputPerSecond(long windowMicros) {
+            return perSecond(count(ResultStatus.OK), windowMicros);
+        }
+
+        /** Served (OK + LATE) results per second over a window of {@code windowMicros}; 0 when it is empty. */
+        public double throughputPerSecond(long windowMicros) {
+            return perSecond(served(), windowMicros);
+        }
+
         private double perSecond(long n) {
-            long span = spanMicros();
-            return span == 0 ? 0 : n * 1_000_000.0 / span;
+            return perSecond(n, spanMicros());
+        }
+
+        private static double perSecond(long n, long windowMicros) {
+            return windowMicros <= 0 ? 0 : n * 1_000_000.0 / windowMicros;
         }
 
         /**

@@ -5,8 +5,9 @@ import java.time.Instant;
 /**
  * Microseconds since the Unix epoch, the unit of every timestamp in Kairos.
  *
- * <p>Only engines read it (the Flink functions, devices that run in real time); policies are
- * handed "now" so that the simulator can drive them with a virtual clock.
+ * <p>Only engines read it, through a {@link Clock} they are given ({@link Clock#wall()} by default)
+ * so that tests can give them another; policies are handed "now" so that the simulator can drive
+ * them with a virtual clock.
  */
 public final class WallClock {
     private WallClock() {}

@@ -136,6 +136,33 @@ class ResultSummaryTest {
     }
 
     @Test
+    void statsOnAClockOfAnyOriginWithRatesOverAGivenWindow() {
+        // As the simulator counts: times from its start at 0, rates over its measured window.
+        ResultSummary.Stats s = new ResultSummary.Stats("sim");
+        s.add(OK, 0, 300, 2);          // an arrival at time 0 is timed like any other
+        s.add(OK, 100, 300, 2);
+        s.add(LATE, 500, 2_500, 1);
+        s.add(DROPPED, 700, 700, 0);
+        s.addUntimed(REJECTED, 0);
+
+        assertThat(s.total()).isEqualTo(5);
+        assertThat(s.sloAttainment()).isEqualTo(0.4);
+        assertThat(s.served()).isEqualTo(3);
+        // served latencies 300, 200, 2000: the drop and the rejection have none
+        assertThat(s.p50Micros()).isEqualTo(300);
+        assertThat(s.maxLatencyMicros()).isEqualTo(2_000);
+        assertThat(s.meanLatencyMicros()).isCloseTo(2_500 / 3.0, offset(1e-9));
+        assertThat(s.meanBatchSize()).isCloseTo(5.0 / 3, offset(1e-12));
+        assertThat(s.spanMicros()).isEqualTo(2_500);
+        assertThat(s.goodputPerSecond()).isCloseTo(2 / 0.0025, offset(1e-6));
+        assertThat(s.goodputPerSecond(1_000_000)).isEqualTo(2.0);
+        assertThat(s.throughputPerSecond(1_000_000)).isEqualTo(3.0);
+        assertThat(s.goodputPerSecond(0)).isZero();
+        assertThat(new ResultSummary.Stats("none").meanBatchSize()).isNaN();
+        assertThat(new ResultSummary.Stats("none").p99Micros()).isZero();
+    }
+
+    @Test
     void readsInferenceResults() {
         ResultSummary s = new ResultSummary();
         s.add(InferenceResult.newBuilder().setRequestId("r1").setTenant("t").setModel("mlp").setStatus(OK).setBatchSize(4)

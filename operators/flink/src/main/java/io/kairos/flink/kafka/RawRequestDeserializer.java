@@ -1,6 +1,6 @@
 package io.kairos.flink.kafka;
 
-import io.kairos.core.time.WallClock;
+import io.kairos.core.time.Clock;
 import io.kairos.schema.internal.RawRequest;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -18,11 +18,22 @@ import java.nio.ByteBuffer;
 public final class RawRequestDeserializer implements KafkaRecordDeserializationSchema<RawRequest> {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
+    private final Clock clock;
+
+    public RawRequestDeserializer() {
+        this(Clock.wall());
+    }
+
+    /** @param clock stamps the time each record was read */
+    public RawRequestDeserializer(Clock clock) {
+        this.clock = clock;
+    }
+
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<RawRequest> out) {
         out.collect(new RawRequest(
                 record.topic(), record.partition(), record.offset(),
-                WallClock.nowMicros(),
+                clock.nowMicros(),
                 record.value() == null ? EMPTY : ByteBuffer.wrap(record.value())));
     }
 

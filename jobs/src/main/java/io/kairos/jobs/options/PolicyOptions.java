@@ -1,0 +1,38 @@
+package io.kairos.jobs.options;
+
+import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.jobs.ServingConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The scheduling policy of every serving group and its parameters: {@code serve}, {@code demo}, {@code fidelity}. */
+public final class PolicyOptions {
+    @Option(names = "--policy", description = "Scheduling policy: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).", completionCandidates = Names.class)
+    public String policy = ServingConfig.DEFAULTS.policy;
+
+    @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable, e.g. lookahead_ms=5, max_batch=8, max_queue_delay_ms=2, shed=false.")
+    public Map<String, String> params = new LinkedHashMap<>(ServingConfig.DEFAULTS.policyParams);
+
+    /** Fails with a one-line message if the policy is not a known one. */
+    public void check(CommandLine cl) {
+        if (!Policies.names().contains(policy)) {
+            throw new CommandLine.ParameterException(cl, "--policy '" + policy + "' is unknown; known: " + Policies.names());
+        }
+    }
+
+    public void applyTo(ServingConfig config) {
+        config.policy = policy;
+        config.policyParams = new LinkedHashMap<>(params);
+    }
+
+    static final class Names implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Policies.names().iterator();
+        }
+    }
+}

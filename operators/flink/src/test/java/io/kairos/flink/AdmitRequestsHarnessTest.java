@@ -1,0 +1,159 @@
+package io.kairos.flink;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.time.ManualClock;
+import io.kairos.schema.AssignGroup;
+import io.kairos.schema.ControlDecision;
+import io.kairos.schema.DType;
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import io.kairos.schema.Tensor;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.RawRequest;
+import io.kairos.wire.AvroCodec;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.BroadcastOperatorTestHarness;
+import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
+
+/**
+ * Drives {@link AdmitRequests} with Flink's broadcast test harness and a manual clock: each way a
+ * record of the requests topic can go (malformed, invalid, too late, admitted) and where it ends
+ * up (the main output, or a result on the {@link AdmitRequests#TURNED_AWAY} side output).
+ */
+class AdmitRequestsHarnessTest {
+
+    private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
+    private static final long NOW = 1_700_000_000_000_000L;
+    private static final long READ_AT = NOW - 300; // when the source read the record
+
+    private final ManualClock clock = new ManualClock(NOW);
+    private BroadcastOperatorTestHarness<RawRequest, ControlDecision, AdmittedRequest> harness;
+    private long offset;
+
+    @BeforeEach
+    void open() throws Exception {
+        harness = ProcessFunctionTestHarnesses.forBroadcastProcessFunction(
+                new AdmitRequests(CATALOG, new ControlPlane(1, "triton", Map.of()), clock), ControlPlane.DECISIONS);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        harness.close();
+    }
+
+    /** resnet50 and googlenet of the built-in catalog take FLOAT32 [3, 32, 32]. */
+    private static InferenceRequest request(String id, String model, long sentAtMicros, double sloMs) {
+        return InferenceRequest.newBuilder()
+                .setRequestId(id).setTenant("t").setModel(model)
+                .setInput(Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(3L, 32L, 32L))
+                        .setData(ByteBuffer.allocate(3 * 32 * 32 * 4)).build())
+                .setSentAtMicros(sentAtMicros).setSloMs(sloMs)
+                .build();
+    }
+
+    /** Feeds a record of partition 0 of the requests topic, at the next offset. */
+    private void read(byte[] payload) throws Exception {
+        harness.processElement(new RawRequest("requests", 0, offset++, READ_AT, ByteBuffer.wrap(payload)), 0);
+    }
+
+    private void read(InferenceRequest request) throws Exception {
+        read(AvroCodec.of(InferenceRequest.class).encode(request));
+    }
+
+    private List<InferenceResult> turnedAway() {
+        var side = harness.getSideOutput(AdmitRequests.TURNED_AWAY);
+        return side == null ? List.of() : side.stream().map(StreamRecord::getValue).toList();
+    }
+
+    @Test
+    void bytesThatAreNotARequestAreRejectedUnderTheirOrigin() throws Exception {
+        offset = 7;
+        read("not avro at all".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertThat(turnedAway()).singleElement().satisfies(r -> {
+            assertThat(r.getRequestId()).isEqualTo("requests-0@7");
+            assertThat(r.getStatus()).isEqualTo(ResultStatus.REJECTED);
+            assertThat(r.getReason()).startsWith("malformed request: ");
+            assertThat(r.getModel()).isEmpty();
+            assertThat(r.getTimings().getIngested()).isEqualTo(READ_AT);
+            assertThat(r.getTimings().getEmitted()).isEqualTo(NOW);
+        });
+    }
+
+    @Test
+    void aRequestTheCatalogCannotServeIsRejectedWithTheReason() throws Exception {
+        read(request("r1", "no-such-model", NOW - 1_000, 100));
+        read(request("r2", "resnet50", NOW - 1_000, -5));
+
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertThat(turnedAway()).extracting(InferenceResult::getRequestId, InferenceResult::getStatus).containsExactly(
+                tuple("r1", ResultStatus.REJECTED),
+                tuple("r2", ResultStatus.REJECTED));
+        assertThat(turnedAway().get(0).getReason()).startsWith("unknown model 'no-such-model'; served models: ");
+        assertThat(turnedAway().get(0).getModel()).isEqualTo("no-such-model");
+        assertThat(turnedAway().get(1).getReason()).isEqualTo("slo_ms must be a positive number of milliseconds, got -5.0");
+        assertThat(turnedAway().get(1).getTimings().getSent()).isEqualTo(NOW - 1_000);
+    }
+
+    @Test
+    void aRequestWhoseDeadlinePassedBeforeItWasReadIsDropped() throws Exception {
+        read(request("late", "resnet50", NOW - 10_500, 10));  // deadline NOW - 500
+        read(request("just", "resnet50", NOW - 10_000, 10));  // deadline NOW: no time left either
+
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertThat(turnedAway()).extracting(InferenceResult::getRequestId, InferenceResult::getStatus, InferenceResult::getReason).containsExactly(
+                tuple("late", ResultStatus.DROPPED, "deadline passed 500 us before the request was read"),
+                tuple("just", ResultStatus.DROPPED, "deadline passed 0 us before the request was read"));
+        assertThat(turnedAway().get(0).getTimings().getDeadline()).isEqualTo(NOW - 500);
+        assertThat(turnedAway().get(0).getTimings().getEmitted()).isEqualTo(NOW);
+    }
+
+    @Test
+    void aGoodRequestIsAdmittedWithItsDeadlineAndRoutedToTheGroupThePlanGivesItsModel() throws Exception {
+        harness.processBroadcastElement(ControlDecision.newBuilder().setVersion(1).setIssuedAtMicros(NOW).setIssuedBy("test")
+                .setAction(AssignGroup.newBuilder().setModel("resnet50").setGroup("vision").build()).build(), 0);
+
+        read(request("r", "resnet50", NOW - 9_999, 10));    // 1 us left
+        read(request("g", "googlenet", NOW - 1_000, 50));   // no assignment: the default group
+
+        assertThat(turnedAway()).isEmpty();
+        assertThat(harness.extractOutputValues()).satisfiesExactly(
+                a -> {
+                    assertThat(a.getRequest().getRequestId()).isEqualTo("r");
+                    assertThat(a.getGroup()).isEqualTo("vision");
+                    assertThat(a.getDeadlineAtMicros()).isEqualTo(NOW + 1);
+                    assertThat(a.getIngestedAtMicros()).isEqualTo(READ_AT);
+                },
+                a -> {
+                    assertThat(a.getRequest().getRequestId()).isEqualTo("g");
+                    assertThat(a.getGroup()).isEqualTo("default");
+                    assertThat(a.getDeadlineAtMicros()).isEqualTo(NOW + 49_000);
+                });
+    }
+
+    @Test
+    void aLaterAssignmentRoutesTheNextRequestsOnly() throws Exception {
+        read(request("before", "resnet50", NOW, 100));
+        harness.processBroadcastElement(ControlDecision.newBuilder().setVersion(1).setIssuedAtMicros(NOW).setIssuedBy("test")
+                .setAction(AssignGroup.newBuilder().setModel("resnet50").setGroup("vision").build()).build(), 0);
+        read(request("after", "resnet50", NOW, 100));
+
+        assertThat(harness.extractOutputValues()).extracting(a -> a.getRequest().getRequestId(), AdmittedRequest::getGroup)
+                .containsExactly(
+                        tuple("before", "default"),
+                        tuple("after", "vision"));
+    }
+}

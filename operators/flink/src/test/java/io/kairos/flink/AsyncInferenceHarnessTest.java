@@ -1,0 +1,239 @@
+package io.kairos.flink;
+
+import io.kairos.core.device.Device;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.RequestValidator;
+import io.kairos.core.time.ManualClock;
+import io.kairos.schema.DType;
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.Tensor;
+import io.kairos.schema.internal.AdmittedRequest;
+import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DeviceAction;
+import io.kairos.schema.internal.DispatchedBatch;
+import org.apache.flink.formats.avro.typeutils.AvroSerializer;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
+import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
+import org.apache.flink.streaming.runtime.tasks.mailbox.Mail;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
+
+/**
+ * Drives {@link AsyncInference} inside Flink's async operator with a device whose executions the
+ * test completes, a manual clock, and processing time the harness controls: a cancel that comes
+ * before the batch completed, one that comes after (too late), an execution that outlives the
+ * async timeout, and a device error, each with the outcomes it emits and the metrics it counts.
+ */
+class AsyncInferenceHarnessTest {
+
+    private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
+    private static final long TIMEOUT_MS = 200;
+    private static final long T0 = 1_700_000_000_000_000L; // micros since the epoch when the batch is dispatched
+    private static final long PROCESSING_START_MS = 10_000;
+
+    /**
+     * The device of the test: it runs nothing, it remembers each execution it was handed, and the
+     * test completes them. Static, because the function makes its device from a serializable
+     * factory when it opens.
+     */
+    static final class ControlledDevice implements Device {
+        record Handed(String model, int size, CompletableFuture<Execution> execution) {}
+
+        final List<Handed> handed = new CopyOnWriteArrayList<>();
+
+        @Override
+        public int slot() {
+            return 0;
+        }
+
+        @Override
+        public CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs) {
+            CompletableFuture<Execution> execution = new CompletableFuture<>();
+            handed.add(new Handed(model, size, execution));
+            return execution;
+        }
+    }
+
+    private static ControlledDevice device;
+
+    private final ManualClock clock = new ManualClock(T0);
+    private RecordedMetrics metrics;
+    private OneInputStreamOperatorTestHarness<DispatchedBatch, BatchOutcome> harness;
+
+    @BeforeEach
+    void open() throws Exception {
+        device = new ControlledDevice();
+        metrics = new RecordedMetrics("inference");
+        AsyncInference function = new AsyncInference(CATALOG, (slot, gpu, catalog) -> device, clock);
+        harness = new OneInputStreamOperatorTestHarness<>(
+                new AsyncWaitOperatorFactory<>(function, TIMEOUT_MS, 10, AsyncDataStream.OutputMode.UNORDERED),
+                new AvroSerializer<>(DispatchedBatch.class), metrics.environment());
+        harness.setup(new AvroSerializer<>(BatchOutcome.class));
+        harness.setProcessingTime(PROCESSING_START_MS);
+        harness.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        harness.close();
+        metrics.close();
+    }
+
+    private static AdmittedRequest request(String id) {
+        InferenceRequest r = InferenceRequest.newBuilder()
+                .setRequestId(id).setTenant("t").setModel("resnet50")
+                .setInput(Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(3L, 32L, 32L))
+                        .setData(ByteBuffer.allocate(3 * 32 * 32 * 4)).build())
+                .setSentAtMicros(T0 - 1_000).setSloMs(100)
+                .build();
+        return AdmittedRequest.newBuilder().setRequest(r).setDeadlineAtMicros(RequestValidator.deadlineMicros(r))
+                .setIngestedAtMicros(T0 - 900).setEnqueuedAtMicros(T0 - 800).setGroup("default").build();
+    }
+
+    /** Batch {@code id} of requests {@code id}-0 and {@code id}-1, dispatched at T0. */
+    private static DispatchedBatch run(String id) {
+        return DispatchedBatch.newBuilder().setBatchId(id).setGroup("default").setModel("resnet50").setDevice(0)
+                .setDispatchedAtMicros(T0).setPredictedStartMicros(T0).setPredictedLatencyMicros(3_500)
+                .setRequests(List.of(request(id + "-0"), request(id + "-1"))).build();
+    }
+
+    /** The scheduler's cancel of batch {@code id}, sent at {@code nowMicros}. */
+    private static DispatchedBatch cancel(String id, long nowMicros) {
+        return DispatchedBatch.newBuilder().setBatchId(id).setGroup("default").setModel("resnet50").setDevice(0)
+                .setDispatchedAtMicros(nowMicros).setPredictedStartMicros(T0).setPredictedLatencyMicros(3_500)
+                .setRequests(List.of()).setAction(DeviceAction.CANCEL).setCancelledRequestIds(List.of(id + "-0", id + "-1")).build();
+    }
+
+    /**
+     * Runs what the async operator left in the task's mailbox: results completed on another
+     * thread (here the test's, completing a device execution) and timeouts reach the operator
+     * as mails.
+     */
+    private void runMails() throws Exception {
+        TaskMailbox mailbox = harness.getTaskMailbox();
+        Optional<Mail> mail;
+        while ((mail = mailbox.tryTake(TaskMailbox.MIN_PRIORITY)).isPresent()) mail.get().run();
+    }
+
+    private List<BatchOutcome> outcomes() throws Exception {
+        runMails();
+        return new ArrayList<>(harness.extractOutputValues());
+    }
+
+    @Test
+    void aBatchCancelledBeforeItCompletedGivesOnlyTheCancelsVerdict() throws Exception {
+        harness.processElement(run("b1"), 0);
+        assertThat(device.handed).singleElement().satisfies(h -> {
+            assertThat(h.model()).isEqualTo("resnet50");
+            assertThat(h.size()).isEqualTo(2);
+        });
+        assertThat(outcomes()).isEmpty();
+
+        clock.advance(500);
+        harness.processElement(cancel("b1", clock.nowMicros()), 0);
+
+        // The device saw the cancel: a batch that had not started never runs.
+        assertThat(device.handed.get(0).execution().isCancelled()).isTrue();
+        assertThat(outcomes()).singleElement().satisfies(o -> {
+            assertThat(o.getBatch().getAction()).isEqualTo(DeviceAction.CANCEL);
+            assertThat(o.getBatch().getBatchId()).isEqualTo("b1");
+            assertThat(o.getBatch().getCancelledRequestIds()).containsExactly("b1-0", "b1-1");
+            assertThat(o.getCancelledInTime()).isTrue();
+            assertThat(o.getExecStartMicros()).isEqualTo(T0 + 500);
+            assertThat(o.getExecEndMicros()).isEqualTo(T0 + 500);
+            assertThat(o.getError()).isNull();
+        });
+        assertThat(metrics.count("batchesCancelled")).isEqualTo(1);
+        assertThat(metrics.count("cancelsTooLate")).isZero();
+
+        // Completing the withdrawn execution changes nothing: the batch gives no outcome of its own.
+        device.handed.get(0).execution().complete(new Device.Execution(T0, T0 + 3_500, false, List.of(), null));
+        assertThat(outcomes()).hasSize(1);
+        assertThat(metrics.count("batchesTimedOut")).isZero();
+    }
+
+    @Test
+    void aCancelAfterTheBatchCompletedIsTooLateAndItsResultsStand() throws Exception {
+        harness.processElement(run("b1"), 0);
+        device.handed.get(0).execution().complete(new Device.Execution(T0 + 100, T0 + 3_600, true, List.of(), null));
+
+        assertThat(outcomes()).singleElement().satisfies(o -> {
+            assertThat(o.getBatch().getAction()).isEqualTo(DeviceAction.RUN);
+            assertThat(o.getBatch().getRequests()).hasSize(2);
+            assertThat(o.getExecStartMicros()).isEqualTo(T0 + 100);
+            assertThat(o.getExecEndMicros()).isEqualTo(T0 + 3_600);
+            assertThat(o.getColdStart()).isTrue();
+            assertThat(o.getError()).isNull();
+        });
+        assertThat(metrics.count("coldStarts")).isEqualTo(1);
+
+        clock.advance(4_000);
+        harness.processElement(cancel("b1", clock.nowMicros()), 0);
+
+        List<BatchOutcome> all = outcomes();
+        assertThat(all).hasSize(2);
+        assertThat(all.get(1)).satisfies(o -> {
+            assertThat(o.getBatch().getAction()).isEqualTo(DeviceAction.CANCEL);
+            assertThat(o.getBatch().getBatchId()).isEqualTo("b1");
+            assertThat(o.getCancelledInTime()).isFalse();
+            assertThat(o.getExecEndMicros()).isEqualTo(T0 + 4_000);
+        });
+        assertThat(metrics.count("cancelsTooLate")).isEqualTo(1);
+        assertThat(metrics.count("batchesCancelled")).isZero();
+    }
+
+    @Test
+    void aBatchThatOutlivesTheTimeoutFailsAndIsWithdrawnFromTheDevice() throws Exception {
+        harness.processElement(run("b1"), 0);
+        clock.advance(TIMEOUT_MS * 1000 - 1);
+        harness.setProcessingTime(PROCESSING_START_MS + TIMEOUT_MS - 1);
+        assertThat(outcomes()).as("not yet timed out").isEmpty();
+
+        clock.advance(1);
+        harness.setProcessingTime(PROCESSING_START_MS + TIMEOUT_MS);
+
+        assertThat(outcomes()).singleElement().satisfies(o -> {
+            assertThat(o.getBatch().getBatchId()).isEqualTo("b1");
+            assertThat(o.getError()).isEqualTo("timed out on device 0 after 200 ms");
+            assertThat(o.getExecStartMicros()).isEqualTo(T0);
+            assertThat(o.getExecEndMicros()).isEqualTo(T0 + TIMEOUT_MS * 1000);
+        });
+        // Withdrawn, so that it does not hold the device for the batches behind it.
+        assertThat(device.handed.get(0).execution().isCancelled()).isTrue();
+        assertThat(metrics.count("batchesTimedOut")).isEqualTo(1);
+
+        // The device finishing it later gives no second outcome.
+        device.handed.get(0).execution().complete(new Device.Execution(T0, T0 + 300_000, false, List.of(), null));
+        assertThat(outcomes()).hasSize(1);
+        assertThat(metrics.count("batchesFailed")).isZero();
+    }
+
+    @Test
+    void aDeviceErrorFailsThatBatchOnly() throws Exception {
+        harness.processElement(run("b1"), 0);
+        harness.processElement(run("b2"), 0);
+        clock.advance(2_000);
+        device.handed.get(0).execution().completeExceptionally(new IllegalStateException("out of memory"));
+        device.handed.get(1).execution().complete(new Device.Execution(T0 + 2_000, T0 + 5_500, false, List.of(), null));
+
+        assertThat(outcomes()).extracting(o -> o.getBatch().getBatchId(), BatchOutcome::getError)
+                .containsExactlyInAnyOrder(
+                        tuple("b1", "device 0 failed: java.lang.IllegalStateException: out of memory"),
+                        tuple("b2", null));
+        assertThat(metrics.count("batchesFailed")).isEqualTo(1);
+        assertThat(metrics.count("batchesTimedOut")).isZero();
+    }
+}
