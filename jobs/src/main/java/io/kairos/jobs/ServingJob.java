@@ -85,7 +85,7 @@ public final class ServingJob {
 
     /** The devices {@code config} asks for. */
     public static DeviceFactory devices(ServingConfig config) {
-        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed);
+        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
         return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads);
     }

@@ -1,5 +1,6 @@
 package io.kairos.sim;
 
+import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.policy.Policies;
@@ -137,9 +138,9 @@ class SimulationTest {
     }
 
     @Test
-    void aLateEndCorrectsTheSchedulersViewOfTheDevice() {
-        // With a cold start the first batch ends at 7700, not at the predicted 2700; the second
-        // request must start then, not at 2700, and FIFO must know it: it runs 7700-10400.
+    void theSecondBatchRunsAfterTheFirstsColdStart() {
+        // The first batch loads its model: it ends at 7700 (the scheduler booked it so); the
+        // second request, warm, runs 7700-10400.
         Simulation sim = Simulation.builder(CATALOG).devices(1).policy("fifo")
                 .load(ArrivalSource.replay(List.of(at(0, "R", 100), at(10, "R", 100))))
                 .coldStarts(new ColdStarts(5000, 1)).duration(1000).build();

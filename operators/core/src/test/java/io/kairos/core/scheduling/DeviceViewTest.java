@@ -1,4 +1,4 @@
-package io.kairos.core.device;
+package io.kairos.core.scheduling;
 
 import io.kairos.core.model.InputSpec;
 import io.kairos.core.model.LatencyProfile;
