@@ -48,6 +48,9 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--control-topic", description = "default: ${DEFAULT-VALUE}")
     String controlTopic = "kairos-control";
 
+    @Option(names = "--device-reports-topic", description = "Where the devices report each batch's real start and end back to their schedulers (default: ${DEFAULT-VALUE}).")
+    String deviceReportsTopic = "kairos-device-reports";
+
     @Option(names = "--group-id", description = "Kafka consumer group of the job (default: ${DEFAULT-VALUE}).")
     String groupId = "kairos-serving";
 
@@ -89,6 +92,10 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--delivery", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ServingConfig.Delivery delivery = ServingConfig.Delivery.AT_LEAST_ONCE;
 
+    @Option(names = "--learn-latency", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Correct the latency profiles from the devices' reports: the 99th percentile of the last 10 batches per model and batch size (default: on; --no-learn-latency: the catalog's profiles stay).")
+    boolean learnLatency = true;
+
     @Option(names = "--async-timeout-ms", description = "A batch running longer fails (default: ${DEFAULT-VALUE}).")
     long asyncTimeoutMs = 30_000;
 
@@ -119,6 +126,7 @@ public class ServeCommand implements Callable<Integer> {
         c.resultsTopic = resultsTopic;
         c.telemetryTopic = telemetryTopic;
         c.controlTopic = controlTopic;
+        c.deviceReportsTopic = deviceReportsTopic;
         c.consumerGroup = groupId;
         c.fromEarliest = fromEarliest;
         c.policy = policy;
@@ -134,6 +142,7 @@ public class ServeCommand implements Callable<Integer> {
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
         c.asyncTimeoutMs = asyncTimeoutMs;
+        c.learnLatency = learnLatency;
         return c;
     }
 

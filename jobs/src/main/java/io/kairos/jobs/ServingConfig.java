@@ -18,6 +18,8 @@ public final class ServingConfig implements Serializable {
     public String resultsTopic = "kairos-results";
     public String telemetryTopic = "kairos-telemetry";
     public String controlTopic = "kairos-control";
+    /** Where the devices report each batch's real start and end, read back by the schedulers (the job's feedback loop). */
+    public String deviceReportsTopic = "kairos-device-reports";
     public String consumerGroup = "kairos-serving";
     /** Read the requests topic from the earliest offset when the group has none committed (else latest). */
     public boolean fromEarliest = false;
@@ -43,9 +45,11 @@ public final class ServingConfig implements Serializable {
     public long checkpointIntervalMs = 10_000;
     public Delivery delivery = Delivery.AT_LEAST_ONCE;
     public int sourceParallelism = 1;
+    /** Whether the schedulers correct their latency profiles from the devices' reports (a windowed percentile per model and batch size). */
+    public boolean learnLatency = true;
 
-    /** The four topics the job reads and writes. */
+    /** The five topics the job reads and writes. */
     public java.util.List<String> topics() {
-        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic);
+        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, deviceReportsTopic);
     }
 }

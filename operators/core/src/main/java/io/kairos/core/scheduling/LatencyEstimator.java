@@ -20,7 +20,7 @@ import java.util.Map;
 public final class LatencyEstimator {
 
     /** The window and percentile of every estimate. */
-    public record Settings(int window, double percentile) {
+    public record Settings(int window, double percentile) implements java.io.Serializable {
         /** The last 10 batches of each model and size, their 99th percentile. */
         public static final Settings DEFAULT = new Settings(10, 99);
 
