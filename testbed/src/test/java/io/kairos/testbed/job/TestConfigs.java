@@ -19,6 +19,7 @@ final class TestConfigs {
         c.resultsTopic = prefix + "results";
         c.telemetryTopic = prefix + "telemetry";
         c.controlTopic = prefix + "control";
+        c.deviceReportsTopic = prefix + "device-reports";
         c.consumerGroup = prefix + "serving";
         c.fromEarliest = true;
         c.devices = 2;
