@@ -40,6 +40,7 @@ final class PipelineRig implements AutoCloseable {
         config.resultsTopic = name + "-results";
         config.telemetryTopic = name + "-telemetry";
         config.controlTopic = name + "-control";
+        config.deviceReportsTopic = name + "-device-reports";
         config.consumerGroup = name;
         config.devices = devices;
         config.simulatedSpeed = 0;

@@ -75,6 +75,10 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--simulated-speed", description = "Multiplies every profiled latency (default: ${DEFAULT-VALUE}).")
     double speed = 1.0;
 
+    @Option(names = "--learn-latency", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "The schedulers correct their latency profiles from the devices' reports (default: on; --no-learn-latency: the catalog's stay).")
+    boolean learnLatency = true;
+
     @Option(names = "--warmup", description = "Seconds of the same load before the measured run, not counted: the JIT compiles the hot paths meanwhile (default: ${DEFAULT-VALUE}).")
     int warmupSeconds = 10;
 
@@ -120,6 +124,7 @@ public class DemoCommand implements Callable<Integer> {
             config.policy = policy;
             config.policyParams = policyParams;
             config.simulatedSpeed = speed;
+            config.learnLatency = learnLatency;
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);
 

@@ -224,7 +224,7 @@ class InfraManifestsTest {
     void localClusterCreatesTheJobsTopicsAndEnablesPrometheus() throws IOException {
         // infra/cluster declares its topics as "name:partitions:config" in a bash array.
         String script = Files.readString(INFRA.resolve("cluster"));
-        Matcher m = Pattern.compile("\"(kairos-[a-z]+):(\\d+):([^\"]*)\"").matcher(script);
+        Matcher m = Pattern.compile("\"(kairos-[a-z-]+):(\\d+):([^\"]*)\"").matcher(script);
         Map<String, String> topics = new LinkedHashMap<>();
         while (m.find()) topics.put(m.group(1), m.group(2) + ":" + m.group(3));
         ServingConfig defaults = serveConfig(List.of());

@@ -81,4 +81,70 @@ class DeviceViewTest {
         after.hold(w);
         assertThat(after.loadedModels()).containsExactly("X", "W");
     }
+
+    private static Dispatch batch(DeviceView d, long now, long latency) {
+        Dispatch b = new Dispatch("X", new io.kairos.core.request.Request[0], d.slot(), d.startAtMicros(now), latency);
+        d.book(b, now);
+        return b;
+    }
+
+    @Test
+    void aBatchThatEndsLateShiftsTheWorkBookedBehindIt() {
+        DeviceView d = new DeviceView(0, null);
+        Dispatch a = batch(d, 0, 1_000);     // 0-1000
+        Dispatch b = batch(d, 100, 2_000);   // sent at 100, behind a: 1000-3000
+        assertThat(b.predictedStartMicros()).isEqualTo(1_000);
+        d.observe(a, 0, 1_500);              // a ended 500 late
+        assertThat(d.predictedStartMicros(b)).isEqualTo(1_500);
+        assertThat(d.freeAtMicros()).isEqualTo(3_500);
+        assertThat(d.predictedStartMicros(a)).as("reported: no longer booked").isEqualTo(-1);
+    }
+
+    @Test
+    void aBatchThatEndsEarlyPullsTheWorkBehindItForwardButNotBeforeItWasSent() {
+        DeviceView d = new DeviceView(0, null);
+        Dispatch a = batch(d, 0, 1_000);     // 0-1000
+        Dispatch b = batch(d, 100, 2_000);   // 1000-3000, sent at 100
+        Dispatch c = batch(d, 700, 500);     // 3000-3500, sent at 700
+        d.observe(a, 0, 600);                // a ended at 600: b starts then; c right behind b
+        assertThat(d.predictedStartMicros(b)).isEqualTo(600);
+        assertThat(d.predictedStartMicros(c)).isEqualTo(2_600);
+        assertThat(d.freeAtMicros()).isEqualTo(3_100);
+        d.observe(b, 600, 800);              // b took 200: c could start at 800 but was sent at 700, fine: 800
+        assertThat(d.predictedStartMicros(c)).isEqualTo(800);
+        assertThat(d.freeAtMicros()).isEqualTo(1_300);
+
+        // A batch sent to an idle device starts when sent, however early the one before it ended.
+        DeviceView idle = new DeviceView(1, null);
+        Dispatch first = batch(idle, 0, 1_000);           // 0-1000
+        Dispatch later = batch(idle, 1_200, 1_000);       // sent at 1200 to an idle device: 1200-2200
+        idle.observe(first, 0, 900);
+        assertThat(idle.predictedStartMicros(later)).isEqualTo(1_200);
+        assertThat(idle.freeAtMicros()).isEqualTo(2_200);
+    }
+
+    @Test
+    void aReportOfABatchBookedBeforeOthersTakesThemAllOffAndTheLastReportSetsTheFreeTime() {
+        DeviceView d = new DeviceView(0, null);
+        Dispatch a = batch(d, 0, 1_000);
+        Dispatch b = batch(d, 0, 1_000);
+        d.observe(b, 1_000, 2_400);          // b's report: a is done too
+        assertThat(d.predictedStartMicros(a)).isEqualTo(-1);
+        assertThat(d.freeAtMicros()).isEqualTo(2_400);
+        assertThat(d.preemptibleAt(2_000)).as("b has ended").isNull();
+    }
+
+    @Test
+    void aReportOfABatchTheViewForgotReBasesEverythingStillBooked() {
+        DeviceView d = new DeviceView(0, null);
+        Dispatch a = batch(d, 0, 1_000);     // 0-1000
+        Dispatch b = batch(d, 1_500, 1_000); // at 1500 the view forgets a (predicted done); b 1500-2500
+        d.observe(a, 0, 2_000);              // a really ended at 2000: b cannot have started before
+        assertThat(d.predictedStartMicros(b)).isEqualTo(2_000);
+        assertThat(d.freeAtMicros()).isEqualTo(3_000);
+        // The re-based end is what preemption looks at.
+        assertThat(d.preemptibleAt(2_800)).isSameAs(b);
+        assertThat(d.unbookLast(2_800)).isSameAs(b);
+        assertThat(d.freeAtMicros()).isEqualTo(2_800);
+    }
 }
