@@ -45,6 +45,12 @@ public final class ServingConfig implements Serializable {
     public long checkpointIntervalMs = 10_000;
     public Delivery delivery = Delivery.AT_LEAST_ONCE;
     public int sourceParallelism = 1;
+    /**
+     * Whether the devices report every batch back to its scheduler through {@link #deviceReportsTopic}
+     * (default). Off, the job is open-loop: the schedulers plan from their predictions alone, as a
+     * test that stages a scheduler whose belief lags its device needs.
+     */
+    public boolean closedLoop = true;
     /** Whether the schedulers correct their latency profiles from the devices' reports (a windowed percentile per model and batch size). */
     public boolean learnLatency = true;
 

@@ -158,6 +158,7 @@ public final class ServingJob {
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setKafkaProducerConfig(producer)
                 .build();
+        if (!config.closedLoop) return new ServingJob(config, catalog, devices, requests, control, results, telemetry);
         // Reports written before this job started are of batches it never sent: read from the end.
         KafkaSource<DeviceReport> reportsIn = KafkaSource.<DeviceReport>builder()
                 .setBootstrapServers(config.bootstrapServers)
