@@ -4,6 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
+import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.BufferTimeoutOption;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.KafkaOptions;
@@ -53,7 +54,10 @@ public class ServeCommand implements Callable<Integer> {
     String controlTopic = DEFAULTS.controlTopic;
 
     @Option(names = "--outcomes-topic", description = "Outcomes of the control decisions (default: ${DEFAULT-VALUE}).")
-    String outcomesTopic = "kairos-control-outcomes";
+    String outcomesTopic = DEFAULTS.outcomesTopic;
+
+    @Option(names = "--device-reports-topic", description = "Where the devices report each batch's real start and end back to their schedulers (default: ${DEFAULT-VALUE}).")
+    String deviceReportsTopic = DEFAULTS.deviceReportsTopic;
 
     @Option(names = "--group-id", description = "Kafka consumer group of the job (default: ${DEFAULT-VALUE}).")
     String groupId = DEFAULTS.consumerGroup;
@@ -93,6 +97,9 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--delivery", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ServingConfig.Delivery delivery = DEFAULTS.delivery;
 
+    @CommandLine.Mixin
+    LearnLatencyOption learn = new LearnLatencyOption();
+
     @Option(names = "--async-timeout-ms", description = "A batch running longer fails (default: ${DEFAULT-VALUE}).")
     long asyncTimeoutMs = DEFAULTS.asyncTimeoutMs;
 
@@ -122,6 +129,7 @@ public class ServeCommand implements Callable<Integer> {
         c.telemetryTopic = telemetryTopic;
         c.controlTopic = controlTopic;
         c.outcomesTopic = outcomesTopic;
+        c.deviceReportsTopic = deviceReportsTopic;
         c.consumerGroup = groupId;
         c.fromEarliest = fromEarliest;
         policy.applyTo(c);
@@ -136,6 +144,7 @@ public class ServeCommand implements Callable<Integer> {
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
         c.asyncTimeoutMs = asyncTimeoutMs;
+        c.learnLatency = learn.learnLatency;
         return c;
     }
 

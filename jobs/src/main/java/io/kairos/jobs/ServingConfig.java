@@ -26,6 +26,8 @@ public final class ServingConfig implements Serializable {
     public String controlTopic = "kairos-control";
     /** Where the job writes what it did with each control decision (applied, rejected, duplicate). */
     public String outcomesTopic = "kairos-control-outcomes";
+    /** Where the devices report each batch's real start and end, read back by the schedulers (the job's feedback loop). */
+    public String deviceReportsTopic = "kairos-device-reports";
     public String consumerGroup = "kairos-serving";
     /** Read the requests topic from the earliest offset when the group has none committed (else latest). */
     public boolean fromEarliest = false;
@@ -51,9 +53,17 @@ public final class ServingConfig implements Serializable {
     public long checkpointIntervalMs = 10_000;
     public Delivery delivery = Delivery.AT_LEAST_ONCE;
     public int sourceParallelism = 1;
+    /**
+     * Whether the devices report every batch back to its scheduler through {@link #deviceReportsTopic}
+     * (default). Off, the job is open-loop: the schedulers plan from their predictions alone, as a
+     * test that stages a scheduler whose belief lags its device needs.
+     */
+    public boolean closedLoop = true;
+    /** Whether the schedulers correct their latency profiles from the devices' reports (a windowed percentile per model and batch size). */
+    public boolean learnLatency = true;
 
     /** The five topics the job reads and writes. */
     public java.util.List<String> topics() {
-        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic);
+        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic);
     }
 }

@@ -2,6 +2,7 @@ package io.kairos.jobs;
 
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.LatencyEstimator;
 import io.kairos.onnx.OnnxDevice;
 import io.kairos.flink.AcceptDecisions;
 import io.kairos.flink.AdmitRequests;
@@ -15,6 +16,7 @@ import io.kairos.onnx.OnnxDevices;
 import io.kairos.flink.ResolvePreemptions;
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
+import io.kairos.flink.kafka.DeviceReportDeserializer;
 import io.kairos.flink.kafka.RawRequestDeserializer;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
@@ -22,7 +24,9 @@ import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.GroupInput;
 import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -34,6 +38,7 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -54,6 +59,11 @@ import java.util.concurrent.TimeUnit;
  *
  * Decoding, validation and routing share one operator (see {@link AdmitRequests}).
  *
+ * <p>The loop is closed through Kafka: every batch a device ran is reported back to its group's
+ * scheduler (real start and end, cold start) on the device-reports topic, which the job writes and
+ * reads back. Flink 2.0 has no feedback edge in a DataStream job (the iteration API was removed),
+ * and a broker hop is a few milliseconds, far below the seconds over which a profile drifts.
+ *
  * <p>It takes its sources and sinks in the constructor, so that {@code main} wires Kafka and a
  * test can wire its own around the very same topology; {@link #onKafka} gives the production ones.
  */
@@ -66,10 +76,25 @@ public final class ServingJob {
     private final Sink<InferenceResult> results;
     private final Sink<BatchTelemetry> telemetry;
     private final Sink<DecisionOutcome> outcomes;
+    private final Sink<DeviceReport> reportsOut;
+    private final Source<DeviceReport, ?, ?> reportsIn;
 
+    /** An open-loop job: the devices' reports never reach the schedulers, whose predictions are never corrected. */
     public ServingJob(ServingConfig config, ModelCatalog catalog, DeviceFactory devices,
                       Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
                       Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry, Sink<DecisionOutcome> outcomes) {
+        this(config, catalog, devices, requests, control, results, telemetry, outcomes, null, null);
+    }
+
+    /**
+     * @param reportsOut where the devices write their reports
+     * @param reportsIn  where the schedulers read them back: what {@code reportsOut} wrote
+     */
+    public ServingJob(ServingConfig config, ModelCatalog catalog, DeviceFactory devices,
+                      Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
+                      Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry, Sink<DecisionOutcome> outcomes,
+                      Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
+        if ((reportsOut == null) != (reportsIn == null)) throw new IllegalArgumentException("device reports need both a sink and the source that reads it back");
         this.config = config;
         this.catalog = catalog;
         this.devices = devices;
@@ -78,6 +103,8 @@ public final class ServingJob {
         this.results = results;
         this.telemetry = telemetry;
         this.outcomes = outcomes;
+        this.reportsOut = reportsOut;
+        this.reportsIn = reportsIn;
     }
 
     /**
@@ -90,7 +117,7 @@ public final class ServingJob {
 
     /** The devices {@code config} asks for. */
     public static DeviceFactory devices(ServingConfig config) {
-        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed);
+        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
         return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads);
     }
@@ -143,7 +170,23 @@ public final class ServingJob {
                 .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                 .setKafkaProducerConfig(producer)
                 .build();
-        return new ServingJob(config, catalog, devices, requests, control, results, telemetry, outcomes);
+        if (!config.closedLoop) return new ServingJob(config, catalog, devices, requests, control, results, telemetry, outcomes);
+        // Reports written before this job started are of batches it never sent: read from the end.
+        KafkaSource<DeviceReport> reportsIn = KafkaSource.<DeviceReport>builder()
+                .setBootstrapServers(config.bootstrapServers)
+                .setTopics(config.deviceReportsTopic)
+                .setGroupId(config.consumerGroup + "-device-reports")
+                .setStartingOffsets(OffsetsInitializer.latest())
+                .setDeserializer(new DeviceReportDeserializer())
+                .setProperties(consumer)
+                .build();
+        KafkaSink<DeviceReport> reportsOut = KafkaSink.<DeviceReport>builder()
+                .setBootstrapServers(config.bootstrapServers)
+                .setRecordSerializer(new AvroRecordSerializer<>(config.deviceReportsTopic, DeviceReport.class, DeviceReport::getGroup))
+                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                .setKafkaProducerConfig(producer)
+                .build();
+        return new ServingJob(config, catalog, devices, requests, control, results, telemetry, outcomes, reportsOut, reportsIn);
     }
 
     /**
@@ -178,17 +221,29 @@ public final class ServingJob {
                 .connect(decisions)
                 .process(new AdmitRequests(catalog, plan)).name("decode + validate + route").setParallelism(config.sourceParallelism);
 
-        SingleOutputStreamOperator<DispatchedBatch> batches = admitted
-                .keyBy(AdmittedRequest::getGroup)
+        // The scheduler's keyed input: the requests, and the devices' reports coming back.
+        DataStream<GroupInput> toSchedulers = admitted
+                .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setRequest(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
+                .name("requests to schedulers")
+                .setParallelism(config.sourceParallelism);
+        if (reportsIn != null) {
+            toSchedulers = toSchedulers.union(env
+                    .fromSource(reportsIn, WatermarkStrategy.noWatermarks(), "device reports").setParallelism(1)
+                    .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setReport(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
+                    .name("reports to schedulers").setParallelism(1));
+        }
+        SingleOutputStreamOperator<DispatchedBatch> batches = toSchedulers
+                .keyBy(GroupInput::getGroup)
                 .connect(decisions)
-                .process(new GroupSchedulerFunction(catalog, plan)).name("group scheduler").setParallelism(1);
+                .process(new GroupSchedulerFunction(catalog, plan, config.learnLatency ? LatencyEstimator.Settings.DEFAULT : null))
+                .name("group scheduler").setParallelism(1);
 
-        SingleOutputStreamOperator<BatchOutcome> outcomes = AsyncDataStream.unorderedWait(
+        SingleOutputStreamOperator<BatchOutcome> executions = AsyncDataStream.unorderedWait(
                         batches.partitionCustom(new DeviceSlotPartitioner(), DispatchedBatch::getDevice),
                         new AsyncInference(catalog, devices), config.asyncTimeoutMs, TimeUnit.MILLISECONDS, config.asyncCapacity)
                 .name("inference").setParallelism(config.devices);
 
-        SingleOutputStreamOperator<InferenceResult> executed = outcomes
+        SingleOutputStreamOperator<InferenceResult> executed = executions
                 .process(new EmitResults()).name("results per request").setParallelism(config.devices);
 
         DataStream<InferenceResult> afterPreemption = executed.getSideOutput(EmitResults.PREEMPTED)
@@ -202,6 +257,11 @@ public final class ServingJob {
         // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
         executed.getSideOutput(EmitResults.TELEMETRY)
                 .sinkTo(telemetry).name("telemetry").setParallelism(1);
+        // One report writer per device, chained to it: a report leaves as soon as its batch is done.
+        if (reportsOut != null) {
+            executed.getSideOutput(EmitResults.REPORTS)
+                    .sinkTo(reportsOut).name("device reports").setParallelism(config.devices);
+        }
     }
 
     /** Builds and submits the job without waiting for it to end. */

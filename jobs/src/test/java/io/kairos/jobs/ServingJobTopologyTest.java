@@ -5,6 +5,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
+import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
@@ -99,10 +100,11 @@ class ServingJobTopologyTest {
         config.checkpointIntervalMs = 0;
         CollectingSink<InferenceResult> results = new CollectingSink<>();
         CollectingSink<BatchTelemetry> telemetry = new CollectingSink<>();
-        ServingJob job = new ServingJob(config, CATALOG, DeviceFactory.simulated(1.0),
+        CollectingSink<DecisionOutcome> outcomes = new CollectingSink<>();
+        ServingJob job = new ServingJob(config, CATALOG, DeviceFactory.simulated(1.0, config.deviceMemoryMb << 20),
                 new InMemorySource<>(records, new AvroTypeInfo<>(RawRequest.class)),
                 new InMemorySource<>(List.<ControlDecision>of(), new AvroTypeInfo<>(ControlDecision.class)),
-                results, telemetry);
+                results, telemetry, outcomes);
 
         JobClient running = job.start(StreamExecutionEnvironment.getExecutionEnvironment());
         try {
@@ -118,6 +120,7 @@ class ServingJobTopologyTest {
 
         List<InferenceResult> out = results.collected();
         assertThat(out).extracting(InferenceResult::getRequestId).doesNotHaveDuplicates();
+        assertThat(outcomes.collected()).as("no control decision was sent, so none was decided").isEmpty();
         Map<String, ResultStatus> statuses = out.stream().collect(Collectors.toMap(InferenceResult::getRequestId, InferenceResult::getStatus));
         assertThat(statuses).isEqualTo(expected);
         Map<String, InferenceResult> byId = out.stream().collect(Collectors.toMap(InferenceResult::getRequestId, Function.identity()));

@@ -2,7 +2,7 @@ package io.kairos.jobs.cli;
 
 import io.kairos.control.ControlTopic;
 import io.kairos.control.DecisionPublisher;
-import io.kairos.core.device.DeviceView;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;

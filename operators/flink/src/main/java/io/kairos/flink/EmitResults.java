@@ -13,6 +13,7 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.Preemption;
 import io.kairos.schema.internal.DeviceAction;
+import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.PreemptionEvent;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -22,7 +23,9 @@ import org.apache.flink.util.OutputTag;
 import java.util.List;
 
 /**
- * Splits a batch outcome into one result per request, and one telemetry record on a side output.
+ * Splits a batch outcome into one result per request, and one telemetry record on a side output;
+ * a batch that ran (or failed) also gives its scheduler a {@link DeviceReport} on the
+ * {@link #REPORTS} side output, the feedback that closes the job's loop.
  *
  * <p>Requests that were preempted before ({@code preempted_from} not empty) may already have a
  * result, from a preempted batch that completed before its cancel: their results go to the
@@ -40,6 +43,7 @@ import java.util.List;
 public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceResult> {
     public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
     public static final OutputTag<PreemptionEvent> PREEMPTED = new OutputTag<>("preempted") {};
+    public static final OutputTag<DeviceReport> REPORTS = new OutputTag<>("device-reports") {};
 
     private final Clock clock;
     private transient Counter okCount;
@@ -97,6 +101,23 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
         lateCount.inc(late);
         failedCount.inc(failed);
         ctx.output(TELEMETRY, telemetry(outcome, n, ok, late, failed).build());
+        ctx.output(REPORTS, report(outcome));
+    }
+
+    /** What the device did with a batch, for the scheduler that sent it. */
+    static DeviceReport report(BatchOutcome outcome) {
+        DispatchedBatch b = outcome.getBatch();
+        return DeviceReport.newBuilder()
+                .setGroup(b.getGroup())
+                .setBatchId(b.getBatchId())
+                .setModel(b.getModel())
+                .setDevice(b.getDevice())
+                .setBatchSize(b.getRequests().size())
+                .setExecStartMicros(outcome.getExecStartMicros())
+                .setExecEndMicros(Math.max(outcome.getExecStartMicros(), outcome.getExecEndMicros()))
+                .setColdStart(outcome.getColdStart())
+                .setFailed(outcome.getError() != null)
+                .build();
     }
 
     private static BatchTelemetry.Builder telemetry(BatchOutcome outcome, int size, int ok, int late, int failed) {

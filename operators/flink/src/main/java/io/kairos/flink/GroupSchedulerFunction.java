@@ -5,8 +5,10 @@ import io.kairos.wire.AvroCodec;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.request.Request;
 import io.kairos.core.result.Results;
+import io.kairos.core.scheduling.BatchReport;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.LatencyEstimator;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.core.time.Clock;
@@ -14,7 +16,9 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.DeviceAction;
+import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.GroupInput;
 import io.kairos.schema.internal.PreemptionEvent;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -35,6 +39,8 @@ import org.apache.flink.util.OutputTag;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -61,13 +67,22 @@ import java.util.Map;
  * batch, as {@code LOAD} and {@code UNLOAD} actions to the device slot (Clockwork's explicit
  * load and unload). A group created later loads its placement on its first request.
  *
+ * <p>The loop is closed: each device reports what it did with every batch it ran (its real start
+ * and end, a cold start, a failure), and the report comes back here keyed by the batch's group
+ * ({@link GroupInput} carries a request or a report). The group's scheduler then re-bases the work
+ * booked behind the batch on its real end and, unless learning is off, corrects the model's latency
+ * profile ({@link GroupScheduler#observe}), as the simulator's scheduler does when a batch ends.
+ *
  * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
  * {@code requestsShed} (DROPPED by the scheduler), {@code batchesPreempted}, {@code modelsLoaded} and
  * {@code modelsUnloaded} (actions sent), and the {@code batchSize} histogram of the batches it
- * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them).
+ * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them); {@code deviceReports},
+ * {@code deviceReportsUnmatched} (of a batch this instance does not know: sent before a restart),
+ * and the {@code deviceReportDelayMicros} histogram: from a batch's end on its device to its report
+ * reaching the scheduler, the age of what the scheduler learns.
  */
 public final class GroupSchedulerFunction
-        extends KeyedBroadcastProcessFunction<String, AdmittedRequest, ControlDecision, DispatchedBatch>
+        extends KeyedBroadcastProcessFunction<String, GroupInput, ControlDecision, DispatchedBatch>
         implements CheckpointedFunction {
 
     public static final OutputTag<InferenceResult> DROPPED = new OutputTag<>("dropped") {};
@@ -77,6 +92,7 @@ public final class GroupSchedulerFunction
     private final ModelCatalog catalog;
     private final ControlPlane control;
     private final Clock clock;
+    private final LatencyEstimator.Settings learnLatency;
 
     private transient Map<String, GroupScheduler> groups;
     private transient Map<String, Long> pendingTimerMs;
@@ -95,20 +111,35 @@ public final class GroupSchedulerFunction
     private transient Counter modelsLoaded;
     private transient Counter modelsUnloaded;
     private transient Histogram batchSize;
+    // The batches sent and not yet reported, per group, by batch id, oldest first: what a device
+    // report is matched with.
+    private transient Map<String, LinkedHashMap<String, Dispatch>> unreported;
+    private transient Counter deviceReports;
+    private transient Counter deviceReportsUnmatched;
+    private transient Histogram deviceReportDelay;
 
     static final int BATCH_SIZE_WINDOW = 10_000;
+    /** A batch predicted to have ended this long ago with no report is forgotten (a report lost, or feedback off). */
+    static final long UNREPORTED_HORIZON_MICROS = 60_000_000;
 
     public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control) {
-        this(catalog, control, Clock.wall());
+        this(catalog, control, LatencyEstimator.Settings.DEFAULT, Clock.wall());
+    }
+
+    /** On the wall clock; {@code learnLatency}: how the groups correct their latency profiles from device reports, null: never. */
+    public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control, LatencyEstimator.Settings learnLatency) {
+        this(catalog, control, learnLatency, Clock.wall());
     }
 
     /**
-     * @param clock "now" for the scheduler; its timers are Flink processing time, so a test that
-     *              sets one sets the other to match
+     * @param learnLatency how the groups correct their latency profiles from device reports; null: never
+     * @param clock        "now" for the scheduler; its timers are Flink processing time, so a test
+     *                     that sets one sets the other to match
      */
-    public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control, Clock clock) {
+    public GroupSchedulerFunction(ModelCatalog catalog, ControlPlane control, LatencyEstimator.Settings learnLatency, Clock clock) {
         this.catalog = catalog;
         this.control = control;
+        this.learnLatency = learnLatency;
         this.clock = clock;
     }
 
@@ -130,10 +161,19 @@ public final class GroupSchedulerFunction
         modelsLoaded = metrics.counter("modelsLoaded");
         modelsUnloaded = metrics.counter("modelsUnloaded");
         batchSize = metrics.histogram("batchSize", new DescriptiveStatisticsHistogram(BATCH_SIZE_WINDOW));
+        unreported = new HashMap<>();
+        deviceReports = metrics.counter("deviceReports");
+        deviceReportsUnmatched = metrics.counter("deviceReportsUnmatched");
+        deviceReportDelay = metrics.histogram("deviceReportDelayMicros", new DescriptiveStatisticsHistogram(BATCH_SIZE_WINDOW));
     }
 
     @Override
-    public void processElement(AdmittedRequest request, ReadOnlyContext ctx, Collector<DispatchedBatch> out) throws Exception {
+    public void processElement(GroupInput input, ReadOnlyContext ctx, Collector<DispatchedBatch> out) throws Exception {
+        if (input.getReport() != null) {
+            onReport(input.getReport(), ctx, out);
+            return;
+        }
+        AdmittedRequest request = input.getRequest();
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
         long now = clock.nowMicros();
         request.setEnqueuedAtMicros(now);
@@ -170,6 +210,7 @@ public final class GroupSchedulerFunction
             ServingPlan.GroupPolicy p = plan.policyOf(name);
             g = new GroupScheduler(name, catalog, List.of(), Policies.create(p.policy()), p.params());
             g.allowPreemption(true);
+            g.learnLatency(learnLatency);
             place(g, plan, now, out); // a placement decided before the group's first request is loaded now
             groups.put(name, g);
             if (restored != null) readmitRestored();
@@ -214,6 +255,7 @@ public final class GroupSchedulerFunction
             Sent s = sent.get(d.device());
             if (s == null || s.dispatch() != d) throw new IllegalStateException("serving group '" + group.group() + "' preempted a batch it never sent to device " + d.device());
             sent.remove(d.device());
+            unreported(group.group()).remove(s.batchId());
             batchesPreempted.inc();
             out.collect(cancel(group.group(), d, s.batchId(), now));
         }
@@ -231,6 +273,7 @@ public final class GroupSchedulerFunction
             batchSize.update(d.size());
             DispatchedBatch batch = toBatch(group.group(), d, now);
             sent.put(d.device(), new Sent(d, batch.getBatchId()));
+            remember(group.group(), batch.getBatchId(), d, now);
             out.collect(batch);
         }
         if (outcome.nextWakeMicros() != SchedulingPolicy.NO_WAKE) {
@@ -244,6 +287,42 @@ public final class GroupSchedulerFunction
     }
 
     private record Sent(Dispatch dispatch, String batchId) {}
+
+    // ---- device reports: the loop back from the devices ----
+
+    /**
+     * A device's report of a batch this group sent: the scheduler re-bases its view of the device
+     * and learns the batch's latency, then looks at its queues again, since the device may be
+     * free earlier (or later) than it thought.
+     */
+    private void onReport(DeviceReport report, ReadOnlyContext ctx, Collector<DispatchedBatch> out) throws Exception {
+        long now = clock.nowMicros();
+        deviceReports.inc();
+        deviceReportDelay.update(Math.max(0, now - report.getExecEndMicros()));
+        Dispatch batch = unreported(report.getGroup()).remove(report.getBatchId());
+        GroupScheduler group = groups.get(report.getGroup());
+        if (batch == null || group == null) {
+            deviceReportsUnmatched.inc();
+            return;
+        }
+        group.observe(new BatchReport(batch, report.getExecStartMicros(), report.getExecEndMicros(), report.getColdStart(), report.getFailed()));
+        ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
+        schedule(scheduler(report.getGroup(), plan, now, out), now, ctx.timerService(), out, ctx);
+    }
+
+    private LinkedHashMap<String, Dispatch> unreported(String group) {
+        return unreported.computeIfAbsent(group, g -> new LinkedHashMap<>());
+    }
+
+    /** Keeps a sent batch until its report comes; forgets those whose report is long overdue. */
+    private void remember(String group, String batchId, Dispatch d, long now) {
+        LinkedHashMap<String, Dispatch> waiting = unreported(group);
+        for (Iterator<Dispatch> it = waiting.values().iterator(); it.hasNext(); ) {
+            if (it.next().predictedEndMicros() >= now - UNREPORTED_HORIZON_MICROS) break;
+            it.remove();
+        }
+        waiting.put(batchId, d);
+    }
 
     /**
      * The cancel of a preempted batch; its requests, back in their queue or dropped, remember it

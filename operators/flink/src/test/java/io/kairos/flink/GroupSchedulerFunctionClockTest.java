@@ -1,6 +1,7 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.LatencyEstimator;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.ControlDecision;
@@ -11,6 +12,7 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.GroupInput;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
@@ -36,14 +38,14 @@ class GroupSchedulerFunctionClockTest {
     private static final long TAU1_MICROS = 2_700; // resnet50 at batch size 1: 0.8 + 1.9 ms
 
     private final ManualClock clock = new ManualClock(T0_MS * 1000);
-    private KeyedBroadcastOperatorTestHarness<String, AdmittedRequest, ControlDecision, DispatchedBatch> harness;
+    private KeyedBroadcastOperatorTestHarness<String, GroupInput, ControlDecision, DispatchedBatch> harness;
 
     @BeforeEach
     void open() throws Exception {
         // Triton holding requests for a minute: nothing leaves by batching during the test.
         GroupSchedulerFunction f = new GroupSchedulerFunction(ModelCatalog.builtIn(),
-                new ControlPlane(1, "triton", Map.of("max_batch", "4", "max_queue_delay_ms", "60000")), clock);
-        harness = ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(f, AdmittedRequest::getGroup, Types.STRING, ControlPlane.DECISIONS);
+                new ControlPlane(1, "triton", Map.of("max_batch", "4", "max_queue_delay_ms", "60000")), LatencyEstimator.Settings.DEFAULT, clock);
+        harness = ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(f, GroupInput::getGroup, Types.STRING, ControlPlane.DECISIONS);
         harness.setProcessingTime(T0_MS);
     }
 
@@ -56,6 +58,10 @@ class GroupSchedulerFunctionClockTest {
     private void advanceTo(long ms) throws Exception {
         clock.set(ms * 1000);
         harness.setProcessingTime(ms);
+    }
+
+    private static GroupInput in(AdmittedRequest request) {
+        return GroupInput.newBuilder().setGroup(request.getGroup()).setRequest(request).build();
     }
 
     private AdmittedRequest request(String id, double sloMs) {
@@ -77,7 +83,7 @@ class GroupSchedulerFunctionClockTest {
     @Test
     void aHeldRequestIsShedAtTheFirstMillisecondItsDeadlineIsUnreachable() throws Exception {
         AdmittedRequest r = request("r", 100);
-        harness.processElement(r, 0);
+        harness.processElement(in(r), 0);
         // The first instant the head cannot finish in time: deadline - tau(1) + 1 us, in whole ms.
         long shedAtMs = (r.getDeadlineAtMicros() - TAU1_MICROS + 1 + 999) / 1000;
         assertThat(harness.getProcessingTimeService().getActiveTimerTimestamps()).containsExactly(shedAtMs);
@@ -99,10 +105,10 @@ class GroupSchedulerFunctionClockTest {
     @Test
     void aFullBatchLeavesStampedWithTheClocksTime() throws Exception {
         for (int i = 0; i < 3; i++) {
-            harness.processElement(request("r" + i, 60_000), 0);
+            harness.processElement(in(request("r" + i, 60_000)), 0);
             advanceTo(T0_MS + 10 * (i + 1));
         }
-        harness.processElement(request("r3", 60_000), 0);
+        harness.processElement(in(request("r3", 60_000)), 0);
 
         assertThat(harness.extractOutputValues()).singleElement().satisfies(b -> {
             assertThat(b.getRequests()).extracting(a -> a.getRequest().getRequestId()).containsExactly("r0", "r1", "r2", "r3");

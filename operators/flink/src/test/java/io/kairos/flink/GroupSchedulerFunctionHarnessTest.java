@@ -12,7 +12,9 @@ import io.kairos.schema.SetPolicy;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.DeviceAction;
+import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.GroupInput;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
@@ -54,7 +56,7 @@ class GroupSchedulerFunctionHarnessTest {
     private static final double LONG_SLO_MS = 120_000;    // never shed during a test
     private static final Map<String, String> TRITON_WAITS = Map.of("max_batch", "4", "max_queue_delay_ms", "60000");
 
-    private final List<KeyedBroadcastOperatorTestHarness<String, AdmittedRequest, ControlDecision, DispatchedBatch>> opened = new ArrayList<>();
+    private final List<KeyedBroadcastOperatorTestHarness<String, GroupInput, ControlDecision, DispatchedBatch>> opened = new ArrayList<>();
 
     @AfterEach
     void closeHarnesses() throws Exception {
@@ -65,21 +67,26 @@ class GroupSchedulerFunctionHarnessTest {
         return new GroupSchedulerFunction(CATALOG, new ControlPlane(1, "triton", TRITON_WAITS));
     }
 
-    private KeyedBroadcastOperatorTestHarness<String, AdmittedRequest, ControlDecision, DispatchedBatch> harness(GroupSchedulerFunction f) throws Exception {
-        var h = ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(f, AdmittedRequest::getGroup, Types.STRING, ControlPlane.DECISIONS);
+    private KeyedBroadcastOperatorTestHarness<String, GroupInput, ControlDecision, DispatchedBatch> harness(GroupSchedulerFunction f) throws Exception {
+        var h = ProcessFunctionTestHarnesses.forKeyedBroadcastProcessFunction(f, GroupInput::getGroup, Types.STRING, ControlPlane.DECISIONS);
         opened.add(h);
         return h;
     }
 
     /** A fresh harness that restores {@code snapshot} (same parallelism 1, max parallelism 1). */
-    private KeyedBroadcastOperatorTestHarness<String, AdmittedRequest, ControlDecision, DispatchedBatch> restored(OperatorSubtaskState snapshot) throws Exception {
+    private KeyedBroadcastOperatorTestHarness<String, GroupInput, ControlDecision, DispatchedBatch> restored(OperatorSubtaskState snapshot) throws Exception {
         var h = new KeyedBroadcastOperatorTestHarness<>(
                 new CoBroadcastWithKeyedOperator<>(function(), List.of(ControlPlane.DECISIONS)),
-                AdmittedRequest::getGroup, Types.STRING, 1, 1, 0);
+                GroupInput::getGroup, Types.STRING, 1, 1, 0);
         opened.add(h);
         h.initializeState(snapshot);
         h.open();
         return h;
+    }
+
+    /** A request as the scheduler's keyed input carries it. */
+    private static GroupInput in(AdmittedRequest request) {
+        return GroupInput.newBuilder().setGroup(request.getGroup()).setRequest(request).build();
     }
 
     private static AdmittedRequest request(String id, double sloMs) {
@@ -160,7 +167,7 @@ class GroupSchedulerFunctionHarnessTest {
         var h = harness(f);
 
         for (int i = 0; i < 3; i++) {
-            h.processElement(request("r" + i, LONG_SLO_MS), 0);
+            h.processElement(in(request("r" + i, LONG_SLO_MS)), 0);
             assertThat(h.extractOutputValues()).as("nothing released before max_batch").isEmpty();
             // One timer (the release of the oldest after 60 s): later arrivals need no earlier one.
             assertThat(h.numProcessingTimeTimers()).isEqualTo(1);
@@ -169,7 +176,7 @@ class GroupSchedulerFunctionHarnessTest {
         assertThat(dropped(h)).isEmpty();
         assertThat(f.pendingCount(GROUP)).isEqualTo(3);
 
-        h.processElement(request("r3", LONG_SLO_MS), 0);
+        h.processElement(in(request("r3", LONG_SLO_MS)), 0);
 
         assertThat(h.extractOutputValues()).singleElement().satisfies(b -> {
             assertThat(ids(b)).containsExactly("r0", "r1", "r2", "r3");
@@ -187,14 +194,14 @@ class GroupSchedulerFunctionHarnessTest {
     @Test
     void switchingToClockworkDispatchesAtTheNextArrival() throws Exception {
         var h = harness(function());
-        h.processElement(request("r0", LONG_SLO_MS), 0);
+        h.processElement(in(request("r0", LONG_SLO_MS)), 0);
         assertThat(h.extractOutputValues()).isEmpty();
 
         h.processBroadcastElement(setPolicy(1, "clockwork"), 0);
         // The group picks the decision up at its next arrival or timer, not before.
         assertThat(h.extractOutputValues()).isEmpty();
 
-        h.processElement(request("r1", LONG_SLO_MS), 0);
+        h.processElement(in(request("r1", LONG_SLO_MS)), 0);
         // Clockwork: the device is idle and both fit one batch of 2 (3.5 ms) by their deadline: go now.
         assertThat(h.extractOutputValues()).singleElement().satisfies(b -> {
             assertThat(ids(b)).containsExactly("r0", "r1");
@@ -206,10 +213,10 @@ class GroupSchedulerFunctionHarnessTest {
     void flexRunsByName() throws Exception {
         GroupSchedulerFunction f = function();
         var h = harness(f);
-        for (int i = 0; i < 3; i++) h.processElement(request("r" + i, LONG_SLO_MS), 0); // triton holds them
+        for (int i = 0; i < 3; i++) h.processElement(in(request("r" + i, LONG_SLO_MS)), 0); // triton holds them
         h.processBroadcastElement(setPolicy(1, "flex"), 0);
 
-        h.processElement(request("r3", LONG_SLO_MS), 0);
+        h.processElement(in(request("r3", LONG_SLO_MS)), 0);
         // Flex: the idle device takes the largest batch that meets the head deadline, all 4 (5.1 ms).
         assertThat(h.extractOutputValues()).extracting(GroupSchedulerFunctionHarnessTest::ids, DispatchedBatch::getPredictedLatencyMicros)
                 .containsExactly(tuple(List.of("r0", "r1", "r2", "r3"), 5_100L));
@@ -221,18 +228,82 @@ class GroupSchedulerFunctionHarnessTest {
             {"models": [{"name": "slow", "input": {"dtype": "FLOAT32", "shape": [3, 32, 32]},
                          "batch_sizes": [1, 2, 4, 8], "latency_ms": {"alpha": 60000, "beta": 0}}]}""", "test");
 
+    /** Clockwork booking up to ten minutes ahead: every SLOW request is sent at once, behind the ones before. */
+    private static GroupSchedulerFunction booksAhead(io.kairos.core.scheduling.LatencyEstimator.Settings learn) {
+        return new GroupSchedulerFunction(SLOW, new ControlPlane(1, "clockwork", Map.of("lookahead_ms", "600000")), learn);
+    }
+
+    private static GroupInput report(DispatchedBatch b, long startMicros, long endMicros) {
+        return GroupInput.newBuilder().setGroup(b.getGroup()).setReport(DeviceReport.newBuilder()
+                .setGroup(b.getGroup()).setBatchId(b.getBatchId()).setModel(b.getModel()).setDevice(b.getDevice())
+                .setBatchSize(b.getRequests().size()).setExecStartMicros(startMicros).setExecEndMicros(endMicros).build()).build();
+    }
+
+    private static long predictedEnd(DispatchedBatch b) {
+        return b.getPredictedStartMicros() + b.getPredictedLatencyMicros();
+    }
+
+    @Test
+    void aBatchThatEndedFiveMillisecondsLateShiftsTheNextBatchByFiveMilliseconds() throws Exception {
+        var h = harness(booksAhead(null));
+        double slo = 3_600_000;
+        h.processElement(in(request("a", "slow", slo)), 0);
+        h.processElement(in(request("b", "slow", slo)), 0);
+        List<DispatchedBatch> sent = h.extractOutputValues();
+        assertThat(sent).hasSize(2);
+        DispatchedBatch a = sent.get(0), b = sent.get(1);
+        assertThat(b.getPredictedStartMicros()).as("b booked behind a").isEqualTo(predictedEnd(a));
+
+        // a really ran 5 ms longer than predicted: b, still booked, now starts 5 ms later, and so does what comes next.
+        h.processElement(report(a, a.getPredictedStartMicros(), predictedEnd(a) + 5_000), 0);
+        h.getOutput().clear();
+        h.processElement(in(request("c", "slow", slo)), 0);
+        DispatchedBatch c = h.extractOutputValues().get(0);
+        assertThat(c.getPredictedStartMicros()).isEqualTo(predictedEnd(b) + 5_000);
+        assertThat(c.getPredictedLatencyMicros()).as("learning off: the catalog's profile").isEqualTo(60_000_000);
+    }
+
+    @Test
+    void aReportCorrectsTheModelsProfileWhenLearningIsOn() throws Exception {
+        var h = harness(booksAhead(io.kairos.core.scheduling.LatencyEstimator.Settings.DEFAULT));
+        double slo = 3_600_000;
+        h.processElement(in(request("a", "slow", slo)), 0);
+        DispatchedBatch a = h.extractOutputValues().get(0);
+        assertThat(a.getPredictedLatencyMicros()).isEqualTo(60_000_000);
+        h.processElement(report(a, a.getPredictedStartMicros(), predictedEnd(a) + 5_000), 0);
+        h.getOutput().clear();
+        h.processElement(in(request("b", "slow", slo)), 0);
+        DispatchedBatch b = h.extractOutputValues().get(0);
+        // One batch of 1 measured 60.005 s: its size is now predicted so, and a's real end is where b starts (if not sooner than now).
+        assertThat(b.getPredictedLatencyMicros()).isEqualTo(60_005_000);
+        assertThat(b.getPredictedStartMicros()).isEqualTo(Math.max(b.getDispatchedAtMicros(), predictedEnd(a) + 5_000));
+    }
+
+    @Test
+    void aReportOfABatchTheSchedulerNeverSentChangesNothing() throws Exception {
+        var h = harness(booksAhead(null));
+        double slo = 3_600_000;
+        h.processElement(in(request("a", "slow", slo)), 0);
+        DispatchedBatch a = h.extractOutputValues().get(0);
+        DispatchedBatch stranger = DispatchedBatch.newBuilder(a).setBatchId("not-sent-here").build();
+        h.processElement(report(stranger, a.getPredictedStartMicros(), predictedEnd(a) + 5_000), 0);
+        h.getOutput().clear();
+        h.processElement(in(request("b", "slow", slo)), 0);
+        assertThat(h.extractOutputValues().get(0).getPredictedStartMicros()).isEqualTo(predictedEnd(a));
+    }
+
     @Test
     void flexPreemptsARunningBatchWithACancelToItsDeviceAndTheRequestsRememberIt() throws Exception {
         var h = harness(new GroupSchedulerFunction(SLOW, new ControlPlane(1, "flex", Map.of("lambda", "2"))));
         double slo = 3_600_000; // an hour: room for a batch of 8
-        h.processElement(request("a", "slow", slo), 0);
+        h.processElement(in(request("a", "slow", slo)), 0);
         DispatchedBatch first = h.extractOutputValues().get(0);
         assertThat(ids(first)).containsExactly("a");
         h.getOutput().clear();
 
         // With "a" counted in, the candidate is 2 = lambda x 1: the running batch is preempted, and
         // the cancel reaches the device before the batch that replaces it.
-        h.processElement(request("b", "slow", slo), 0);
+        h.processElement(in(request("b", "slow", slo)), 0);
         List<DispatchedBatch> sent = h.extractOutputValues();
         assertThat(sent).extracting(DispatchedBatch::getAction, DispatchedBatch::getBatchId, DispatchedBatch::getCancelledRequestIds, GroupSchedulerFunctionHarnessTest::ids)
                 .containsExactly(
@@ -244,9 +315,9 @@ class GroupSchedulerFunctionHarnessTest {
 
         // Two more: 4 = 2 x 2 preempts the batch of two; "a" has now been preempted twice.
         h.getOutput().clear();
-        h.processElement(request("c", "slow", slo), 0);
+        h.processElement(in(request("c", "slow", slo)), 0);
         assertThat(h.extractOutputValues()).as("a candidate of 2 (of 3), below 2 x 2: c waits").isEmpty();
-        h.processElement(request("d", "slow", slo), 0);
+        h.processElement(in(request("d", "slow", slo)), 0);
         List<DispatchedBatch> again = h.extractOutputValues();
         assertThat(again).extracting(DispatchedBatch::getAction, DispatchedBatch::getBatchId, DispatchedBatch::getCancelledRequestIds)
                 .containsExactly(
@@ -266,8 +337,8 @@ class GroupSchedulerFunctionHarnessTest {
         var h = harness(function());
         // resnet50 is released after 0.5 s, googlenet after the group's 60 s.
         h.processBroadcastElement(setPolicy(1, "resnet50", "triton", Map.of("max_queue_delay_ms", "500")), 0);
-        h.processElement(request("r0", LONG_SLO_MS), 0);
-        h.processElement(request("g0", "googlenet", LONG_SLO_MS), 0);
+        h.processElement(in(request("r0", LONG_SLO_MS)), 0);
+        h.processElement(in(request("g0", "googlenet", LONG_SLO_MS)), 0);
         h.processBroadcastElement(setPolicy(2, "clockwork"), 0);
         assertThat(h.extractOutputValues()).isEmpty();
 
@@ -285,8 +356,8 @@ class GroupSchedulerFunctionHarnessTest {
         // The same as above without the switch: the contrast that makes the test above mean something.
         var h = harness(function());
         h.processBroadcastElement(setPolicy(1, "resnet50", "triton", Map.of("max_queue_delay_ms", "500")), 0);
-        h.processElement(request("r0", LONG_SLO_MS), 0);
-        h.processElement(request("g0", "googlenet", LONG_SLO_MS), 0);
+        h.processElement(in(request("r0", LONG_SLO_MS)), 0);
+        h.processElement(in(request("g0", "googlenet", LONG_SLO_MS)), 0);
 
         fireDueTimers(h);
 
@@ -300,8 +371,8 @@ class GroupSchedulerFunctionHarnessTest {
         h.processBroadcastElement(setPolicy(2, "triton", TRITON_WAITS), 0);
         h.processBroadcastElement(setPolicy(1, "clockwork"), 0); // older version: no effect
         h.processBroadcastElement(setPolicy(2, "clockwork"), 0); // same version again: no effect
-        h.processElement(request("r0", LONG_SLO_MS), 0);
-        h.processElement(request("r1", LONG_SLO_MS), 0);
+        h.processElement(in(request("r0", LONG_SLO_MS)), 0);
+        h.processElement(in(request("r1", LONG_SLO_MS)), 0);
         // Still Triton with a 60 s delay: Clockwork would have dispatched r0 at once.
         assertThat(h.extractOutputValues()).isEmpty();
         // One decision per key in broadcast state: the latest applied.
@@ -318,7 +389,7 @@ class GroupSchedulerFunctionHarnessTest {
         var h = harness(f);
         // 1 s SLO: reachable at arrival (it needs only 2.7 ms), unreachable 2.7 ms before its deadline.
         AdmittedRequest r = request("late", 1_000);
-        h.processElement(r, 0);
+        h.processElement(in(r), 0);
         assertThat(dropped(h)).isEmpty();
         assertThat(h.extractOutputValues()).isEmpty();
         assertThat(h.getProcessingTimeService().getActiveTimerTimestamps()).contains(sheddingTimerMs(r));
@@ -341,8 +412,8 @@ class GroupSchedulerFunctionHarnessTest {
     void queuedRequestsAndDecisionsSurviveASnapshotAndComeOutWhenTheRestoredTimerFires() throws Exception {
         var h1 = harness(function());
         h1.processBroadcastElement(setPolicy(1, "resnet50", "triton", Map.of("max_queue_delay_ms", "500")), 0);
-        h1.processElement(request("r0", LONG_SLO_MS), 0);
-        h1.processElement(request("g0", "googlenet", LONG_SLO_MS), 0);
+        h1.processElement(in(request("r0", LONG_SLO_MS)), 0);
+        h1.processElement(in(request("g0", "googlenet", LONG_SLO_MS)), 0);
         // Decided after they queued: Triton still holds them when the snapshot is taken.
         h1.processBroadcastElement(setPolicy(2, "clockwork"), 0);
         assertThat(h1.extractOutputValues()).isEmpty();
@@ -367,8 +438,8 @@ class GroupSchedulerFunctionHarnessTest {
         var h1 = harness(function());
         AdmittedRequest a = request("a", 1_000);
         AdmittedRequest b = request("b", 1_000);
-        h1.processElement(a, 0);
-        h1.processElement(b, 0);
+        h1.processElement(in(a), 0);
+        h1.processElement(in(b), 0);
         assertThat(h1.extractOutputValues()).isEmpty();
         OperatorSubtaskState snapshot = h1.snapshot(1L, 1L);
 

@@ -1,22 +1,37 @@
 package io.kairos.sim;
 
-/**
- * The cost of a model that is not in a device's memory: each device keeps the {@code capacity}
- * models it ran most recently, and running any other model first loads it for {@code loadMicros}
- * (evicting the least recently used). The policies do not see this cost; they learn of it only as
- * a batch that ends later than predicted, as a scheduler would in production.
- */
-public record ColdStarts(long loadMicros, int capacity) {
+import io.kairos.core.model.ModelCatalog;
 
-    /** Every model is always loaded on every device. */
+/**
+ * A simple way to ask for cold starts: every model takes {@code loadMicros} to load onto a device,
+ * and a device has room for {@code modelsPerDevice} of them; running any other first loads it,
+ * evicting the least recently used. It sets the catalog's load figures (each model one unit of
+ * memory) and the devices' memory budget ({@code modelsPerDevice} units), so the devices spend,
+ * and the scheduler's views of them book, exactly those cold starts. A catalog with its own
+ * {@code memory_bytes} and {@code load_ms} needs none of this: give the simulation the devices'
+ * memory ({@link Simulation.Builder#deviceMemory}).
+ */
+public record ColdStarts(long loadMicros, int modelsPerDevice) {
+
+    /** Models cost what the catalog says (by default nothing: every model always loaded). */
     public static final ColdStarts NONE = new ColdStarts(0, Integer.MAX_VALUE);
 
     public ColdStarts {
         if (loadMicros < 0) throw new IllegalArgumentException("model load time must not be negative, got " + loadMicros + " us");
-        if (capacity < 1) throw new IllegalArgumentException("a device must hold at least one model, got capacity " + capacity);
+        if (modelsPerDevice < 1) throw new IllegalArgumentException("a device must hold at least one model, got room for " + modelsPerDevice);
     }
 
     public boolean enabled() {
-        return loadMicros > 0 && capacity != Integer.MAX_VALUE;
+        return loadMicros > 0 && modelsPerDevice != Integer.MAX_VALUE;
+    }
+
+    /** The catalog with every model one byte large and {@code loadMicros} to load. */
+    ModelCatalog applyTo(ModelCatalog catalog) {
+        return catalog.withLoadCost(1, loadMicros);
+    }
+
+    /** The devices' memory: room for {@code modelsPerDevice} one-byte models. */
+    long deviceMemoryBytes() {
+        return modelsPerDevice;
     }
 }

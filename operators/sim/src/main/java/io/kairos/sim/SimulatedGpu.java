@@ -1,51 +1,43 @@
 package io.kairos.sim;
 
-import io.kairos.core.device.DeviceView;
+import io.kairos.core.device.ExecutionModel;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
 
 import java.util.ArrayDeque;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
  * One device in virtual time: it runs the batches handed to it one at a time, in order, each for
- * its profiled latency perturbed by the noise, plus a model load when the model is not cached.
- * When a batch ends it corrects the scheduler's view of when the device will be free, which is
- * the feedback a production device gives through its completions.
+ * the time its {@link ExecutionModel} gives (the one model of a device's time that the job's
+ * simulated devices use too: profile times speed, noise, and a model load when the model is not
+ * in its memory). When a batch ends, the engine reports it to the scheduler, which corrects its
+ * view of the device, as the job's devices report theirs.
  */
 final class SimulatedGpu {
     static final long IDLE = Long.MAX_VALUE;
 
     private final DeviceView view;
-    private final ExecutionNoise noise;
-    private final ColdStarts coldStarts;
+    private final ExecutionModel time;
     private final SplittableRandom random;
     private final Delay dispatchDelay;
     private final ArrayDeque<Dispatch> waiting = new ArrayDeque<>();
     // When each waiting batch reaches the device, in the same order (hand-overs do not overtake).
     private final ArrayDeque<Long> reachesAt = new ArrayDeque<>();
     private long lastReach;
-    private final Map<String, Boolean> cache;
 
     private Dispatch running;
     private long runningStart;
     private long runningEnd = IDLE;
     private boolean runningCold;
+    private boolean runningFailed;
 
-    SimulatedGpu(DeviceView view, ExecutionNoise noise, ColdStarts coldStarts, Delay dispatchDelay, SplittableRandom random) {
+    /** @param random the source of its hand-over delays; {@code time} draws its noise from the same one */
+    SimulatedGpu(DeviceView view, ExecutionModel time, Delay dispatchDelay, SplittableRandom random) {
         this.view = view;
         this.dispatchDelay = dispatchDelay;
-        this.noise = noise;
-        this.coldStarts = coldStarts;
+        this.time = time;
         this.random = random;
-        // An access-ordered map is an LRU cache: the eldest entry is the least recently run model.
-        this.cache = coldStarts.enabled() ? new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-                return size() > coldStarts.capacity();
-            }
-        } : null;
     }
 
     DeviceView view() {
@@ -75,6 +67,20 @@ final class SimulatedGpu {
         return runningCold;
     }
 
+    /** The running batch could not run (its model does not fit the device's memory): it ends at once, without results. */
+    boolean runningFailed() {
+        return runningFailed;
+    }
+
+    /** Loads a model ahead of its batches (a placement put it here), if it fits beside the others. */
+    void load(String model) {
+        time.load(model);
+    }
+
+    void unload(String model) {
+        time.unload(model);
+    }
+
     void submit(Dispatch d, long now) {
         lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random));
         waiting.add(d);
@@ -89,7 +95,6 @@ final class SimulatedGpu {
         running = null;
         runningEnd = IDLE;
         startNext(now);
-        reportFreeAt(now);
         return done;
     }
 
@@ -108,7 +113,6 @@ final class SimulatedGpu {
             running = null;
             runningEnd = IDLE;
             startNext(now);
-            reportFreeAt(now);
             return spent;
         }
         int i = 0;
@@ -119,7 +123,6 @@ final class SimulatedGpu {
                 break;
             }
         }
-        reportFreeAt(now);
         return 0;
     }
 
@@ -143,23 +146,11 @@ final class SimulatedGpu {
     }
 
     private void start(Dispatch d, long now) {
-        long latency = noise.actualMicros(d.predictedLatencyMicros(), random);
-        runningCold = false;
-        if (cache != null && cache.put(d.model(), Boolean.TRUE) == null) {
-            runningCold = true;
-            latency += coldStarts.loadMicros();
-        }
+        ExecutionModel.Run run = time.run(d.model(), d.size());
         running = d;
         runningStart = now;
-        runningEnd = now + latency;
-    }
-
-    // Like a real device, it tells only what it knows when a batch ends: that the device is free
-    // now; the batches behind are predicted by their profile, not by the noise drawn for them.
-    private void reportFreeAt(long now) {
-        long free = now;
-        if (running != null) free += running.predictedLatencyMicros();
-        for (Dispatch w : waiting) free += w.predictedLatencyMicros();
-        view.observeFreeAt(free);
+        runningEnd = now + run.latencyMicros();
+        runningCold = run.coldStart();
+        runningFailed = !run.succeeded();
     }
 }

@@ -1,6 +1,9 @@
 package io.kairos.sim;
 
+import io.kairos.core.device.ExecutionModel;
+import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.LatencyEstimator;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
@@ -11,6 +14,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
 /**
@@ -38,13 +42,17 @@ public final class Simulation {
     private final long warmupMicros;
     private final Invocation invocation;
     private final ExecutionNoise noise;
-    private final ColdStarts coldStarts;
+    private final double speed;
+    private final long deviceMemoryBytes;
+    private final LatencyEstimator.Settings learnLatency;
     private final Delay dispatchDelay;
     private final boolean preemption;
     private final long seed;
 
     private Simulation(Builder b) {
-        this.catalog = b.catalog;
+        // Cold starts asked for simply become the catalog's load figures and the devices' memory.
+        this.catalog = b.coldStarts.enabled() ? b.coldStarts.applyTo(b.catalog) : b.catalog;
+        this.deviceMemoryBytes = b.coldStarts.enabled() ? b.coldStarts.deviceMemoryBytes() : b.deviceMemoryBytes;
         this.placement = Collections.unmodifiableList(new ArrayList<>(b.placement)); // null entries: every model
         this.policy = b.policy;
         this.policyName = b.policyName;
@@ -54,7 +62,8 @@ public final class Simulation {
         this.warmupMicros = b.warmupMicros;
         this.invocation = b.invocation;
         this.noise = b.noise;
-        this.coldStarts = b.coldStarts;
+        this.speed = b.speed;
+        this.learnLatency = b.learnLatency;
         this.dispatchDelay = b.dispatchDelay;
         this.preemption = b.preemption;
         this.seed = b.seed;
@@ -109,12 +118,17 @@ public final class Simulation {
         return invocation;
     }
 
-    ExecutionNoise noise() {
-        return noise;
+    /** The time model of one device, drawing its noise from {@code random}. */
+    ExecutionModel deviceTime(SplittableRandom random) {
+        return new ExecutionModel(catalog, speed, noise, deviceMemoryBytes, random);
     }
 
-    ColdStarts coldStarts() {
-        return coldStarts;
+    long deviceMemoryBytes() {
+        return deviceMemoryBytes;
+    }
+
+    LatencyEstimator.Settings learnLatency() {
+        return learnLatency;
     }
 
     Delay dispatchDelay() {
@@ -141,6 +155,9 @@ public final class Simulation {
         private Invocation invocation = Invocation.onEvents();
         private ExecutionNoise noise = ExecutionNoise.none();
         private ColdStarts coldStarts = ColdStarts.NONE;
+        private double speed = 1;
+        private long deviceMemoryBytes = Long.MAX_VALUE;
+        private LatencyEstimator.Settings learnLatency = LatencyEstimator.Settings.DEFAULT;
         private Delay dispatchDelay = Delay.NONE;
         private boolean preemption = true;
         private long seed = 1;
@@ -214,8 +231,40 @@ public final class Simulation {
             return this;
         }
 
+        /**
+         * Cold starts of a given length with room for a given number of models per device, whatever
+         * the catalog says (it replaces the catalog's load figures and the {@link #deviceMemory}).
+         */
         public Builder coldStarts(ColdStarts coldStarts) {
             this.coldStarts = coldStarts;
+            return this;
+        }
+
+        /**
+         * What the loaded models may take together on each device (default unbounded): with a
+         * catalog that gives models {@code memory_bytes} and {@code load_ms}, devices load and
+         * evict models, and the scheduler's views of them book the same cold starts.
+         */
+        public Builder deviceMemory(long bytes) {
+            if (bytes < 1) throw new IllegalArgumentException("device memory must be positive, got " + bytes + " bytes");
+            this.deviceMemoryBytes = bytes;
+            return this;
+        }
+
+        /** The devices take the catalog's times multiplied by this (default 1; above 1: slower than profiled). */
+        public Builder speed(double factor) {
+            if (!(factor > 0) || Double.isInfinite(factor)) throw new IllegalArgumentException("device speed factor must be a positive number, got " + factor);
+            this.speed = factor;
+            return this;
+        }
+
+        /**
+         * How the scheduler corrects its latency profiles from the batches that end (default
+         * {@link LatencyEstimator.Settings#DEFAULT}, as in the job); {@code null}: never, the
+         * catalog's profiles stay.
+         */
+        public Builder learnLatency(LatencyEstimator.Settings settings) {
+            this.learnLatency = settings;
             return this;
         }
 

@@ -1,8 +1,9 @@
 package io.kairos.sim;
 
-import io.kairos.core.device.DeviceView;
 import io.kairos.core.metrics.ResultSummary;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.request.Request;
+import io.kairos.core.scheduling.BatchReport;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -54,12 +55,15 @@ final class SimulationRun {
         List<DeviceView> views = new ArrayList<>();
         gpus = new SimulatedGpu[sim.placement().size()];
         for (int slot = 0; slot < gpus.length; slot++) {
-            DeviceView view = new DeviceView(slot, sim.placement().get(slot));
+            // The view replays the device's model cache on the same budget: it books the cold starts the device spends.
+            DeviceView view = new DeviceView(slot, sim.placement().get(slot), sim.deviceMemoryBytes());
             views.add(view);
-            gpus[slot] = new SimulatedGpu(view, sim.noise(), sim.coldStarts(), sim.dispatchDelay(), root.split());
+            SplittableRandom random = root.split();
+            gpus[slot] = new SimulatedGpu(view, sim.deviceTime(random), sim.dispatchDelay(), random);
         }
         this.scheduler = new GroupScheduler("simulated", sim.catalog(), views, sim.newPolicy(), sim.params());
         scheduler.allowPreemption(sim.preemption());
+        scheduler.learnLatency(sim.learnLatency());
     }
 
     SimulationReport run() {
@@ -124,7 +128,10 @@ final class SimulationRun {
     private void complete(SimulatedGpu gpu) {
         long start = gpu.runningStart();
         boolean cold = gpu.runningCold();
+        boolean failed = gpu.runningFailed();
         Dispatch d = gpu.complete();
+        // The device's report reaches the scheduler as the batch ends, as the job's does a hop later.
+        scheduler.observe(new BatchReport(d, start, now, cold, failed));
         dirty = true;
         busyMicros += inWindow(start, now);
         if (start >= warmup) {
@@ -133,7 +140,8 @@ final class SimulationRun {
         }
         int size = d.size();
         for (Request r : d.requests()) {
-            fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size);
+            if (failed) fate(r, ResultStatus.FAILED, now, 0);
+            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size);
         }
     }
 

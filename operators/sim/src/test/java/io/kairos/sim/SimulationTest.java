@@ -1,5 +1,6 @@
 package io.kairos.sim;
 
+import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.policy.Policies;
@@ -137,13 +138,41 @@ class SimulationTest {
     }
 
     @Test
-    void aLateEndCorrectsTheSchedulersViewOfTheDevice() {
-        // With a cold start the first batch ends at 7700, not at the predicted 2700; the second
-        // request must start then, not at 2700, and FIFO must know it: it runs 7700-10400.
+    void theSecondBatchRunsAfterTheFirstsColdStart() {
+        // The first batch loads its model: it ends at 7700 (the scheduler booked it so); the
+        // second request, warm, runs 7700-10400.
         Simulation sim = Simulation.builder(CATALOG).devices(1).policy("fifo")
                 .load(ArrivalSource.replay(List.of(at(0, "R", 100), at(10, "R", 100))))
                 .coldStarts(new ColdStarts(5000, 1)).duration(1000).build();
         assertThat(fates(sim)).extracting(Fate::end).containsExactly(7700L, 10_400L);
+    }
+
+    @Test
+    void theSchedulerBooksTheColdStartsItsDevicesSpend() {
+        // Clockwork books work while less than 5 ms is outstanding. The first R is a cold start,
+        // booked 0-7700 (2.7 ms + the 5 ms load): the scheduler holds the next two until 2701,
+        // when 4999 us are left, and sends them as one batch of 2, warm, 7700-11200. A scheduler
+        // blind to the load would have sent the second alone at once.
+        Simulation sim = Simulation.builder(CATALOG).devices(1).policy("clockwork")
+                .load(ArrivalSource.replay(List.of(at(0, "R", 100), at(10, "R", 100), at(20, "R", 100))))
+                .coldStarts(new ColdStarts(5000, 1)).duration(1000).build();
+        assertThat(fates(sim)).containsExactly(
+                new Fate("0", ResultStatus.OK, 7700, 1),
+                new Fate("1", ResultStatus.OK, 11_200, 2),
+                new Fate("2", ResultStatus.OK, 11_200, 2));
+    }
+
+    @Test
+    void onDevicesSlowerThanProfiledLearningTheLatencyTurnsLateResultsIntoEarlyDecisions() {
+        // Devices 1.5 times slower than the catalog: a scheduler that keeps the catalog's profile
+        // sends batches that end late; one that learns from the ends sheds or batches in time.
+        Simulation.Builder b = Simulation.builder(CATALOG).devices(2).policy("clockwork")
+                .workload(Workload.parse("R:900:8")).duration(2_000_000).speed(1.5).seed(3);
+        SimulationReport blind = b.learnLatency(null).build().run();
+        SimulationReport learning = b.learnLatency(io.kairos.core.scheduling.LatencyEstimator.Settings.DEFAULT).build().run();
+        assertThat(blind.late()).isGreaterThan(100);
+        assertThat(learning.late()).isLessThan(blind.late() / 10);
+        assertThat(learning.ok()).isGreaterThan(blind.ok());
     }
 
     @Test

@@ -41,6 +41,7 @@ final class PipelineRig implements AutoCloseable {
         config.telemetryTopic = name + "-telemetry";
         config.controlTopic = name + "-control";
         config.outcomesTopic = name + "-control-outcomes";
+        config.deviceReportsTopic = name + "-device-reports";
         config.consumerGroup = name;
         config.devices = devices;
         config.simulatedSpeed = 0;

@@ -1,5 +1,6 @@
 package io.kairos.testbed.demo;
 
+import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.SimulatedSpeedOption;
 import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.testbed.options.ArrivalsOption;
@@ -75,6 +76,9 @@ public class DemoCommand implements Callable<Integer> {
     RunLengthOptions runLength = new RunLengthOptions(20, 10);
 
     @CommandLine.Mixin
+    LearnLatencyOption learn = new LearnLatencyOption();
+
+    @CommandLine.Mixin
     SeedOption seed = new SeedOption();
 
     @CommandLine.Spec
@@ -111,6 +115,7 @@ public class DemoCommand implements Callable<Integer> {
             config.bootstrapServers = broker.bootstrapServers();
             policy.applyTo(config);
             config.simulatedSpeed = speed.simulatedSpeed;
+            config.learnLatency = learn.learnLatency;
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);
 

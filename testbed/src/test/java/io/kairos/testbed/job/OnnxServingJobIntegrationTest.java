@@ -232,8 +232,10 @@ class OnnxServingJobIntegrationTest {
         // The ResNet allows batches of 1, 400 and 420, and its manifest claims that every batch
         // takes 5 s more than it does: the scheduler believes a batch runs long after the device
         // has finished it. Flex with lambda 1.05 preempts a batch of 1 for 400, and 400 for 420.
+        // The job runs open-loop, so that the devices' reports do not correct that belief.
         Path repo = repositoryWithResNet("onnx-it-preemption-models", "[1, 400, 420]", 1.4, 5000);
         ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-preemption-", c -> {
+            c.closedLoop = false;
             c.devices = 1;
             c.policy = "flex";
             c.policyParams = Map.of("lambda", "1.05");

@@ -20,6 +20,7 @@ final class TestConfigs {
         c.telemetryTopic = prefix + "telemetry";
         c.controlTopic = prefix + "control";
         c.outcomesTopic = prefix + "control-outcomes";
+        c.deviceReportsTopic = prefix + "device-reports";
         c.consumerGroup = prefix + "serving";
         c.fromEarliest = true;
         c.devices = 2;

@@ -1,8 +1,10 @@
 package io.kairos.core.device;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.time.WallClock;
 
 import java.io.Serializable;
+import java.util.SplittableRandom;
 
 /** Makes the device of one slot; shipped to wherever the slot runs, hence serializable. */
 @FunctionalInterface
@@ -14,8 +16,13 @@ public interface DeviceFactory extends Serializable {
      */
     Device create(int slot, int gpu, ModelCatalog catalog);
 
-    /** Simulated devices that take the profiled latency times {@code speedFactor} (0: no time at all). */
-    static DeviceFactory simulated(double speedFactor) {
-        return (slot, gpu, catalog) -> new SimulatedDevice(slot, catalog, io.kairos.core.time.WallClock::nowMicros, speedFactor);
+    /**
+     * Simulated devices that take the profiled latency times {@code speedFactor} (0: no time at
+     * all), and load a model (its catalog {@code load_ms}) when it is not among those their
+     * {@code memoryBudgetBytes} holds: the budget the scheduler's views of them replay.
+     */
+    static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes) {
+        return (slot, gpu, catalog) -> new SimulatedDevice(slot,
+                new ExecutionModel(catalog, speedFactor, ExecutionNoise.none(), memoryBudgetBytes, new SplittableRandom(slot)), WallClock::nowMicros);
     }
 }

@@ -1,6 +1,5 @@
 package io.kairos.core.device;
 
-import io.kairos.core.model.ModelCatalog;
 import io.kairos.schema.Tensor;
 
 import java.util.List;
@@ -12,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * A device that "executes" a batch by completing it when the model's profiled latency has passed,
- * in real time, without holding a thread: completions are timer tasks on one shared scheduler
+ * A device that "executes" a batch by completing it when the time its {@link ExecutionModel} gives
+ * (profile times speed, noise, a cold start when the model is not in its memory) has passed, in
+ * real time, without holding a thread: completions are timer tasks on one shared scheduler
  * thread, so dozens of simulated devices fit on two cores. Batches run back to back in the order
  * they were handed over, as on a GPU that runs one batch at a time.
  *
@@ -31,22 +31,20 @@ public final class SimulatedDevice implements Device {
     });
 
     private final int slot;
-    private final ModelCatalog catalog;
+    private final ExecutionModel time;
     private final LongSupplier clockMicros;
-    private final double speedFactor;
     private long busyUntilMicros;
     private CompletableFuture<Execution> last;
     private long lastStartMicros;
 
     /**
-     * @param speedFactor multiplies every profiled latency; 0 makes a zero-latency device that
-     *                    completes every batch at once (for measuring the pipeline itself)
+     * @param time how long its batches take; a speed factor of 0 makes a zero-latency device that
+     *             completes every batch at once (for measuring the pipeline itself)
      */
-    public SimulatedDevice(int slot, ModelCatalog catalog, LongSupplier clockMicros, double speedFactor) {
+    public SimulatedDevice(int slot, ExecutionModel time, LongSupplier clockMicros) {
         this.slot = slot;
-        this.catalog = catalog;
+        this.time = time;
         this.clockMicros = clockMicros;
-        this.speedFactor = speedFactor;
     }
 
     @Override
@@ -58,14 +56,12 @@ public final class SimulatedDevice implements Device {
     public synchronized CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs) {
         long now = clockMicros.getAsLong();
         last = null;
-        if (!catalog.contains(model)) {
-            return CompletableFuture.completedFuture(Execution.failed(now, now, "device " + slot + " has no profile for model '" + model + "'"));
-        }
-        long latency = Math.round(catalog.get(model).latency().latencyMicros(size) * speedFactor);
+        ExecutionModel.Run run = time.run(model, size);
+        if (!run.succeeded()) return CompletableFuture.completedFuture(Execution.failed(now, now, "device " + slot + ": " + run.error()));
         long start = Math.max(now, busyUntilMicros);
-        long end = start + latency;
+        long end = start + run.latencyMicros();
         busyUntilMicros = end;
-        Execution done = new Execution(start, end, false, List.of(), null);
+        Execution done = new Execution(start, end, run.coldStart(), List.of(), null);
         if (end <= now) return CompletableFuture.completedFuture(done);
         CompletableFuture<Execution> future = new CompletableFuture<>();
         last = future;
@@ -75,6 +71,18 @@ public final class SimulatedDevice implements Device {
         });
         TIMER.schedule(() -> future.complete(done), end - now, TimeUnit.MICROSECONDS);
         return future;
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> load(String model) {
+        time.load(model);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> unload(String model) {
+        time.unload(model);
+        return CompletableFuture.completedFuture(null);
     }
 
     private synchronized void freeIfLast(CompletableFuture<Execution> cancelled) {

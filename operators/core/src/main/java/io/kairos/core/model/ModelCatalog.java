@@ -66,6 +66,24 @@ public final class ModelCatalog implements Serializable {
         return new ModelCatalog(json, read(json, source));
     }
 
+    /**
+     * The same models, each taking {@code memoryBytes} on a device and {@code loadMicros} to load
+     * there: a simple way to ask for cold starts ("200 ms each, with room for 4 models on a device"
+     * is {@code withLoadCost(1, 200_000)} on devices of 4 bytes).
+     */
+    public ModelCatalog withLoadCost(long memoryBytes, long loadMicros) {
+        try {
+            ObjectMapper mapper = new ObjectMapper();
+            JsonNode root = mapper.readTree(json);
+            for (JsonNode m : root.get("models")) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) m).put("memory_bytes", memoryBytes).put("load_ms", loadMicros / 1000.0);
+            }
+            return parse(mapper.writeValueAsString(root), "catalog with load cost");
+        } catch (IOException e) {
+            throw new IllegalStateException("a parsed catalog could not be read again", e);
+        }
+    }
+
     /** The built-in catalog of the demo and of tests: small image, text and tabular models. */
     public static ModelCatalog builtIn() {
         try (var in = ModelCatalog.class.getResourceAsStream("/kairos/models.json")) {

@@ -13,7 +13,7 @@ import java.util.Arrays;
  */
 public final class RequestQueue {
     private final String model;
-    private final LatencyProfile profile;
+    private LatencyProfile profile;
     private Request[] items = new Request[16];
     private int head;
     private int tail;
@@ -30,6 +30,14 @@ public final class RequestQueue {
     /** The model's latency per batch size, kept here so that a policy scanning queues looks nothing up. */
     public LatencyProfile profile() {
         return profile;
+    }
+
+    /**
+     * A corrected profile (the scheduler learned it from measurements). The queue's latest start
+     * changes with it: a scheduler that orders queues by it takes the queue out first.
+     */
+    public void setProfile(LatencyProfile profile) {
+        this.profile = profile;
     }
 
     public int size() {

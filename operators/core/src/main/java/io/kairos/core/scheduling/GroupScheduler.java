@@ -1,6 +1,5 @@
 package io.kairos.core.scheduling;
 
-import io.kairos.core.device.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
@@ -59,6 +58,8 @@ public final class GroupScheduler implements GroupView {
     private boolean preemption;
     private int pending;
     private long batchExtra;
+    // Profiles corrected from the devices' reports; null: the catalog's profiles, never corrected.
+    private LatencyEstimator estimator = new LatencyEstimator(LatencyEstimator.Settings.DEFAULT);
 
     // Filled during one schedule() call, handed out in its outcome.
     private List<Dispatch> dispatched = new ArrayList<>();
@@ -138,6 +139,40 @@ public final class GroupScheduler implements GroupView {
         }
     }
 
+    /**
+     * Whether the latency profiles correct themselves from the batches the devices report (default:
+     * yes, with {@link LatencyEstimator.Settings#DEFAULT}); {@code null}: the catalog's profiles
+     * stay. Set it before the first request.
+     */
+    public void learnLatency(LatencyEstimator.Settings settings) {
+        if (!queues.isEmpty()) throw new IllegalStateException("serving group '" + group + "': set latency learning before the first request");
+        this.estimator = settings == null ? null : new LatencyEstimator(settings);
+    }
+
+    /**
+     * A device's report of a batch dispatched here: its device's view re-bases the work booked
+     * behind it on its real end, and, unless it was a cold start or failed, its latency corrects
+     * the model's profile. The engine calls this when the report reaches the scheduler: the
+     * simulator when the batch ends, the job when the report comes back from the device.
+     */
+    public void observe(BatchReport report) {
+        Dispatch batch = report.batch();
+        for (DeviceView d : devices) {
+            if (d.slot() == batch.device()) d.observe(batch, report.startMicros(), report.endMicros());
+        }
+        if (estimator == null || report.coldStart() || report.failed()) return;
+        LatencyProfile prior = catalog.get(batch.model()).latency();
+        LatencyProfile updated = estimator.observe(batch.model(), prior, batch.size(), report.latencyMicros());
+        if (updated == null) return;
+        RequestQueue q = queues.get(batch.model());
+        if (q == null) return;
+        // The queue's place in the order depends on its profile: out before the change, back after.
+        boolean wasActive = !q.isEmpty() && active.remove(q);
+        q.setProfile(updated);
+        if (wasActive) active.add(q);
+        batchExtra = Math.max(batchExtra, updated.latencyAt(updated.batchSizeCount() - 1) - updated.latencyAt(0));
+    }
+
     /** Lets the policy preempt batches (default false); for engines that can abort a running batch. */
     public void allowPreemption(boolean allowed) {
         this.preemption = allowed;
@@ -146,7 +181,7 @@ public final class GroupScheduler implements GroupView {
     public void admit(Request request) {
         RequestQueue q = queues.get(request.model());
         if (q == null) {
-            q = new RequestQueue(request.model(), catalog.get(request.model()).latency());
+            q = new RequestQueue(request.model(), profile(request.model()));
             queues.put(request.model(), q);
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
@@ -231,10 +266,13 @@ public final class GroupScheduler implements GroupView {
         return queues.get(model);
     }
 
+    /** The model's latency profile as the scheduler now believes it: the catalog's, corrected by what was measured. */
     @Override
     public LatencyProfile profile(String model) {
         RequestQueue q = queues.get(model);
-        return q != null ? q.profile() : catalog.get(model).latency();
+        if (q != null) return q.profile();
+        LatencyProfile prior = catalog.get(model).latency();
+        return estimator == null ? prior : estimator.profile(model, prior);
     }
 
     @Override
@@ -260,7 +298,7 @@ public final class GroupScheduler implements GroupView {
         ModelSpec spec = catalog.get(model);
         long latency = q.profile().latencyMicros(size) + device.loadMicros(spec);
         Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
-        device.book(d);
+        device.book(d, nowMicros);
         device.hold(spec);
         dispatched.add(d);
         return d;

@@ -1,6 +1,5 @@
 package io.kairos.core.scheduling;
 
-import io.kairos.core.device.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 

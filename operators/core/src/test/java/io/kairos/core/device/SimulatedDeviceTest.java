@@ -18,7 +18,7 @@ class SimulatedDeviceTest {
             {"models": [{"name": "m", "input": {"dtype": "FLOAT32", "shape": [1]},
                          "batch_sizes": [1, 2], "latency_ms": {"alpha": 400, "beta": 0}}]}""", "test");
 
-    private final SimulatedDevice device = new SimulatedDevice(0, CATALOG, WallClock::nowMicros, 1.0);
+    private final SimulatedDevice device = new SimulatedDevice(0, new ExecutionModel(CATALOG, 1.0, ExecutionNoise.none(), Long.MAX_VALUE, new java.util.SplittableRandom(1)), WallClock::nowMicros);
 
     private Device.Execution run(CompletableFuture<Device.Execution> f) throws Exception {
         return f.get(5, TimeUnit.SECONDS);

@@ -1,6 +1,6 @@
 package io.kairos.core.plan;
 
-import io.kairos.core.device.DeviceView;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;

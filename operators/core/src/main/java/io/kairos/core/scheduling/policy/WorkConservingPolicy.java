@@ -1,6 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
-import io.kairos.core.device.DeviceView;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.GroupView;

@@ -1,6 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
-import io.kairos.core.device.DeviceView;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;

@@ -1,4 +1,4 @@
-package io.kairos.sim;
+package io.kairos.core.device;
 
 import java.util.SplittableRandom;
 

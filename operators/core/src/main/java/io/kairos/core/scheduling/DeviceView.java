@@ -1,8 +1,9 @@
-package io.kairos.core.device;
+package io.kairos.core.scheduling;
 
+import io.kairos.core.device.ModelCache;
 import io.kairos.core.model.ModelSpec;
-import io.kairos.core.scheduling.Dispatch;
 
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
 
@@ -10,8 +11,11 @@ import java.util.Set;
  * The scheduler's picture of one device: which models it may run (its placement), which of them
  * are loaded in its memory, when it is predicted to be free, from the latency profile of every
  * batch sent to it, and the last batch booked on it, so that the scheduler knows what runs at a
- * given instant and can preempt it. Predictions, not observations: the scheduler never waits for a
- * device to report back before sending it more work.
+ * given instant and can preempt it. Predictions, corrected by observations: the scheduler never
+ * waits for a device to report back before sending it more work, but when a device reports that a
+ * batch really started and ended ({@link #observe}), the work booked behind that batch is planned
+ * again from its real end (Clockwork's controller compares each action's expectation with its
+ * result).
  *
  * <p>Loaded models are tracked the way Clockwork's controller tracks its workers: by mirroring
  * the device's own cache from the scheduler's dispatches. The device loads a model on the first
@@ -25,8 +29,27 @@ public final class DeviceView {
     private final ModelCache<AutoCloseable> loaded;
     private long freeAtMicros;
     // The last batch booked, ending at freeAtMicros; null when none was, or when it was preempted
-    // (the view keeps one batch, not the whole timeline, so the one before it is not known).
+    // (a policy may preempt only the batch it sent last).
     private Dispatch lastBooked;
+    // The work booked here and not yet reported, in the order the device runs it, with its
+    // predicted times: what a report re-bases. Work predicted done is forgotten when more is
+    // booked, so that a device that never reports (an open loop) keeps a few entries only.
+    private ArrayDeque<Booked> booked = new ArrayDeque<>();
+
+    /** Work on the timeline: a batch ({@code batch} null: other work), from when it can start at the earliest. */
+    private static final class Booked {
+        final Dispatch batch;
+        final long readyAtMicros;
+        long startMicros;
+        long endMicros;
+
+        Booked(Dispatch batch, long readyAtMicros, long startMicros, long endMicros) {
+            this.batch = batch;
+            this.readyAtMicros = readyAtMicros;
+            this.startMicros = startMicros;
+            this.endMicros = endMicros;
+        }
+    }
 
     /** A device with unbounded model memory: a model, once loaded, stays. */
     public DeviceView(int slot, Set<String> models) {
@@ -121,28 +144,77 @@ public final class DeviceView {
      */
     public long book(long nowMicros, long latencyMicros) {
         long start = startAtMicros(nowMicros);
+        forgetDone(nowMicros);
         freeAtMicros = start + latencyMicros;
+        booked.add(new Booked(null, nowMicros, start, freeAtMicros));
         lastBooked = null;
         return start;
     }
 
     /**
-     * Replaces the prediction with what the device itself reports: a batch ended earlier or later
-     * than its profile said (noise, a model load), which shifts everything booked behind it.
+     * Books a batch sent at {@code now} whose predicted start, computed with {@link #startAtMicros},
+     * is not before the work already there.
      */
-    public void observeFreeAt(long freeAtMicros) {
-        this.freeAtMicros = freeAtMicros;
-    }
-
-    /** Books a batch whose predicted start, computed with {@link #startAtMicros}, is not before the work already there. */
-    public void book(Dispatch batch) {
+    public void book(Dispatch batch, long nowMicros) {
         if (batch.device() != slot) throw new IllegalArgumentException(batch.model() + " batch for device " + batch.device() + " booked on device " + slot);
         if (batch.predictedStartMicros() < freeAtMicros) {
             throw new IllegalArgumentException(batch.model() + " batch predicted to start at " + batch.predictedStartMicros()
                     + " on device " + slot + ", which is busy until " + freeAtMicros);
         }
+        forgetDone(nowMicros);
         freeAtMicros = batch.predictedEndMicros();
+        booked.add(new Booked(batch, Math.min(nowMicros, batch.predictedStartMicros()), batch.predictedStartMicros(), freeAtMicros));
         lastBooked = batch;
+    }
+
+    // Work predicted done by now that no report has taken off yet. A report that comes later for
+    // it re-bases what is still booked, all of which the device runs after it.
+    private void forgetDone(long nowMicros) {
+        while (!booked.isEmpty() && booked.peekFirst().endMicros <= nowMicros) booked.pollFirst();
+    }
+
+    /**
+     * What the device reports of a batch booked here: it really ran from {@code startMicros} to
+     * {@code endMicros} (noise, a slower device, a load the view did not foresee, a hand-over that
+     * took longer). The work booked behind it is planned again from that end, each batch starting
+     * when the one before it ends, or when it was sent if that is later, and keeping its predicted
+     * length; the device is then free when the last of them ends. A batch this view no longer
+     * knows (forgotten, or preempted after all) re-bases everything still booked, which the device
+     * runs after it.
+     */
+    public void observe(Dispatch batch, long startMicros, long endMicros) {
+        if (endMicros < startMicros) throw new IllegalArgumentException("a batch cannot end (" + endMicros + ") before it starts (" + startMicros + ")");
+        if (isBooked(batch)) {
+            // The device runs in order: what was booked before the batch is done too.
+            Booked done;
+            do {
+                done = booked.pollFirst();
+            } while (done.batch != batch);
+        }
+        long end = endMicros;
+        for (Booked b : booked) {
+            long length = b.endMicros - b.startMicros;
+            b.startMicros = Math.max(b.readyAtMicros, end);
+            b.endMicros = b.startMicros + length;
+            end = b.endMicros;
+        }
+        freeAtMicros = end;
+    }
+
+    private boolean isBooked(Dispatch batch) {
+        if (batch == null) return false;
+        for (Booked b : booked) {
+            if (b.batch == batch) return true;
+        }
+        return false;
+    }
+
+    /** When the view predicts a batch booked here and not yet reported to start; -1 when it knows none. */
+    public long predictedStartMicros(Dispatch batch) {
+        for (Booked b : booked) {
+            if (b.batch == batch) return b.startMicros;
+        }
+        return -1;
     }
 
     /** The last batch booked on this device, or null. It may have ended already. */
@@ -155,7 +227,8 @@ public final class DeviceView {
      * booked, if it is predicted to be running at {@code now} or not to have started yet; else null.
      */
     public Dispatch preemptibleAt(long nowMicros) {
-        return lastBooked != null && lastBooked.predictedEndMicros() > nowMicros ? lastBooked : null;
+        Booked last = booked.peekLast();
+        return lastBooked != null && last != null && last.batch == lastBooked && last.endMicros > nowMicros ? lastBooked : null;
     }
 
     /**
@@ -166,7 +239,7 @@ public final class DeviceView {
     public Dispatch unbookLast(long nowMicros) {
         Dispatch batch = preemptibleAt(nowMicros);
         if (batch == null) throw new IllegalStateException("device " + slot + " runs no batch that can be preempted at " + nowMicros);
-        freeAtMicros = Math.max(nowMicros, batch.predictedStartMicros());
+        freeAtMicros = Math.max(nowMicros, booked.pollLast().startMicros);
         lastBooked = null;
         return batch;
     }
@@ -179,6 +252,8 @@ public final class DeviceView {
         if (previous.freeAtMicros >= freeAtMicros) {
             freeAtMicros = previous.freeAtMicros;
             lastBooked = previous.lastBooked;
+            booked = previous.booked;
+            previous.booked = new ArrayDeque<>();
         }
         previous.loaded.loadedBytes().forEach((model, bytes) -> {
             if (!loaded.isLoaded(model)) track(model, bytes);

@@ -1,0 +1,101 @@
+package io.kairos.core.device;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.ModelSpec;
+
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * How long one simulated device takes: the one model of a device's time, used by the job's
+ * simulated devices (in real time, {@link SimulatedDevice}) and by the simulator's (in virtual
+ * time). A batch takes its model's profiled latency times the device's speed factor, perturbed by
+ * the noise, plus the model's load time (from the catalog, times the speed factor) when the model
+ * is not in the device's memory: a cold start.
+ *
+ * <p>The memory is a {@link ModelCache} on the device's budget, filled with the models' catalog
+ * sizes, least recently used evicted first: the very cache that the scheduler's view of the device
+ * replays on the same budget, so that the scheduler books exactly the cold starts the device
+ * spends. A model without load cost in the catalog (no memory, no load time) is always warm.
+ *
+ * <p>Not thread-safe: a device calls it in the order it takes batches.
+ */
+public final class ExecutionModel {
+    private final ModelCatalog catalog;
+    private final double speedFactor;
+    private final ExecutionNoise noise;
+    private final SplittableRandom random;
+    private final ModelCache<AutoCloseable> memory;
+
+    /**
+     * @param speedFactor       multiplies every profiled time (1: the catalog's device; 0: no time at all)
+     * @param memoryBudgetBytes what the loaded models may take together ({@link Long#MAX_VALUE}: unbounded)
+     */
+    public ExecutionModel(ModelCatalog catalog, double speedFactor, ExecutionNoise noise, long memoryBudgetBytes, SplittableRandom random) {
+        if (!(speedFactor >= 0) || Double.isInfinite(speedFactor)) throw new IllegalArgumentException("speed factor must be a non-negative number, got " + speedFactor);
+        this.catalog = catalog;
+        this.speedFactor = speedFactor;
+        this.noise = noise;
+        this.random = random;
+        this.memory = new ModelCache<>(memoryBudgetBytes);
+    }
+
+    /** What one batch takes on the device: its time, whether it first loaded its model, or why it failed. */
+    public record Run(long latencyMicros, boolean coldStart, String error) {
+        static Run failed(String error) {
+            return new Run(0, false, error);
+        }
+
+        public boolean succeeded() {
+            return error == null;
+        }
+    }
+
+    /** Runs a batch of {@code size} requests of {@code model}: loads the model first if it is not in memory. */
+    public Run run(String model, int size) {
+        ModelSpec spec = catalog.get(model);
+        if (spec == null) return Run.failed("no profile for model '" + model + "'");
+        if (size > spec.latency().maxBatch()) return Run.failed("batch of " + size + " exceeds the largest allowed size " + spec.latency().maxBatch() + " of model '" + model + "'");
+        long latency = noise.actualMicros(scaled(spec.latency().latencyMicros(size)), random);
+        if (!spec.hasLoadCost() || memory.get(model) != null) return new Run(latency, false, null);
+        if (spec.memoryBytes() > memory.budgetBytes()) {
+            return Run.failed("model '" + model + "' needs " + spec.memoryBytes() + " bytes, more than the device's budget of " + memory.budgetBytes());
+        }
+        hold(spec);
+        return new Run(latency + scaled(spec.loadMicros()), true, null);
+    }
+
+    /**
+     * Loads a model ahead of its batches (a placement put it here), beside the models already
+     * loaded; false when it does not fit without evicting one, or is loaded already. The load
+     * itself takes no device time: a device loads beside its batches.
+     */
+    public boolean load(String model) {
+        ModelSpec spec = catalog.get(model);
+        if (spec == null || !spec.hasLoadCost() || memory.isLoaded(model)) return false;
+        if (memory.usedBytes() + spec.memoryBytes() > memory.budgetBytes()) return false;
+        hold(spec);
+        return true;
+    }
+
+    /** Takes a model out of memory (a placement took it off the device). */
+    public void unload(String model) {
+        memory.unload(model);
+    }
+
+    /** The models in memory, least recently used first. */
+    public List<String> loadedModels() {
+        return memory.lruOrder();
+    }
+
+    private void hold(ModelSpec spec) {
+        memory.makeRoom(spec.name(), spec.memoryBytes());
+        memory.install(spec.name(), NOTHING_TO_CLOSE);
+    }
+
+    private long scaled(long micros) {
+        return Math.round(micros * speedFactor);
+    }
+
+    private static final AutoCloseable NOTHING_TO_CLOSE = () -> {};
+}

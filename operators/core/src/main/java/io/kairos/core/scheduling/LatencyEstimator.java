@@ -1,0 +1,141 @@
+package io.kairos.core.scheduling;
+
+import io.kairos.core.model.LatencyProfile;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Latency profiles that correct themselves from measurements, as Clockwork's controller keeps its
+ * execution-time estimates: per model and batch size, a window of the last {@code window} batches'
+ * measured latencies, and the estimate is a percentile of that window. A batch size not measured
+ * yet keeps its prior (catalog) latency, scaled as the nearest measured size was: a device that
+ * runs 30 % slower than the catalog says is seen 30 % slower at every size after one batch.
+ *
+ * <p>Engine-free and deterministic; the job's scheduler and the simulator's feed it the same
+ * measurements (the batches that really ran, cold starts left out, since their time is mostly the
+ * load), so the simulator learns what the job learns.
+ */
+public final class LatencyEstimator {
+
+    /** The window and percentile of every estimate. */
+    public record Settings(int window, double percentile) implements java.io.Serializable {
+        /** The last 10 batches of each model and size, their 99th percentile. */
+        public static final Settings DEFAULT = new Settings(10, 99);
+
+        public Settings {
+            if (window < 1) throw new IllegalArgumentException("estimator window must hold at least one measurement, got " + window);
+            if (!(percentile > 0 && percentile <= 100)) throw new IllegalArgumentException("estimator percentile must be in (0, 100], got " + percentile);
+        }
+    }
+
+    private final Settings settings;
+    private final Map<String, Estimate> models = new HashMap<>();
+
+    public LatencyEstimator(Settings settings) {
+        this.settings = settings;
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /** The model's current profile: its prior until a batch of it was measured. */
+    public LatencyProfile profile(String model, LatencyProfile prior) {
+        Estimate e = models.get(model);
+        return e == null ? prior : e.profile;
+    }
+
+    /**
+     * Adds one measured batch of {@code size} requests, which ran padded to the next allowed size.
+     * Returns the model's new profile when the measurement changed it, else null.
+     */
+    public LatencyProfile observe(String model, LatencyProfile prior, int size, long latencyMicros) {
+        if (latencyMicros < 0) throw new IllegalArgumentException("a measured latency must not be negative, got " + latencyMicros);
+        Estimate e = models.computeIfAbsent(model, m -> new Estimate(prior, settings.window()));
+        int i = e.indexOf(size);
+        if (i < 0) return null; // larger than the profile allows: not a batch this scheduler sent
+        return e.add(i, latencyMicros, settings.percentile()) ? e.profile : null;
+    }
+
+    /** One model's windows, per allowed batch size. */
+    private static final class Estimate {
+        final LatencyProfile prior;
+        final long[][] windows;
+        final int[] counts;
+        final int[] next;
+        final long[] measured; // the window's percentile per size; -1: not measured
+        final long[] sorted;
+        LatencyProfile profile;
+
+        Estimate(LatencyProfile prior, int window) {
+            this.prior = prior;
+            int n = prior.batchSizeCount();
+            this.windows = new long[n][window];
+            this.counts = new int[n];
+            this.next = new int[n];
+            this.measured = new long[n];
+            Arrays.fill(measured, -1);
+            this.sorted = new long[window];
+            this.profile = prior;
+        }
+
+        int indexOf(int size) {
+            for (int i = 0; i < prior.batchSizeCount(); i++) {
+                if (prior.batchSizeAt(i) >= size) return i;
+            }
+            return -1;
+        }
+
+        /** Adds a measurement at size index i; true when the profile changed. */
+        boolean add(int i, long micros, double percentile) {
+            long[] w = windows[i];
+            w[next[i]] = micros;
+            next[i] = (next[i] + 1) % w.length;
+            if (counts[i] < w.length) counts[i]++;
+            int n = counts[i];
+            System.arraycopy(w, 0, sorted, 0, n);
+            Arrays.sort(sorted, 0, n);
+            // Nearest rank: the smallest measurement with at least percentile % of the window at or below it.
+            long estimate = sorted[Math.max(0, (int) Math.ceil(percentile / 100.0 * n) - 1)];
+            if (estimate == measured[i]) return false;
+            measured[i] = estimate;
+            LatencyProfile updated = rebuild();
+            if (sameLatencies(updated, profile)) return false;
+            profile = updated;
+            return true;
+        }
+
+        private LatencyProfile rebuild() {
+            int n = prior.batchSizeCount();
+            int[] sizes = new int[n];
+            long[] latency = new long[n];
+            for (int i = 0; i < n; i++) {
+                sizes[i] = prior.batchSizeAt(i);
+                latency[i] = measured[i] >= 0 ? measured[i] : scaledFromNearest(i);
+            }
+            return new LatencyProfile(sizes, latency);
+        }
+
+        // The prior at size i, times the ratio of estimate to prior at the nearest measured size (the smaller on a tie).
+        private long scaledFromNearest(int i) {
+            for (int d = 1; d < measured.length; d++) {
+                for (int j : new int[]{i - d, i + d}) {
+                    if (j < 0 || j >= measured.length || measured[j] < 0) continue;
+                    long priorJ = prior.latencyAt(j);
+                    if (priorJ == 0) return prior.latencyAt(i);
+                    return Math.round(prior.latencyAt(i) * ((double) measured[j] / priorJ));
+                }
+            }
+            return prior.latencyAt(i);
+        }
+
+        private static boolean sameLatencies(LatencyProfile a, LatencyProfile b) {
+            for (int i = 0; i < a.batchSizeCount(); i++) {
+                if (a.latencyAt(i) != b.latencyAt(i)) return false;
+            }
+            return true;
+        }
+    }
+}
