@@ -14,5 +14,11 @@ public interface FateListener {
      */
     void onFate(Request request, ResultStatus status, long endMicros, int batchSize);
 
+    /**
+     * A timed control decision was applied to the plan, or rejected with {@code reason} (the plan
+     * then unchanged), at {@code nowMicros}.
+     */
+    default void onDecision(TimedDecision decision, boolean applied, String reason) {}
+
     FateListener NONE = (request, status, endMicros, batchSize) -> {};
 }

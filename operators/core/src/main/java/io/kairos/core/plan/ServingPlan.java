@@ -1,7 +1,9 @@
 package io.kairos.core.plan;
 
 import io.kairos.core.device.DeviceView;
+import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.policy.Policies;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,18 +28,39 @@ public final class ServingPlan {
     private final Map<String, Map<Integer, Set<String>>> placement = new HashMap<>();
     private final Map<String, GroupPolicy> policies = new HashMap<>();
     private long version;
+    private long revision;
 
     /** A plan whose devices have unbounded model memory. */
     public ServingPlan(int deviceCount, String defaultPolicy, PolicyParams defaultParams) {
         this(deviceCount, Long.MAX_VALUE, defaultPolicy, defaultParams);
     }
 
-    /** @param deviceMemoryBytes the model memory budget of each device, as the devices are configured */
+    /**
+     * @param deviceMemoryBytes the model memory budget of each device, as the devices are configured
+     * @throws IllegalArgumentException for an unknown default policy or a bad default parameter
+     */
     public ServingPlan(int deviceCount, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams) {
+        Policies.configure(null, defaultPolicy, defaultParams);
         this.deviceCount = deviceCount;
         this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = defaultParams;
+    }
+
+    /** An independent copy: the same groups, placements, policies and versions, to change apart (a simulation run). */
+    public ServingPlan copy() {
+        ServingPlan c = new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, defaultParams);
+        c.groupOfModel.putAll(groupOfModel);
+        placement.forEach((group, devices) -> c.placement.put(group, new LinkedHashMap<>(devices)));
+        c.policies.putAll(policies);
+        c.version = version;
+        c.revision = revision;
+        return c;
+    }
+
+    /** How many device slots the plan places models on: 0 to this minus one. */
+    public int deviceCount() {
+        return deviceCount;
     }
 
     /** The version of the last decision applied; 0 for the default plan. */
@@ -52,12 +75,21 @@ public final class ServingPlan {
         return true;
     }
 
+    /**
+     * How many times the plan changed (a policy, a placement, a group assignment): what the
+     * engines compare to know whether to bring their groups up to date, whatever the versions.
+     */
+    public long revision() {
+        return revision;
+    }
+
     public String groupOf(String model) {
         return groupOfModel.getOrDefault(model, DEFAULT_GROUP);
     }
 
     public void assign(String model, String group) {
         groupOfModel.put(model, group);
+        revision++;
     }
 
     /** The group's devices; a group without a placement has every device, holding every model. */
@@ -79,22 +111,42 @@ public final class ServingPlan {
             }
         }
         placement.put(group, new LinkedHashMap<>(devices));
+        revision++;
     }
 
     public GroupPolicy policyOf(String group) {
         return policies.getOrDefault(group, new GroupPolicy(defaultPolicy, defaultParams));
     }
 
-    /** Sets a group's policy and parameters, or with {@code model} set, that model's parameter overrides. */
+    /**
+     * Sets a group's policy and parameters, or with {@code model} set, that model's parameter
+     * overrides (the group keeps its policy). The group's parameters are replaced, not merged; its
+     * models' overrides stay while the policy stays, and go with a change of policy, whose
+     * parameters they are not.
+     *
+     * @throws IllegalArgumentException for an unknown policy, a bad value or a parameter the
+     *         policy does not know, naming the group, the model, the parameter and the value; the
+     *         plan is then unchanged
+     */
     public void setPolicy(String group, String model, String policy, Map<String, String> params) {
         GroupPolicy current = policyOf(group);
+        GroupPolicy next;
         if (model == null) {
-            policies.put(group, new GroupPolicy(policy, current.params().withGroup(params)));
+            PolicyParams kept = policy.equals(current.policy()) ? current.params() : current.params().withoutModels();
+            next = new GroupPolicy(policy, kept.withGroup(params));
         } else {
-            policies.put(group, new GroupPolicy(current.policy(), current.params().withModel(model, params)));
+            next = new GroupPolicy(current.policy(), current.params().withModel(model, params));
         }
+        next.configure(group);
+        policies.put(group, next);
+        revision++;
     }
 
     /** A group's policy by name, with its parameters. */
-    public record GroupPolicy(String policy, PolicyParams params) {}
+    public record GroupPolicy(String policy, PolicyParams params) {
+        /** A fresh policy object with these parameters read, for serving group {@code group}. */
+        public ConfiguredPolicy configure(String group) {
+            return Policies.configure(group, policy, params);
+        }
+    }
 }

@@ -33,7 +33,7 @@ import java.util.TreeSet;
 public final class GroupScheduler implements GroupView {
 
     /** Parameter: shed requests that can no longer meet their deadline (default true). */
-    public static final String SHED = "shed";
+    public static final String SHED = ConfiguredPolicy.SHED;
 
     private final String group;
     private final ModelCatalog catalog;
@@ -54,7 +54,6 @@ public final class GroupScheduler implements GroupView {
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     private SchedulingPolicy policy;
-    private PolicyParams params;
     private boolean shedding;
     private boolean preemption;
     private int pending;
@@ -65,11 +64,16 @@ public final class GroupScheduler implements GroupView {
     private List<Dispatch> preempted = new ArrayList<>();
     private List<Drop> preemptionDrops = new ArrayList<>();
 
+    /** @throws IllegalArgumentException for a bad parameter, see {@link ConfiguredPolicy#of} */
     public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params) {
+        this(group, catalog, devices, ConfiguredPolicy.of(group, policy, params));
+    }
+
+    public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, ConfiguredPolicy policy) {
         this.group = group;
         this.catalog = catalog;
         this.devices = List.copyOf(devices);
-        setPolicy(policy, params);
+        setPolicy(policy);
     }
 
     public String group() {
@@ -80,10 +84,20 @@ public final class GroupScheduler implements GroupView {
         return policy;
     }
 
+    /** Whether requests that can no longer meet their deadline are shed (parameter {@code shed}). */
+    public boolean shedding() {
+        return shedding;
+    }
+
+    /** The policy and whether to shed, as {@link ConfiguredPolicy#of} read them; the queues stay. */
+    public void setPolicy(ConfiguredPolicy configured) {
+        this.policy = configured.policy();
+        this.shedding = configured.shed();
+    }
+
+    /** @throws IllegalArgumentException for a bad parameter; the scheduler is then unchanged */
     public void setPolicy(SchedulingPolicy policy, PolicyParams params) {
-        this.policy = policy;
-        this.params = params;
-        this.shedding = params.getBoolean(SHED, true);
+        setPolicy(ConfiguredPolicy.of(group, policy, params));
     }
 
     /**
@@ -240,11 +254,6 @@ public final class GroupScheduler implements GroupView {
     @Override
     public List<DeviceView> devices() {
         return devices;
-    }
-
-    @Override
-    public PolicyParams params() {
-        return params;
     }
 
     @Override

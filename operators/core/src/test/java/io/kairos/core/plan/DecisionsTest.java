@@ -81,16 +81,22 @@ class DecisionsTest {
         Decisions.apply(plan, decision(2, setPolicy("g", "resnet50", "clockwork", Map.of("max_batch", "2"))));
         ServingPlan.GroupPolicy p = plan.policyOf("g");
         assertThat(p.policy()).isEqualTo("triton");
-        assertThat(p.params().getInt("resnet50", "max_batch", 0)).isEqualTo(2);
-        assertThat(p.params().getInt("mlp", "max_batch", 0)).isEqualTo(8);
+        assertThat(p.params().get("resnet50", "max_batch")).isEqualTo("2");
+        assertThat(p.params().get("mlp", "max_batch")).isEqualTo("8");
         assertThat(p.params().get("resnet50", "max_queue_delay_ms")).isEqualTo("2"); // falls back to the group
 
-        // A later group-level change keeps the model override.
-        Decisions.apply(plan, decision(3, setPolicy("g", null, "clockwork", Map.of("max_batch", "16"))));
+        // A later group-level change of the same policy keeps the model override.
+        Decisions.apply(plan, decision(3, setPolicy("g", null, "triton", Map.of("max_batch", "16"))));
+        p = plan.policyOf("g");
+        assertThat(p.params().get("resnet50", "max_batch")).isEqualTo("2");
+        assertThat(p.params().get("mlp", "max_batch")).isEqualTo("16");
+
+        // A change of policy drops it: the override was the old policy's parameter.
+        Decisions.apply(plan, decision(4, setPolicy("g", null, "clockwork", Map.of("lookahead_ms", "2"))));
         p = plan.policyOf("g");
         assertThat(p.policy()).isEqualTo("clockwork");
-        assertThat(p.params().getInt("resnet50", "max_batch", 0)).isEqualTo(2);
-        assertThat(p.params().getInt("mlp", "max_batch", 0)).isEqualTo(16);
+        assertThat(p.params().get("resnet50", "max_batch")).isNull();
+        assertThat(p.params().perModel()).isEmpty();
     }
 
     @Test
