@@ -4,6 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
+import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
@@ -102,6 +103,7 @@ public class ServeCommand implements Callable<Integer> {
         if (!Policies.names().contains(policy)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
         }
+        checkPolicyParams(spec, policy, policyParams);
         if (modelRepository != null && modelsFile != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--models and --model-repository exclude each other: the repository's manifests are the catalog");
         }
@@ -135,6 +137,18 @@ public class ServeCommand implements Callable<Integer> {
         c.delivery = delivery;
         c.asyncTimeoutMs = asyncTimeoutMs;
         return c;
+    }
+
+    /**
+     * Reads {@code --policy-param} values as the policy will, so that a bad value or a key the
+     * policy does not know stops the command now, in one line, rather than the job later.
+     */
+    public static void checkPolicyParams(CommandLine.Model.CommandSpec spec, String policy, Map<String, String> params) {
+        try {
+            Policies.configure(null, policy, PolicyParams.of(params));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--policy-param: " + e.getMessage());
+        }
     }
 
     /**

@@ -108,6 +108,7 @@ public class DemoCommand implements Callable<Integer> {
             if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; models: " + catalog.names());
         }
         if (!Policies.names().contains(policy)) throw new CommandLine.ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
+        ServeCommand.checkPolicyParams(spec, policy, policyParams);
         if (devices < 1 || durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices and --duration must be at least 1");
 
         out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy + ", " + devices
