@@ -5,6 +5,7 @@ import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Delay;
 import io.kairos.sim.Simulation;
+import io.kairos.sim.TimedDecision;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.Workload;
 import io.kairos.jobs.ServingConfig;
@@ -12,7 +13,12 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceResult;
+import io.kairos.wire.AvroCodec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import io.kairos.schema.ResultStatus;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
@@ -38,8 +44,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Experiment 4, fidelity: one workload through the real Flink job (embedded broker and
@@ -47,6 +55,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * arrivals the job's scheduler saw, with their deadlines. Both are measured inside the serving
  * group, from admission by the scheduler to the end of the batch, because that is what the
  * simulator models; Kafka's hops are the pipeline's business and are measured by {@code bench}.
+ *
+ * <p>With {@code --placement-change}, a {@code SetPlacement} goes to the job's control topic during
+ * the measured run, and the simulator replays the same decision at the same instant of its run,
+ * applied by the same core code: the fidelity of a plan that changes under load.
  */
 @Command(name = "fidelity", mixinStandardHelpOptions = true,
         description = "Runs a workload through the Flink job and through the simulator, and compares SLO attainment and p99.")
@@ -75,6 +87,15 @@ public class FidelityCommand implements Callable<Integer> {
 
     private final HandoverDelays handovers = new HandoverDelays();
 
+    @Option(names = "--placement-change", paramLabel = "SECONDS:DEVICE=MODEL+MODEL/...",
+            description = "A placement for serving group 'default' sent to the job's control topic this many seconds into the measured run, "
+                    + "and replayed at the same instant in the simulator, e.g. 30:0=resnet50+googlenet/1=mlp.")
+    String placementChangeSpec;
+
+    private PlacementChange placementChange;
+    // When the job was sent the placement change, on the clock of its admission times; 0 until then.
+    private final AtomicLong placementSentAt = new AtomicLong();
+
     @Option(names = "--seed", description = "Seed of the arrivals (default: ${DEFAULT-VALUE}).")
     long seed = 1;
 
@@ -97,6 +118,13 @@ public class FidelityCommand implements Callable<Integer> {
         ModelCatalog catalog = ModelCatalog.builtIn();
         for (String m : load.models()) {
             if (!catalog.contains(m)) throw new ParameterException(spec.commandLine(), "unknown model '" + m + "'; known: " + catalog.names());
+        }
+        if (placementChangeSpec != null) {
+            try {
+                placementChange = PlacementChange.parse(placementChangeSpec, devices, load.models(), durationSeconds);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--placement-change: " + e.getMessage());
+            }
         }
 
         List<ServedRequest> job = runJob(console, catalog, load);
@@ -145,6 +173,7 @@ public class FidelityCommand implements Callable<Integer> {
                     while (sending.get()) results.poll(Duration.ofMillis(50));
                 }, "fidelity-results");
                 reader.start();
+                Thread decider = placementChange == null ? null : sendPlacementChange(broker.bootstrapServers(), config.controlTopic, runStart);
                 try (ProgressBar bar = new ProgressBarBuilder().setTaskName("flink job").setInitialMax(durationSeconds * 1000L)
                         .setUnit(" s", 1000).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build()) {
                     producer.run(load, seed, Duration.ofSeconds(durationSeconds), (sent, offsetMicros, behind) -> bar.stepTo(offsetMicros / 1000));
@@ -153,13 +182,40 @@ public class FidelityCommand implements Callable<Integer> {
                 } finally {
                     sending.set(false);
                     reader.join();
+                    if (decider != null) decider.join();
                 }
+                if (placementChange != null && placementSentAt.get() == 0) throw new IllegalStateException("the placement change was not sent");
                 results.awaitResults(producer.acked(), Duration.ofSeconds(5), Duration.ofSeconds(60));
             } finally {
                 jobClient.cancel().get();
             }
         }
         return fates;
+    }
+
+    /**
+     * Sends the placement change to the job's control topic at its second of the measured run
+     * (from {@code runStart}), on a thread of its own, beside the requests.
+     */
+    private Thread sendPlacementChange(String bootstrap, String topic, long runStart) {
+        Thread t = new Thread(() -> {
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "linger.ms", 0),
+                    new ByteArraySerializer(), new ByteArraySerializer())) {
+                long wait = runStart + placementChange.atMicros() - io.kairos.core.time.WallClock.nowMicros();
+                if (wait > 0) Thread.sleep(wait / 1000, (int) (wait % 1000) * 1000);
+                long now = io.kairos.core.time.WallClock.nowMicros();
+                ControlDecision d = placementChange.decision(1, now);
+                byte[] key = ("SetPlacement/" + io.kairos.core.plan.ServingPlan.DEFAULT_GROUP).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(topic, key, AvroCodec.of(ControlDecision.class).encode(d))).get();
+                placementSentAt.set(now);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not send the placement change: " + e.getMessage(), e);
+            }
+        }, "fidelity-placement-change");
+        t.start();
+        return t;
     }
 
     /** Keeps what reached the scheduler; requests rejected at admission never queued. */
@@ -191,8 +247,15 @@ public class FidelityCommand implements Callable<Integer> {
         java.util.Arrays.sort(sorted);
         System.out.printf(Locale.ROOT, "hand-over to the device in the warm-up: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", sorted.length,
                 sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
+        if (placementChange != null) {
+            spec.commandLine().getOut().printf(Locale.ROOT, "placement change %s sent to the job %.3f s into its measured requests, replayed then in the simulator%n",
+                    placementChange.devices(), (placementSentAt.get() - t0) / 1e6);
+        }
+        // The placement change at the instant the job was sent it, on the simulator's clock.
+        List<TimedDecision> decisions = placementChange == null ? List.of()
+                : List.of(new TimedDecision(Math.max(0, placementSentAt.get() - t0), placementChange.decision(1, placementSentAt.get())));
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
-        Simulation.builder(catalog).devices(devices).policy(policy).load(ArrivalSource.replay(arrivals))
+        Simulation.builder(catalog).devices(devices).policy(policy).decisions(decisions).load(ArrivalSource.replay(arrivals))
                 .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).preemption(false).duration(last + 1).seed(seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
