@@ -1,7 +1,5 @@
 package io.kairos.core.scheduling;
 
-import java.util.Map;
-
 /**
  * A serving group's policy with its parameters read into typed fields, and whether the group sheds
  * ({@code shed}, group-wide, known to every policy, default true). What the scheduler runs; made
@@ -26,10 +24,5 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed) {
         SchedulingPolicy configured = policy.configure(reader);
         reader.rejectUnknown();
         return new ConfiguredPolicy(configured, shed);
-    }
-
-    /** {@code policy} with group-wide parameters only. */
-    public static ConfiguredPolicy of(String group, SchedulingPolicy policy, Map<String, String> params) {
-        return of(group, policy, PolicyParams.of(params));
     }
 }

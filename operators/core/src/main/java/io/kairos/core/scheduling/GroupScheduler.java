@@ -95,11 +95,6 @@ public final class GroupScheduler implements GroupView {
         this.shedding = configured.shed();
     }
 
-    /** @throws IllegalArgumentException for a bad parameter; the scheduler is then unchanged */
-    public void setPolicy(SchedulingPolicy policy, PolicyParams params) {
-        setPolicy(ConfiguredPolicy.of(group, policy, params));
-    }
-
     /**
      * Replaces the group's devices; a device that stays keeps the work already booked on it and
      * the models it holds in memory. Returns the loads and unloads the engine sends the devices
