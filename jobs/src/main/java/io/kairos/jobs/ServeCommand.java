@@ -149,6 +149,11 @@ public class ServeCommand implements Callable<Integer> {
     }
 
     /**
+     * Reads {@code --policy-param} values as the policy will, so that a bad value or a key the
+     * policy does not know stops the command now, in one line, rather than the job later.
+     */
+
+    /**
      * The catalog of the models served: the model repository's (its problems printed to
      * {@code System.err}, one line per model left out), the profiles file, or the built-in one.
      */

@@ -82,6 +82,18 @@ class KairosCliTest {
     }
 
     @Test
+    void aBadPolicyParameterIsOneLineBeforeAnythingStarts() {
+        assertUsageError(run("serve", "--policy-param", "lookahead_ms=abc"),
+                "kairos serve: --policy-param: clockwork parameter 'lookahead_ms' must be a number of milliseconds, at least 0, got 'abc'");
+        assertUsageError(run("serve", "--policy", "triton", "--policy-param", "max_batch=-5"),
+                "--policy-param: triton parameter 'max_batch' must be a whole number, at least 1, got '-5'");
+        assertUsageError(run("serve", "--policy", "fifo", "--policy-param", "max_batch=4"),
+                "--policy-param: fifo has no parameter 'max_batch' (set to '4'); it knows shed");
+        assertUsageError(run("demo", "--policy", "flex", "--policy-param", "lambda=abc"),
+                "--policy-param: flex parameter 'lambda' must be a number above 1, got 'abc'");
+    }
+
+    @Test
     void serveReadsItsFlagsFromAConfigFileAndNamesAnUnknownKey(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path bad = dir.resolve("bad.properties");
         java.nio.file.Files.writeString(bad, "bootstrap-servers=broker:9092\nbogus-key=1\n");

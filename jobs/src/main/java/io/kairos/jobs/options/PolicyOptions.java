@@ -1,5 +1,6 @@
 package io.kairos.jobs.options;
 
+import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.jobs.ServingConfig;
 import picocli.CommandLine;
@@ -17,10 +18,18 @@ public final class PolicyOptions {
     @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable, e.g. lookahead_ms=5, max_batch=8, max_queue_delay_ms=2, shed=false.")
     public Map<String, String> params = new LinkedHashMap<>(ServingConfig.DEFAULTS.policyParams);
 
-    /** Fails with a one-line message if the policy is not a known one. */
+    /**
+     * Fails with a one-line message if the policy is not a known one, or a parameter is one it does
+     * not know or has a bad value: read as the policy will read it, before anything starts.
+     */
     public void check(CommandLine cl) {
         if (!Policies.names().contains(policy)) {
             throw new CommandLine.ParameterException(cl, "--policy '" + policy + "' is unknown; known: " + Policies.names());
+        }
+        try {
+            Policies.configure(null, policy, PolicyParams.of(params));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, "--policy-param: " + e.getMessage());
         }
     }
 

@@ -2,6 +2,7 @@ package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.wire.AvroCodec;
+import io.kairos.core.plan.ServingGroups;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.request.Request;
 import io.kairos.core.result.Results;
@@ -10,7 +11,6 @@ import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.LatencyEstimator;
 import io.kairos.core.scheduling.SchedulingPolicy;
-import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.core.time.Clock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceResult;
@@ -94,9 +94,8 @@ public final class GroupSchedulerFunction
     private final Clock clock;
     private final LatencyEstimator.Settings learnLatency;
 
-    private transient Map<String, GroupScheduler> groups;
+    private transient ServingGroups groups;
     private transient Map<String, Long> pendingTimerMs;
-    private transient long planVersion;
     private transient ListState<AdmittedRequest> checkpointedQueues;
     private transient List<AdmittedRequest> restored;
     private transient String batchIdPrefix;
@@ -146,10 +145,9 @@ public final class GroupSchedulerFunction
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
-        groups = new HashMap<>();
+        groups = new ServingGroups(catalog, true, learnLatency);
         pendingTimerMs = new HashMap<>();
         lastSent = new HashMap<>();
-        planVersion = -1;
         var task = getRuntimeContext().getTaskInfo();
         // Unique across restarts too, so that telemetry never confuses two batches.
         batchIdPrefix = task.getIndexOfThisSubtask() + "-" + Long.toString(System.currentTimeMillis(), 36) + "-";
@@ -204,38 +202,24 @@ public final class GroupSchedulerFunction
 
     /** The group's scheduler, brought up to date with the plan if a decision came in since. */
     private GroupScheduler scheduler(String name, ServingPlan plan, long now, Collector<DispatchedBatch> out) {
-        update(plan, now, out);
-        GroupScheduler g = groups.get(name);
-        if (g == null) {
-            ServingPlan.GroupPolicy p = plan.policyOf(name);
-            g = new GroupScheduler(name, catalog, List.of(), Policies.create(p.policy()), p.params());
-            g.allowPreemption(true);
-            g.learnLatency(learnLatency);
-            place(g, plan, now, out); // a placement decided before the group's first request is loaded now
-            groups.put(name, g);
-            if (restored != null) readmitRestored();
-        }
-        return g;
+        ServingGroups.Lookup found = groups.scheduler(name, plan);
+        send(found.actions(), now, out); // a placement decided before the group's first request is loaded now
+        if (found.created() && restored != null) readmitRestored();
+        return found.scheduler();
     }
 
     private void update(ServingPlan plan, long now, Collector<DispatchedBatch> out) {
-        if (plan.version() == planVersion) return;
-        for (GroupScheduler g : groups.values()) {
-            ServingPlan.GroupPolicy p = plan.policyOf(g.group());
-            SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : Policies.create(p.policy());
-            g.setPolicy(policy, p.params());
-            place(g, plan, now, out);
-        }
-        planVersion = plan.version();
+        send(groups.update(plan), now, out);
     }
 
-    /** Gives the group its devices from the plan, and sends the devices the loads and unloads that follow. */
-    private void place(GroupScheduler g, ServingPlan plan, long now, Collector<DispatchedBatch> out) {
-        for (GroupScheduler.ModelAction a : g.setDevices(plan.devicesOf(g.group()))) {
+    /** Sends the devices the loads and unloads that the plan's placement asks for. */
+    private void send(List<ServingGroups.DeviceAction> actions, long now, Collector<DispatchedBatch> out) {
+        for (ServingGroups.DeviceAction action : actions) {
+            GroupScheduler.ModelAction a = action.action();
             (a.load() ? modelsLoaded : modelsUnloaded).inc();
             out.collect(DispatchedBatch.newBuilder()
                     .setBatchId(batchIdPrefix + (batchSeq++))
-                    .setGroup(g.group())
+                    .setGroup(action.group())
                     .setModel(a.model())
                     .setDevice(a.device())
                     .setDispatchedAtMicros(now)
@@ -363,7 +347,7 @@ public final class GroupSchedulerFunction
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
         List<AdmittedRequest> pending = new ArrayList<>();
-        for (GroupScheduler g : groups.values()) {
+        for (GroupScheduler g : groups.all()) {
             for (Request r : g.pendingRequests()) pending.add(r.payload());
         }
         if (restored != null) pending.addAll(restored); // groups that have not been seen since the restore

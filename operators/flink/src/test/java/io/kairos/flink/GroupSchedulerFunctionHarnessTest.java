@@ -366,6 +366,19 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     @Test
+    void aPolicyDecisionWithABadValueIsRejectedAndTheGroupGoesOnServing() throws Exception {
+        var h = harness(function());
+        h.processElement(in(request("r0", LONG_SLO_MS)), 0);
+        // Once, applied to the plan, this made every later arrival throw and restart the job.
+        h.processBroadcastElement(setPolicy(1, "clockwork", Map.of("lookahead_ms", "abc")), 0);
+        h.processBroadcastElement(setPolicy(2, "resnet50", "triton", Map.of("max_batch", "-5")), 0);
+        for (int i = 1; i < 4; i++) h.processElement(in(request("r" + i, LONG_SLO_MS)), 0);
+        // Still Triton with max_batch 4: the fourth arrival releases the batch.
+        assertThat(h.extractOutputValues()).singleElement().satisfies(b -> assertThat(ids(b)).containsExactly("r0", "r1", "r2", "r3"));
+        assertThat(dropped(h)).isEmpty();
+    }
+
+    @Test
     void replayedDecisionIsIgnored() throws Exception {
         var h = harness(function());
         h.processBroadcastElement(setPolicy(2, "triton", TRITON_WAITS), 0);

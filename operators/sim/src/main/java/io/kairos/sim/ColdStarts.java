@@ -31,7 +31,7 @@ public record ColdStarts(long loadMicros, int modelsPerDevice) {
     }
 
     /** The devices' memory: room for {@code modelsPerDevice} one-byte models. */
-    long deviceMemoryBytes() {
+    public long deviceMemoryBytes() {
         return modelsPerDevice;
     }
 }

@@ -1,6 +1,7 @@
 package io.kairos.sim;
 
 import io.kairos.core.request.Request;
+import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.ResultStatus;
 
 /** Hears the fate of every simulated request, warm-up included, as it is decided. */
@@ -13,6 +14,12 @@ public interface FateListener {
      * @param batchSize the size of the batch it ran in; 0 when dropped
      */
     void onFate(Request request, ResultStatus status, long endMicros, int batchSize);
+
+    /**
+     * A timed control decision was decided at its time, as the job decides it: applied to the
+     * plan, rejected with the reason (the plan then unchanged), or a duplicate.
+     */
+    default void onDecision(TimedDecision decision, DecisionOutcome outcome) {}
 
     FateListener NONE = (request, status, endMicros, batchSize) -> {};
 }

@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
 final class SimulatedGpu {
     static final long IDLE = Long.MAX_VALUE;
 
-    private final DeviceView view;
+    private DeviceView view;
     private final ExecutionModel time;
     private final SplittableRandom random;
     private final Delay dispatchDelay;
@@ -42,6 +42,11 @@ final class SimulatedGpu {
 
     DeviceView view() {
         return view;
+    }
+
+    /** The scheduler's picture of this device is now {@code view}: its group got it anew (placement changed). */
+    void rebind(DeviceView view) {
+        this.view = view;
     }
 
     /** When the running batch ends, or {@link #IDLE}. */

@@ -3,40 +3,52 @@ package io.kairos.sim;
 import io.kairos.core.device.ExecutionModel;
 import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.LatencyEstimator;
 import io.kairos.core.scheduling.PolicyParams;
-import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.workload.Workload;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.function.Supplier;
 
 /**
- * A discrete-event simulation of one serving group: requests arrive from a load, wait in the
- * group's per-model queues, and run in batches on devices, all in virtual time, decided by the same
- * {@link io.kairos.core.scheduling.GroupScheduler} and policy objects that run inside the Flink
- * job. Seeded and deterministic: the same simulation run twice gives the same report (wall time
- * aside). Immutable, so one description can be run many times, e.g. by a planner that uses it as
- * its latency estimator.
+ * A discrete-event simulation of a serving plan: requests arrive from a load, are routed to their
+ * model's serving group, wait in the group's per-model queues, and run in batches on the group's
+ * devices, all in virtual time, decided by the same {@link io.kairos.core.scheduling.GroupScheduler}
+ * and policy objects that run inside the Flink job, kept in step with the plan by the same
+ * {@link io.kairos.core.plan.ServingGroups}. Control decisions, as the job receives them, can be
+ * replayed at given times ({@link Builder#decisions}), applied with the job's own code
+ * ({@link io.kairos.core.plan.Decisions}). Seeded and deterministic: the same simulation run twice
+ * gives the same report (wall time aside). Immutable, so one description can be run many times,
+ * e.g. by a planner that uses it as its latency estimator.
  *
+ * <p>One group, the common case, from devices and a policy:
  * <pre>{@code
  * SimulationReport r = Simulation.builder(catalog)
  *         .devices(6).policy("clockwork").workload(Workload.parse("resnet50:600:12"))
  *         .duration(60_000_000).seed(1).build().run();
  * }</pre>
+ * A whole plan, each device in one group only, with a decision replayed after 10 s:
+ * <pre>{@code
+ * ServingPlan plan = new ServingPlan(4, "kairos", PolicyParams.NONE);
+ * plan.place("vision", Map.of(0, Set.of("resnet50"), 1, Set.of("resnet50")));
+ * plan.assign("resnet50", "vision");
+ * plan.place("default", Map.of(2, Set.of("mlp"), 3, Set.of("mlp")));
+ * Simulation.builder(catalog).plan(plan).decisions(List.of(new TimedDecision(10_000_000, decision)))...
+ * }</pre>
  */
 public final class Simulation {
     private final ModelCatalog catalog;
-    private final List<Set<String>> placement;
-    private final Supplier<SchedulingPolicy> policy;
+    private final ServingPlan plan;
+    private final List<TimedDecision> decisions;
     private final String policyName;
-    private final PolicyParams params;
     private final ArrivalSource.Load load;
     private final long durationMicros;
     private final long warmupMicros;
@@ -52,11 +64,11 @@ public final class Simulation {
     private Simulation(Builder b) {
         // Cold starts asked for simply become the catalog's load figures and the devices' memory.
         this.catalog = b.coldStarts.enabled() ? b.coldStarts.applyTo(b.catalog) : b.catalog;
-        this.deviceMemoryBytes = b.coldStarts.enabled() ? b.coldStarts.deviceMemoryBytes() : b.deviceMemoryBytes;
-        this.placement = Collections.unmodifiableList(new ArrayList<>(b.placement)); // null entries: every model
-        this.policy = b.policy;
-        this.policyName = b.policyName;
-        this.params = b.params;
+        // The devices' memory is the plan's, so that the scheduler's views and the devices share it.
+        this.plan = b.plan != null ? b.plan.copy() : onePlan(b, b.coldStarts.enabled() ? b.coldStarts.deviceMemoryBytes() : b.deviceMemoryBytes);
+        this.deviceMemoryBytes = plan.deviceMemoryBytes();
+        this.decisions = b.decisions;
+        this.policyName = b.plan != null ? plan.policyOf(ServingPlan.DEFAULT_GROUP).policy() : b.policyName;
         this.load = b.load;
         this.durationMicros = b.durationMicros;
         this.warmupMicros = b.warmupMicros;
@@ -82,24 +94,37 @@ public final class Simulation {
         return new SimulationRun(this, listener).run();
     }
 
+    /** The plan of one group, {@link ServingPlan#DEFAULT_GROUP}, with the builder's devices and policy. */
+    private static ServingPlan onePlan(Builder b, long deviceMemoryBytes) {
+        ServingPlan p = new ServingPlan(b.placement.size(), deviceMemoryBytes, b.policyName, b.params);
+        if (b.placement.stream().anyMatch(models -> models != null)) {
+            Map<Integer, Set<String>> devices = new LinkedHashMap<>();
+            for (int slot = 0; slot < b.placement.size(); slot++) devices.put(slot, b.placement.get(slot)); // null: every model
+            p.place(ServingPlan.DEFAULT_GROUP, devices);
+        }
+        return p;
+    }
+
     ModelCatalog catalog() {
         return catalog;
     }
 
-    List<Set<String>> placement() {
-        return placement;
+    /** A fresh copy of the plan the run starts from, for a run to change. */
+    ServingPlan newPlan() {
+        return plan.copy();
     }
 
-    SchedulingPolicy newPolicy() {
-        return policy.get();
+    int deviceCount() {
+        return plan.deviceCount();
+    }
+
+    /** The decisions to replay, in time order. */
+    List<TimedDecision> decisions() {
+        return decisions;
     }
 
     String policyName() {
         return policyName;
-    }
-
-    PolicyParams params() {
-        return params;
     }
 
     ArrivalSource.Load load() {
@@ -146,9 +171,11 @@ public final class Simulation {
     public static final class Builder {
         private final ModelCatalog catalog;
         private List<Set<String>> placement = Collections.nCopies(1, null);
-        private Supplier<SchedulingPolicy> policy;
+        private boolean placementSet;
         private String policyName;
         private PolicyParams params = PolicyParams.NONE;
+        private ServingPlan plan;
+        private List<TimedDecision> decisions = List.of();
         private ArrivalSource.Load load;
         private long durationMicros = -1;
         private long warmupMicros;
@@ -157,6 +184,7 @@ public final class Simulation {
         private ColdStarts coldStarts = ColdStarts.NONE;
         private double speed = 1;
         private long deviceMemoryBytes = Long.MAX_VALUE;
+        private boolean deviceMemorySet;
         private LatencyEstimator.Settings learnLatency = LatencyEstimator.Settings.DEFAULT;
         private Delay dispatchDelay = Delay.NONE;
         private boolean preemption = true;
@@ -170,6 +198,7 @@ public final class Simulation {
         public Builder devices(int count) {
             if (count < 1) throw new IllegalArgumentException("a simulation needs at least one device, got " + count);
             this.placement = Collections.nCopies(count, null);
+            this.placementSet = true;
             return this;
         }
 
@@ -177,24 +206,51 @@ public final class Simulation {
         public Builder placement(List<Set<String>> modelsPerDevice) {
             if (modelsPerDevice.isEmpty()) throw new IllegalArgumentException("a simulation needs at least one device");
             this.placement = new ArrayList<>(modelsPerDevice);
+            this.placementSet = true;
             return this;
         }
 
-        /** A policy of the registry by name, with group-wide parameters. */
+        /**
+         * A policy of the registry by name, with group-wide parameters.
+         *
+         * @throws IllegalArgumentException now, rather than at run time, for an unknown policy, a
+         *         bad value or a parameter the policy does not know
+         */
         public Builder policy(String name, Map<String, String> groupParams) {
-            Policies.create(name); // fails now, with the known names, rather than at run time
-            return policy(name, () -> Policies.create(name), PolicyParams.of(groupParams));
+            return policy(name, PolicyParams.of(groupParams));
         }
 
         public Builder policy(String name) {
             return policy(name, Map.of());
         }
 
-        /** Any policy; {@code make} is called once per run so that runs share no policy state. */
-        public Builder policy(String name, Supplier<SchedulingPolicy> make, PolicyParams params) {
+        /** A policy by name with group-wide and per-model parameters; fails now for a bad one. */
+        public Builder policy(String name, PolicyParams params) {
+            Policies.configure(null, name, params);
             this.policyName = name;
-            this.policy = make;
             this.params = params;
+            return this;
+        }
+
+        /**
+         * A whole serving plan: its groups, each group's devices (a device in one group only) and
+         * policy, and which group each model goes to; instead of {@link #devices},
+         * {@link #placement} and {@link #policy}. The plan is copied; each run starts from it.
+         */
+        public Builder plan(ServingPlan plan) {
+            this.plan = plan.copy();
+            return this;
+        }
+
+        /**
+         * Control decisions to apply at their times (in time order; those of one instant in list
+         * order), with the job's own code; a rejected decision leaves the plan as it was, and is
+         * told to the run's {@link FateListener#onDecision}.
+         */
+        public Builder decisions(List<TimedDecision> decisions) {
+            List<TimedDecision> sorted = new ArrayList<>(decisions);
+            sorted.sort(Comparator.comparingLong(TimedDecision::atMicros)); // stable: one instant keeps list order
+            this.decisions = List.copyOf(sorted);
             return this;
         }
 
@@ -233,7 +289,8 @@ public final class Simulation {
 
         /**
          * Cold starts of a given length with room for a given number of models per device, whatever
-         * the catalog says (it replaces the catalog's load figures and the {@link #deviceMemory}).
+         * the catalog says (it replaces the catalog's load figures and the {@link #deviceMemory}; with a
+         * {@link #plan}, the plan's device memory must be the one this gives).
          */
         public Builder coldStarts(ColdStarts coldStarts) {
             this.coldStarts = coldStarts;
@@ -248,6 +305,7 @@ public final class Simulation {
         public Builder deviceMemory(long bytes) {
             if (bytes < 1) throw new IllegalArgumentException("device memory must be positive, got " + bytes + " bytes");
             this.deviceMemoryBytes = bytes;
+            this.deviceMemorySet = true;
             return this;
         }
 
@@ -286,7 +344,13 @@ public final class Simulation {
         }
 
         public Simulation build() {
-            if (policy == null) throw new IllegalStateException("simulation has no policy");
+            if (plan != null && (policyName != null || placementSet)) {
+                throw new IllegalStateException("a simulation takes a plan, or devices and a policy, not both");
+            }
+            if (plan != null && (deviceMemorySet || coldStarts.enabled() && coldStarts.deviceMemoryBytes() != plan.deviceMemoryBytes())) {
+                throw new IllegalStateException("a plan brings its devices' memory: make the ServingPlan with it rather than setting it on the simulation");
+            }
+            if (plan == null && policyName == null) throw new IllegalStateException("simulation has no policy");
             if (load == null) throw new IllegalStateException("simulation has no load");
             if (durationMicros < 0) throw new IllegalStateException("simulation has no duration");
             if (warmupMicros >= durationMicros) {

@@ -1,6 +1,9 @@
 package io.kairos.sim;
 
 import io.kairos.core.metrics.ResultSummary;
+import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.plan.ServingGroups;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.BatchReport;
@@ -8,33 +11,59 @@ import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.workload.Arrival;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.ResultStatus;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
  * One run of a {@link Simulation}: the event loop. The next event is the earliest of the next
- * arrival, the end of a running batch, and the next policy invocation; there are few enough
- * devices that finding it is a scan, and no event objects are allocated.
+ * arrival, the end of a running batch, the next control decision and the next policy invocation
+ * of a group; there are few enough devices and groups that finding it is a scan, and no event
+ * objects are allocated.
  *
- * <p>Events at the same instant are taken together: batches that end, then arrivals, then one
- * policy invocation, which sees them all, as a scheduler woken once would.
+ * <p>A request goes to the serving group the plan routes its model to; a group is created on its
+ * first request, as in the job ({@link ServingGroups}). Events at the same instant are taken
+ * together: batches that end, then decisions, then arrivals, then one policy invocation per group
+ * that has something new, which sees them all, as a scheduler woken once would. A decision that
+ * changes the plan brings every group up to date at once and has each asked again; the job does
+ * the same on the group's next arrival or timer.
  */
 final class SimulationRun {
     private final Simulation sim;
     private final FateListener listener;
-    private final GroupScheduler scheduler;
+    private final ServingPlan plan;
+    private final ServingGroups groups;
+    private final DecisionLedger ledger;
+    private final List<Group> active = new ArrayList<>();
+    private final Map<String, Group> byName = new HashMap<>();
+    // The group whose scheduler has each device now; null for a device in no group yet.
+    private final Group[] owner;
     private final SimulatedGpu[] gpus;
     private final ArrivalSource source;
     private final Invocation invocation;
     private final long warmup;
+    private final List<TimedDecision> decisions;
+    private int nextDecision;
 
     private long now;
-    private long wakeAt = SchedulingPolicy.NO_WAKE;
-    private boolean dirty;
     private long sequence;
+
+    /** A serving group of the run, and when its policy is to be asked next. */
+    private static final class Group {
+        final GroupScheduler scheduler;
+        long wakeAt = SchedulingPolicy.NO_WAKE;
+        boolean dirty;
+
+        Group(GroupScheduler scheduler) {
+            this.scheduler = scheduler;
+        }
+    }
 
     // What the report counts: requests arriving at or after the warm-up, batches starting then.
     private final ResultSummary.Stats results;
@@ -52,18 +81,19 @@ final class SimulationRun {
         this.results = new ResultSummary.Stats(sim.policyName());
         SplittableRandom root = new SplittableRandom(sim.seed());
         this.source = sim.load().start(root.split().nextLong(), sim.durationMicros());
-        List<DeviceView> views = new ArrayList<>();
-        gpus = new SimulatedGpu[sim.placement().size()];
+        this.plan = sim.newPlan();
+        this.ledger = new DecisionLedger(plan);
+        this.groups = new ServingGroups(sim.catalog(), sim.preemption(), sim.learnLatency());
+        this.decisions = sim.decisions();
+        gpus = new SimulatedGpu[sim.deviceCount()];
+        owner = new Group[gpus.length];
         for (int slot = 0; slot < gpus.length; slot++) {
-            // The view replays the device's model cache on the same budget: it books the cold starts the device spends.
-            DeviceView view = new DeviceView(slot, sim.placement().get(slot), sim.deviceMemoryBytes());
-            views.add(view);
+            // Until a group takes the device, its reports go to a picture no scheduler reads. A
+            // group's view replays the device's model cache on the same budget: it books the cold
+            // starts the device spends.
             SplittableRandom random = root.split();
-            gpus[slot] = new SimulatedGpu(view, sim.deviceTime(random), sim.dispatchDelay(), random);
+            gpus[slot] = new SimulatedGpu(new DeviceView(slot, null, sim.deviceMemoryBytes()), sim.deviceTime(random), sim.dispatchDelay(), random);
         }
-        this.scheduler = new GroupScheduler("simulated", sim.catalog(), views, sim.newPolicy(), sim.params());
-        scheduler.allowPreemption(sim.preemption());
-        scheduler.learnLatency(sim.learnLatency());
     }
 
     SimulationReport run() {
@@ -72,9 +102,14 @@ final class SimulationRun {
             long nextArrival = source.peekMicros();
             int gpu = earliestEvent();
             long nextEnd = gpu < 0 ? Long.MAX_VALUE : gpus[gpu].nextEvent();
-            long nextInvocation = dirty ? invocation.nextAtOrAfter(now)
-                    : wakeAt == SchedulingPolicy.NO_WAKE ? Long.MAX_VALUE : invocation.nextAtOrAfter(Math.max(wakeAt, now));
-            long t = Math.min(nextArrival, Math.min(nextEnd, nextInvocation));
+            long nextDecisionAt = nextDecision < decisions.size() ? decisions.get(nextDecision).atMicros() : Long.MAX_VALUE;
+            long nextInvocation = Long.MAX_VALUE;
+            for (Group g : active) {
+                long at = g.dirty ? invocation.nextAtOrAfter(now)
+                        : g.wakeAt == SchedulingPolicy.NO_WAKE ? Long.MAX_VALUE : invocation.nextAtOrAfter(Math.max(g.wakeAt, now));
+                nextInvocation = Math.min(nextInvocation, at);
+            }
+            long t = Math.min(Math.min(nextArrival, nextDecisionAt), Math.min(nextEnd, nextInvocation));
             if (t == Long.MAX_VALUE) break;
             now = t;
             while (gpu >= 0 && gpus[gpu].nextEvent() == now) {
@@ -82,11 +117,18 @@ final class SimulationRun {
                 else gpus[gpu].startArrived(now);
                 gpu = earliestEvent();
             }
+            while (nextDecision < decisions.size() && decisions.get(nextDecision).atMicros() == now) decide(decisions.get(nextDecision++));
             while (source.peekMicros() == now) arrive(source.next());
-            if ((dirty || now >= wakeAt) && invocation.nextAtOrAfter(now) == now) invoke();
+            if (invocation.nextAtOrAfter(now) == now) {
+                for (Group g : active) {
+                    if (g.dirty || now >= g.wakeAt) invoke(g);
+                }
+            }
         }
         // A policy that waits for a batch to fill may wait forever once arrivals stop.
-        for (Request r : scheduler.pendingRequests()) fate(r, ResultStatus.DROPPED, now, 0);
+        for (Group g : active) {
+            for (Request r : g.scheduler.pendingRequests()) fate(r, ResultStatus.DROPPED, now, 0);
+        }
         return new SimulationReport(sim.policyName(), gpus.length, sim.durationMicros() - warmup, results,
                 batches, busyMicros, coldStarts, preemptions, simulated, System.nanoTime() - started);
     }
@@ -107,13 +149,62 @@ final class SimulationRun {
     private void arrive(Arrival a) {
         simulated++;
         long deadline = a.offsetMicros() + Math.round(a.sloMs() * 1000);
-        scheduler.admit(new Request(Long.toString(sequence++), a.model(), a.offsetMicros(), deadline, a));
-        dirty = true;
+        Group g = group(plan.groupOf(a.model()));
+        g.scheduler.admit(new Request(Long.toString(sequence++), a.model(), a.offsetMicros(), deadline, a));
+        g.dirty = true;
     }
 
-    private void invoke() {
-        GroupScheduler.Outcome outcome = scheduler.schedule(now);
-        dirty = false;
+    /** The group of that name, created on its first request with the plan's policy and devices. */
+    private Group group(String name) {
+        Group g = byName.get(name);
+        if (g != null) return g;
+        ServingGroups.Lookup found = groups.scheduler(name, plan);
+        g = new Group(found.scheduler());
+        byName.put(name, g);
+        active.add(g);
+        bindDevices();
+        return g;
+    }
+
+    /**
+     * Decides a decision as the job does (the same ledger: keys, versions per writer and key, the
+     * plan's own checks), and brings the groups up to date when it applied. The loads and unloads
+     * a placement asks for are the devices' to carry out: the simulated devices load a model on its
+     * first batch.
+     */
+    private void decide(TimedDecision d) {
+        DecisionOutcome outcome = ledger.decide(d.decision(), now);
+        listener.onDecision(d, outcome);
+        if (outcome.getStatus() != DecisionStatus.APPLIED) return;
+        groups.update(plan);
+        bindDevices();
+        for (Group g : active) g.dirty = true;
+    }
+
+    /**
+     * Points each simulated device at the picture its group's scheduler has of it, so that what
+     * it reports reaches that scheduler. A device is in one group only: the simulated device runs
+     * what one scheduler books on it.
+     */
+    private void bindDevices() {
+        Group[] next = new Group[gpus.length];
+        for (Group g : active) {
+            for (DeviceView view : g.scheduler.devices()) {
+                Group other = next[view.slot()];
+                if (other != null) {
+                    throw new IllegalStateException("device " + view.slot() + " is in serving groups '" + other.scheduler.group() + "' and '"
+                            + g.scheduler.group() + "' at " + now + " us: in the simulator a device serves one group; place each group's devices");
+                }
+                next[view.slot()] = g;
+                gpus[view.slot()].rebind(view);
+            }
+        }
+        System.arraycopy(next, 0, owner, 0, owner.length);
+    }
+
+    private void invoke(Group g) {
+        GroupScheduler.Outcome outcome = g.scheduler.schedule(now);
+        g.dirty = false;
         // Preempted batches leave their device before the batches that replace them arrive there.
         for (Dispatch d : outcome.preempted()) {
             long spent = gpus[d.device()].preempt(d, now);
@@ -122,7 +213,7 @@ final class SimulationRun {
         }
         for (GroupScheduler.Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0);
         for (Dispatch d : outcome.dispatches()) gpus[d.device()].submit(d, now);
-        wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
+        g.wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
     }
 
     private void complete(SimulatedGpu gpu) {
@@ -130,9 +221,13 @@ final class SimulationRun {
         boolean cold = gpu.runningCold();
         boolean failed = gpu.runningFailed();
         Dispatch d = gpu.complete();
-        // The device's report reaches the scheduler as the batch ends, as the job's does a hop later.
-        scheduler.observe(new BatchReport(d, start, now, cold, failed));
-        dirty = true;
+        // The device's report reaches the scheduler of its group as the batch ends, as the job's
+        // does a hop later.
+        Group g = owner[d.device()];
+        if (g != null) {
+            g.scheduler.observe(new BatchReport(d, start, now, cold, failed));
+            g.dirty = true;
+        }
         busyMicros += inWindow(start, now);
         if (start >= warmup) {
             batches++;

@@ -10,6 +10,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Delay;
 import io.kairos.sim.Simulation;
+import io.kairos.sim.TimedDecision;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.Workload;
 import io.kairos.jobs.ServingConfig;
@@ -17,6 +18,10 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.control.DecisionPublisher;
+import io.kairos.core.time.WallClock;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.testbed.experiment.Figures;
@@ -43,8 +48,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Experiment 4, fidelity: one workload through the real Flink job (embedded broker and
@@ -52,6 +60,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * arrivals the job's scheduler saw, with their deadlines. Both are measured inside the serving
  * group, from admission by the scheduler to the end of the batch, because that is what the
  * simulator models; Kafka's hops are the pipeline's business and are measured by {@code bench}.
+ *
+ * <p>With {@code --placement-change}, a {@code SetPlacement} goes to the job's control topic during
+ * the measured run, and the simulator replays the same decision at the same instant of its run,
+ * applied by the same core code: the fidelity of a plan that changes under load.
  */
 @Command(name = "fidelity", mixinStandardHelpOptions = true,
         description = "Runs a workload through the Flink job and through the simulator, and compares SLO attainment and p99.")
@@ -83,6 +95,17 @@ public class FidelityCommand implements Callable<Integer> {
     @Mixin
     SeedOption seed = new SeedOption();
 
+    @Option(names = "--placement-change", paramLabel = "SECONDS:DEVICE=MODEL+MODEL/...",
+            description = "A placement for serving group 'default' sent to the job's control topic this many seconds into the measured run, "
+                    + "and replayed at the same instant in the simulator, e.g. 30:0=resnet50+googlenet/1=mlp.")
+    String placementChangeSpec;
+
+    private PlacementChange placementChange;
+    // When the job was sent the placement change, on the clock of its admission times; 0 until then.
+    private final AtomicLong placementSentAt = new AtomicLong();
+    // Why the placement change did not take, if it did not: the run then fails with it.
+    private final AtomicReference<String> placementProblem = new AtomicReference<>();
+
     @Option(names = "--out", description = "Directory for summary.csv and latency-cdf.csv (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("testbed/experiments/fidelity");
 
@@ -102,6 +125,13 @@ public class FidelityCommand implements Callable<Integer> {
         ModelCatalog catalog = ModelCatalog.builtIn();
         for (String m : load.models()) {
             if (!catalog.contains(m)) throw new ParameterException(spec.commandLine(), "unknown model '" + m + "'; known: " + catalog.names());
+        }
+        if (placementChangeSpec != null) {
+            try {
+                placementChange = PlacementChange.parse(placementChangeSpec, devices.devices, load.models(), runLength.durationSeconds);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--placement-change: " + e.getMessage());
+            }
         }
 
         List<ServedRequest> job = runJob(console, catalog, load);
@@ -150,6 +180,7 @@ public class FidelityCommand implements Callable<Integer> {
                     while (sending.get()) results.poll(Duration.ofMillis(50));
                 }, "fidelity-results");
                 reader.start();
+                Thread decider = placementChange == null ? null : sendPlacementChange(broker.bootstrapServers(), config, runStart);
                 try (ProgressBar bar = new ProgressBarBuilder().setTaskName("flink job").setInitialMax(runLength.durationSeconds * 1000L)
                         .setUnit(" s", 1000).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build()) {
                     producer.run(load, seed.seed, Duration.ofSeconds(runLength.durationSeconds), (sent, offsetMicros, behind) -> bar.stepTo(offsetMicros / 1000));
@@ -158,7 +189,10 @@ public class FidelityCommand implements Callable<Integer> {
                 } finally {
                     sending.set(false);
                     reader.join();
+                    if (decider != null) decider.join();
                 }
+                if (placementProblem.get() != null) throw new IllegalStateException(placementProblem.get());
+                if (placementChange != null && placementSentAt.get() == 0) throw new IllegalStateException("the placement change was not sent");
                 results.awaitResults(producer.acked(), Duration.ofSeconds(5), Duration.ofSeconds(60));
             } finally {
                 jobClient.cancel().get();
@@ -175,6 +209,34 @@ public class FidelityCommand implements Callable<Integer> {
             stats.add(f.status(), f.enqueuedMicros(), f.served() ? f.endMicros() : f.enqueuedMicros(), f.batchSize());
         }
         return stats;
+    }
+
+    /**
+     * Publishes the placement change on the job's control topic at its second of the measured run
+     * (from {@code runStart}), on a thread of its own, beside the requests, and checks that the job
+     * applied it.
+     */
+    private Thread sendPlacementChange(String bootstrap, ServingConfig config, long runStart) {
+        Thread t = new Thread(() -> {
+            try (DecisionPublisher publisher = new DecisionPublisher(bootstrap, config.controlTopic, config.outcomesTopic, "kairos-fidelity")) {
+                long wait = runStart + placementChange.atMicros() - WallClock.nowMicros();
+                if (wait > 0) Thread.sleep(wait / 1000, (int) (wait % 1000) * 1000);
+                long now = WallClock.nowMicros();
+                DecisionPublisher.Published sent = publisher.publish(placementChange.decision(1, now).getAction());
+                placementSentAt.set(now);
+                DecisionOutcome outcome = publisher.awaitOutcome(sent, Duration.ofSeconds(10))
+                        .orElseThrow(() -> new IllegalStateException("the job gave no outcome of the placement change within 10 s"));
+                if (outcome.getStatus() != DecisionStatus.APPLIED) {
+                    throw new IllegalStateException("the job did not apply the placement change: " + outcome.getStatus() + " " + outcome.getReason());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                placementProblem.set(e.getMessage());
+            }
+        }, "fidelity-placement-change");
+        t.start();
+        return t;
     }
 
     /** Keeps what reached the scheduler; requests rejected at admission never queued. */
@@ -206,8 +268,15 @@ public class FidelityCommand implements Callable<Integer> {
         java.util.Arrays.sort(sorted);
         System.out.printf(Locale.ROOT, "hand-over to the device in the warm-up: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", sorted.length,
                 sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
+        if (placementChange != null) {
+            spec.commandLine().getOut().printf(Locale.ROOT, "placement change %s sent to the job %.3f s into its measured requests, replayed then in the simulator%n",
+                    placementChange.devices(), (placementSentAt.get() - t0) / 1e6);
+        }
+        // The placement change at the instant the job was sent it, on the simulator's clock.
+        List<TimedDecision> decisions = placementChange == null ? List.of()
+                : List.of(new TimedDecision(Math.max(0, placementSentAt.get() - t0), placementChange.decision(1, placementSentAt.get())));
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
-        Simulation.builder(catalog).devices(devices.devices).policy(policy.policy, policy.params).load(ArrivalSource.replay(arrivals))
+        Simulation.builder(catalog).devices(devices.devices).policy(policy.policy, policy.params).decisions(decisions).load(ArrivalSource.replay(arrivals))
                 .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).preemption(false).duration(last + 1).seed(seed.seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));

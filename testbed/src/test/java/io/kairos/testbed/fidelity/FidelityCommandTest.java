@@ -36,6 +36,36 @@ class FidelityCommandTest {
     }
 
     @Test
+    void aPlacementChangeMidRunReachesTheJobAndIsReplayedInTheSimulator(@TempDir Path out) {
+        StringWriter stdout = new StringWriter();
+        StringWriter stderr = new StringWriter();
+        // From 1.5 s on, device 0 serves only ResNet and device 1 only the MLP.
+        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(stdout, true), new PrintWriter(stderr, true)),
+                "fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2",
+                "--placement-change", "1.5:0=resnet50/1=mlp", "--out", out.toString());
+        assertThat(code).as(stderr.toString()).isZero();
+        ResultTable summary = ResultTable.read(out.resolve("summary.csv"));
+        int requests = summary.index("requests");
+        long job = Long.parseLong(summary.rows().get(0).get(requests));
+        assertThat(job).isGreaterThan(400);
+        assertThat(Long.parseLong(summary.rows().get(1).get(requests))).isEqualTo(job);
+        // Every request reached a device that holds its model, in both: none is dropped for want of one.
+        int dropped = summary.index("dropped");
+        assertThat(Long.parseLong(summary.rows().get(1).get(dropped))).isLessThan(job / 10);
+        assertThat(stdout.toString()).containsPattern("placement change \\{0=\\[resnet50\\], 1=\\[mlp\\]\\} sent to the job 1\\.\\d+ s into its measured requests");
+    }
+
+    @Test
+    void aBadPlacementChangeIsOneLineAndExitTwo() {
+        StringWriter stderr = new StringWriter();
+        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(new StringWriter(), true), new PrintWriter(stderr, true)),
+                "fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--placement-change", "10:0=mlp");
+        assertThat(code).isEqualTo(2);
+        assertThat(stderr.toString().lines()).hasSize(1);
+        assertThat(stderr.toString()).contains("--placement-change: placement change '10:0=mlp': no device holds model 'resnet50'");
+    }
+
+    @Test
     void aBadWorkloadIsOneLineAndExitTwo() {
         StringWriter stderr = new StringWriter();
         int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(new StringWriter(), true), new PrintWriter(stderr, true)),

@@ -1,6 +1,7 @@
 package io.kairos.core.plan;
 
 import io.kairos.schema.ControlDecision;
+import io.kairos.schema.SetPolicy;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.internal.WriterVersion;
@@ -104,7 +105,20 @@ public final class DecisionLedger {
             return outcome(decision, key, DecisionStatus.REJECTED, e.getMessage(), nowMicros);
         }
         current.put(key, decision);
+        forgetDroppedOverrides(decision);
         return outcome(decision, key, DecisionStatus.APPLIED, null, nowMicros);
+    }
+
+    /**
+     * A group's change of policy drops its models' overrides, which were the old policy's
+     * parameters ({@link ServingPlan#setPolicy}): their decisions no longer hold, so they leave the
+     * state that a restore replays.
+     */
+    private void forgetDroppedOverrides(ControlDecision decision) {
+        if (!(decision.getAction() instanceof SetPolicy p) || p.getModel() != null) return;
+        Map<String, Map<String, String>> overrides = plan.policyOf(p.getGroup()).params().perModel();
+        current.values().removeIf(d -> d.getAction() instanceof SetPolicy o && o.getModel() != null
+                && o.getGroup().equals(p.getGroup()) && !overrides.containsKey(o.getModel()));
     }
 
     public ServingPlan plan() {

@@ -1,11 +1,13 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.policy.Policies;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,12 +35,36 @@ public final class ServingPlan {
         this(deviceCount, Long.MAX_VALUE, defaultPolicy, defaultParams);
     }
 
-    /** @param deviceMemoryBytes the model memory budget of each device, as the devices are configured */
+    /**
+     * @param deviceMemoryBytes the model memory budget of each device, as the devices are configured
+     * @throws IllegalArgumentException for an unknown default policy or a bad default parameter
+     */
     public ServingPlan(int deviceCount, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams) {
+        Policies.configure(null, defaultPolicy, defaultParams);
         this.deviceCount = deviceCount;
         this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = defaultParams;
+    }
+
+    /** An independent copy: the same groups, placements, policies and versions, to change apart (a simulation run). */
+    public ServingPlan copy() {
+        ServingPlan c = new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, defaultParams);
+        c.groupOfModel.putAll(groupOfModel);
+        placement.forEach((group, devices) -> c.placement.put(group, new TreeMap<>(devices)));
+        c.policies.putAll(policies);
+        c.version = version;
+        return c;
+    }
+
+    /** The model memory budget of each device, as the devices are configured. */
+    public long deviceMemoryBytes() {
+        return deviceMemoryBytes;
+    }
+
+    /** How many device slots the plan places models on: 0 to this minus one. */
+    public int deviceCount() {
+        return deviceCount;
     }
 
     /** How many changes the plan has taken: 0 for the default plan, higher after every change. */
@@ -73,7 +99,9 @@ public final class ServingPlan {
                 throw new IllegalArgumentException("device " + slot + " does not exist: the job has devices 0.." + (deviceCount - 1));
             }
         }
-        placement.put(group, new LinkedHashMap<>(devices));
+        // In slot order, whatever the order given: the order of a group's devices decides ties
+        // between idle devices, and a run must not depend on a map's iteration order.
+        placement.put(group, new TreeMap<>(devices));
         version++;
     }
 
@@ -81,17 +109,35 @@ public final class ServingPlan {
         return policies.getOrDefault(group, new GroupPolicy(defaultPolicy, defaultParams));
     }
 
-    /** Sets a group's policy and parameters, or with {@code model} set, that model's parameter overrides. */
+    /**
+     * Sets a group's policy and parameters, or with {@code model} set, that model's parameter
+     * overrides (the group keeps its policy). The group's parameters are replaced, not merged; its
+     * models' overrides stay while the policy stays, and go with a change of policy, whose
+     * parameters they are not.
+     *
+     * @throws IllegalArgumentException for an unknown policy, a bad value or a parameter the
+     *         policy does not know, naming the group, the model, the parameter and the value; the
+     *         plan is then unchanged
+     */
     public void setPolicy(String group, String model, String policy, Map<String, String> params) {
         GroupPolicy current = policyOf(group);
+        GroupPolicy next;
         if (model == null) {
-            policies.put(group, new GroupPolicy(policy, current.params().withGroup(params)));
+            PolicyParams kept = policy.equals(current.policy()) ? current.params() : current.params().withoutModels();
+            next = new GroupPolicy(policy, kept.withGroup(params));
         } else {
-            policies.put(group, new GroupPolicy(current.policy(), current.params().withModel(model, params)));
+            next = new GroupPolicy(current.policy(), current.params().withModel(model, params));
         }
+        next.configure(group);
+        policies.put(group, next);
         version++;
     }
 
     /** A group's policy by name, with its parameters. */
-    public record GroupPolicy(String policy, PolicyParams params) {}
+    public record GroupPolicy(String policy, PolicyParams params) {
+        /** A fresh policy object with these parameters read, for serving group {@code group}. */
+        public ConfiguredPolicy configure(String group) {
+            return Policies.configure(group, policy, params);
+        }
+    }
 }

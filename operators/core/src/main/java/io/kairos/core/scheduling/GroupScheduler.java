@@ -32,7 +32,7 @@ import java.util.TreeSet;
 public final class GroupScheduler implements GroupView {
 
     /** Parameter: shed requests that can no longer meet their deadline (default true). */
-    public static final String SHED = "shed";
+    public static final String SHED = ConfiguredPolicy.SHED;
 
     private final String group;
     private final ModelCatalog catalog;
@@ -53,7 +53,6 @@ public final class GroupScheduler implements GroupView {
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     private SchedulingPolicy policy;
-    private PolicyParams params;
     private boolean shedding;
     private boolean preemption;
     private int pending;
@@ -66,11 +65,16 @@ public final class GroupScheduler implements GroupView {
     private List<Dispatch> preempted = new ArrayList<>();
     private List<Drop> preemptionDrops = new ArrayList<>();
 
+    /** @throws IllegalArgumentException for a bad parameter, see {@link ConfiguredPolicy#of} */
     public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params) {
+        this(group, catalog, devices, ConfiguredPolicy.of(group, policy, params));
+    }
+
+    public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, ConfiguredPolicy policy) {
         this.group = group;
         this.catalog = catalog;
         this.devices = List.copyOf(devices);
-        setPolicy(policy, params);
+        setPolicy(policy);
     }
 
     public String group() {
@@ -81,10 +85,15 @@ public final class GroupScheduler implements GroupView {
         return policy;
     }
 
-    public void setPolicy(SchedulingPolicy policy, PolicyParams params) {
-        this.policy = policy;
-        this.params = params;
-        this.shedding = params.getBoolean(SHED, true);
+    /** Whether requests that can no longer meet their deadline are shed (parameter {@code shed}). */
+    public boolean shedding() {
+        return shedding;
+    }
+
+    /** The policy and whether to shed, as {@link ConfiguredPolicy#of} read them; the queues stay. */
+    public void setPolicy(ConfiguredPolicy configured) {
+        this.policy = configured.policy();
+        this.shedding = configured.shed();
     }
 
     /**
@@ -278,11 +287,6 @@ public final class GroupScheduler implements GroupView {
     @Override
     public List<DeviceView> devices() {
         return devices;
-    }
-
-    @Override
-    public PolicyParams params() {
-        return params;
     }
 
     @Override

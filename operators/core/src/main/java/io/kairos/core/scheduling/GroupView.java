@@ -42,8 +42,6 @@ public interface GroupView {
 
     List<DeviceView> devices();
 
-    PolicyParams params();
-
     /**
      * Starts a batch of the {@code size} earliest-deadline requests of {@code model} on
      * {@code device} after the work already booked there.

@@ -3,10 +3,13 @@ package io.kairos.core.scheduling;
 import java.io.Serializable;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * A policy's parameters for a serving group, with per-model overrides. Immutable; a control
- * decision replaces it with a changed copy.
+ * A policy's parameters for a serving group as a control decision or the command line gives them:
+ * strings, group-wide and per model. Immutable; a control decision replaces it with a changed
+ * copy. A policy reads them once, into typed fields ({@link ParamReader}); nothing parses them
+ * while scheduling.
  */
 public final class PolicyParams implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -34,33 +37,36 @@ public final class PolicyParams implements Serializable {
         return new PolicyParams(group, Map.copyOf(copy));
     }
 
+    /** The same group-wide values without any per-model override. */
+    public PolicyParams withoutModels() {
+        return perModel.isEmpty() ? this : new PolicyParams(group, Map.of());
+    }
+
+    /** A model's value of {@code key}, else the group's; {@code model} null: the group's. */
     public String get(String model, String key) {
         Map<String, String> own = model == null ? null : perModel.get(model);
         String v = own == null ? null : own.get(key);
         return v != null ? v : group.get(key);
     }
 
-    public double getDouble(String model, String key, double fallback) {
-        String v = get(model, key);
-        if (v == null) return fallback;
-        try {
-            return Double.parseDouble(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("policy parameter '" + key + "' must be a number, got '" + v + "'");
-        }
+    /** The group-wide values. */
+    public Map<String, String> group() {
+        return group;
     }
 
-    public long getMillisAsMicros(String model, String key, double fallbackMs) {
-        return Math.round(getDouble(model, key, fallbackMs) * 1000.0);
+    /** The per-model overrides, by model. */
+    public Map<String, Map<String, String>> perModel() {
+        return perModel;
     }
 
-    public int getInt(String model, String key, int fallback) {
-        return (int) Math.round(getDouble(model, key, fallback));
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PolicyParams p && group.equals(p.group) && perModel.equals(p.perModel);
     }
 
-    public boolean getBoolean(String key, boolean fallback) {
-        String v = get(null, key);
-        return v == null ? fallback : Boolean.parseBoolean(v.trim());
+    @Override
+    public int hashCode() {
+        return Objects.hash(group, perModel);
     }
 
     @Override

@@ -166,7 +166,7 @@ class DecisionLedgerTest {
         decide("planner", 11, assign("resnet50", "vision"));
         decide("tuner", 1, policy("vision", null, "triton", Map.of("max_batch", "8")));
         decide("tuner", 2, policy("vision", "resnet50", "triton", Map.of("max_batch", "2")));
-        decide("tuner", 3, policy("vision", null, "clockwork", Map.of("lookahead_ms", "3")));
+        decide("tuner", 3, policy("vision", null, "triton", Map.of("max_queue_delay_ms", "3")));
         decide("planner", 12, assign("resnet50", "default"));
         decide("planner", 13, assign("resnet50", "vision"));
 
@@ -179,8 +179,8 @@ class DecisionLedgerTest {
         assertThat(plan.devicesOf("vision")).extracting(DeviceView::slot, DeviceView::models)
                 .containsExactly(tuple(1, Set.of("resnet50", "googlenet")));
         // The group's latest policy, with the model's override that came between the two group decisions.
-        assertThat(plan.policyOf("vision").policy()).isEqualTo("clockwork");
-        assertThat(plan.policyOf("vision").params().get(null, "lookahead_ms")).isEqualTo("3");
+        assertThat(plan.policyOf("vision").policy()).isEqualTo("triton");
+        assertThat(plan.policyOf("vision").params().get(null, "max_queue_delay_ms")).isEqualTo("3");
         assertThat(plan.policyOf("vision").params().get(null, "max_batch")).isNull();
         assertThat(plan.policyOf("vision").params().get("resnet50", "max_batch")).isEqualTo("2");
         assertThat(restored.current()).isEqualTo(ledger.current());
@@ -191,6 +191,21 @@ class DecisionLedgerTest {
         assertThat(restored.decide(decision("planner", 13, assign("resnet50", "default")), 1).getStatus()).isEqualTo(DecisionStatus.DUPLICATE);
         assertThat(restored.decide(decision("tuner", 2, assign("resnet50", "default")), 1).getStatus())
                 .as("tuner's version 2 was for another key").isEqualTo(DecisionStatus.APPLIED);
+    }
+
+    @Test
+    void aChangeOfPolicyDropsTheModelOverridesOfTheOldOneFromThePlanAndTheLedger() {
+        decide("tuner", 1, policy("vision", null, "triton", Map.of("max_batch", "8")));
+        decide("tuner", 2, policy("vision", "resnet50", "triton", Map.of("max_batch", "2")));
+        decide("tuner", 3, policy("vision", null, "clockwork", Map.of("lookahead_ms", "3")));
+
+        assertThat(ledger.plan().policyOf("vision").params().get("resnet50", "max_batch")).isNull();
+        // The override was the old policy's: it is no longer part of the plan, so a restore must not replay it.
+        assertThat(ledger.current()).extracting(DecisionKey::of).containsExactly("policy/vision");
+        List<String> problems = new ArrayList<>();
+        DecisionLedger restored = DecisionLedger.restore(emptyPlan(), ledger.current(), ledger.versions(), problems::add);
+        assertThat(problems).isEmpty();
+        assertThat(restored.plan().policyOf("vision")).isEqualTo(ledger.plan().policyOf("vision"));
     }
 
     @Test

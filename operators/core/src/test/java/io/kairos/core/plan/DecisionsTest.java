@@ -76,16 +76,22 @@ class DecisionsTest {
         Decisions.apply(plan, decision(2, setPolicy("g", "resnet50", "clockwork", Map.of("max_batch", "2"))));
         ServingPlan.GroupPolicy p = plan.policyOf("g");
         assertThat(p.policy()).isEqualTo("triton");
-        assertThat(p.params().getInt("resnet50", "max_batch", 0)).isEqualTo(2);
-        assertThat(p.params().getInt("mlp", "max_batch", 0)).isEqualTo(8);
+        assertThat(p.params().get("resnet50", "max_batch")).isEqualTo("2");
+        assertThat(p.params().get("mlp", "max_batch")).isEqualTo("8");
         assertThat(p.params().get("resnet50", "max_queue_delay_ms")).isEqualTo("2"); // falls back to the group
 
-        // A later group-level change keeps the model override.
-        Decisions.apply(plan, decision(3, setPolicy("g", null, "clockwork", Map.of("max_batch", "16"))));
+        // A later group-level change of the same policy keeps the model override.
+        Decisions.apply(plan, decision(3, setPolicy("g", null, "triton", Map.of("max_batch", "16"))));
+        p = plan.policyOf("g");
+        assertThat(p.params().get("resnet50", "max_batch")).isEqualTo("2");
+        assertThat(p.params().get("mlp", "max_batch")).isEqualTo("16");
+
+        // A change of policy drops it: the override was the old policy's parameter.
+        Decisions.apply(plan, decision(4, setPolicy("g", null, "clockwork", Map.of("lookahead_ms", "2"))));
         p = plan.policyOf("g");
         assertThat(p.policy()).isEqualTo("clockwork");
-        assertThat(p.params().getInt("resnet50", "max_batch", 0)).isEqualTo(2);
-        assertThat(p.params().getInt("mlp", "max_batch", 0)).isEqualTo(16);
+        assertThat(p.params().get("resnet50", "max_batch")).isNull();
+        assertThat(p.params().perModel()).isEmpty();
     }
 
     @Test
@@ -103,8 +109,9 @@ class DecisionsTest {
                 DevicePlacement.newBuilder().setDevice(1).setModels(List.of("a", "b")).build(),
                 DevicePlacement.newBuilder().setDevice(0).setModels(List.of("a")).build())).build();
         assertThat(Decisions.apply(plan, decision(1, two))).isTrue();
+        // In slot order, whatever the decision's order: ties between idle devices must not depend on it.
         assertThat(plan.devicesOf("g")).extracting(DeviceView::slot, DeviceView::models)
-                .containsExactly(tuple(1, Set.of("a", "b")), tuple(0, Set.of("a")));
+                .containsExactly(tuple(0, Set.of("a")), tuple(1, Set.of("a", "b")));
 
         Decisions.apply(plan, decision(2, placement("g", 0, "c")));
         assertThat(plan.devicesOf("g")).extracting(DeviceView::slot, DeviceView::models).containsExactly(tuple(0, Set.of("c")));

@@ -5,13 +5,22 @@ package io.kairos.core.scheduling.policy;
  * ({@link LatestStartPolicy}), a device topped up whenever it has less than 5 ms of work booked, so
  * that the next batch is already there when the current one ends, and whole batches only.
  *
- * <p>Parameter {@code lookahead_ms} (default 5).
+ * <p>Parameters {@code lookahead_ms} (default 5) and {@code efficiency_gain} (default 0: off).
  */
 public final class ClockworkPolicy extends LatestStartPolicy {
     public static final String NAME = "clockwork";
 
     public ClockworkPolicy() {
         super(5.0, false, 0);
+    }
+
+    private ClockworkPolicy(long lookaheadMicros, double efficiencyGain) {
+        super(5.0, false, 0, lookaheadMicros, efficiencyGain);
+    }
+
+    @Override
+    ClockworkPolicy with(long lookaheadMicros, double efficiencyGain) {
+        return new ClockworkPolicy(lookaheadMicros, efficiencyGain);
     }
 
     @Override

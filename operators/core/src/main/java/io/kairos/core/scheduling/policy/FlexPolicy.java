@@ -5,6 +5,7 @@ import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
 /**
@@ -49,15 +50,33 @@ public final class FlexPolicy implements SchedulingPolicy {
     public static final String LAMBDA = "lambda";
     public static final double DEFAULT_LAMBDA = 3.03;
 
+    private final double lambda;
+
+    public FlexPolicy() {
+        this(DEFAULT_LAMBDA);
+    }
+
+    private FlexPolicy(double lambda) {
+        this.lambda = lambda;
+    }
+
     @Override
     public String name() {
         return NAME;
     }
 
     @Override
+    public SchedulingPolicy configure(ParamReader params) {
+        return new FlexPolicy(params.number(LAMBDA, DEFAULT_LAMBDA, v -> v > 1, "a number above 1"));
+    }
+
+    /** Parameter {@code lambda}: how many times larger than a running batch a batch must be to preempt it. */
+    public double lambda() {
+        return lambda;
+    }
+
+    @Override
     public long schedule(long now, GroupView group) {
-        double lambda = group.params().getDouble(null, LAMBDA, DEFAULT_LAMBDA);
-        if (!(lambda > 1)) throw new IllegalArgumentException("policy parameter '" + LAMBDA + "' of flex must be above 1, got " + lambda);
         do {
             startOnIdleDevices(now, group);
         } while (group.preemptionAllowed() && preemptOne(now, group, lambda));

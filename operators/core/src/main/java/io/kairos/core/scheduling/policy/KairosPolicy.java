@@ -35,6 +35,15 @@ public final class KairosPolicy extends LatestStartPolicy {
         super(0.0, true, 1.1);
     }
 
+    private KairosPolicy(long lookaheadMicros, double efficiencyGain) {
+        super(0.0, true, 1.1, lookaheadMicros, efficiencyGain);
+    }
+
+    @Override
+    KairosPolicy with(long lookaheadMicros, double efficiencyGain) {
+        return new KairosPolicy(lookaheadMicros, efficiencyGain);
+    }
+
     @Override
     public String name() {
         return NAME;

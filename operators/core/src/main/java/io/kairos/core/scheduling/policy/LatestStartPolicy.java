@@ -4,6 +4,7 @@ import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
 import java.util.List;
@@ -17,7 +18,8 @@ import java.util.List;
  * larger batch has an earlier latest start time.
  *
  * <p>Two configurations: {@link ClockworkPolicy} as the paper runs it, and {@link KairosPolicy}.
- * Parameters {@code lookahead_ms} and {@code efficiency_gain}, per group.
+ * Parameters, group-wide: {@code lookahead_ms} (at least 0) and {@code efficiency_gain} (0 for off,
+ * or at least 1).
  */
 abstract class LatestStartPolicy implements SchedulingPolicy {
     static final String LOOKAHEAD_MS = "lookahead_ms";
@@ -26,27 +28,50 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     static final int BEHIND_SCAN = 16;
 
     private final double defaultLookaheadMs;
-    private final boolean padded;
     private final double defaultEfficiencyGain;
+    private final boolean padded;
+    private final long lookahead;
+    private final double efficiencyGain;
 
     /**
      * @param padded whether a queue shorter than an allowed batch size may run padded up to it,
      *               when that serves more requests per millisecond than the next smaller size
-     * @param efficiencyGain default of parameter {@code efficiency_gain}: 0 for none, else see {@link #whenBehind}
+     * @param defaultEfficiencyGain default of {@code efficiency_gain}: 0 for none, else see {@link #whenBehind}
      */
-    LatestStartPolicy(double defaultLookaheadMs, boolean padded, double efficiencyGain) {
+    LatestStartPolicy(double defaultLookaheadMs, boolean padded, double defaultEfficiencyGain) {
+        this(defaultLookaheadMs, padded, defaultEfficiencyGain, Math.round(defaultLookaheadMs * 1000.0), defaultEfficiencyGain);
+    }
+
+    LatestStartPolicy(double defaultLookaheadMs, boolean padded, double defaultEfficiencyGain, long lookaheadMicros, double efficiencyGain) {
         this.defaultLookaheadMs = defaultLookaheadMs;
+        this.defaultEfficiencyGain = defaultEfficiencyGain;
         this.padded = padded;
-        this.defaultEfficiencyGain = efficiencyGain;
+        this.lookahead = lookaheadMicros;
+        this.efficiencyGain = efficiencyGain;
+    }
+
+    /** The same policy with these parameters. */
+    abstract LatestStartPolicy with(long lookaheadMicros, double efficiencyGain);
+
+    @Override
+    public SchedulingPolicy configure(ParamReader params) {
+        return with(params.millisAsMicros(LOOKAHEAD_MS, defaultLookaheadMs),
+                params.number(EFFICIENCY_GAIN, defaultEfficiencyGain, v -> v == 0 || v >= 1, "0 (off) or at least 1"));
+    }
+
+    /** Parameter {@code lookahead_ms}: a device gets more work while it has less than this booked. */
+    public long lookaheadMicros() {
+        return lookahead;
+    }
+
+    /** Parameter {@code efficiency_gain}: 0 for off. */
+    public double efficiencyGain() {
+        return efficiencyGain;
     }
 
     @Override
     public long schedule(long now, GroupView group) {
-        long lookahead = group.params().getMillisAsMicros(null, LOOKAHEAD_MS, defaultLookaheadMs);
-        double gain = group.params().getDouble(null, EFFICIENCY_GAIN, defaultEfficiencyGain);
-        if (gain != 0 && !(gain >= 1)) {
-            throw new IllegalArgumentException("policy parameter '" + EFFICIENCY_GAIN + "' must be 0 (off) or at least 1, got " + gain);
-        }
+        double gain = efficiencyGain;
         List<DeviceView> devices = group.devices();
         long stuck = 0; // devices with room but no feasible strategy, by bit (index < 64)
         while (true) {

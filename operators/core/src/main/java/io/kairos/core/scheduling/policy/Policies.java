@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.ConfiguredPolicy;
+import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
 import java.util.List;
@@ -26,6 +28,16 @@ public final class Policies {
             throw new IllegalArgumentException("unknown scheduling policy '" + name + "'; known: " + names());
         }
         return make.get();
+    }
+
+    /**
+     * The policy {@code name} configured by {@code params} for serving group {@code group} (null:
+     * a default for every group).
+     *
+     * @throws IllegalArgumentException for an unknown policy, a bad value or an unknown parameter
+     */
+    public static ConfiguredPolicy configure(String group, String name, PolicyParams params) {
+        return ConfiguredPolicy.of(group, create(name), params);
     }
 
     public static List<String> names() {

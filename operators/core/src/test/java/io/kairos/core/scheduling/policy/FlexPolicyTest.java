@@ -283,9 +283,9 @@ class FlexPolicyTest {
 
     @Test
     void lambdaMustBeAboveOne() {
-        GroupScheduler g = scheduler(lambda("1"), true, device(0));
-        g.admit(req("r0", "R", 0, 50_000));
-        assertThatThrownBy(() -> g.schedule(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lambda");
+        // Refused when the policy is set, not on the first arrival.
+        assertThatThrownBy(() -> scheduler(lambda("1"), true, device(0))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("serving group 'g': flex parameter 'lambda' must be a number above 1, got '1'");
     }
 
     // ---- properties under random load ----

@@ -86,8 +86,8 @@ final class GroupSimulation {
 
     GroupSimulation run(ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params,
                         boolean preemption, List<Request> arrivals) {
-        boolean shedding = params.getBoolean(GroupScheduler.SHED, true);
         GroupScheduler g = new GroupScheduler("sim", catalog, devices, policy, params);
+        boolean shedding = g.shedding();
         g.allowPreemption(preemption);
         List<Request> byArrival = new ArrayList<>(arrivals);
         byArrival.sort(Comparator.comparingLong(Request::arrivalMicros));

@@ -1,0 +1,139 @@
+package io.kairos.core.plan;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.ConfiguredPolicy;
+import io.kairos.core.scheduling.DeviceView;
+import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.LatencyEstimator;
+import io.kairos.core.scheduling.SchedulingPolicy;
+import io.kairos.core.scheduling.policy.Policies;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The serving groups that one engine instance runs, kept in step with a {@link ServingPlan}: each
+ * group's {@link GroupScheduler} is created on demand (the first request routed to it), with the
+ * plan's policy, typed parameters and devices, and brought up to date whenever the plan changes;
+ * the loads and unloads that a new placement asks of the devices come back to the engine to send.
+ * Engine-free: the Flink scheduler operator and the simulator apply plans through it, so that
+ * both apply a control decision with the same code.
+ */
+public final class ServingGroups {
+    private final ModelCatalog catalog;
+    private final boolean preemption;
+    private final LatencyEstimator.Settings learnLatency;
+    // In creation order, so that an engine that walks them (the simulator) does so deterministically.
+    private final Map<String, GroupScheduler> groups = new LinkedHashMap<>();
+    private final Map<String, ServingPlan.GroupPolicy> applied = new HashMap<>();
+    private ServingPlan seenPlan;
+    private long seenVersion;
+
+    /**
+     * @param preemption   whether the engine can abort a batch on its device, see {@link GroupScheduler#allowPreemption}
+     * @param learnLatency how the groups correct their latency profiles from device reports
+     *                     ({@link GroupScheduler#learnLatency}); null: never
+     */
+    public ServingGroups(ModelCatalog catalog, boolean preemption, LatencyEstimator.Settings learnLatency) {
+        this.catalog = catalog;
+        this.preemption = preemption;
+        this.learnLatency = learnLatency;
+    }
+
+    /** A model to load on, or unload from, a device of a serving group, because the plan changed. */
+    public record DeviceAction(String group, GroupScheduler.ModelAction action) {}
+
+    /** A group's scheduler as {@link #scheduler} found it, whether it was created now, and the device actions to send. */
+    public record Lookup(GroupScheduler scheduler, boolean created, List<DeviceAction> actions) {}
+
+    /**
+     * The scheduler of {@code group}, after the groups have taken the plan if it changed since the
+     * last call; a group not seen before is created now, with its policy and devices, and the
+     * models its placement puts on its devices are loaded now, before its first request.
+     */
+    public Lookup scheduler(String group, ServingPlan plan) {
+        List<DeviceAction> actions = update(plan);
+        GroupScheduler g = groups.get(group);
+        if (g != null) return new Lookup(g, false, actions);
+        ServingPlan.GroupPolicy p = plan.policyOf(group);
+        g = new GroupScheduler(group, catalog, List.of(), p.configure(group));
+        g.allowPreemption(preemption);
+        g.learnLatency(learnLatency);
+        applied.put(group, p);
+        if (actions.isEmpty()) actions = new ArrayList<>();
+        place(g, plan, viewsBySlot(), actions);
+        groups.put(group, g);
+        return new Lookup(g, true, actions);
+    }
+
+    /**
+     * Brings every group up to date with the plan, if it changed since the last call: a group whose
+     * policy or parameters changed gets them (the queues stay), every group gets its devices anew
+     * (a device that stays keeps what is booked on it and what it holds in memory).
+     *
+     * @return the loads and unloads to send the devices, group by group in creation order
+     */
+    public List<DeviceAction> update(ServingPlan plan) {
+        if (plan == seenPlan && plan.version() == seenVersion) return Collections.emptyList();
+        seenPlan = plan;
+        seenVersion = plan.version();
+        List<DeviceAction> actions = new ArrayList<>();
+        Map<Integer, DeviceView> before = viewsBySlot();
+        for (GroupScheduler g : groups.values()) {
+            ServingPlan.GroupPolicy p = plan.policyOf(g.group());
+            if (!p.equals(applied.get(g.group()))) {
+                // The same policy keeps its object, with whatever it holds beyond its parameters.
+                SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : Policies.create(p.policy());
+                g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params()));
+                applied.put(g.group(), p);
+            }
+            place(g, plan, before, actions);
+        }
+        return actions;
+    }
+
+    /**
+     * Gives the group its devices from the plan, and adds the loads and unloads that follow. A
+     * device that comes from another group of this instance brings that group's picture of it
+     * (work booked, models in memory): it is the same device.
+     */
+    private void place(GroupScheduler g, ServingPlan plan, Map<Integer, DeviceView> before, List<DeviceAction> actions) {
+        List<DeviceView> devices = plan.devicesOf(g.group());
+        for (DeviceView d : devices) {
+            DeviceView elsewhere = before.get(d.slot());
+            if (elsewhere != null && !hasSlot(g, d.slot())) d.inherit(elsewhere);
+        }
+        for (GroupScheduler.ModelAction a : g.setDevices(devices)) actions.add(new DeviceAction(g.group(), a));
+    }
+
+    private static boolean hasSlot(GroupScheduler g, int slot) {
+        for (DeviceView d : g.devices()) {
+            if (d.slot() == slot) return true;
+        }
+        return false;
+    }
+
+    /** The groups' current views of their devices, by slot; a device in several groups: the first group's. */
+    private Map<Integer, DeviceView> viewsBySlot() {
+        Map<Integer, DeviceView> views = new HashMap<>();
+        for (GroupScheduler g : groups.values()) {
+            for (DeviceView d : g.devices()) views.putIfAbsent(d.slot(), d);
+        }
+        return views;
+    }
+
+    /** The scheduler of {@code group}, or null if no request has been routed to it yet. */
+    public GroupScheduler get(String group) {
+        return groups.get(group);
+    }
+
+    /** Every group's scheduler, in creation order. */
+    public Collection<GroupScheduler> all() {
+        return Collections.unmodifiableCollection(groups.values());
+    }
+}

@@ -1,0 +1,133 @@
+package io.kairos.core.scheduling;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.DoublePredicate;
+import java.util.function.Function;
+
+/**
+ * Reads a policy's {@link PolicyParams} into typed values, once, when a policy is set: a decision
+ * applied, a simulation built, the job's default from the command line. A bad value throws an
+ * {@link IllegalArgumentException} that names the serving group, the model (for a per-model
+ * override), the parameter and the value; so does a parameter the policy never asked for, with the
+ * ones it knows. A policy knows exactly the keys it asks for, so it asks for every key it has,
+ * whether set or not.
+ */
+public final class ParamReader {
+    private final String group;
+    private final String policy;
+    private final PolicyParams params;
+    private final String model;
+    private final Set<String> groupKeys;
+    private final Set<String> modelKeys;
+
+    /** @param group the serving group, for messages; null when the parameters are a default for every group */
+    public ParamReader(String group, String policy, PolicyParams params) {
+        this(group, policy, params, null, new TreeSet<>(), new TreeSet<>());
+    }
+
+    private ParamReader(String group, String policy, PolicyParams params, String model, Set<String> groupKeys, Set<String> modelKeys) {
+        this.group = group;
+        this.policy = policy;
+        this.params = params;
+        this.model = model;
+        this.groupKeys = groupKeys;
+        this.modelKeys = modelKeys;
+    }
+
+    /** A number that {@code valid} accepts ({@code requirement} says what it accepts, for the message). */
+    public double number(String key, double fallback, DoublePredicate valid, String requirement) {
+        String raw = raw(key);
+        if (raw == null) return fallback;
+        double v;
+        try {
+            v = Double.parseDouble(raw.trim());
+        } catch (NumberFormatException e) {
+            throw bad(key, raw, requirement);
+        }
+        if (!Double.isFinite(v) || !valid.test(v)) throw bad(key, raw, requirement);
+        return v;
+    }
+
+    /** A duration in milliseconds, at least 0, as microseconds. */
+    public long millisAsMicros(String key, double fallbackMs) {
+        return Math.round(number(key, fallbackMs, v -> v >= 0, "a number of milliseconds, at least 0") * 1000.0);
+    }
+
+    /** A whole number of at least 1. */
+    public int positiveInt(String key, int fallback) {
+        String raw = raw(key);
+        if (raw == null) return fallback;
+        double v = number(key, fallback, d -> d >= 1 && d <= Integer.MAX_VALUE && d == Math.rint(d), "a whole number, at least 1");
+        return (int) v;
+    }
+
+    /** {@code true} or {@code false}. */
+    public boolean flag(String key, boolean fallback) {
+        String raw = raw(key);
+        if (raw == null) return fallback;
+        String v = raw.trim();
+        if (v.equalsIgnoreCase("true")) return true;
+        if (v.equalsIgnoreCase("false")) return false;
+        throw bad(key, raw, "true or false");
+    }
+
+    /**
+     * Values that may be set per model: {@code read} turns the group's values into the group's
+     * configuration, and each model's values, falling back on the group's key by key, into the
+     * model's. The keys {@code read} asks for are the ones a model may set.
+     */
+    public <C> PerModel<C> perModel(Function<ParamReader, C> read) {
+        if (model != null) throw new IllegalStateException("perModel() of a model's reader");
+        C groupConfig = read.apply(this);
+        Map<String, C> models = new HashMap<>();
+        for (String m : new TreeSet<>(params.perModel().keySet())) {
+            models.put(m, read.apply(new ParamReader(group, policy, params, m, groupKeys, modelKeys)));
+        }
+        return new PerModel<>(groupConfig, models);
+    }
+
+    /** Throws for a parameter the policy did not ask for, naming the ones it knows. */
+    public void rejectUnknown() {
+        for (String key : new TreeSet<>(params.group().keySet())) {
+            if (!groupKeys.contains(key)) {
+                throw new IllegalArgumentException(where(null) + policy + " has no parameter '" + key + "' (set to '" + params.group().get(key)
+                        + "'); it knows " + known(groupKeys));
+            }
+        }
+        for (Map.Entry<String, Map<String, String>> e : new TreeMap<>(params.perModel()).entrySet()) {
+            for (String key : new TreeSet<>(e.getValue().keySet())) {
+                if (!modelKeys.contains(key)) {
+                    throw new IllegalArgumentException(where(e.getKey()) + policy + " has no per-model parameter '" + key + "' (set to '"
+                            + e.getValue().get(key) + "'); per model it knows " + known(modelKeys));
+                }
+            }
+        }
+    }
+
+    private static String known(Set<String> keys) {
+        return keys.isEmpty() ? "none" : String.join(", ", keys);
+    }
+
+    private String raw(String key) {
+        (model == null ? groupKeys : modelKeys).add(key);
+        return params.get(model, key);
+    }
+
+    private IllegalArgumentException bad(String key, String raw, String requirement) {
+        // A model's reader falls back on the group's value: name the model only for its own.
+        Map<String, String> own = model == null ? null : params.perModel().get(model);
+        String scope = own != null && own.containsKey(key) ? model : null;
+        return new IllegalArgumentException(where(scope) + policy + " parameter '" + key + "' must be " + requirement + ", got '" + raw + "'");
+    }
+
+    private String where(String model) {
+        String g = group == null ? "" : "serving group '" + group + "'";
+        String m = model == null ? "" : "model '" + model + "'";
+        String both = g.isEmpty() || m.isEmpty() ? g + m : g + ", " + m;
+        return both.isEmpty() ? "" : both + ": ";
+    }
+}

@@ -1,0 +1,109 @@
+package io.kairos.core.plan;
+
+import io.kairos.core.scheduling.DeviceView;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.Request;
+import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.policy.ClockworkPolicy;
+import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/** A plan applied to the serving groups of one engine instance: policies, typed parameters, devices, loads and unloads. */
+class ServingGroupsTest {
+    /** C: 2 ms, 100 bytes, 8 ms to load; D: 1 ms, 100 bytes, 4 ms to load. */
+    private static final ModelCatalog CATALOG = ModelCatalog.parse("""
+            {"models": [
+              {"name": "C", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 2}}, "memory_bytes": 100, "load_ms": 8},
+              {"name": "D", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "memory_bytes": 100, "load_ms": 4}
+            ]}""", "serving-groups-test");
+
+    private final ServingPlan plan = new ServingPlan(2, 1_000, "clockwork", PolicyParams.of(Map.of("lookahead_ms", "2")));
+    private final ServingGroups groups = new ServingGroups(CATALOG, true, null);
+
+    private static Request req(String id, String model, long arrival) {
+        return new Request(id, model, arrival, 1_000_000, null);
+    }
+
+    @Test
+    void aGroupIsCreatedOnDemandWithThePlansTypedPolicyAndItsPlacementLoaded() {
+        plan.place("g", Map.of(1, Set.of("C")));
+        ServingGroups.Lookup first = groups.scheduler("g", plan);
+        assertThat(first.created()).isTrue();
+        GroupScheduler g = first.scheduler();
+        assertThat(((ClockworkPolicy) g.policy()).lookaheadMicros()).isEqualTo(2_000);
+        assertThat(g.devices()).extracting(DeviceView::slot, DeviceView::models).containsExactly(tuple(1, Set.of("C")));
+        assertThat(first.actions()).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.load(1, "C")));
+
+        ServingGroups.Lookup again = groups.scheduler("g", plan);
+        assertThat(again.created()).isFalse();
+        assertThat(again.scheduler()).isSameAs(g);
+        assertThat(again.actions()).as("nothing changed").isEmpty();
+        assertThat(groups.get("other")).isNull();
+        assertThat(groups.all()).containsExactly(g);
+    }
+
+    @Test
+    void aPolicyChangeReachesTheGroupAndItsQueuesStay() {
+        GroupScheduler g = groups.scheduler("g", plan).scheduler();
+        g.admit(req("c1", "C", 0));
+        plan.setPolicy("g", null, "triton", Map.of("max_batch", "4", "shed", "false"));
+        plan.setPolicy("g", "C", "triton", Map.of("max_queue_delay_ms", "3"));
+        assertThat(groups.update(plan)).isEmpty(); // every device serves every model: nothing to load
+        DynamicBatcherPolicy triton = (DynamicBatcherPolicy) g.policy();
+        assertThat(triton.batching().of("C")).isEqualTo(new DynamicBatcherPolicy.Batching(4, 3_000));
+        assertThat(triton.batching().of("D")).isEqualTo(new DynamicBatcherPolicy.Batching(4, 1_000));
+        assertThat(g.shedding()).isFalse();
+        assertThat(g.pendingCount()).isEqualTo(1);
+        // Parameters only: the same policy object is configured again.
+        plan.setPolicy("g", null, "triton", Map.of("max_batch", "2"));
+        groups.update(plan);
+        assertThat(((DynamicBatcherPolicy) g.policy()).batching().group()).isEqualTo(new DynamicBatcherPolicy.Batching(2, 1_000));
+        assertThat(g.shedding()).isTrue();
+    }
+
+    @Test
+    void aNewPlacementUnloadsAndLoadsAndKeepsTheWorkBooked() {
+        plan.place("g", Map.of(0, Set.of("C")));
+        GroupScheduler g = groups.scheduler("g", plan).scheduler();
+        g.admit(req("c1", "C", 0));
+        // C loaded by the placement: 2 ms, no load in front.
+        assertThat(g.schedule(0).dispatches()).extracting(Dispatch::predictedLatencyMicros).containsExactly(2_000L);
+
+        plan.place("g", Map.of(0, Set.of("D")));
+        assertThat(groups.update(plan)).extracting(ServingGroups.DeviceAction::group, ServingGroups.DeviceAction::action).containsExactly(
+                tuple("g", GroupScheduler.ModelAction.unload(0, "C")),
+                tuple("g", GroupScheduler.ModelAction.load(0, "D")));
+        assertThat(g.devices().get(0).freeAtMicros()).isEqualTo(2_000);
+    }
+
+    @Test
+    void aDeviceMovedToAnotherGroupBringsItsBookedWorkAndMemory() {
+        plan.place("a", Map.of(0, Set.of("C"), 1, Set.of("C")));
+        plan.place("b", Map.of());
+        plan.assign("D", "b");
+        GroupScheduler a = groups.scheduler("a", plan).scheduler();
+        GroupScheduler b = groups.scheduler("b", plan).scheduler();
+        a.admit(req("c1", "C", 0));
+        a.schedule(0); // on device 0 (both idle: the first), until 2 ms
+
+        // Device 0 goes from a to b, to serve C and D there.
+        plan.place("a", Map.of(1, Set.of("C")));
+        plan.place("b", Map.of(0, Set.of("C", "D")));
+        List<ServingGroups.DeviceAction> actions = groups.update(plan);
+        DeviceView moved = b.devices().get(0);
+        assertThat(moved.freeAtMicros()).as("the batch of a still runs there").isEqualTo(2_000);
+        assertThat(moved.loadedModels()).startsWith("C");
+        // C is there already; D (100 bytes) fits beside it in the 1,000-byte budget: loaded now.
+        assertThat(actions).containsExactly(new ServingGroups.DeviceAction("b", GroupScheduler.ModelAction.load(0, "D")));
+        assertThat(a.devices()).extracting(DeviceView::slot).containsExactly(1);
+    }
+}
