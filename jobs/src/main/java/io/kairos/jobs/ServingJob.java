@@ -16,6 +16,7 @@ import io.kairos.onnx.OnnxDevices;
 import io.kairos.flink.ResolvePreemptions;
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
+import io.kairos.flink.kafka.ControlRestoreSerializer;
 import io.kairos.flink.kafka.DeviceReportDeserializer;
 import io.kairos.flink.kafka.RawRequestDeserializer;
 import io.kairos.schema.BatchTelemetry;
@@ -24,6 +25,7 @@ import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
@@ -46,6 +48,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -64,47 +67,142 @@ import java.util.concurrent.TimeUnit;
  * reads back. Flink 2.0 has no feedback edge in a DataStream job (the iteration API was removed),
  * and a broker hop is a few milliseconds, far below the seconds over which a profile drifts.
  *
- * <p>It takes its sources and sinks in the constructor, so that {@code main} wires Kafka and a
- * test can wire its own around the very same topology; {@link #onKafka} gives the production ones.
+ * <p>It takes its sources and sinks in the constructor ({@link Endpoints}), so that {@code main}
+ * wires Kafka and a test can wire its own around the very same topology; {@link Endpoints#onKafka}
+ * gives the production ones.
  */
 public final class ServingJob {
+    /**
+     * Where the job reads and writes.
+     *
+     * @param requests        the requests, as raw records
+     * @param control         the control decisions
+     * @param results         one result per request
+     * @param telemetry       one record per batch
+     * @param outcomes        each control decision's outcome
+     * @param controlRestores the control topic again: after a decision it did not apply, the job
+     *                        writes there what it holds for that key, so that compaction keeps it
+     *                        ({@link AcceptDecisions})
+     * @param reportsOut      where the devices write their reports; null for an open loop
+     * @param reportsIn       where the schedulers read them back (what {@code reportsOut} wrote); null for an open loop
+     */
+    public record Endpoints(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
+                            Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
+                            Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores,
+                            Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
+        public Endpoints {
+            Objects.requireNonNull(requests, "requests");
+            Objects.requireNonNull(control, "control");
+            Objects.requireNonNull(results, "results");
+            Objects.requireNonNull(telemetry, "telemetry");
+            Objects.requireNonNull(outcomes, "outcomes");
+            Objects.requireNonNull(controlRestores, "controlRestores");
+            if ((reportsOut == null) != (reportsIn == null)) throw new IllegalArgumentException("device reports need both a sink and the source that reads it back");
+        }
+
+        /** An open loop: the devices' reports never reach the schedulers, whose predictions are never corrected. */
+        public static Endpoints openLoop(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
+                                         Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
+                                         Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores) {
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, null, null);
+        }
+
+        /** These endpoints with the loop closed through {@code reportsOut} and {@code reportsIn}. */
+        public Endpoints withDeviceReports(Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn);
+        }
+
+        boolean closedLoop() {
+            return reportsOut != null;
+        }
+
+        /** The Kafka topics named in {@code config}. */
+        public static Endpoints onKafka(ServingConfig config) {
+            Properties consumer = new Properties();
+            // Answer a fetch as soon as one byte is there; never let the broker hold it for long.
+            consumer.setProperty("fetch.min.bytes", "1");
+            consumer.setProperty("fetch.max.wait.ms", "5");
+            KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setTopics(config.requestsTopic)
+                    .setGroupId(config.consumerGroup)
+                    .setStartingOffsets(OffsetsInitializer.committedOffsets(config.fromEarliest ? OffsetResetStrategy.EARLIEST : OffsetResetStrategy.LATEST))
+                    .setDeserializer(new RawRequestDeserializer())
+                    .setProperties(consumer)
+                    .build();
+            // Decisions are read from the start on a fresh start: the compacted topic holds the latest
+            // decision of each key, which is the plan; versions make anything read twice a no-op.
+            KafkaSource<ControlDecision> control = KafkaSource.<ControlDecision>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setTopics(config.controlTopic)
+                    .setGroupId(config.consumerGroup + "-control")
+                    .setStartingOffsets(OffsetsInitializer.earliest())
+                    .setDeserializer(new ControlDecisionDeserializer())
+                    .setProperties(consumer)
+                    .build();
+            Properties producer = new Properties();
+            // Send at once: batching happens in the scheduler, not in the producer.
+            producer.setProperty("linger.ms", "0");
+            producer.setProperty("batch.size", "65536");
+            DeliveryGuarantee guarantee = config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE;
+            KafkaSink<InferenceResult> results = KafkaSink.<InferenceResult>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setRecordSerializer(new AvroRecordSerializer<>(config.resultsTopic, InferenceResult.class, InferenceResult::getRequestId))
+                    .setDeliveryGuarantee(guarantee)
+                    .setTransactionalIdPrefix(config.consumerGroup + "-results")
+                    .setKafkaProducerConfig(producer)
+                    .build();
+            KafkaSink<BatchTelemetry> telemetry = KafkaSink.<BatchTelemetry>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setRecordSerializer(new AvroRecordSerializer<>(config.telemetryTopic, BatchTelemetry.class, BatchTelemetry::getBatchId))
+                    .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                    .setKafkaProducerConfig(producer)
+                    .build();
+            // Outcomes keyed by writer: each writer's in one partition, in the order they were decided.
+            KafkaSink<DecisionOutcome> outcomes = KafkaSink.<DecisionOutcome>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setRecordSerializer(new AvroRecordSerializer<>(config.outcomesTopic, DecisionOutcome.class, DecisionOutcome::getWriter))
+                    .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                    .setKafkaProducerConfig(producer)
+                    .build();
+            // At least once is enough: a restore written twice is read back as a duplicate twice.
+            KafkaSink<ControlRestore> restores = KafkaSink.<ControlRestore>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setRecordSerializer(new ControlRestoreSerializer(config.controlTopic))
+                    .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                    .setKafkaProducerConfig(producer)
+                    .build();
+            Endpoints open = openLoop(requests, control, results, telemetry, outcomes, restores);
+            if (!config.closedLoop) return open;
+            // Reports written before this job started are of batches it never sent: read from the end.
+            KafkaSource<DeviceReport> reportsIn = KafkaSource.<DeviceReport>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setTopics(config.deviceReportsTopic)
+                    .setGroupId(config.consumerGroup + "-device-reports")
+                    .setStartingOffsets(OffsetsInitializer.latest())
+                    .setDeserializer(new DeviceReportDeserializer())
+                    .setProperties(consumer)
+                    .build();
+            KafkaSink<DeviceReport> reportsOut = KafkaSink.<DeviceReport>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setRecordSerializer(new AvroRecordSerializer<>(config.deviceReportsTopic, DeviceReport.class, DeviceReport::getGroup))
+                    .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                    .setKafkaProducerConfig(producer)
+                    .build();
+            return open.withDeviceReports(reportsOut, reportsIn);
+        }
+    }
+
     private final ServingConfig config;
     private final ModelCatalog catalog;
     private final DeviceFactory devices;
-    private final Source<RawRequest, ?, ?> requests;
-    private final Source<ControlDecision, ?, ?> control;
-    private final Sink<InferenceResult> results;
-    private final Sink<BatchTelemetry> telemetry;
-    private final Sink<DecisionOutcome> outcomes;
-    private final Sink<DeviceReport> reportsOut;
-    private final Source<DeviceReport, ?, ?> reportsIn;
+    private final Endpoints endpoints;
 
-    /** An open-loop job: the devices' reports never reach the schedulers, whose predictions are never corrected. */
-    public ServingJob(ServingConfig config, ModelCatalog catalog, DeviceFactory devices,
-                      Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
-                      Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry, Sink<DecisionOutcome> outcomes) {
-        this(config, catalog, devices, requests, control, results, telemetry, outcomes, null, null);
-    }
-
-    /**
-     * @param reportsOut where the devices write their reports
-     * @param reportsIn  where the schedulers read them back: what {@code reportsOut} wrote
-     */
-    public ServingJob(ServingConfig config, ModelCatalog catalog, DeviceFactory devices,
-                      Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
-                      Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry, Sink<DecisionOutcome> outcomes,
-                      Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
-        if ((reportsOut == null) != (reportsIn == null)) throw new IllegalArgumentException("device reports need both a sink and the source that reads it back");
+    public ServingJob(ServingConfig config, ModelCatalog catalog, DeviceFactory devices, Endpoints endpoints) {
         this.config = config;
         this.catalog = catalog;
         this.devices = devices;
-        this.requests = requests;
-        this.control = control;
-        this.results = results;
-        this.telemetry = telemetry;
-        this.outcomes = outcomes;
-        this.reportsOut = reportsOut;
-        this.reportsIn = reportsIn;
+        this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
     }
 
     /**
@@ -123,70 +221,7 @@ public final class ServingJob {
     }
 
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {
-        Properties consumer = new Properties();
-        // Answer a fetch as soon as one byte is there; never let the broker hold it for long.
-        consumer.setProperty("fetch.min.bytes", "1");
-        consumer.setProperty("fetch.max.wait.ms", "5");
-        KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
-                .setBootstrapServers(config.bootstrapServers)
-                .setTopics(config.requestsTopic)
-                .setGroupId(config.consumerGroup)
-                .setStartingOffsets(OffsetsInitializer.committedOffsets(config.fromEarliest ? OffsetResetStrategy.EARLIEST : OffsetResetStrategy.LATEST))
-                .setDeserializer(new RawRequestDeserializer())
-                .setProperties(consumer)
-                .build();
-        // Decisions are read from the start on a fresh start: the compacted topic holds the latest
-        // decision of each key, which is the plan; versions make anything read twice a no-op.
-        KafkaSource<ControlDecision> control = KafkaSource.<ControlDecision>builder()
-                .setBootstrapServers(config.bootstrapServers)
-                .setTopics(config.controlTopic)
-                .setGroupId(config.consumerGroup + "-control")
-                .setStartingOffsets(OffsetsInitializer.earliest())
-                .setDeserializer(new ControlDecisionDeserializer())
-                .setProperties(consumer)
-                .build();
-        Properties producer = new Properties();
-        // Send at once: batching happens in the scheduler, not in the producer.
-        producer.setProperty("linger.ms", "0");
-        producer.setProperty("batch.size", "65536");
-        DeliveryGuarantee guarantee = config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE;
-        KafkaSink<InferenceResult> results = KafkaSink.<InferenceResult>builder()
-                .setBootstrapServers(config.bootstrapServers)
-                .setRecordSerializer(new AvroRecordSerializer<>(config.resultsTopic, InferenceResult.class, InferenceResult::getRequestId))
-                .setDeliveryGuarantee(guarantee)
-                .setTransactionalIdPrefix(config.consumerGroup + "-results")
-                .setKafkaProducerConfig(producer)
-                .build();
-        KafkaSink<BatchTelemetry> telemetry = KafkaSink.<BatchTelemetry>builder()
-                .setBootstrapServers(config.bootstrapServers)
-                .setRecordSerializer(new AvroRecordSerializer<>(config.telemetryTopic, BatchTelemetry.class, BatchTelemetry::getBatchId))
-                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                .setKafkaProducerConfig(producer)
-                .build();
-        // Outcomes keyed by writer: each writer's in one partition, in the order they were decided.
-        KafkaSink<DecisionOutcome> outcomes = KafkaSink.<DecisionOutcome>builder()
-                .setBootstrapServers(config.bootstrapServers)
-                .setRecordSerializer(new AvroRecordSerializer<>(config.outcomesTopic, DecisionOutcome.class, DecisionOutcome::getWriter))
-                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                .setKafkaProducerConfig(producer)
-                .build();
-        if (!config.closedLoop) return new ServingJob(config, catalog, devices, requests, control, results, telemetry, outcomes);
-        // Reports written before this job started are of batches it never sent: read from the end.
-        KafkaSource<DeviceReport> reportsIn = KafkaSource.<DeviceReport>builder()
-                .setBootstrapServers(config.bootstrapServers)
-                .setTopics(config.deviceReportsTopic)
-                .setGroupId(config.consumerGroup + "-device-reports")
-                .setStartingOffsets(OffsetsInitializer.latest())
-                .setDeserializer(new DeviceReportDeserializer())
-                .setProperties(consumer)
-                .build();
-        KafkaSink<DeviceReport> reportsOut = KafkaSink.<DeviceReport>builder()
-                .setBootstrapServers(config.bootstrapServers)
-                .setRecordSerializer(new AvroRecordSerializer<>(config.deviceReportsTopic, DeviceReport.class, DeviceReport::getGroup))
-                .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                .setKafkaProducerConfig(producer)
-                .build();
-        return new ServingJob(config, catalog, devices, requests, control, results, telemetry, outcomes, reportsOut, reportsIn);
+        return new ServingJob(config, catalog, devices, Endpoints.onKafka(config));
     }
 
     /**
@@ -211,13 +246,16 @@ public final class ServingJob {
         // Every decision is decided once, here, with the core's code; only the applied ones reach
         // the broadcast, so that no instance downstream can fail on one.
         SingleOutputStreamOperator<ControlDecision> accepted = env
-                .fromSource(control, WatermarkStrategy.noWatermarks(), "control decisions").setParallelism(1)
+                .fromSource(endpoints.control(), WatermarkStrategy.noWatermarks(), "control decisions").setParallelism(1)
                 .process(new AcceptDecisions(plan)).name("decide control decisions").setParallelism(1);
-        accepted.getSideOutput(AcceptDecisions.OUTCOMES).sinkTo(outcomes).name("decision outcomes").setParallelism(1);
+        accepted.getSideOutput(AcceptDecisions.OUTCOMES).sinkTo(endpoints.outcomes()).name("decision outcomes").setParallelism(1);
+        // What the job holds for a key, written back after a decision it did not apply: the
+        // compacted topic then keeps it, for a fresh start.
+        accepted.getSideOutput(AcceptDecisions.RESTORES).sinkTo(endpoints.controlRestores()).name("control restores").setParallelism(1);
         BroadcastStream<ControlDecision> decisions = accepted.broadcast(ControlPlane.DECISIONS);
 
         SingleOutputStreamOperator<AdmittedRequest> admitted = env
-                .fromSource(requests, WatermarkStrategy.noWatermarks(), "requests").setParallelism(config.sourceParallelism)
+                .fromSource(endpoints.requests(), WatermarkStrategy.noWatermarks(), "requests").setParallelism(config.sourceParallelism)
                 .connect(decisions)
                 .process(new AdmitRequests(catalog, plan)).name("decode + validate + route").setParallelism(config.sourceParallelism);
 
@@ -226,9 +264,9 @@ public final class ServingJob {
                 .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setRequest(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
                 .name("requests to schedulers")
                 .setParallelism(config.sourceParallelism);
-        if (reportsIn != null) {
+        if (endpoints.closedLoop()) {
             toSchedulers = toSchedulers.union(env
-                    .fromSource(reportsIn, WatermarkStrategy.noWatermarks(), "device reports").setParallelism(1)
+                    .fromSource(endpoints.reportsIn(), WatermarkStrategy.noWatermarks(), "device reports").setParallelism(1)
                     .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setReport(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
                     .name("reports to schedulers").setParallelism(1));
         }
@@ -253,14 +291,14 @@ public final class ServingJob {
 
         executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED), afterPreemption)
                 // One writer per device, chained to the device's results: no extra hop for the bulk of them.
-                .sinkTo(results).name("results").setParallelism(config.devices);
+                .sinkTo(endpoints.results()).name("results").setParallelism(config.devices);
         // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
         executed.getSideOutput(EmitResults.TELEMETRY)
-                .sinkTo(telemetry).name("telemetry").setParallelism(1);
+                .sinkTo(endpoints.telemetry()).name("telemetry").setParallelism(1);
         // One report writer per device, chained to it: a report leaves as soon as its batch is done.
-        if (reportsOut != null) {
+        if (endpoints.closedLoop()) {
             executed.getSideOutput(EmitResults.REPORTS)
-                    .sinkTo(reportsOut).name("device reports").setParallelism(config.devices);
+                    .sinkTo(endpoints.reportsOut()).name("device reports").setParallelism(config.devices);
         }
     }
 

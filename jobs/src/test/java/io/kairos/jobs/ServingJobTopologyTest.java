@@ -11,6 +11,7 @@ import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.Tensor;
+import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.core.execution.JobClient;
@@ -35,7 +36,7 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * The production topology of {@link ServingJob} on a Flink mini-cluster with in-memory sources and
- * sinks instead of Kafka (the job takes them in its constructor): every request, good or bad,
+ * sinks instead of Kafka (the job takes them in its constructor, as {@link ServingJob.Endpoints}): every request, good or bad,
  * gets exactly one result with the status its input calls for, and every batch a telemetry record.
  */
 class ServingJobTopologyTest {
@@ -101,10 +102,12 @@ class ServingJobTopologyTest {
         CollectingSink<InferenceResult> results = new CollectingSink<>();
         CollectingSink<BatchTelemetry> telemetry = new CollectingSink<>();
         CollectingSink<DecisionOutcome> outcomes = new CollectingSink<>();
+        CollectingSink<ControlRestore> restores = new CollectingSink<>();
         ServingJob job = new ServingJob(config, CATALOG, DeviceFactory.simulated(1.0, config.deviceMemoryMb << 20),
-                new InMemorySource<>(records, new AvroTypeInfo<>(RawRequest.class)),
-                new InMemorySource<>(List.<ControlDecision>of(), new AvroTypeInfo<>(ControlDecision.class)),
-                results, telemetry, outcomes);
+                ServingJob.Endpoints.openLoop(
+                        new InMemorySource<>(records, new AvroTypeInfo<>(RawRequest.class)),
+                        new InMemorySource<>(List.<ControlDecision>of(), new AvroTypeInfo<>(ControlDecision.class)),
+                        results, telemetry, outcomes, restores));
 
         JobClient running = job.start(StreamExecutionEnvironment.getExecutionEnvironment());
         try {
@@ -121,6 +124,7 @@ class ServingJobTopologyTest {
         List<InferenceResult> out = results.collected();
         assertThat(out).extracting(InferenceResult::getRequestId).doesNotHaveDuplicates();
         assertThat(outcomes.collected()).as("no control decision was sent, so none was decided").isEmpty();
+        assertThat(restores.collected()).as("nor any key restored on the control topic").isEmpty();
         Map<String, ResultStatus> statuses = out.stream().collect(Collectors.toMap(InferenceResult::getRequestId, InferenceResult::getStatus));
         assertThat(statuses).isEqualTo(expected);
         Map<String, InferenceResult> byId = out.stream().collect(Collectors.toMap(InferenceResult::getRequestId, Function.identity()));

@@ -146,7 +146,9 @@ public final class DecisionPublisher implements AutoCloseable {
                 } catch (AvroCodec.MalformedRecordException e) {
                     continue; // not an outcome: not ours to judge
                 }
-                if (o.getWriter().equals(writer)) seen.put(o.getVersion(), o);
+                // The first outcome of a version is its verdict: a later one is the job reading back
+                // the decision it wrote to restore a key (a DUPLICATE), or a replay.
+                if (o.getWriter().equals(writer)) seen.putIfAbsent(o.getVersion(), o);
             }
         }
     }

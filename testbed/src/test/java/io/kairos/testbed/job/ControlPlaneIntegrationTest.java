@@ -53,11 +53,13 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 /**
  * The control plane against the real job: bad decisions are rejected with their reason and serving
  * goes on; two writers share the control topic without losing each other's decisions, through
- * compaction and a restart from a savepoint. The job runs with restarts disabled, so RUNNING means
+ * compaction and a restart from a savepoint; a decision the job did not apply never hides, after
+ * compaction, the one it holds from a fresh start. The job runs with restarts disabled, so RUNNING means
  * it never failed.
  */
 class ControlPlaneIntegrationTest {
@@ -218,24 +220,109 @@ class ControlPlaneIntegrationTest {
                 sendRaw(config, "assign/googlenet", ControlDecision.newBuilder().setVersion(2).setIssuedAtMicros(1).setIssuedBy("tuner").setKey("assign/googlenet")
                         .setAction(assign("googlenet", "default")).build());
                 assertApplied(planner, assign("googlenet", "vision"));
-                List<DecisionOutcome> after = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> l.size() >= outcomesBefore + 2, Duration.ofSeconds(30));
-                assertThat(after.subList(outcomesBefore, after.size())).as("no decision decided again: the ledger came from the savepoint")
+                List<DecisionOutcome> after = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class,
+                        l -> l.size() >= outcomesBefore + 2 && l.subList(outcomesBefore, l.size()).stream().anyMatch(o -> o.getStatus() == DecisionStatus.APPLIED),
+                        Duration.ofSeconds(30));
+                List<DecisionOutcome> since = after.subList(outcomesBefore, after.size());
+                assertThat(tuple(since.get(0).getWriter(), since.get(0).getStatus())).isEqualTo(tuple("tuner", DecisionStatus.DUPLICATE));
+                // The replay (its content differs from the decision held: another issued_at) made
+                // the job restore the key; reading that back is a duplicate too.
+                assertThat(since).as("no decision decided again: the ledger came from the savepoint")
+                        .filteredOn(o -> o.getStatus() != DecisionStatus.DUPLICATE)
                         .extracting(DecisionOutcome::getWriter, DecisionOutcome::getStatus)
-                        .containsExactly(org.assertj.core.groups.Tuple.tuple("tuner", DecisionStatus.DUPLICATE),
-                                org.assertj.core.groups.Tuple.tuple("planner", DecisionStatus.APPLIED));
+                        .containsExactly(tuple("planner", DecisionStatus.APPLIED));
                 assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
             } finally {
                 job.cancel().get();
             }
 
-            // A fresh start, with no state: the plan is rebuilt from the compacted topic alone.
+            // A fresh start, with no state: the plan is rebuilt from the compacted topic alone. The
+            // requests wait until the job has read the planner's last decision: a fresh job serves
+            // from its start, with the plan as far as it has read the topic.
+            int outcomesBeforeFresh = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> false, Duration.ofSeconds(1)).size();
             job = start(config, null);
             try {
+                kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> l.subList(Math.min(outcomesBeforeFresh, l.size()), l.size()).stream()
+                        .anyMatch(o -> o.getWriter().equals("planner") && o.getKey().equals("assign/googlenet") && o.getStatus() == DecisionStatus.APPLIED),
+                        Duration.ofSeconds(30));
                 assertThat(devicesServing(kafka, config, "phase3-")).isEqualTo(Map.of("mlp", List.of(1), "resnet50", List.of(1), "googlenet", List.of(1)));
             } finally {
                 job.cancel().get();
             }
         }
+    }
+
+    @Test
+    void aDecisionTheJobDidNotApplyNeverHidesTheOneItHoldsFromAFreshStart() throws Exception {
+        ServingConfig config = config(c -> broker.createTopic(c.controlTopic, 1, Map.of(
+                "cleanup.policy", "compact", "segment.ms", "100", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0")));
+        try (TopicClient kafka = new TopicClient(broker.bootstrapServers());
+             DecisionPublisher planner = publisher(config, "planner");
+             DecisionPublisher tuner = publisher(config, "tuner")) {
+            JobClient job = start(config, null);
+            Map<String, List<Integer>> expected = Map.of("mlp", List.of(1), "resnet50", List.of(0), "googlenet", List.of(0));
+            try {
+                awaitServing(kafka, config, "warm-up");
+                assertApplied(planner, placement("default", 0, "mlp", "resnet50", "googlenet"));
+                assertApplied(planner, placement("vision", 1, "mlp", "resnet50", "googlenet"));
+                DecisionPublisher.Published mlpToVision = planner.publish(assign("mlp", "vision"));
+                assertThat(planner.awaitOutcome(mlpToVision, Duration.ofSeconds(30))).get()
+                        .extracting(DecisionOutcome::getStatus).isEqualTo(DecisionStatus.APPLIED);
+
+                // After each good decision, a record of its key that the job does not apply: a
+                // rejection, and the planner's version written again with other content. Each is
+                // now the last record of its key; compaction would keep it and drop the good one.
+                assertThat(decide(tuner, placement("vision", 7, "mlp")).getStatus()).isEqualTo(DecisionStatus.REJECTED);
+                sendRaw(config, "assign/mlp", ControlDecision.newBuilder().setVersion(mlpToVision.version()).setIssuedAtMicros(1)
+                        .setIssuedBy("planner").setKey("assign/mlp").setAction(assign("mlp", "default")).build());
+                // And a rejected first decision of a key: the job holds nothing for it.
+                assertThat(decide(tuner, SetPolicy.newBuilder().setGroup("vision").setPolicy("fastest").build()).getStatus())
+                        .isEqualTo(DecisionStatus.REJECTED);
+
+                // The job wrote back what it holds for placement/vision and assign/mlp, and a
+                // tombstone for policy/vision; it read the two decisions back as duplicates, and
+                // that is all: reading back a restore writes nothing.
+                List<DecisionOutcome> echoes = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class,
+                        l -> duplicates(l, "planner") >= 3, Duration.ofSeconds(30));
+                assertThat(echoes).filteredOn(o -> o.getStatus() == DecisionStatus.DUPLICATE)
+                        .extracting(DecisionOutcome::getKey).containsExactlyInAnyOrder("assign/mlp", "placement/vision", "assign/mlp");
+                assertThat(devicesServing(kafka, config, "running-")).isEqualTo(expected);
+
+                // Compaction: a record written after segment.ms closes the segment that holds the rest.
+                Thread.sleep(200);
+                assertApplied(planner, assign("resnet50", "default"));
+                List<ControlDecision> compacted = awaitCompaction(config, 4);
+                assertThat(compacted).extracting(d -> d.getIssuedBy() + " " + d.getKey()).containsExactly(
+                        "planner placement/default", "planner placement/vision", "planner assign/mlp", "planner assign/resnet50");
+                assertThat(((AssignGroup) compacted.get(2).getAction()).getGroup()).isEqualTo("vision");
+                assertThat(((SetPlacement) compacted.get(1).getAction()).getDevices()).extracting(DevicePlacement::getDevice).containsExactly(1);
+                assertThat(ControlTopic.read(config.bootstrapServers, config.controlTopic, Duration.ofSeconds(10)).skipped())
+                        .as("the tombstone of policy/vision").isEqualTo(1);
+
+                List<DecisionOutcome> all = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> false, Duration.ofSeconds(1));
+                assertThat(all).as("nothing more was decided: no restore loops").hasSize(echoes.size() + 1);
+                assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+            } finally {
+                job.cancel().get();
+            }
+
+            // A fresh start, with no state, from the compacted topic: the plan the running job had.
+            int outcomesBefore = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> false, Duration.ofSeconds(1)).size();
+            job = start(config, null);
+            try {
+                List<DecisionOutcome> fresh = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> l.size() >= outcomesBefore + 4, Duration.ofSeconds(30));
+                assertThat(devicesServing(kafka, config, "fresh-")).isEqualTo(expected);
+                assertThat(fresh.subList(outcomesBefore, fresh.size())).extracting(DecisionOutcome::getKey, DecisionOutcome::getStatus).containsExactly(
+                        tuple("placement/default", DecisionStatus.APPLIED), tuple("placement/vision", DecisionStatus.APPLIED),
+                        tuple("assign/mlp", DecisionStatus.APPLIED), tuple("assign/resnet50", DecisionStatus.APPLIED));
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
+    private static long duplicates(List<DecisionOutcome> outcomes, String writer) {
+        return outcomes.stream().filter(o -> o.getWriter().equals(writer) && o.getStatus() == DecisionStatus.DUPLICATE).count();
     }
 
     // ---- helpers ----

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -123,6 +124,11 @@ public final class DecisionLedger {
 
     public ServingPlan plan() {
         return plan;
+    }
+
+    /** The decision applied for {@code key}, if any: what the plan holds for that target. */
+    public Optional<ControlDecision> applied(String key) {
+        return Optional.ofNullable(current.get(key));
     }
 
     /** The latest applied decision of each key, in the order a rebuild applies them. */
