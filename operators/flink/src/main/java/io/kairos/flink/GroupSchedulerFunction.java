@@ -9,7 +9,7 @@ import io.kairos.core.result.Results;
 import io.kairos.core.scheduling.BatchReport;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
-import io.kairos.core.scheduling.LatencyEstimator;
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.time.Clock;
 import io.kairos.schema.ControlDecision;

@@ -1,7 +1,7 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.scheduling.LatencyEstimator;
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.ControlDecision;

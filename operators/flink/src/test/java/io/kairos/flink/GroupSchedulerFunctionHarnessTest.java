@@ -229,7 +229,7 @@ class GroupSchedulerFunctionHarnessTest {
                          "batch_sizes": [1, 2, 4, 8], "latency_ms": {"alpha": 60000, "beta": 0}}]}""", "test");
 
     /** Clockwork booking up to ten minutes ahead: every SLOW request is sent at once, behind the ones before. */
-    private static GroupSchedulerFunction booksAhead(io.kairos.core.scheduling.LatencyEstimator.Settings learn) {
+    private static GroupSchedulerFunction booksAhead(io.kairos.core.model.LatencyEstimator.Settings learn) {
         return new GroupSchedulerFunction(SLOW, new ControlPlane(1, "clockwork", Map.of("lookahead_ms", "600000")), learn);
     }
 
@@ -265,7 +265,7 @@ class GroupSchedulerFunctionHarnessTest {
 
     @Test
     void aReportCorrectsTheModelsProfileWhenLearningIsOn() throws Exception {
-        var h = harness(booksAhead(io.kairos.core.scheduling.LatencyEstimator.Settings.DEFAULT));
+        var h = harness(booksAhead(io.kairos.core.model.LatencyEstimator.Settings.DEFAULT));
         double slo = 3_600_000;
         h.processElement(in(request("a", "slow", slo)), 0);
         DispatchedBatch a = h.extractOutputValues().get(0);

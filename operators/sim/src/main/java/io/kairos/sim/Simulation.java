@@ -4,7 +4,7 @@ import io.kairos.core.device.ExecutionModel;
 import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.ServingPlan;
-import io.kairos.core.scheduling.LatencyEstimator;
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.workload.Workload;

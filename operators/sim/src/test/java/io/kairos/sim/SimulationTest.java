@@ -169,7 +169,7 @@ class SimulationTest {
         Simulation.Builder b = Simulation.builder(CATALOG).devices(2).policy("clockwork")
                 .workload(Workload.parse("R:900:8")).duration(2_000_000).speed(1.5).seed(3);
         SimulationReport blind = b.learnLatency(null).build().run();
-        SimulationReport learning = b.learnLatency(io.kairos.core.scheduling.LatencyEstimator.Settings.DEFAULT).build().run();
+        SimulationReport learning = b.learnLatency(io.kairos.core.model.LatencyEstimator.Settings.DEFAULT).build().run();
         assertThat(blind.late()).isGreaterThan(100);
         assertThat(learning.late()).isLessThan(blind.late() / 10);
         assertThat(learning.ok()).isGreaterThan(blind.ok());

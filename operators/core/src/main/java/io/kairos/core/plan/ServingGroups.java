@@ -4,7 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupScheduler;
-import io.kairos.core.scheduling.LatencyEstimator;
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
 

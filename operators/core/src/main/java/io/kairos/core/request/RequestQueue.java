@@ -1,5 +1,6 @@
 package io.kairos.core.request;
 
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.LatencyProfile;
 
 import java.util.Arrays;
@@ -14,6 +15,8 @@ import java.util.Arrays;
 public final class RequestQueue {
     private final String model;
     private LatencyProfile profile;
+    // Where the scheduler learns this model's latency, if it does: kept here so that a report costs no lookup by name.
+    private LatencyEstimator.ModelEstimate estimate;
     private Request[] items = new Request[16];
     private int head;
     private int tail;
@@ -38,6 +41,15 @@ public final class RequestQueue {
      */
     public void setProfile(LatencyProfile profile) {
         this.profile = profile;
+    }
+
+    /** The estimate the scheduler learns this model's latency in, or null when it does not learn. */
+    public LatencyEstimator.ModelEstimate estimate() {
+        return estimate;
+    }
+
+    public void setEstimate(LatencyEstimator.ModelEstimate estimate) {
+        this.estimate = estimate;
     }
 
     public int size() {

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
@@ -169,12 +170,11 @@ public final class GroupScheduler implements GroupView {
         for (DeviceView d : devices) {
             if (d.slot() == batch.device()) d.observe(batch, report.startMicros(), report.endMicros());
         }
-        if (estimator == null || report.coldStart() || report.failed()) return;
-        LatencyProfile prior = catalog.get(batch.model()).latency();
-        LatencyProfile updated = estimator.observe(batch.model(), prior, batch.size(), report.latencyMicros());
-        if (updated == null) return;
+        if (report.coldStart() || report.failed()) return;
         RequestQueue q = queues.get(batch.model());
-        if (q == null) return;
+        if (q == null || q.estimate() == null) return;
+        LatencyProfile updated = q.estimate().add(batch.size(), report.latencyMicros());
+        if (updated == null) return;
         // The queue's place in the order depends on its profile: out before the change, back after.
         boolean wasActive = !q.isEmpty() && active.remove(q);
         q.setProfile(updated);
@@ -190,7 +190,14 @@ public final class GroupScheduler implements GroupView {
     public void admit(Request request) {
         RequestQueue q = queues.get(request.model());
         if (q == null) {
-            q = new RequestQueue(request.model(), profile(request.model()));
+            LatencyProfile prior = catalog.get(request.model()).latency();
+            if (estimator == null) {
+                q = new RequestQueue(request.model(), prior);
+            } else {
+                LatencyEstimator.ModelEstimate estimate = estimator.track(request.model(), prior);
+                q = new RequestQueue(request.model(), estimate.profile());
+                q.setEstimate(estimate);
+            }
             queues.put(request.model(), q);
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));

@@ -1,6 +1,5 @@
-package io.kairos.core.scheduling;
+package io.kairos.core.model;
 
-import io.kairos.core.model.LatencyProfile;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -31,7 +30,7 @@ public final class LatencyEstimator {
     }
 
     private final Settings settings;
-    private final Map<String, Estimate> models = new HashMap<>();
+    private final Map<String, ModelEstimate> models = new HashMap<>();
 
     public LatencyEstimator(Settings settings) {
         this.settings = settings;
@@ -43,8 +42,22 @@ public final class LatencyEstimator {
 
     /** The model's current profile: its prior until a batch of it was measured. */
     public LatencyProfile profile(String model, LatencyProfile prior) {
-        Estimate e = models.get(model);
+        ModelEstimate e = models.get(model);
         return e == null ? prior : e.profile;
+    }
+
+    /**
+     * The model's estimate, to be kept by whoever measures it often (the scheduler keeps it on the
+     * model's queue): {@link ModelEstimate#add} then costs no lookup by name, which matters with
+     * thousands of models.
+     */
+    public ModelEstimate track(String model, LatencyProfile prior) {
+        ModelEstimate e = models.get(model);
+        if (e == null) {
+            e = new ModelEstimate(prior, settings);
+            models.put(model, e);
+        }
+        return e;
     }
 
     /**
@@ -53,15 +66,13 @@ public final class LatencyEstimator {
      */
     public LatencyProfile observe(String model, LatencyProfile prior, int size, long latencyMicros) {
         if (latencyMicros < 0) throw new IllegalArgumentException("a measured latency must not be negative, got " + latencyMicros);
-        Estimate e = models.computeIfAbsent(model, m -> new Estimate(prior, settings.window()));
-        int i = e.indexOf(size);
-        if (i < 0) return null; // larger than the profile allows: not a batch this scheduler sent
-        return e.add(i, latencyMicros, settings.percentile()) ? e.profile : null;
+        return track(model, prior).add(size, latencyMicros);
     }
 
-    /** One model's windows, per allowed batch size. */
-    private static final class Estimate {
+    /** One model's windows, per allowed batch size, and the profile they give. */
+    public static final class ModelEstimate {
         final LatencyProfile prior;
+        final double percentile;
         final long[][] windows;
         final int[] counts;
         final int[] next;
@@ -69,8 +80,10 @@ public final class LatencyEstimator {
         final long[] sorted;
         LatencyProfile profile;
 
-        Estimate(LatencyProfile prior, int window) {
+        ModelEstimate(LatencyProfile prior, Settings settings) {
             this.prior = prior;
+            this.percentile = settings.percentile();
+            int window = settings.window();
             int n = prior.batchSizeCount();
             this.windows = new long[n][window];
             this.counts = new int[n];
@@ -81,6 +94,22 @@ public final class LatencyEstimator {
             this.profile = prior;
         }
 
+        /** The model's current profile: its prior until a batch of it was measured. */
+        public LatencyProfile profile() {
+            return profile;
+        }
+
+        /**
+         * Adds one measured batch of {@code size} requests, which ran padded to the next allowed
+         * size. Returns the new profile when the measurement changed it, else null.
+         */
+        public LatencyProfile add(int size, long latencyMicros) {
+            if (latencyMicros < 0) throw new IllegalArgumentException("a measured latency must not be negative, got " + latencyMicros);
+            int i = indexOf(size);
+            if (i < 0) return null; // larger than the profile allows: not a batch this scheduler sent
+            return record(i, latencyMicros) ? profile : null;
+        }
+
         int indexOf(int size) {
             for (int i = 0; i < prior.batchSizeCount(); i++) {
                 if (prior.batchSizeAt(i) >= size) return i;
@@ -89,7 +118,7 @@ public final class LatencyEstimator {
         }
 
         /** Adds a measurement at size index i; true when the profile changed. */
-        boolean add(int i, long micros, double percentile) {
+        private boolean record(int i, long micros) {
             long[] w = windows[i];
             w[next[i]] = micros;
             next[i] = (next[i] + 1) % w.length;

@@ -1,7 +1,6 @@
-package io.kairos.core.scheduling;
+package io.kairos.core.model;
 
 import io.kairos.core.device.ExecutionNoise;
-import io.kairos.core.model.LatencyProfile;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
