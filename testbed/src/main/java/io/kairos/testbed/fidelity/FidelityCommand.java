@@ -1,6 +1,9 @@
 package io.kairos.testbed.fidelity;
 
+import io.kairos.core.device.ExecutionNoise;
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.jobs.options.DevicesOption;
+import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.testbed.options.RunLengthOptions;
 import io.kairos.testbed.options.SeedOption;
@@ -83,6 +86,10 @@ public class FidelityCommand implements Callable<Integer> {
     @Mixin
     PolicyOptions policy = new PolicyOptions();
 
+    /** Whether the schedulers learn the latency from the devices' reports, in the job and in the simulator alike. */
+    @Mixin
+    LearnLatencyOption learn = new LearnLatencyOption();
+
     /** The simulator's hand-over delay is measured in the warm-up. */
     @Mixin
     RunLengthOptions runLength = new RunLengthOptions(60, 10);
@@ -154,6 +161,7 @@ public class FidelityCommand implements Callable<Integer> {
             policy.applyTo(config);
             config.devices = devices.devices;
             config.simulatedSpeed = 1.0;
+            config.learnLatency = learn.learnLatency;
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
@@ -268,6 +276,12 @@ public class FidelityCommand implements Callable<Integer> {
         java.util.Arrays.sort(sorted);
         System.out.printf(Locale.ROOT, "hand-over to the device in the warm-up: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", sorted.length,
                 sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
+        long[] overruns = handovers.overrunsMicros(catalog);
+        long[] overrunsSorted = overruns.clone();
+        java.util.Arrays.sort(overrunsSorted);
+        System.out.printf(Locale.ROOT, "execution beyond the profile in the warm-up: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms%n",
+                overrunsSorted[overrunsSorted.length / 2] / 1000.0, overrunsSorted[(int) (overrunsSorted.length * 0.9)] / 1000.0,
+                overrunsSorted[(int) (overrunsSorted.length * 0.99)] / 1000.0);
         if (placementChange != null) {
             spec.commandLine().getOut().printf(Locale.ROOT, "placement change %s sent to the job %.3f s into its measured requests, replayed then in the simulator%n",
                     placementChange.devices(), (placementSentAt.get() - t0) / 1e6);
@@ -277,7 +291,8 @@ public class FidelityCommand implements Callable<Integer> {
                 : List.of(new TimedDecision(Math.max(0, placementSentAt.get() - t0), placementChange.decision(1, placementSentAt.get())));
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
         Simulation.builder(catalog).devices(devices.devices).policy(policy.policy, policy.params).decisions(decisions).load(ArrivalSource.replay(arrivals))
-                .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).preemption(false).duration(last + 1).seed(seed.seed).build()
+                .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).noise(ExecutionNoise.overrun(overruns)).preemption(false).learnLatency(learn.learnLatency ? LatencyEstimator.Settings.DEFAULT : null)
+                .duration(last + 1).seed(seed.seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
         return out;

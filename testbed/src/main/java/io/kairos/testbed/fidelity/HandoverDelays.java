@@ -1,5 +1,6 @@
 package io.kairos.testbed.fidelity;
 
+import io.kairos.core.model.ModelCatalog;
 import io.kairos.schema.InferenceResult;
 
 import java.util.ArrayList;
@@ -11,18 +12,19 @@ import java.util.Map;
 /**
  * Measures, from a run of the job, how long a batch takes from the scheduler's decision to the
  * start of its execution when its device is free: the hand-over between the scheduler operator
- * and the device's subtask. The simulator is calibrated with these samples (taken in the warm-up,
- * not in the run it is compared with).
+ * and the device's subtask; and how much longer than its profile each batch ran on its device
+ * (a simulated device completes on a timer thread, a little after its time). The simulator is
+ * calibrated with these samples (taken in the warm-up, not in the run it is compared with).
  */
 final class HandoverDelays {
-    private record Batch(int device, long dispatched, long start, long end) {}
+    private record Batch(int device, String model, int size, long dispatched, long start, long end) {}
 
     private final Map<String, Batch> batches = new HashMap<>();
 
     void add(InferenceResult r) {
         var t = r.getTimings();
         if (t.getDispatched() == null || t.getExecStart() == null || t.getExecEnd() == null || r.getDevice() == null) return;
-        batches.putIfAbsent(r.getDevice() + "@" + t.getExecStart(), new Batch(r.getDevice(), t.getDispatched(), t.getExecStart(), t.getExecEnd()));
+        batches.putIfAbsent(r.getDevice() + "@" + t.getExecStart(), new Batch(r.getDevice(), r.getModel(), r.getBatchSize(), t.getDispatched(), t.getExecStart(), t.getExecEnd()));
     }
 
     /**
@@ -43,5 +45,13 @@ final class HandoverDelays {
             }
         }
         return samples.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** One sample per batch: how much longer than its profile (batch size padded as the profile does) it ran. */
+    long[] overrunsMicros(ModelCatalog catalog) {
+        return batches.values().stream()
+                .filter(b -> catalog.contains(b.model) && b.size > 0)
+                .mapToLong(b -> (b.end - b.start) - catalog.get(b.model).latency().latencyMicros(b.size))
+                .toArray();
     }
 }

@@ -17,6 +17,17 @@ public interface ExecutionNoise {
     }
 
     /**
+     * The profiled latency plus an overrun drawn from {@code overrunsMicros}, samples of how much
+     * longer than their profile batches really ran on a device (the fidelity check measures them
+     * on the job's devices), so that a simulation runs its devices as late as they are.
+     */
+    static ExecutionNoise overrun(long[] overrunsMicros) {
+        if (overrunsMicros.length == 0) throw new IllegalArgumentException("an empirical overrun needs at least one sample");
+        long[] samples = overrunsMicros.clone();
+        return (profiled, random) -> Math.max(1, profiled + samples[random.nextInt(samples.length)]);
+    }
+
+    /**
      * A log-normal factor with mean 1 and the given coefficient of variation: never negative,
      * right-skewed like real stragglers, and the profile stays the mean.
      */
