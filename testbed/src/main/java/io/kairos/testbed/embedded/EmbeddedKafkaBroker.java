@@ -116,12 +116,34 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
     public void createTopic(String name, int partitions, Map<String, String> configs) {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all().get();
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) throw new IllegalStateException("cannot create topic " + name, e.getCause());
+            try {
+                admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs))).all().get();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) throw new IllegalStateException("cannot create topic " + name, e.getCause());
+            }
+            awaitLeaders(admin, name);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The controller answers a creation before the broker leads the new partitions; a client that
+     * asks for the topic's metadata in between finds no partition. Returns once every partition
+     * has its leader.
+     */
+    private static void awaitLeaders(Admin admin, String topic) throws InterruptedException {
+        long until = System.currentTimeMillis() + 30_000;
+        while (true) {
+            try {
+                var description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                if (!description.partitions().isEmpty() && description.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) return;
+            } catch (ExecutionException e) {
+                // not known to the broker yet
+            }
+            if (System.currentTimeMillis() > until) throw new IllegalStateException("topic " + topic + " has no leader for every partition after 30 s");
+            Thread.sleep(20);
         }
     }
 
