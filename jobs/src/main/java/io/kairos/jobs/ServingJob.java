@@ -231,7 +231,10 @@ public final class ServingJob {
      */
     static final long PREEMPTION_HORIZON_MS = 10 * 60 * 1000;
 
-    /** Adds the topology to {@code env}, configured for low latency. */
+    /**
+     * Adds the topology to {@code env}, configured for low latency. Every operator has a fixed uid
+     * (its name's slug), so that a savepoint restores into a job whose topology grew around it.
+     */
     public void build(StreamExecutionEnvironment env) {
         // Ship a network buffer after at most this long even if it is not full: the latency floor of each hop.
         env.setBufferTimeout(config.bufferTimeoutMs);
@@ -246,59 +249,59 @@ public final class ServingJob {
         // Every decision is decided once, here, with the core's code; only the applied ones reach
         // the broadcast, so that no instance downstream can fail on one.
         SingleOutputStreamOperator<ControlDecision> accepted = env
-                .fromSource(endpoints.control(), WatermarkStrategy.noWatermarks(), "control decisions").setParallelism(1)
-                .process(new AcceptDecisions(plan)).name("decide control decisions").setParallelism(1);
-        accepted.getSideOutput(AcceptDecisions.OUTCOMES).sinkTo(endpoints.outcomes()).name("decision outcomes").setParallelism(1);
+                .fromSource(endpoints.control(), WatermarkStrategy.noWatermarks(), "control decisions").uid("control-decisions-source").setParallelism(1)
+                .process(new AcceptDecisions(plan)).name("decide control decisions").uid("decide-control-decisions").setParallelism(1);
+        accepted.getSideOutput(AcceptDecisions.OUTCOMES).sinkTo(endpoints.outcomes()).name("decision outcomes").uid("decision-outcomes").setParallelism(1);
         // What the job holds for a key, written back after a decision it did not apply: the
         // compacted topic then keeps it, for a fresh start.
-        accepted.getSideOutput(AcceptDecisions.RESTORES).sinkTo(endpoints.controlRestores()).name("control restores").setParallelism(1);
+        accepted.getSideOutput(AcceptDecisions.RESTORES).sinkTo(endpoints.controlRestores()).name("control restores").uid("control-restores").setParallelism(1);
         BroadcastStream<ControlDecision> decisions = accepted.broadcast(ControlPlane.DECISIONS);
 
         SingleOutputStreamOperator<AdmittedRequest> admitted = env
-                .fromSource(endpoints.requests(), WatermarkStrategy.noWatermarks(), "requests").setParallelism(config.sourceParallelism)
+                .fromSource(endpoints.requests(), WatermarkStrategy.noWatermarks(), "requests").uid("requests-source").setParallelism(config.sourceParallelism)
                 .connect(decisions)
-                .process(new AdmitRequests(catalog, plan)).name("decode + validate + route").setParallelism(config.sourceParallelism);
+                .process(new AdmitRequests(catalog, plan)).name("decode + validate + route").uid("decode-validate-route").setParallelism(config.sourceParallelism);
 
         // The scheduler's keyed input: the requests, and the devices' reports coming back.
         DataStream<GroupInput> toSchedulers = admitted
                 .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setRequest(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
-                .name("requests to schedulers")
+                .name("requests to schedulers").uid("requests-to-schedulers")
                 .setParallelism(config.sourceParallelism);
         if (endpoints.closedLoop()) {
             toSchedulers = toSchedulers.union(env
-                    .fromSource(endpoints.reportsIn(), WatermarkStrategy.noWatermarks(), "device reports").setParallelism(1)
+                    .fromSource(endpoints.reportsIn(), WatermarkStrategy.noWatermarks(), "device reports").uid("device-reports-source").setParallelism(1)
                     .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setReport(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
-                    .name("reports to schedulers").setParallelism(1));
+                    .name("reports to schedulers").uid("reports-to-schedulers").setParallelism(1));
         }
         SingleOutputStreamOperator<DispatchedBatch> batches = toSchedulers
                 .keyBy(GroupInput::getGroup)
                 .connect(decisions)
                 .process(new GroupSchedulerFunction(catalog, plan, config.learnLatency ? LatencyEstimator.Settings.DEFAULT : null))
-                .name("group scheduler").setParallelism(1);
+                .name("group scheduler").uid("group-scheduler").setParallelism(1);
 
         SingleOutputStreamOperator<BatchOutcome> executions = AsyncDataStream.unorderedWait(
                         batches.partitionCustom(new DeviceSlotPartitioner(), DispatchedBatch::getDevice),
                         new AsyncInference(catalog, devices), config.asyncTimeoutMs, TimeUnit.MILLISECONDS, config.asyncCapacity)
-                .name("inference").setParallelism(config.devices);
+                .name("inference").uid("inference").setParallelism(config.devices);
 
         SingleOutputStreamOperator<InferenceResult> executed = executions
-                .process(new EmitResults()).name("results per request").setParallelism(config.devices);
+                .process(new EmitResults()).name("results per request").uid("results-per-request").setParallelism(config.devices);
 
         DataStream<InferenceResult> afterPreemption = executed.getSideOutput(EmitResults.PREEMPTED)
                 .union(batches.getSideOutput(GroupSchedulerFunction.PREEMPTED))
                 .keyBy(PreemptionEvent::getRequestId)
-                .process(new ResolvePreemptions(PREEMPTION_HORIZON_MS)).name("results after preemption").setParallelism(config.devices);
+                .process(new ResolvePreemptions(PREEMPTION_HORIZON_MS)).name("results after preemption").uid("results-after-preemption").setParallelism(config.devices);
 
         executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED), afterPreemption)
                 // One writer per device, chained to the device's results: no extra hop for the bulk of them.
-                .sinkTo(endpoints.results()).name("results").setParallelism(config.devices);
+                .sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);
         // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
         executed.getSideOutput(EmitResults.TELEMETRY)
-                .sinkTo(endpoints.telemetry()).name("telemetry").setParallelism(1);
+                .sinkTo(endpoints.telemetry()).name("telemetry").uid("telemetry").setParallelism(1);
         // One report writer per device, chained to it: a report leaves as soon as its batch is done.
         if (endpoints.closedLoop()) {
             executed.getSideOutput(EmitResults.REPORTS)
-                    .sinkTo(endpoints.reportsOut()).name("device reports").setParallelism(config.devices);
+                    .sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
         }
     }
 
