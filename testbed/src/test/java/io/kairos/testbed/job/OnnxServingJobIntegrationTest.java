@@ -211,8 +211,9 @@ class OnnxServingJobIntegrationTest {
                 // second), not for the rest of its run: the next batch it runs, an MLP request of
                 // the trickle, starts soon after; without the cancel it would start when the run
                 // ends, (fullRun - timeout) later. The bound leaves room for one large operator on
-                // a busy machine (over half a second has been seen). (MLP requests handed over long
-                // before the timeout time out themselves.)
+                // a busy machine: two thirds of the rest of the run have been seen (860 of 1,281 ms),
+                // and the full run is measured apart, under another moment's load. (MLP requests
+                // handed over long before the timeout time out themselves.)
                 long timedOutAt = bigBatch.get(0).getTimings().getExecEnd();
                 long firstStartAfter = results.stream()
                         .filter(r -> r.getStatus() == ResultStatus.OK && r.getTimings().getExecStart() >= timedOutAt)
@@ -220,7 +221,7 @@ class OnnxServingJobIntegrationTest {
                         .orElseThrow(() -> new AssertionError("no batch ran after the big batch timed out"));
                 long fullRun = fullRunMicros(repo, big);
                 assertThat(firstStartAfter - timedOutAt).as("device free after the timeout (full run %d us)", fullRun)
-                        .isLessThan((fullRun - TIMEOUT_MS * 1000) * 2 / 3);
+                        .isLessThan((fullRun - TIMEOUT_MS * 1000) * 9 / 10);
             } finally {
                 job.cancel().get();
             }
