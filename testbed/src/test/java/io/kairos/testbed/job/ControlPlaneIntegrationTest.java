@@ -232,6 +232,16 @@ class ControlPlaneIntegrationTest {
                         .extracting(DecisionOutcome::getWriter, DecisionOutcome::getStatus)
                         .containsExactly(tuple("planner", DecisionStatus.APPLIED));
                 assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+                // The restore that the replay set off races with the planner's decision to the log.
+                // Once the job has read its restore back (the tuner's second duplicate), any restore
+                // still needed is on its way: wait for the log's last record of the key to be the
+                // planner's, which is what a fresh start reads. (A job stopped inside that window
+                // leaves the stale restore last: README, "The control plane".)
+                kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> l.subList(Math.min(outcomesBefore, l.size()), l.size()).stream()
+                        .filter(o -> o.getWriter().equals("tuner") && o.getStatus() == DecisionStatus.DUPLICATE).count() >= 2, Duration.ofSeconds(30));
+                List<ControlDecision> log = kafka.readUntil(config.controlTopic, ControlDecision.class,
+                        l -> lastOfKey(l, "assign/googlenet").map(d -> d.getIssuedBy().equals("planner")).orElse(false), Duration.ofSeconds(30));
+                assertThat(lastOfKey(log, "assign/googlenet")).get().extracting(ControlDecision::getIssuedBy).isEqualTo("planner");
             } finally {
                 job.cancel().get();
             }
@@ -413,5 +423,14 @@ class ControlPlaneIntegrationTest {
         flink.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
         if (savepoint != null) flink.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         return ServingJob.onKafka(config, CATALOG).start(StreamExecutionEnvironment.getExecutionEnvironment(flink));
+    }
+
+    /** The last decision in {@code log} filed under {@code key}. */
+    private static java.util.Optional<ControlDecision> lastOfKey(List<ControlDecision> log, String key) {
+        ControlDecision last = null;
+        for (ControlDecision d : log) {
+            if (key.equals(d.getKey())) last = d;
+        }
+        return java.util.Optional.ofNullable(last);
     }
 }
