@@ -103,6 +103,18 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--async-timeout-ms", description = "A batch running longer fails (default: ${DEFAULT-VALUE}).")
     long asyncTimeoutMs = DEFAULTS.asyncTimeoutMs;
 
+    @Option(names = "--max-id-bytes", paramLabel = "BYTES", description = "Longest request_id and pipeline_id admitted, in UTF-8 bytes; longer ones are REJECTED (default: ${DEFAULT-VALUE}).")
+    int maxIdBytes = DEFAULTS.maxIdBytes;
+
+    @Option(names = "--max-name-bytes", paramLabel = "BYTES", description = "Longest tenant and model name admitted, in UTF-8 bytes (default: ${DEFAULT-VALUE}).")
+    int maxNameBytes = DEFAULTS.maxNameBytes;
+
+    @Option(names = "--max-slo-ms", paramLabel = "MS", description = "Longest SLO admitted (default: ${DEFAULT-VALUE}).")
+    double maxSloMs = DEFAULTS.maxSloMs;
+
+    @Option(names = "--max-clock-skew-ms", paramLabel = "MS", description = "How far ahead of the job's clock a request's sent_at_micros may be (default: ${DEFAULT-VALUE}).")
+    long maxClockSkewMs = DEFAULTS.maxClockSkewMs;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -145,6 +157,15 @@ public class ServeCommand implements Callable<Integer> {
         c.delivery = delivery;
         c.asyncTimeoutMs = asyncTimeoutMs;
         c.learnLatency = learn.learnLatency;
+        c.maxIdBytes = maxIdBytes;
+        c.maxNameBytes = maxNameBytes;
+        c.maxSloMs = maxSloMs;
+        c.maxClockSkewMs = maxClockSkewMs;
+        try {
+            ServingJob.resultBounds(c);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-id-bytes, --max-name-bytes, --max-slo-ms, --max-clock-skew-ms: " + e.getMessage());
+        }
         return c;
     }
 

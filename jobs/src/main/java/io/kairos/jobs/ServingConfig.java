@@ -1,5 +1,7 @@
 package io.kairos.jobs;
 
+import io.kairos.core.request.AdmissionLimits;
+
 import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -61,6 +63,20 @@ public final class ServingConfig implements Serializable {
     public boolean closedLoop = true;
     /** Whether the schedulers correct their latency profiles from the devices' reports (a windowed percentile per model and batch size). */
     public boolean learnLatency = true;
+
+    /** Longest request_id and pipeline_id admitted, in UTF-8 bytes. */
+    public int maxIdBytes = AdmissionLimits.DEFAULTS.maxIdBytes();
+    /** Longest tenant and model name admitted, in UTF-8 bytes. */
+    public int maxNameBytes = AdmissionLimits.DEFAULTS.maxNameBytes();
+    /** Longest SLO admitted. */
+    public double maxSloMs = AdmissionLimits.DEFAULTS.maxSloMs();
+    /** How far ahead of the job's clock a request's send time may be. */
+    public long maxClockSkewMs = AdmissionLimits.DEFAULTS.maxClockSkewMicros() / 1000;
+
+    /** The bounds a request must keep to be admitted; throws IllegalArgumentException naming a bad one. */
+    public AdmissionLimits admissionLimits() {
+        return new AdmissionLimits(maxIdBytes, maxNameBytes, maxSloMs, Math.multiplyExact(maxClockSkewMs, 1000L));
+    }
 
     /** The five topics the job reads and writes. */
     public java.util.List<String> topics() {

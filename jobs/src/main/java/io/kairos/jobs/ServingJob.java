@@ -5,6 +5,8 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.onnx.OnnxDevice;
 import io.kairos.flink.AcceptDecisions;
+import io.kairos.core.result.ResultBounds;
+import io.kairos.core.time.Clock;
 import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AsyncInference;
 import io.kairos.flink.ControlPlane;
@@ -144,6 +146,8 @@ public final class ServingJob {
             // Send at once: batching happens in the scheduler, not in the producer.
             producer.setProperty("linger.ms", "0");
             producer.setProperty("batch.size", "65536");
+            // Set rather than assumed: the results are cut to fit it (resultBounds).
+            producer.setProperty("max.request.size", Integer.toString(RESULTS_MAX_REQUEST_SIZE));
             DeliveryGuarantee guarantee = config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE;
             KafkaSink<InferenceResult> results = KafkaSink.<InferenceResult>builder()
                     .setBootstrapServers(config.bootstrapServers)
@@ -224,6 +228,14 @@ public final class ServingJob {
         return new ServingJob(config, catalog, devices, Endpoints.onKafka(config));
     }
 
+    /** The results producer's {@code max.request.size}: Kafka's default. */
+    static final int RESULTS_MAX_REQUEST_SIZE = ResultBounds.KAFKA_DEFAULT_MAX_REQUEST_SIZE;
+
+    /** What every result is cut to before it is written: the results producer's limit, and the admission limits. */
+    public static ResultBounds resultBounds(ServingConfig config) {
+        return ResultBounds.forProducer(RESULTS_MAX_REQUEST_SIZE, config.admissionLimits());
+    }
+
     /**
      * How long the results of a preempted request are kept waiting for the devices' verdicts at
      * most: far beyond any deadline, since every cancel is answered in milliseconds but for a
@@ -260,7 +272,7 @@ public final class ServingJob {
         SingleOutputStreamOperator<AdmittedRequest> admitted = env
                 .fromSource(endpoints.requests(), WatermarkStrategy.noWatermarks(), "requests").uid("requests-source").setParallelism(config.sourceParallelism)
                 .connect(decisions)
-                .process(new AdmitRequests(catalog, plan)).name("decode + validate + route").uid("decode-validate-route").setParallelism(config.sourceParallelism);
+                .process(new AdmitRequests(catalog, plan, config.admissionLimits(), Clock.wall())).name("decode + validate + route").uid("decode-validate-route").setParallelism(config.sourceParallelism);
 
         // The scheduler's keyed input: the requests, and the devices' reports coming back.
         DataStream<GroupInput> toSchedulers = admitted
@@ -292,8 +304,13 @@ public final class ServingJob {
                 .keyBy(PreemptionEvent::getRequestId)
                 .process(new ResolvePreemptions(PREEMPTION_HORIZON_MS)).name("results after preemption").uid("results-after-preemption").setParallelism(config.devices);
 
+        // Every result, from whichever stage, is cut to what the producer can write, in this one place:
+        // a record over its limit would fail the job, and fail it again on every replay.
+        ResultBounds bounds = resultBounds(config);
         executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED), afterPreemption)
-                // One writer per device, chained to the device's results: no extra hop for the bulk of them.
+                .map(bounds::fit).returns(new AvroTypeInfo<>(InferenceResult.class))
+                .name("results within the size limit").uid("results-within-size-limit").setParallelism(config.devices)
+                // One writer per device, chained to the bound.
                 .sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);
         // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
         executed.getSideOutput(EmitResults.TELEMETRY)

@@ -88,6 +88,11 @@ class ServingJobTopologyTest {
                 wrongShape.getInput().setShape(List.of(3L, 16L, 16L));
                 expected.put("wrong-shape", ResultStatus.REJECTED);
                 records.add(record(wrongShape));
+                // Once, a 600 KB id or model name made a result over the producer's limit, and the sink failed the job for good.
+                expected.put("x".repeat(256), ResultStatus.REJECTED);
+                records.add(record(request("x".repeat(600_000), "mlp", now, SLO_MS)));
+                expected.put("huge-model", ResultStatus.REJECTED);
+                records.add(record(request("huge-model", "m".repeat(600_000), now, SLO_MS)));
                 expected.put("expired", ResultStatus.DROPPED);
                 records.add(record(request("expired", "mlp", now - 10_000_000, 5)));
             }
@@ -131,6 +136,14 @@ class ServingJobTopologyTest {
         assertThat(byId.get("unknown-model").getReason()).startsWith("unknown model 'no-such-model'");
         assertThat(byId.get("wrong-shape").getReason()).startsWith("input shape [3, 16, 16] does not match model 'resnet50'");
         assertThat(byId.get("expired").getReason()).startsWith("deadline passed");
+        assertThat(byId.get("x".repeat(256)).getReason())
+                .isEqualTo("request_id is 600000 bytes, over the limit of 256 bytes; request_id truncated to its first 256 of 600000 bytes");
+        assertThat(byId.get("huge-model").getReason())
+                .isEqualTo("model is 600000 bytes, over the limit of 256 bytes; model truncated to its first 256 of 600000 bytes");
+        AvroCodec<InferenceResult> codec = AvroCodec.of(InferenceResult.class);
+        for (InferenceResult r : out) {
+            assertThat(codec.encode(r).length + r.getRequestId().length()).as(r.getRequestId()).isLessThan(ServingJob.resultBounds(config).maxRecordBytes());
+        }
 
         List<InferenceResult> served = out.stream().filter(r -> r.getStatus() == ResultStatus.OK).toList();
         for (InferenceResult r : served) {

@@ -85,9 +85,32 @@ public final class AvroCodec<T extends SpecificRecord> {
             if (!decoder.isEnd()) throw new MalformedRecordException("trailing bytes after the record");
             return record;
         } catch (IOException | RuntimeException e) {
+            String other = otherFormat(bytes);
+            if (other != null) throw new MalformedRecordException(other);
             if (e instanceof MalformedRecordException m) throw m;
             throw new MalformedRecordException(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         }
+    }
+
+    /**
+     * What bytes that are not a plain Avro record most likely are, when they start as another
+     * framing does; null when they look like nothing known. Asked only after decoding failed: a
+     * plain record may start with any byte (0 is an empty first string).
+     */
+    static String otherFormat(byte[] bytes) {
+        if (bytes.length >= 5 && bytes[0] == 0) {
+            int schemaId = ((bytes[1] & 0xff) << 24) | ((bytes[2] & 0xff) << 16) | ((bytes[3] & 0xff) << 8) | (bytes[4] & 0xff);
+            return "schema-registry framing: magic byte 0, schema id " + schemaId + "; send plain Avro binary";
+        }
+        if (bytes.length >= 4 && bytes[0] == 'O' && bytes[1] == 'b' && bytes[2] == 'j' && bytes[3] == 1) {
+            return "an Avro object container file (magic 'Obj' 1, with its schema in a header); send each record as plain Avro binary";
+        }
+        int first = 0;
+        while (first < bytes.length && first < 64 && Character.isWhitespace(bytes[first])) first++;
+        if (first < bytes.length && (bytes[first] == '{' || bytes[first] == '[')) {
+            return "JSON text (starts with '" + (char) bytes[first] + "'); send the record as plain Avro binary, not JSON";
+        }
+        return null;
     }
 
     /** Decodes the remaining bytes of {@code buffer} without changing its position. */

@@ -1,6 +1,7 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.AdmissionLimits;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.core.result.Results;
 import io.kairos.core.time.Clock;
@@ -20,7 +21,10 @@ import org.apache.flink.util.OutputTag;
 /**
  * Decodes and checks each request, then tags it with the serving group of its model as the
  * current plan says. Bad input never fails the job: it becomes a REJECTED result (and a request
- * whose deadline passed before it got here, a DROPPED one) on a side output.
+ * whose deadline passed before it got here, a DROPPED one) on a side output. Every size and range
+ * is checked against the {@link AdmissionLimits} (ids, names, SLO, send time against the clock), so
+ * an admitted request can neither overflow its deadline nor grow its result beyond what the job
+ * writes; and an exception while admitting one request rejects that request, never the job.
  *
  * <p>Decoding, validation and routing are one operator because routing needs the broadcast
  * plan, and Flink never chains a two-input operator to its upstream: as separate operators, every
@@ -35,21 +39,29 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     private final ModelCatalog catalog;
     private final ControlPlane control;
     private final Clock clock;
+    private final AdmissionLimits limits;
     private transient AvroCodec<InferenceRequest> codec;
     private transient RequestValidator validator;
+    // The request being admitted once decoded, to name it should its admission throw.
+    private transient InferenceRequest decoded;
     private transient Counter arrivals;
     private transient Counter admittedCount;
     private transient Counter rejected;
     private transient Counter droppedOnArrival;
 
     public AdmitRequests(ModelCatalog catalog, ControlPlane control) {
-        this(catalog, control, Clock.wall());
+        this(catalog, control, AdmissionLimits.DEFAULTS, Clock.wall());
     }
 
     /** @param clock what "now" is when a request is turned away or checked against its deadline */
     public AdmitRequests(ModelCatalog catalog, ControlPlane control, Clock clock) {
+        this(catalog, control, AdmissionLimits.DEFAULTS, clock);
+    }
+
+    public AdmitRequests(ModelCatalog catalog, ControlPlane control, AdmissionLimits limits, Clock clock) {
         this.catalog = catalog;
         this.control = control;
+        this.limits = limits;
         this.clock = clock;
     }
 
@@ -62,7 +74,7 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
         codec = AvroCodec.of(InferenceRequest.class);
-        validator = new RequestValidator(catalog);
+        validator = new RequestValidator(catalog, limits);
         MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
         arrivals = metrics.counter("arrivals");
         admittedCount = metrics.counter("admitted");
@@ -73,34 +85,60 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     @Override
     public void processElement(RawRequest raw, ReadOnlyContext ctx, Collector<AdmittedRequest> out) throws Exception {
         arrivals.inc();
+        decoded = null;
+        AdmittedRequest admitted;
+        try {
+            admitted = admit(raw, ctx);
+            if (admitted == null) return;
+        } catch (RuntimeException e) { // a bug or a case no check foresaw: this request fails, the job goes on
+            rejected.inc();
+            ctx.output(TURNED_AWAY, failedToAdmit(raw, decoded, e));
+            return;
+        }
+        admittedCount.inc();
+        out.collect(admitted);
+    }
+
+    /** A REJECTED result for a request whose admission threw: under its id if it could be decoded, else its origin. */
+    private InferenceResult failedToAdmit(RawRequest raw, InferenceRequest request, RuntimeException e) {
+        String reason = "request could not be admitted: " + e;
+        try {
+            return Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), clock.nowMicros());
+        } catch (RuntimeException again) {
+            return Results.rejected(origin(raw), null, reason, raw.getIngestedAtMicros(), clock.nowMicros());
+        }
+    }
+
+    /** The request admitted and routed, or null when it was turned away (its result is out). */
+    private AdmittedRequest admit(RawRequest raw, ReadOnlyContext ctx) throws Exception {
         InferenceRequest request;
         try {
             request = codec.decode(raw.getPayload());
         } catch (AvroCodec.MalformedRecordException e) {
             rejected.inc();
             ctx.output(TURNED_AWAY, Results.rejected(origin(raw), null, "malformed request: " + e.getMessage(), raw.getIngestedAtMicros(), clock.nowMicros()));
-            return;
+            return null;
         }
-        String reason = validator.rejectionReason(request);
+        decoded = request;
+        long now = clock.nowMicros();
+        String reason = validator.rejectionReason(request, now);
         if (reason != null) {
             rejected.inc();
-            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), clock.nowMicros()));
-            return;
+            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), now));
+            return null;
         }
         AdmittedRequest admitted = AdmittedRequest.newBuilder()
                 .setRequest(request)
                 .setDeadlineAtMicros(RequestValidator.deadlineMicros(request))
                 .setIngestedAtMicros(raw.getIngestedAtMicros())
                 .build();
-        long now = clock.nowMicros();
         if (admitted.getDeadlineAtMicros() <= now) {
             droppedOnArrival.inc();
             ctx.output(TURNED_AWAY, Results.dropped(admitted, "deadline passed " + (now - admitted.getDeadlineAtMicros()) + " us before the request was read", now));
-            return;
+            return null;
         }
         admitted.setGroup(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)).groupOf(request.getModel()));
-        admittedCount.inc();
-        out.collect(admitted);
+        return admitted;
     }
 
     @Override

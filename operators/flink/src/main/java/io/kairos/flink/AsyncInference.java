@@ -125,7 +125,13 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         }
         List<Tensor> inputs = new ArrayList<>(batch.getRequests().size());
         for (AdmittedRequest r : batch.getRequests()) inputs.add(r.getRequest().getInput());
-        CompletableFuture<Device.Execution> execution = device.execute(batch.getModel(), inputs.size(), inputs);
+        CompletableFuture<Device.Execution> execution;
+        try {
+            execution = device.execute(batch.getModel(), inputs.size(), inputs);
+        } catch (RuntimeException e) { // a device that throws rather than failing its future: this batch fails, the job goes on
+            completed(batch, null, e, result);
+            return;
+        }
         onDevice.put(batch.getBatchId(), new InFlight(execution, result));
         execution.whenComplete((done, error) -> {
             onDevice.remove(batch.getBatchId());

@@ -89,7 +89,12 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
         int ok = 0, late = 0, failed = 0;
         int n = b.getRequests().size();
         for (int i = 0; i < n; i++) {
-            InferenceResult r = Results.executed(outcome, i, now);
+            InferenceResult r;
+            try {
+                r = Results.executed(outcome, i, now);
+            } catch (RuntimeException e) { // this request fails, not its batch nor the job
+                r = Results.failed(b.getRequests().get(i), "result could not be made: " + e, now);
+            }
             if (r.getStatus() == ResultStatus.OK) ok++;
             else if (r.getStatus() == ResultStatus.LATE) late++;
             else failed++;

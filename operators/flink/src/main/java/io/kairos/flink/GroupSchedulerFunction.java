@@ -75,7 +75,8 @@ import java.util.Map;
  *
  * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
  * {@code requestsShed} (DROPPED by the scheduler), {@code batchesPreempted}, {@code modelsLoaded} and
- * {@code modelsUnloaded} (actions sent), and the {@code batchSize} histogram of the batches it
+ * {@code modelsUnloaded} (actions sent), {@code schedulingErrors} (a request that could not be queued,
+ * or a group whose policy threw: its pending requests FAILED with the reason), and the {@code batchSize} histogram of the batches it
  * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them); {@code deviceReports},
  * {@code deviceReportsUnmatched} (of a batch this instance does not know: sent before a restart),
  * and the {@code deviceReportDelayMicros} histogram: from a batch's end on its device to its report
@@ -109,6 +110,7 @@ public final class GroupSchedulerFunction
     private transient Counter batchesPreempted;
     private transient Counter modelsLoaded;
     private transient Counter modelsUnloaded;
+    private transient Counter schedulingErrors;
     private transient Histogram batchSize;
     // The batches sent and not yet reported, per group, by batch id, oldest first: what a device
     // report is matched with.
@@ -158,6 +160,7 @@ public final class GroupSchedulerFunction
         batchesPreempted = metrics.counter("batchesPreempted");
         modelsLoaded = metrics.counter("modelsLoaded");
         modelsUnloaded = metrics.counter("modelsUnloaded");
+        schedulingErrors = metrics.counter("schedulingErrors");
         batchSize = metrics.histogram("batchSize", new DescriptiveStatisticsHistogram(BATCH_SIZE_WINDOW));
         unreported = new HashMap<>();
         deviceReports = metrics.counter("deviceReports");
@@ -176,8 +179,21 @@ public final class GroupSchedulerFunction
         long now = clock.nowMicros();
         request.setEnqueuedAtMicros(now);
         GroupScheduler group = scheduler(ctx.getCurrentKey(), plan, now, out);
-        group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(), request));
+        try {
+            group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(), request));
+        } catch (RuntimeException e) { // this request fails, the group and the job go on
+            schedulingErrors.inc();
+            result(Results.failed(request, "serving group '" + ctx.getCurrentKey() + "' could not queue the request: " + e, now), request, ctx);
+            return;
+        }
         schedule(group, now, ctx.timerService(), out, ctx);
+    }
+
+    /** A result of the scheduler's own: final, or to be resolved if the request was preempted before. */
+    private void result(InferenceResult result, AdmittedRequest request, ReadOnlyContext ctx) {
+        List<String> preemptedFrom = request.getPreemptedFrom();
+        if (preemptedFrom.isEmpty()) ctx.output(DROPPED, result);
+        else ctx.output(PREEMPTED, ResolvePreemptions.result(result, preemptedFrom));
     }
 
     @Override
@@ -232,7 +248,17 @@ public final class GroupSchedulerFunction
     }
 
     private void schedule(GroupScheduler group, long now, TimerService timers, Collector<DispatchedBatch> out, ReadOnlyContext ctx) {
-        GroupScheduler.Outcome outcome = group.schedule(now);
+        GroupScheduler.Outcome outcome;
+        try {
+            outcome = group.schedule(now);
+        } catch (RuntimeException e) {
+            // The policy failed on this group's queues: their requests fail, with the reason, rather
+            // than the job (which would fail again on the same requests after its restart).
+            schedulingErrors.inc();
+            String reason = "serving group '" + group.group() + "' failed to schedule (policy " + group.policy().name() + "): " + e;
+            for (Request r : group.drainPending()) result(Results.failed(r.payload(), reason, now), r.payload(), ctx);
+            return;
+        }
         Map<Integer, Sent> sent = lastSent.computeIfAbsent(group.group(), k -> new HashMap<>());
         // Cancels first: on its device slot, a cancel must come before the batch that replaces the preempted one.
         for (Dispatch d : outcome.preempted()) {
@@ -246,10 +272,7 @@ public final class GroupSchedulerFunction
         for (GroupScheduler.Drop drop : outcome.drops()) {
             requestsShed.inc();
             AdmittedRequest request = drop.request().payload();
-            InferenceResult dropped = Results.dropped(request, drop.reason(), now);
-            List<String> preemptedFrom = request.getPreemptedFrom();
-            if (preemptedFrom.isEmpty()) ctx.output(DROPPED, dropped);
-            else ctx.output(PREEMPTED, ResolvePreemptions.result(dropped, preemptedFrom));
+            result(Results.dropped(request, drop.reason(), now), request, ctx);
         }
         for (Dispatch d : outcome.dispatches()) {
             batchesDispatched.inc();
@@ -289,7 +312,12 @@ public final class GroupSchedulerFunction
             deviceReportsUnmatched.inc();
             return;
         }
-        group.observe(new BatchReport(batch, report.getExecStartMicros(), report.getExecEndMicros(), report.getColdStart(), report.getFailed()));
+        try {
+            group.observe(new BatchReport(batch, report.getExecStartMicros(), report.getExecEndMicros(), report.getColdStart(), report.getFailed()));
+        } catch (RuntimeException e) { // a report that makes no sense teaches nothing; the group goes on predicting
+            deviceReportsUnmatched.inc();
+            return;
+        }
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
         schedule(scheduler(report.getGroup(), plan, now, out), now, ctx.timerService(), out, ctx);
     }

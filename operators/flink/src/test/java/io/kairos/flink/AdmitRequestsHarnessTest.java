@@ -156,4 +156,44 @@ class AdmitRequestsHarnessTest {
                         tuple("before", "default"),
                         tuple("after", "vision"));
     }
+
+    @Test
+    void otherFramingsAreNamedInTheReason() throws Exception {
+        byte[] plain = AvroCodec.of(InferenceRequest.class).encode(request("c", "resnet50", NOW, 10));
+        byte[] confluent = new byte[plain.length + 5];
+        confluent[4] = 42; // magic byte 0, schema id 42 (big-endian), then the record
+        System.arraycopy(plain, 0, confluent, 5, plain.length);
+        read(confluent);
+        read("Obj\u0001 and a header".getBytes(StandardCharsets.ISO_8859_1));
+        read(" {\"request_id\": \"j\"}".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertThat(turnedAway()).extracting(InferenceResult::getStatus, InferenceResult::getReason).containsExactly(
+                tuple(ResultStatus.REJECTED, "malformed request: schema-registry framing: magic byte 0, schema id 42; send plain Avro binary"),
+                tuple(ResultStatus.REJECTED, "malformed request: an Avro object container file (magic 'Obj' 1, with its schema in a header); send each record as plain Avro binary"),
+                tuple(ResultStatus.REJECTED, "malformed request: JSON text (starts with '{'); send the record as plain Avro binary, not JSON"));
+    }
+
+    @Test
+    void sendTimesAndSlosThatWouldOverflowTheDeadlineAreRejected() throws Exception {
+        read(request("far", "resnet50", Long.MAX_VALUE, 10));
+        read(request("long", "resnet50", NOW, 1e300));
+
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertThat(turnedAway()).extracting(InferenceResult::getRequestId, InferenceResult::getStatus, InferenceResult::getReason).containsExactly(
+                tuple("far", ResultStatus.REJECTED, "sent_at_micros 9223372036854775807 is " + (Long.MAX_VALUE - NOW)
+                        + " us ahead of the job's clock, over the allowed clock skew of 3600000000 us"),
+                tuple("long", ResultStatus.REJECTED, "slo_ms 1.0E300 is over the limit of 3600000 ms"));
+        assertThat(turnedAway().get(0).getTimings().getDeadline()).isEqualTo(Long.MAX_VALUE);
+        assertThat(turnedAway().get(1).getTimings().getDeadline()).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aHugeIdIsRejectedAndItsResultFitsOnceBounded() throws Exception {
+        read(request("x".repeat(600_000), "resnet50", NOW, 10));
+        InferenceResult r = turnedAway().get(0);
+        assertThat(r.getReason()).isEqualTo("request_id is 600000 bytes, over the limit of 256 bytes");
+        InferenceResult fitted = io.kairos.core.result.ResultBounds.DEFAULT.fit(r);
+        assertThat(AvroCodec.of(InferenceResult.class).encode(fitted).length + 256).isLessThan(io.kairos.core.result.ResultBounds.DEFAULT.maxRecordBytes());
+    }
 }

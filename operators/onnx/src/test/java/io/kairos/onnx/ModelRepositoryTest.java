@@ -45,12 +45,12 @@ class ModelRepositoryTest {
         InferenceRequest.Builder r = InferenceRequest.newBuilder().setRequestId("r").setTenant("t").setModel("mlp")
                 .setSentAtMicros(1).setSloMs(10)
                 .setInput(Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(OnnxTestData.shape(64)).setData(ByteBuffer.allocate(256)).build());
-        assertThat(validator.rejectionReason(r.build())).isNull();
+        assertThat(validator.rejectionReason(r.build(), 1)).isNull();
         assertThat(validator.rejectionReason(r.setInput(Tensor.newBuilder().setDtype(DType.FLOAT32)
-                .setShape(OnnxTestData.shape(3, 32, 32)).setData(ByteBuffer.allocate(12288)).build()).build())).contains("shape");
-        assertThat(validator.rejectionReason(r.setModel("cnn").build())).isNull();
+                .setShape(OnnxTestData.shape(3, 32, 32)).setData(ByteBuffer.allocate(12288)).build()).build(), 1)).contains("shape");
+        assertThat(validator.rejectionReason(r.setModel("cnn").build(), 1)).isNull();
         assertThat(validator.rejectionReason(r.setInput(Tensor.newBuilder().setDtype(DType.INT64)
-                .setShape(OnnxTestData.shape(3, 32, 32)).setData(ByteBuffer.allocate(24576)).build()).build())).contains("dtype");
+                .setShape(OnnxTestData.shape(3, 32, 32)).setData(ByteBuffer.allocate(24576)).build()).build(), 1)).contains("dtype");
     }
 
     @Test

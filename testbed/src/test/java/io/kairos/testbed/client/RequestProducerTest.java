@@ -42,7 +42,7 @@ class RequestProducerTest {
             assertThat(records).hasSize(catalog.names().size());
             for (ProducerRecord<byte[], byte[]> record : records) {
                 InferenceRequest r = codec.decode(record.value());
-                assertThat(validator.rejectionReason(r)).as(r.getModel()).isNull();
+                assertThat(validator.rejectionReason(r, after)).as(r.getModel()).isNull();
                 assertThat(record.topic()).isEqualTo("requests");
                 assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo(r.getRequestId());
                 assertThat(r.getTenant()).isEqualTo("acme");

@@ -1,5 +1,6 @@
 package io.kairos.core.result;
 
+import io.kairos.core.request.RequestValidator;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
@@ -17,7 +18,7 @@ public final class Results {
     public static InferenceResult rejected(String origin, InferenceRequest request, String reason, long ingestedMicros, long nowMicros) {
         StageTimes t = StageTimes.newBuilder()
                 .setSent(request == null ? 0 : request.getSentAtMicros())
-                .setDeadline(request == null ? 0 : request.getSentAtMicros() + Math.round(request.getSloMs() * 1000.0))
+                .setDeadline(request == null ? 0 : RequestValidator.deadlineMicros(request))
                 .setIngested(ingestedMicros)
                 .setEmitted(nowMicros)
                 .build();
@@ -37,6 +38,13 @@ public final class Results {
     /** Shed: its deadline could no longer be met. */
     public static InferenceResult dropped(AdmittedRequest a, String reason, long nowMicros) {
         return base(a, ResultStatus.DROPPED, stages(a).setEmitted(nowMicros).build())
+                .setReason(reason)
+                .build();
+    }
+
+    /** Could not be handled: an error of the job's own while it was on its way (not of its device). */
+    public static InferenceResult failed(AdmittedRequest a, String reason, long nowMicros) {
+        return base(a, ResultStatus.FAILED, stages(a).setEmitted(nowMicros).build())
                 .setReason(reason)
                 .build();
     }

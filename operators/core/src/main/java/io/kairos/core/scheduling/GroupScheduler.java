@@ -8,6 +8,7 @@ import io.kairos.core.request.Request;
 import io.kairos.core.request.RequestQueue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Collections;
@@ -230,6 +231,19 @@ public final class GroupScheduler implements GroupView {
         for (RequestQueue q : active) {
             for (int i = 0; i < q.size(); i++) all.add(q.get(i));
         }
+        return all;
+    }
+
+    /**
+     * Removes and returns every pending request: what a scheduler whose policy failed gives back,
+     * for each request to get a result rather than to wait forever.
+     */
+    public List<Request> drainPending() {
+        List<Request> all = new ArrayList<>(pending);
+        for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
+        active.clear();
+        batchable.clear();
+        pending = 0;
         return all;
     }
 
