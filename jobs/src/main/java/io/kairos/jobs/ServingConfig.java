@@ -52,6 +52,8 @@ public final class ServingConfig implements Serializable {
     public int asyncCapacity = 1_000;
     public long checkpointIntervalMs = 10_000;
     public Delivery delivery = Delivery.AT_LEAST_ONCE;
+    /** How the job restarts after a failure; null leaves the restart strategy to the cluster or the environment. */
+    public Restarts restarts = Restarts.SERVING;
     public int sourceParallelism = 1;
     /**
      * Whether the devices report every batch back to its scheduler through {@link #deviceReportsTopic}
@@ -61,6 +63,27 @@ public final class ServingConfig implements Serializable {
     public boolean closedLoop = true;
     /** Whether the schedulers correct their latency profiles from the devices' reports (a windowed percentile per model and batch size). */
     public boolean learnLatency = true;
+
+    /**
+     * Flink's exponential-delay restart strategy with a reset: the first restart after
+     * {@code initialBackoffMs}, each further one after twice the last (at most {@code maxBackoffMs}),
+     * and back to {@code initialBackoffMs} once the job has run {@code resetAfterMs} without a failure.
+     * Attempts are not counted, so failures spaced further apart than the reset never end the job,
+     * and a cause that lasts (a broker down for minutes) is retried every {@code maxBackoffMs} until
+     * it goes away.
+     */
+    public record Restarts(long initialBackoffMs, long maxBackoffMs, long resetAfterMs) implements Serializable {
+        /** A serving job's: back within a fraction of a second after a crash, no faster than every 30 s while it keeps failing. */
+        public static final Restarts SERVING = new Restarts(250, 30_000, 60_000);
+
+        public Restarts {
+            if (initialBackoffMs < 1) throw new IllegalArgumentException("the initial restart backoff must be at least 1 ms, got " + initialBackoffMs);
+            if (maxBackoffMs < initialBackoffMs) {
+                throw new IllegalArgumentException("the maximum restart backoff (" + maxBackoffMs + " ms) must not be below the initial one (" + initialBackoffMs + " ms)");
+            }
+            if (resetAfterMs < 1) throw new IllegalArgumentException("the restart backoff's reset threshold must be at least 1 ms, got " + resetAfterMs);
+        }
+    }
 
     /** The five topics the job reads and writes. */
     public java.util.List<String> topics() {
