@@ -66,15 +66,19 @@ public final class ServingConfig implements Serializable {
 
     /**
      * Flink's exponential-delay restart strategy with a reset: the first restart after
-     * {@code initialBackoffMs}, each further one after twice the last (at most {@code maxBackoffMs}),
+     * {@code initialBackoffMs}, each further one after 1.5 times the last (at most {@code maxBackoffMs}),
      * and back to {@code initialBackoffMs} once the job has run {@code resetAfterMs} without a failure.
      * Attempts are not counted, so failures spaced further apart than the reset never end the job,
      * and a cause that lasts (a broker down for minutes) is retried every {@code maxBackoffMs} until
      * it goes away.
      */
     public record Restarts(long initialBackoffMs, long maxBackoffMs, long resetAfterMs) implements Serializable {
-        /** A serving job's: back within a fraction of a second after a crash, no faster than every 30 s while it keeps failing. */
-        public static final Restarts SERVING = new Restarts(250, 30_000, 60_000);
+        /**
+         * A serving job's: a quarter of a second after a crash, and retries close together while a
+         * TaskManager comes back (each restart without free slots fails at once and counts); no
+         * faster than every 10 s while the job keeps failing; back to the start after 15 s of service.
+         */
+        public static final Restarts SERVING = new Restarts(250, 10_000, 15_000);
 
         public Restarts {
             if (initialBackoffMs < 1) throw new IllegalArgumentException("the initial restart backoff must be at least 1 ms, got " + initialBackoffMs);

@@ -95,7 +95,7 @@ class ServingJobRestartTest {
         ServingConfig config = new ServingConfig();
         config.devices = 1;
         config.checkpointIntervalMs = 0;
-        // Short delays, so that six restarts take well under a second; 1 + 2 + 4 + 8 + 16 + 20 ms.
+        // Short delays, so that six restarts take well under a second (1, 1.5, 2.25, ... up to 20 ms).
         config.restarts = new ServingConfig.Restarts(1, 20, 60_000);
         CollectingSink<InferenceResult> results = new CollectingSink<>();
         ServingJob job = new ServingJob(config, CATALOG, DeviceFactory.simulated(0, config.deviceMemoryMb << 20),
