@@ -11,6 +11,7 @@ import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.jobs.options.ModelsOption;
 import io.kairos.jobs.options.SimulatedSpeedOption;
 import io.kairos.jobs.options.PolicyOptions;
+import io.kairos.jobs.options.RestartOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -98,6 +99,9 @@ public class ServeCommand implements Callable<Integer> {
     ServingConfig.Delivery delivery = DEFAULTS.delivery;
 
     @CommandLine.Mixin
+    RestartOptions restart = new RestartOptions();
+
+    @CommandLine.Mixin
     LearnLatencyOption learn = new LearnLatencyOption();
 
     @Option(names = "--async-timeout-ms", description = "A batch running longer fails (default: ${DEFAULT-VALUE}).")
@@ -155,6 +159,7 @@ public class ServeCommand implements Callable<Integer> {
         c.bufferTimeoutMs = bufferTimeout.bufferTimeoutMs;
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
+        c.restarts = restart.restarts(spec.commandLine());
         c.asyncTimeoutMs = asyncTimeoutMs;
         c.learnLatency = learn.learnLatency;
         c.maxIdBytes = maxIdBytes;

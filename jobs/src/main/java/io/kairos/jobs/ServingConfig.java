@@ -54,6 +54,8 @@ public final class ServingConfig implements Serializable {
     public int asyncCapacity = 1_000;
     public long checkpointIntervalMs = 10_000;
     public Delivery delivery = Delivery.AT_LEAST_ONCE;
+    /** How the job restarts after a failure; null leaves the restart strategy to the cluster or the environment. */
+    public Restarts restarts = Restarts.SERVING;
     public int sourceParallelism = 1;
     /**
      * Whether the devices report every batch back to its scheduler through {@link #deviceReportsTopic}
@@ -78,7 +80,32 @@ public final class ServingConfig implements Serializable {
         return new AdmissionLimits(maxIdBytes, maxNameBytes, maxSloMs, Math.multiplyExact(maxClockSkewMs, 1000L));
     }
 
-    /** The five topics the job reads and writes. */
+    /**
+     * Flink's exponential-delay restart strategy with a reset: the first restart after
+     * {@code initialBackoffMs}, each further one after 1.5 times the last (at most {@code maxBackoffMs}),
+     * and back to {@code initialBackoffMs} once the job has run {@code resetAfterMs} without a failure.
+     * Attempts are not counted, so failures spaced further apart than the reset never end the job,
+     * and a cause that lasts (a broker down for minutes) is retried every {@code maxBackoffMs} until
+     * it goes away.
+     */
+    public record Restarts(long initialBackoffMs, long maxBackoffMs, long resetAfterMs) implements Serializable {
+        /**
+         * A serving job's: a quarter of a second after a crash, and retries close together while a
+         * TaskManager comes back (each restart without free slots fails at once and counts); no
+         * faster than every 10 s while the job keeps failing; back to the start after 15 s of service.
+         */
+        public static final Restarts SERVING = new Restarts(250, 10_000, 15_000);
+
+        public Restarts {
+            if (initialBackoffMs < 1) throw new IllegalArgumentException("the initial restart backoff must be at least 1 ms, got " + initialBackoffMs);
+            if (maxBackoffMs < initialBackoffMs) {
+                throw new IllegalArgumentException("the maximum restart backoff (" + maxBackoffMs + " ms) must not be below the initial one (" + initialBackoffMs + " ms)");
+            }
+            if (resetAfterMs < 1) throw new IllegalArgumentException("the restart backoff's reset threshold must be at least 1 ms, got " + resetAfterMs);
+        }
+    }
+
+    /** The topics the job reads and writes. */
     public java.util.List<String> topics() {
         return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic);
     }

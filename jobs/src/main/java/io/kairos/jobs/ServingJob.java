@@ -36,6 +36,8 @@ import io.kairos.schema.internal.RawRequest;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -50,6 +52,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -256,6 +259,7 @@ public final class ServingJob {
             env.enableCheckpointing(config.checkpointIntervalMs,
                     config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
         }
+        if (config.restarts != null) env.configure(restartStrategy(config.restarts));
         ControlPlane plan = new ControlPlane(config.devices, config.deviceMemoryMb << 20, config.policy, config.policyParams);
 
         // Every decision is decided once, here, with the core's code; only the applied ones reach
@@ -320,6 +324,21 @@ public final class ServingJob {
             executed.getSideOutput(EmitResults.REPORTS)
                     .sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
         }
+    }
+
+    /**
+     * The job's restart strategy as Flink options. Set on the job, they override the cluster's
+     * {@code restart-strategy.*}; a jitter of a tenth keeps the restarts of several jobs apart.
+     */
+    static Configuration restartStrategy(ServingConfig.Restarts restarts) {
+        Configuration c = new Configuration();
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofMillis(restarts.initialBackoffMs()));
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofMillis(restarts.maxBackoffMs()));
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 1.5);
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofMillis(restarts.resetAfterMs()));
+        c.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_JITTER_FACTOR, 0.1);
+        return c;
     }
 
     /** Builds and submits the job without waiting for it to end. */

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJobMain;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.HeartbeatManagerOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -18,6 +21,7 @@ import java.io.Reader;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -240,5 +244,65 @@ class InfraManifestsTest {
         assertThat(flink.path("rest.port").asInt()).isEqualTo(8081);
         assertThat(flink.path("taskmanager.numberOfTaskSlots").asInt()).as("slots for the default --devices").isGreaterThanOrEqualTo(defaults.devices);
         assertThat(flink.path("no-such-key")).isInstanceOf(MissingNode.class);
+    }
+
+    @Test
+    void everyFlinkConfigurationRestartsForeverWithTheJobsOwnDelays() throws IOException {
+        // The cluster's strategy is the job's, for a job that sets none: the same delays, as Flink reads them.
+        ServingConfig.Restarts job = serveConfig(List.of()).restarts;
+        assertThat(job).isEqualTo(ServingConfig.Restarts.SERVING);
+        Map<String, Configuration> configs = new LinkedHashMap<>();
+        configs.put("infra/conf/flink/config.yaml", Configuration.fromMap(flatStrings(documents(INFRA.resolve("conf/flink/config.yaml")).get(0))));
+        JsonNode compose = documents(INFRA.resolve("docker-compose.yml")).get(0);
+        configs.put("docker-compose.yml", Configuration.fromMap(flinkProperties(compose.at("/x-flink-config/FLINK_PROPERTIES").asText())));
+        for (var e : configs.entrySet()) {
+            Configuration c = e.getValue();
+            assertThat(c.get(RestartStrategyOptions.RESTART_STRATEGY)).as(e.getKey()).isEqualTo("exponential-delay");
+            assertThat(c.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF)).as(e.getKey()).isEqualTo(Duration.ofMillis(job.initialBackoffMs()));
+            assertThat(c.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF)).as(e.getKey()).isEqualTo(Duration.ofMillis(job.maxBackoffMs()));
+            assertThat(c.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD)).as(e.getKey()).isEqualTo(Duration.ofMillis(job.resetAfterMs()));
+            assertThat(c.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS)).as("%s: no count of attempts", e.getKey()).isEqualTo(Integer.MAX_VALUE);
+            // A killed TaskManager is found by refused heartbeats within a few seconds; a silent one
+            // only after the timeout, which must stay above a pause the job would survive.
+            assertThat(c.get(HeartbeatManagerOptions.HEARTBEAT_INTERVAL)).as(e.getKey()).isLessThanOrEqualTo(Duration.ofSeconds(1));
+            assertThat(c.get(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT)).as(e.getKey()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(15));
+        }
+    }
+
+    @Test
+    void localClusterResetsOffsetsOnlyWhenToldWhereAndNamesTheMistake() throws Exception {
+        String script = Files.readString(INFRA.resolve("cluster"));
+        assertThat(script).as("the default group is the job's").contains("group=" + ServingConfig.DEFAULTS.consumerGroup + " ")
+                .contains("topic=" + ServingConfig.DEFAULTS.requestsTopic);
+        // Argument errors are found before anything is started or asked: one line, exit code 2.
+        assertThat(cluster("reset-offsets")).isEqualTo(new Run(2, "cluster: reset-offsets needs --to-latest or --to-earliest"));
+        assertThat(cluster("reset-offsets", "--to-latest", "--to-earliest")).isEqualTo(new Run(2, "cluster: reset-offsets: one of --to-latest and --to-earliest"));
+        assertThat(cluster("reset-offsets", "--to-latest", "--group")).isEqualTo(new Run(2, "cluster: --group needs a consumer group"));
+        assertThat(cluster("reset-offsets", "--to-latest", "--group", "a b")).isEqualTo(new Run(2, "cluster: --group: 'a b' is not a consumer group name"));
+        assertThat(cluster("reset-offsets", "--to-earliest", "--topic", "x")).isEqualTo(new Run(2, "cluster: reset-offsets: unknown argument '--topic'"));
+    }
+
+    private record Run(int exitCode, String firstLine) {}
+
+    /** Runs infra/cluster with a cluster home of its own (nothing there runs): the exit code and the first line of stderr, up to the usage. */
+    private static Run cluster(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", INFRA.resolve("cluster").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        Path home = Files.createTempDirectory("cluster-home");
+        pb.environment().put("KAIROS_CLUSTER_HOME", home.toString());
+        Process p = pb.start();
+        String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        String first = err.lines().findFirst().orElse("");
+        int usage = first.indexOf(" (usage: ");
+        return new Run(p.exitValue(), usage < 0 ? first : first.substring(0, usage));
+    }
+
+    /** A flat YAML mapping (Flink's config.yaml) as the strings Flink's configuration parses. */
+    private static Map<String, String> flatStrings(JsonNode mapping) {
+        Map<String, String> out = new LinkedHashMap<>();
+        mapping.fields().forEachRemaining(f -> out.put(f.getKey(), f.getValue().asText()));
+        return out;
     }
 }
