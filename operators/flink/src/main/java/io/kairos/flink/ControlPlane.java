@@ -2,10 +2,12 @@ package io.kairos.flink;
 
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
-import io.kairos.core.plan.Decisions;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
+import io.kairos.schema.internal.WriterVersion;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
@@ -26,7 +28,8 @@ import java.util.Map;
  * <p>Decisions are decided once, upstream, by {@link AcceptDecisions}: what reaches the broadcast
  * has been applied there to the same plan, with the same code, so it applies here too. Broadcast
  * state keeps the latest decision of each key ({@link DecisionKey}), bounded by the number of
- * targets, and the plan, a plain object, is rebuilt from them after a restore. A decision that
+ * targets, and the plan, a plain object, is rebuilt from them after a restore. Each instance keeps
+ * its plan with its own {@link DecisionLedger}, the same code that decided upstream; a decision that
  * would not apply here all the same (it cannot happen) is logged and skipped: serving goes on.
  */
 public final class ControlPlane implements Serializable {
@@ -41,7 +44,7 @@ public final class ControlPlane implements Serializable {
     private final long deviceMemoryBytes;
     private final String defaultPolicy;
     private final Map<String, String> defaultParams;
-    private transient ServingPlan plan;
+    private transient DecisionLedger ledger;
 
     /** Devices with unbounded model memory. */
     public ControlPlane(int deviceCount, String defaultPolicy, Map<String, String> defaultParams) {
@@ -63,31 +66,47 @@ public final class ControlPlane implements Serializable {
 
     /** The current plan; after a restore, rebuilt once from the decisions in broadcast state. */
     public ServingPlan plan(ReadOnlyBroadcastState<String, ControlDecision> decisions) throws Exception {
-        if (plan == null) {
-            plan = defaultPlan();
+        return ledger(decisions).plan();
+    }
+
+    /**
+     * The same ledger as {@link AcceptDecisions}'s, so that this instance's plan follows the same
+     * rules; after a restore, rebuilt from the broadcast state, each decision there remembered as
+     * its writer's version for its key, so that a replay of it changes nothing.
+     */
+    private DecisionLedger ledger(ReadOnlyBroadcastState<String, ControlDecision> decisions) throws Exception {
+        if (ledger == null) {
             List<ControlDecision> latest = new ArrayList<>();
-            for (Map.Entry<String, ControlDecision> e : decisions.immutableEntries()) latest.add(e.getValue());
-            DecisionLedger.rebuild(plan, latest, problem -> LOG.error("restoring the serving plan: {}", problem));
+            List<WriterVersion> versions = new ArrayList<>();
+            for (Map.Entry<String, ControlDecision> e : decisions.immutableEntries()) {
+                ControlDecision d = e.getValue();
+                latest.add(d);
+                versions.add(WriterVersion.newBuilder().setWriter(d.getIssuedBy()).setKey(e.getKey()).setVersion(d.getVersion()).build());
+            }
+            ledger = DecisionLedger.restore(defaultPlan(), latest, versions, problem -> LOG.error("restoring the serving plan: {}", problem));
         }
-        return plan;
+        return ledger;
     }
 
     /**
      * Applies an accepted decision; returns true if the plan changed. A decision of the same writer
-     * with no higher version than the one held for its key is a replay, and changes nothing.
+     * with no higher version than the one held for its key is a replay, and changes nothing. The
+     * broadcast state then mirrors the ledger: the latest applied decision of each key, without
+     * those a later decision made void (a group's change of policy drops its models' overrides).
      */
     public boolean apply(BroadcastState<String, ControlDecision> decisions, ControlDecision decision) throws Exception {
-        plan(decisions);
-        String key = DecisionKey.of(decision);
-        ControlDecision held = decisions.get(key);
-        if (held != null && held.getIssuedBy().equals(decision.getIssuedBy()) && decision.getVersion() <= held.getVersion()) return false;
-        try {
-            Decisions.apply(plan, decision);
-        } catch (IllegalArgumentException e) {
-            LOG.error("accepted control decision {} does not apply here: {}", DecisionLedger.describe(decision), e.getMessage());
-            return false;
+        DecisionLedger l = ledger(decisions);
+        DecisionOutcome outcome = l.decide(decision, 0);
+        if (outcome.getStatus() == DecisionStatus.REJECTED) {
+            LOG.error("accepted control decision {} does not apply here: {}", DecisionLedger.describe(decision), outcome.getReason());
         }
-        decisions.put(key, decision);
+        if (outcome.getStatus() != DecisionStatus.APPLIED) return false;
+        decisions.put(outcome.getKey(), decision);
+        List<String> voided = new ArrayList<>();
+        for (Map.Entry<String, ControlDecision> e : decisions.entries()) {
+            if (l.applied(e.getKey()).isEmpty()) voided.add(e.getKey());
+        }
+        for (String key : voided) decisions.remove(key);
         return true;
     }
 }
