@@ -55,7 +55,6 @@ public final class Simulation {
     private final Invocation invocation;
     private final ExecutionNoise noise;
     private final double speed;
-    private final long deviceMemoryBytes;
     private final LatencyEstimator.Settings learnLatency;
     private final Delay dispatchDelay;
     private final boolean preemption;
@@ -66,7 +65,6 @@ public final class Simulation {
         this.catalog = b.coldStarts.enabled() ? b.coldStarts.applyTo(b.catalog) : b.catalog;
         // The devices' memory is the plan's, so that the scheduler's views and the devices share it.
         this.plan = b.plan != null ? b.plan.copy() : onePlan(b, b.coldStarts.enabled() ? b.coldStarts.deviceMemoryBytes() : b.deviceMemoryBytes);
-        this.deviceMemoryBytes = plan.deviceMemoryBytes();
         this.decisions = b.decisions;
         this.policyName = b.plan != null ? plan.policyOf(ServingPlan.DEFAULT_GROUP).policy() : b.policyName;
         this.load = b.load;
@@ -145,11 +143,11 @@ public final class Simulation {
 
     /** The time model of one device, drawing its noise from {@code random}. */
     ExecutionModel deviceTime(SplittableRandom random) {
-        return new ExecutionModel(catalog, speed, noise, deviceMemoryBytes, random);
+        return new ExecutionModel(catalog, speed, noise, plan.deviceMemoryBytes(), random);
     }
 
     long deviceMemoryBytes() {
-        return deviceMemoryBytes;
+        return plan.deviceMemoryBytes();
     }
 
     LatencyEstimator.Settings learnLatency() {

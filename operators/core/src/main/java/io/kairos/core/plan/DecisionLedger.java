@@ -33,6 +33,10 @@ import java.util.function.Consumer;
  * plan is rebuilt from after a restore ({@link #restore}), never the whole log.
  */
 public final class DecisionLedger {
+    /** A group's policy before its models' overrides, placements, then routing ({@link DecisionKey#rank}); by key within a rank. */
+    private static final Comparator<ControlDecision> REBUILD_ORDER =
+            Comparator.comparingInt((ControlDecision d) -> DecisionKey.rank(DecisionKey.of(d))).thenComparing(DecisionKey::of);
+
     private final ServingPlan plan;
     private final Map<String, ControlDecision> current = new HashMap<>();
     private final Map<String, Map<String, Long>> versions = new HashMap<>();
@@ -63,7 +67,7 @@ public final class DecisionLedger {
     public static List<ControlDecision> rebuild(ServingPlan empty, Iterable<ControlDecision> latestPerKey, Consumer<String> problems) {
         List<ControlDecision> ordered = new ArrayList<>();
         latestPerKey.forEach(ordered::add);
-        ordered.sort(Comparator.comparingInt((ControlDecision d) -> DecisionKey.rank(DecisionKey.of(d))).thenComparing(DecisionKey::of));
+        ordered.sort(REBUILD_ORDER);
         List<ControlDecision> applied = new ArrayList<>();
         for (ControlDecision d : ordered) {
             try {
@@ -134,7 +138,7 @@ public final class DecisionLedger {
     /** The latest applied decision of each key, in the order a rebuild applies them. */
     public List<ControlDecision> current() {
         List<ControlDecision> all = new ArrayList<>(current.values());
-        all.sort(Comparator.comparingInt((ControlDecision d) -> DecisionKey.rank(DecisionKey.of(d))).thenComparing(DecisionKey::of));
+        all.sort(REBUILD_ORDER);
         return all;
     }
 
