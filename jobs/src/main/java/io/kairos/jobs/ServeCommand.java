@@ -12,6 +12,7 @@ import io.kairos.jobs.options.ModelsOption;
 import io.kairos.jobs.options.SimulatedSpeedOption;
 import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.jobs.options.RestartOptions;
+import io.kairos.wire.Secrets;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -136,10 +137,11 @@ public class ServeCommand implements Callable<Integer> {
         try {
             repository = modelRepository == null ? null : RepositoryCopy.of(modelRepository);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--model-repository: " + e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), "--model-repository: " + Secrets.maskUris(e.getMessage()));
         }
         ServingConfig c = new ServingConfig();
         c.bootstrapServers = kafka.bootstrapServers;
+        c.kafkaProperties = kafka.clientProperties(spec.commandLine());
         c.requestsTopic = requestsTopic;
         c.resultsTopic = resultsTopic;
         c.telemetryTopic = telemetryTopic;
@@ -169,7 +171,8 @@ public class ServeCommand implements Callable<Integer> {
         try {
             ServingJob.resultBounds(c);
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--max-id-bytes, --max-name-bytes, --max-slo-ms, --max-clock-skew-ms: " + e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-id-bytes, --max-name-bytes, --max-slo-ms, --max-clock-skew-ms, "
+                    + "the Kafka property max.request.size: " + e.getMessage());
         }
         return c;
     }
@@ -189,11 +192,11 @@ public class ServeCommand implements Callable<Integer> {
             try {
                 repository = ModelRepository.load(RepositoryCopy.of(config.modelRepository).localRoot());
             } catch (UncheckedIOException e) { // a repository that cannot be read is the user's to fix, in one line
-                throw new IllegalArgumentException(e.getMessage(), e);
+                throw new IllegalArgumentException(Secrets.maskUris(e.getMessage()), e);
             }
             for (String problem : repository.problems()) System.err.println("kairos: model left out: " + problem);
             if (repository.models().isEmpty()) {
-                throw new IllegalArgumentException(config.modelRepository + ": no model of the repository can be served");
+                throw new IllegalArgumentException(Secrets.maskUris(config.modelRepository) + ": no model of the repository can be served");
             }
             return repository.catalog();
         }
@@ -204,6 +207,9 @@ public class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         ServingConfig config = config();
         ModelCatalog catalog = catalog(config);
+        if (!config.kafkaProperties.isEmpty()) {
+            spec.commandLine().getOut().println("serve: Kafka client properties " + KafkaOptions.describe(config.kafkaProperties));
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         ServingJob.onKafka(config, catalog).build(env);
         env.execute("kairos-serving");

@@ -22,6 +22,12 @@ public final class ServingConfig implements Serializable {
     public static final ServingConfig DEFAULTS = new ServingConfig();
 
     public String bootstrapServers = "127.0.0.1:9092";
+    /**
+     * Kafka client properties (SASL, TLS, ...) that every source and sink of the job takes over its
+     * own settings ({@code KafkaClientProperties}); credentials among them, so never print this map
+     * but through {@code Secrets.masked}.
+     */
+    public Map<String, String> kafkaProperties = new LinkedHashMap<>();
     public String requestsTopic = "kairos-requests";
     public String resultsTopic = "kairos-results";
     public String telemetryTopic = "kairos-telemetry";

@@ -33,6 +33,7 @@ import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
 import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
+import io.kairos.wire.KafkaClientProperties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -127,6 +128,7 @@ public final class ServingJob {
             // Answer a fetch as soon as one byte is there; never let the broker hold it for long.
             consumer.setProperty("fetch.min.bytes", "1");
             consumer.setProperty("fetch.max.wait.ms", "5");
+            consumer = KafkaClientProperties.over(consumer, config.kafkaProperties);
             KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
                     .setBootstrapServers(config.bootstrapServers)
                     .setTopics(config.requestsTopic)
@@ -151,6 +153,7 @@ public final class ServingJob {
             producer.setProperty("batch.size", "65536");
             // Set rather than assumed: the results are cut to fit it (resultBounds).
             producer.setProperty("max.request.size", Integer.toString(RESULTS_MAX_REQUEST_SIZE));
+            producer = KafkaClientProperties.over(producer, config.kafkaProperties);
             DeliveryGuarantee guarantee = config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE;
             KafkaSink<InferenceResult> results = KafkaSink.<InferenceResult>builder()
                     .setBootstrapServers(config.bootstrapServers)
@@ -234,9 +237,19 @@ public final class ServingJob {
     /** The results producer's {@code max.request.size}: Kafka's default. */
     static final int RESULTS_MAX_REQUEST_SIZE = ResultBounds.KAFKA_DEFAULT_MAX_REQUEST_SIZE;
 
-    /** What every result is cut to before it is written: the results producer's limit, and the admission limits. */
+    /**
+     * What every result is cut to before it is written: the results producer's limit (the user's
+     * {@code max.request.size} among the Kafka client properties, if any), and the admission limits.
+     */
     public static ResultBounds resultBounds(ServingConfig config) {
-        return ResultBounds.forProducer(RESULTS_MAX_REQUEST_SIZE, config.admissionLimits());
+        String limit = config.kafkaProperties.get("max.request.size");
+        int maxRequestSize;
+        try {
+            maxRequestSize = limit == null ? RESULTS_MAX_REQUEST_SIZE : Integer.parseInt(limit.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("max.request.size '" + limit + "' is not a number of bytes");
+        }
+        return ResultBounds.forProducer(maxRequestSize, config.admissionLimits());
     }
 
     /**

@@ -2,6 +2,7 @@ package io.kairos.testbed;
 
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
+import io.kairos.wire.KafkaClientProperties;
 import io.kairos.testbed.options.ProgressOption;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.testbed.client.ResultConsumer;
@@ -23,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -85,10 +87,11 @@ public class CollectCommand implements Callable<Integer> {
         PrintWriter out = cl.getOut();
         ResultConsumer.Outcome outcome;
         ResultConsumer consumer;
+        Map<String, Object> kafkaConfig = KafkaClientProperties.over(ResultConsumer.lowLatencyConfig(kafka.bootstrapServers), kafka.clientProperties(cl));
         // Both files are opened first: a path that cannot be written fails before any waiting.
         try (BufferedWriter rows = csv == null ? null : open(cl, csv, "--csv");
              BufferedWriter summaryRows = summaryCsv == null ? null : open(cl, summaryCsv, "--summary-csv")) {
-            consumer = new ResultConsumer(kafka.bootstrapServers, topic, fromEarliest ? ResultConsumer.StartAt.EARLIEST : ResultConsumer.StartAt.LATEST);
+            consumer = new ResultConsumer(kafkaConfig, topic, fromEarliest ? ResultConsumer.StartAt.EARLIEST : ResultConsumer.StartAt.LATEST);
             out.printf(Locale.ROOT, "collect: reading %s at %s from %s, until %s%n", topic, kafka.bootstrapServers,
                     fromEarliest ? "its start" : "now on",
                     (expect > 0 ? expect + " results or " : "") + fmt(idleTimeoutSeconds) + " s without a new one"

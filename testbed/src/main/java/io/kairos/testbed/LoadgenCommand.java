@@ -2,6 +2,7 @@ package io.kairos.testbed;
 
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
+import io.kairos.wire.KafkaClientProperties;
 import io.kairos.jobs.options.ModelsOption;
 import io.kairos.testbed.options.ArrivalsOption;
 import io.kairos.testbed.options.ProgressOption;
@@ -23,6 +24,7 @@ import picocli.CommandLine.Spec;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -88,6 +90,7 @@ public class LoadgenCommand implements Callable<Integer> {
             }
         }
 
+        Map<String, Object> kafkaConfig = KafkaClientProperties.over(RequestProducer.lowLatencyConfig(kafka.bootstrapServers), kafka.clientProperties(cl));
         Duration duration = Duration.ofNanos(Math.round(durationSeconds * 1e9));
         long expected = load.expectedArrivals(duration.toNanos() / 1_000);
         PrintWriter out = cl.getOut();
@@ -98,7 +101,7 @@ public class LoadgenCommand implements Callable<Integer> {
         // Outermost, so that on Ctrl-C the JVM waits for the summary below, not just for the run.
         try (ShutdownHook hook = ShutdownHook.install()) {
             RequestProducer.PacingReport report;
-            try (RequestProducer producer = new RequestProducer(kafka.bootstrapServers, topic, catalog);
+            try (RequestProducer producer = new RequestProducer(kafkaConfig, topic, catalog);
                  ProgressBar bar = progress.noProgress ? null : progressBar(expected)) {
                 hook.onStop(producer::stop);
                 long[] shown = {0, 0}; // offset of the last message update, worst lag so far

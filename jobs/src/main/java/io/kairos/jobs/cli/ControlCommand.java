@@ -9,6 +9,7 @@ import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.core.time.WallClock;
+import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
@@ -56,8 +57,8 @@ public class ControlCommand implements Runnable {
 
     /** Where the job's control topics are: shared by every control command. */
     static final class Topics {
-        @Option(names = "--bootstrap-servers", description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-        String bootstrapServers = "127.0.0.1:9092";
+        @Mixin
+        KafkaOptions kafka = new KafkaOptions();
 
         @Option(names = "--control-topic", description = "default: ${DEFAULT-VALUE}")
         String controlTopic = "kairos-control";
@@ -90,7 +91,9 @@ public class ControlCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Topics t = options.topics;
-        try (DecisionPublisher publisher = new DecisionPublisher(t.bootstrapServers, t.controlTopic, t.outcomesTopic, options.writer)) {
+        Map<String, String> clientProperties = t.kafka.clientProperties(spec.commandLine());
+        try (DecisionPublisher publisher = new DecisionPublisher(t.kafka.bootstrapServers, clientProperties, t.controlTopic, t.outcomesTopic,
+                options.writer, WallClock::nowMicros)) {
             DecisionPublisher.Published sent = publisher.publish(action);
             String which = sent.key() + " (" + sent.writer() + "/" + sent.version() + ")";
             if (options.waitMs == 0) {
@@ -229,7 +232,8 @@ public class ControlCommand implements Runnable {
             if (!Policies.names().contains(policy)) {
                 throw new ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
             }
-            ControlTopic.Contents contents = ControlTopic.read(topics.bootstrapServers, topics.controlTopic, Duration.ofMillis(timeoutMs));
+            ControlTopic.Contents contents = ControlTopic.read(topics.kafka.bootstrapServers, topics.kafka.clientProperties(spec.commandLine()),
+                    topics.controlTopic, Duration.ofMillis(timeoutMs));
             DecisionLedger ledger = new DecisionLedger(new ServingPlan(devices, policy, PolicyParams.of(policyParams)));
             Map<DecisionStatus, Integer> counts = new TreeMap<>();
             List<String> rejections = new ArrayList<>();

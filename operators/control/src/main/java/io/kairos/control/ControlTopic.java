@@ -2,6 +2,7 @@ package io.kairos.control;
 
 import io.kairos.schema.ControlDecision;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.KafkaClientProperties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
@@ -26,11 +27,17 @@ public final class ControlTopic {
     public record Contents(List<ControlDecision> decisions, int skipped) {}
 
     public static Contents read(String bootstrapServers, String topic, Duration timeout) {
+        return read(bootstrapServers, Map.of(), topic, timeout);
+    }
+
+    /** {@link #read(String, String, Duration)} with Kafka client properties (SASL, TLS, ...) over the reader's own settings. */
+    public static Contents read(String bootstrapServers, Map<String, String> clientProperties, String topic, Duration timeout) {
         AvroCodec<ControlDecision> codec = AvroCodec.of(ControlDecision.class);
         List<ControlDecision> decisions = new ArrayList<>();
         int skipped = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrapServers,
-                "enable.auto.commit", false, "default.api.timeout.ms", (int) timeout.toMillis()),
+        Map<String, Object> own = Map.of("bootstrap.servers", bootstrapServers,
+                "enable.auto.commit", false, "default.api.timeout.ms", (int) timeout.toMillis());
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaClientProperties.over(own, clientProperties),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<PartitionInfo> info = consumer.partitionsFor(topic);
             if (info == null || info.isEmpty()) throw new IllegalArgumentException("topic '" + topic + "' does not exist");

@@ -5,6 +5,7 @@ import io.kairos.core.time.WallClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.KafkaClientProperties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -62,6 +63,17 @@ public final class DecisionPublisher implements AutoCloseable {
      * @throws IllegalArgumentException for an empty writer, or a topic that does not exist
      */
     public DecisionPublisher(String bootstrapServers, String controlTopic, String outcomesTopic, String writer, LongSupplier nowMicros) {
+        this(bootstrapServers, Map.of(), controlTopic, outcomesTopic, writer, nowMicros);
+    }
+
+    /**
+     * @param clientProperties Kafka client properties (SASL, TLS, ...) over the publisher's own
+     *                         settings ({@link KafkaClientProperties})
+     * @param nowMicros        the clock that versions come from
+     * @throws IllegalArgumentException for an empty writer, or a topic that does not exist
+     */
+    public DecisionPublisher(String bootstrapServers, Map<String, String> clientProperties, String controlTopic, String outcomesTopic,
+                             String writer, LongSupplier nowMicros) {
         if (writer == null || writer.isBlank()) throw new IllegalArgumentException("the writer id is empty");
         this.controlTopic = controlTopic;
         this.writer = writer;
@@ -76,7 +88,8 @@ public final class DecisionPublisher implements AutoCloseable {
         producerConfig.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
         Map<String, Object> consumerConfig = new HashMap<>(common);
         consumerConfig.put("enable.auto.commit", false);
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaClientProperties.over(consumerConfig, clientProperties),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
         try {
             partitions(consumer, controlTopic);
             // From the end as it is now, before anything is published: no outcome of ours can be
@@ -90,7 +103,7 @@ public final class DecisionPublisher implements AutoCloseable {
             throw e;
         }
         this.outcomes = consumer;
-        this.producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+        this.producer = new KafkaProducer<>(KafkaClientProperties.over(producerConfig, clientProperties), new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {

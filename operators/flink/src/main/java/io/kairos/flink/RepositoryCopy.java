@@ -1,6 +1,7 @@
 package io.kairos.flink;
 
 import io.kairos.onnx.RepositorySource;
+import io.kairos.wire.Secrets;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
@@ -28,6 +29,9 @@ import java.util.regex.Pattern;
  * file system plugins, their credentials) serves models too. Each process copies it to a local
  * cache folder before its devices open it, since ONNX Runtime loads models from local files, and
  * copies again only the files that changed (length or modification time) since the last copy.
+ *
+ * <p>A location may carry credentials in its user information ({@code s3://key:secret@bucket/models}):
+ * every message and {@link #toString} mask them ({@link Secrets#maskUris}).
  *
  * <p>Files arrive under a temporary name and are moved into place, so that a device slot of
  * another process sharing the cache never sees half a model; the slots of one process copy one at
@@ -59,7 +63,7 @@ public final class RepositoryCopy implements RepositorySource {
         try {
             new URI(location);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("model repository " + location + ": not a URI (" + e.getMessage() + ")");
+            throw new IllegalArgumentException(Secrets.maskUris("model repository " + location + ": not a URI (" + e.getMessage() + ")"));
         }
         return new RepositoryCopy(location, cacheRoot);
     }
@@ -80,9 +84,20 @@ public final class RepositoryCopy implements RepositorySource {
                 copyTree(fs, root, target);
                 return target;
             } catch (IOException e) {
-                throw new UncheckedIOException("model repository " + location + ": " + e.getMessage(), e);
+                throw new UncheckedIOException(Secrets.maskUris("model repository " + location + ": " + e.getMessage()), masked(e));
             }
         }
+    }
+
+    /**
+     * {@code e} as a cause that can be logged: its message with the user information of any URI
+     * masked (a file system's message may repeat the location), its stack kept, its own causes left
+     * out since their messages are not ours to vouch for.
+     */
+    private static IOException masked(IOException e) {
+        IOException m = new IOException(Secrets.maskUris(e.toString()));
+        m.setStackTrace(e.getStackTrace());
+        return m;
     }
 
     private static void copyTree(FileSystem fs, org.apache.flink.core.fs.Path dir, Path target) throws IOException {
@@ -119,8 +134,9 @@ public final class RepositoryCopy implements RepositorySource {
         }
     }
 
+    /** The location with its user information masked: this is what logs and messages show. */
     @Override
     public String toString() {
-        return location;
+        return Secrets.maskUris(location);
     }
 }

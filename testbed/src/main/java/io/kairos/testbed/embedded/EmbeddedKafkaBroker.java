@@ -1,5 +1,6 @@
 package io.kairos.testbed.embedded;
 
+import io.kairos.wire.KafkaClientProperties;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
@@ -19,28 +20,53 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 
 /**
  * A real Kafka broker in this JVM: one KRaft node that is both controller and broker, listening on
  * free loopback ports, with its log in a folder of its own. The same broker code as a standalone
- * one; only the process is shared. For the demo and the integration tests.
+ * one; only the process is shared. For the demo and the integration tests; {@link #startSaslSsl}
+ * starts one whose clients must authenticate over TLS.
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
     private final KafkaRaftServer server;
     private final String bootstrapServers;
     private final Path dataDir;
     private final boolean deleteOnClose;
+    /** Null for a plaintext broker. */
+    private final SaslSsl security;
 
-    private EmbeddedKafkaBroker(KafkaRaftServer server, String bootstrapServers, Path dataDir, boolean deleteOnClose) {
+    private EmbeddedKafkaBroker(KafkaRaftServer server, String bootstrapServers, Path dataDir, boolean deleteOnClose, SaslSsl security) {
         this.server = server;
         this.bootstrapServers = bootstrapServers;
         this.dataDir = dataDir;
         this.deleteOnClose = deleteOnClose;
+        this.security = security;
+    }
+
+    /**
+     * How a SASL_SSL broker is reached: its self-signed certificate in a truststore, and the one
+     * user it knows besides itself (SASL/PLAIN).
+     */
+    private record SaslSsl(Path truststore, String storePassword, String user, String password) {
+        /** What a client needs to connect as {@code user} with {@code password}, trusting the broker's certificate. */
+        Map<String, String> clientProperties(String user, String password) {
+            Map<String, String> p = new LinkedHashMap<>();
+            p.put("security.protocol", "SASL_SSL");
+            p.put("sasl.mechanism", "PLAIN");
+            p.put("sasl.jaas.config", plainLogin(user, password, Map.of()));
+            p.put("ssl.truststore.type", "PKCS12");
+            p.put("ssl.truststore.location", truststore.toString());
+            p.put("ssl.truststore.password", storePassword);
+            return p;
+        }
     }
 
     /** Starts a broker in a fresh temporary folder, removed again on close. */
@@ -58,22 +84,64 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
 
     public static EmbeddedKafkaBroker start(Path dataDir) {
-        return start(dataDir, false, Map.of());
+        return start(dataDir, false, Map.of(), null);
+    }
+
+    /**
+     * Starts a broker whose clients must use SASL_SSL: TLS with a self-signed certificate made
+     * here for 127.0.0.1 (with the JDK's keytool), and SASL/PLAIN with {@code user} and
+     * {@code password} as the only client credentials. The broker talks to itself over the same
+     * listener with credentials of its own; only the KRaft controller listener is plaintext, on
+     * loopback. {@link #clientProperties()} is what a client needs to connect.
+     */
+    public static EmbeddedKafkaBroker startSaslSsl(String user, String password) {
+        try {
+            Path dataDir = Files.createTempDirectory("kairos-kafka-");
+            String storePassword = UUID.randomUUID().toString();
+            Path tls = dataDir.resolve("tls");
+            Path keystore = tls.resolve("broker.p12");
+            Path truststore = tls.resolve("truststore.p12");
+            SelfSignedCertificate.make(keystore, truststore, storePassword);
+            return start(dataDir, true, Map.of(), new SaslSsl(truststore, storePassword, user, password));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static EmbeddedKafkaBroker start(Path dataDir, boolean deleteOnClose, Map<String, String> overrides) {
+        return start(dataDir, deleteOnClose, overrides, null);
+    }
+
+    private static EmbeddedKafkaBroker start(Path dataDir, boolean deleteOnClose, Map<String, String> overrides, SaslSsl security) {
         int brokerPort = freePort();
         int controllerPort = freePort();
         Path logDir = dataDir.resolve("log");
+        String listener = security == null ? "PLAINTEXT" : "SASL_SSL";
         Properties props = new Properties();
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
         props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        props.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        props.put("listeners", listener + "://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        props.put("advertised.listeners", listener + "://127.0.0.1:" + brokerPort);
         props.put("controller.listener.names", "CONTROLLER");
-        props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        props.put("inter.broker.listener.name", "PLAINTEXT");
+        props.put("listener.security.protocol.map", listener + ":" + listener + ",CONTROLLER:PLAINTEXT");
+        props.put("inter.broker.listener.name", listener);
+        if (security != null) {
+            String brokerPassword = UUID.randomUUID().toString();
+            props.put("sasl.enabled.mechanisms", "PLAIN");
+            props.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+            // The broker's own login (username, password) and the users it accepts (user_NAME).
+            props.put("listener.name.sasl_ssl.plain.sasl.jaas.config", plainLogin("broker", brokerPassword,
+                    Map.of("broker", brokerPassword, security.user(), security.password())));
+            Path keystore = security.truststore().resolveSibling("broker.p12");
+            props.put("ssl.keystore.type", "PKCS12");
+            props.put("ssl.keystore.location", keystore.toString());
+            props.put("ssl.keystore.password", security.storePassword());
+            props.put("ssl.key.password", security.storePassword());
+            props.put("ssl.truststore.type", "PKCS12");
+            props.put("ssl.truststore.location", security.truststore().toString());
+            props.put("ssl.truststore.password", security.storePassword());
+        }
         props.put("log.dirs", logDir.toString());
         // One node: every internal topic must live with one replica.
         props.put("offsets.topic.replication.factor", "1");
@@ -100,13 +168,36 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         }
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
         server.startup();
-        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, "127.0.0.1:" + brokerPort, dataDir, deleteOnClose);
+        EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(server, "127.0.0.1:" + brokerPort, dataDir, deleteOnClose, security);
         broker.awaitReady();
         return broker;
     }
 
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /**
+     * The Kafka client properties a client of this broker needs besides its bootstrap servers:
+     * none for a plaintext broker; for a SASL_SSL one, the protocol, the user's credentials and
+     * the truststore with the broker's certificate.
+     */
+    public Map<String, String> clientProperties() {
+        return security == null ? Map.of() : security.clientProperties(security.user(), security.password());
+    }
+
+    /** {@link #clientProperties()} of a SASL_SSL broker with other credentials, for a client that is to be refused. */
+    public Map<String, String> clientProperties(String user, String password) {
+        if (security == null) throw new IllegalStateException("a plaintext broker takes no credentials");
+        return security.clientProperties(user, password);
+    }
+
+    /** The JAAS configuration of a SASL/PLAIN login as {@code user}, accepting {@code users} (name to password) when a broker's. */
+    private static String plainLogin(String user, String password, Map<String, String> users) {
+        StringBuilder b = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required username=\"")
+                .append(user).append("\" password=\"").append(password).append('"');
+        new TreeMap<>(users).forEach((name, pass) -> b.append(" user_").append(name).append("=\"").append(pass).append('"'));
+        return b.append(';').toString();
     }
 
     /** Creates a topic (one replica) unless it exists. */
@@ -148,7 +239,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
 
     private Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+        return Admin.create(KafkaClientProperties.over(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers), clientProperties()));
     }
 
     /** The broker answers metadata requests once it has registered with its own controller. */

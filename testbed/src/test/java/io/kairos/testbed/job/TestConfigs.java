@@ -15,6 +15,7 @@ final class TestConfigs {
     static ServingConfig onBroker(EmbeddedKafkaBroker broker, String prefix, java.util.function.Consumer<ServingConfig> adjust) {
         ServingConfig c = new ServingConfig();
         c.bootstrapServers = broker.bootstrapServers();
+        c.kafkaProperties = new java.util.LinkedHashMap<>(broker.clientProperties());
         c.requestsTopic = prefix + "requests";
         c.resultsTopic = prefix + "results";
         c.telemetryTopic = prefix + "telemetry";

@@ -1,6 +1,7 @@
 package io.kairos.testbed.job;
 
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.KafkaClientProperties;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -19,11 +20,18 @@ import java.util.function.Predicate;
 /** Plain Kafka clients for tests: write raw bytes to a topic, read a topic's records back. */
 final class TopicClient implements AutoCloseable {
     private final String bootstrap;
+    private final Map<String, String> clientProperties;
     private final KafkaProducer<byte[], byte[]> producer;
 
     TopicClient(String bootstrap) {
+        this(bootstrap, Map.of());
+    }
+
+    /** Clients with these Kafka client properties (e.g. SASL_SSL credentials) over their own settings. */
+    TopicClient(String bootstrap, Map<String, String> clientProperties) {
         this.bootstrap = bootstrap;
-        this.producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "linger.ms", 0),
+        this.clientProperties = clientProperties;
+        this.producer = new KafkaProducer<>(KafkaClientProperties.over(Map.of("bootstrap.servers", bootstrap, "linger.ms", 0), clientProperties),
                 new ByteArraySerializer(), new ByteArraySerializer());
     }
 
@@ -43,8 +51,8 @@ final class TopicClient implements AutoCloseable {
     <T extends SpecificRecord> List<T> readUntil(String topic, Class<T> type, Predicate<List<T>> done, Duration timeout) {
         AvroCodec<T> codec = AvroCodec.of(type);
         List<T> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                "bootstrap.servers", bootstrap, "group.id", "test-" + UUID.randomUUID(), "auto.offset.reset", "earliest"),
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaClientProperties.over(Map.of(
+                "bootstrap.servers", bootstrap, "group.id", "test-" + UUID.randomUUID(), "auto.offset.reset", "earliest"), clientProperties),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
             long until = System.nanoTime() + timeout.toNanos();
