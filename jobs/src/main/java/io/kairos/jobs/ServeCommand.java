@@ -206,10 +206,11 @@ public class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ServingConfig config = config();
-        ModelCatalog catalog = catalog(config);
-        if (!config.kafkaProperties.isEmpty()) {
+        if (!config.kafkaProperties.isEmpty()) { // what the clients will be given, credentials masked
             spec.commandLine().getOut().println("serve: Kafka client properties " + KafkaOptions.describe(config.kafkaProperties));
+            spec.commandLine().getOut().flush();
         }
+        ModelCatalog catalog = catalog(config);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         ServingJob.onKafka(config, catalog).build(env);
         env.execute("kairos-serving");
