@@ -475,7 +475,7 @@ public final class GroupScheduler implements GroupView {
      * the ones closest to their deadlines, too close, typically, for a full batch: served anyway,
      * they go in batches of one or two, at a fraction of the device's throughput, and while they
      * run the requests behind them age into the same state, until the group serves nothing but
-     * batches of one (a group of two devices at twice its capacity keeps 20 % of its peak goodput
+     * batches of one (a group of two devices at twice its capacity keeps under 40 % of its peak goodput
      * that way). So while the queue holds two full batches, a head that could not finish by its
      * deadline in a full batch started on the earliest-free device that holds the model is
      * dropped, with a reason starting "shed under overload"; the batches that run stay full.
