@@ -2,6 +2,7 @@ package io.kairos.testbed;
 
 import io.kairos.jobs.cli.Kairos;
 import io.kairos.testbed.bench.BenchCommand;
+import io.kairos.testbed.bench.OverloadCommand;
 import io.kairos.testbed.demo.DemoCommand;
 import io.kairos.testbed.experiment.ExperimentCommand;
 import io.kairos.testbed.fidelity.FidelityCommand;
@@ -13,7 +14,7 @@ import java.io.PrintWriter;
 /**
  * What {@code bin/kairos} runs: the product's command line ({@link Kairos}: serve, profile,
  * control) with the testbed's commands added to it (demo, load generator, collector, benchmarks,
- * experiments, fidelity, efficiency), under the same error handling.
+ * overload, experiments, fidelity, efficiency), under the same error handling.
  */
 public final class KairosCli {
     private KairosCli() {}
@@ -33,7 +34,7 @@ public final class KairosCli {
     /** The command line with its error handling, writing to {@code out} and {@code err} (tests pass their own). */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Kairos());
-        for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(),
+        for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(), new OverloadCommand(),
                 new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand()}) {
             cl.addSubcommand(command);
         }

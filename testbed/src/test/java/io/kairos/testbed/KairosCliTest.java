@@ -64,11 +64,15 @@ class KairosCliTest {
         assertUsageError(run("collect", "--idle-timeout", "0"), "--idle-timeout must be a positive number of seconds");
         assertUsageError(run("collect", "--time-limit", "-1"), "--time-limit must be 0 (none) or a positive number of seconds");
         assertUsageError(run("collect", "--csv", "/proc/kairos/rows.csv"), "--csv: cannot write /proc/kairos/rows.csv");
+        assertUsageError(run("overload", "--loads", "1,0"), "kairos overload: --loads must be positive numbers, got 0.0");
+        assertUsageError(run("overload", "--duration", "3", "--warmup", "3"), "--duration must be longer than --warmup, got 3 and 3");
+        assertUsageError(run("overload", "--policy-param", "max_pending=0"),
+                "--policy-param: clockwork parameter 'max_pending' must be a whole number, at least 1, got '0'");
     }
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, demo, loadgen, collect, bench, fidelity, experiment, efficiency]");
+        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, demo, loadgen, collect, bench, overload, fidelity, experiment, efficiency]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
     }
 
@@ -88,7 +92,7 @@ class KairosCliTest {
         assertUsageError(run("serve", "--policy", "triton", "--policy-param", "max_batch=-5"),
                 "--policy-param: triton parameter 'max_batch' must be a whole number, at least 1, got '-5'");
         assertUsageError(run("serve", "--policy", "fifo", "--policy-param", "max_batch=4"),
-                "--policy-param: fifo has no parameter 'max_batch' (set to '4'); it knows shed");
+                "--policy-param: fifo has no parameter 'max_batch' (set to '4'); it knows max_pending, shed, shed_early");
         assertUsageError(run("demo", "--policy", "flex", "--policy-param", "lambda=abc"),
                 "--policy-param: flex parameter 'lambda' must be a number above 1, got 'abc'");
     }

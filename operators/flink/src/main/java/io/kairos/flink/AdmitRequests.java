@@ -21,7 +21,8 @@ import org.apache.flink.util.OutputTag;
 /**
  * Decodes and checks each request, then tags it with the serving group of its model as the
  * current plan says. Bad input never fails the job: it becomes a REJECTED result (and a request
- * whose deadline passed before it got here, a DROPPED one) on a side output. Every size and range
+ * whose deadline passed before it got here, or is too near for its model to run even alone, a
+ * DROPPED one, shed before it costs the scheduler anything) on a side output. Every size and range
  * is checked against the {@link AdmissionLimits} (ids, names, SLO, send time against the clock), so
  * an admitted request can neither overflow its deadline nor grow its result beyond what the job
  * writes; and an exception while admitting one request rejects that request, never the job.
@@ -132,9 +133,10 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
                 .setDeadlineAtMicros(RequestValidator.deadlineMicros(request))
                 .setIngestedAtMicros(raw.getIngestedAtMicros())
                 .build();
-        if (admitted.getDeadlineAtMicros() <= now) {
+        String unreachable = validator.unreachableReason(request, admitted.getDeadlineAtMicros(), now);
+        if (unreachable != null) {
             droppedOnArrival.inc();
-            ctx.output(TURNED_AWAY, Results.dropped(admitted, "deadline passed " + (now - admitted.getDeadlineAtMicros()) + " us before the request was read", now));
+            ctx.output(TURNED_AWAY, Results.dropped(admitted, unreachable, now));
             return null;
         }
         admitted.setGroup(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)).groupOf(request.getModel()));

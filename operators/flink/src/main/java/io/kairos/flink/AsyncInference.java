@@ -3,6 +3,7 @@ package io.kairos.flink;
 import io.kairos.core.device.Device;
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.result.Results;
 import io.kairos.wire.AvroCodec;
 import io.kairos.core.time.Clock;
 import io.kairos.schema.Tensor;
@@ -40,8 +41,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * resolved downstream ({@link ResolvePreemptions}). A cancel always comes after its batch, on the
  * same channel.
  *
- * <p>An execution error, or a batch that outlives the async timeout, becomes a FAILED outcome
- * for that batch's requests only; the job goes on. A timed-out batch is also cancelled on the
+ * <p>An execution error (a device that throws, an execution that fails, an output that could
+ * not be written), or a batch that outlives the async timeout, becomes a FAILED outcome for that
+ * batch's requests only; the job goes on. A timed-out batch is also cancelled on the
  * device (see {@link Device#execute}), so that it does not hold the device for the batches behind
  * it.
  *
@@ -161,10 +163,32 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         long now = clock.nowMicros();
         Device.Execution done = error != null
                 ? Device.Execution.failed(now, now, "device " + device.slot() + " failed: " + error)
-                : execution;
+                : unwritable(execution);
         if (done.error() != null) batchesFailed.inc();
         if (done.coldStart()) coldStarts.inc();
         result.complete(Collections.singleton(outcome(batch, done)));
+    }
+
+    /**
+     * The execution as it is, or failed when the device handed back nothing or an output that could
+     * not be sent on (see {@link Results#unwritable}): the outcome crosses the network to its
+     * results, and a record that cannot be serialized there would fail the job rather than the batch.
+     */
+    private Device.Execution unwritable(Device.Execution execution) {
+        long now = clock.nowMicros();
+        if (execution == null) return Device.Execution.failed(now, now, "device " + device.slot() + " completed the batch with no execution");
+        if (execution.error() != null || execution.outputs() == null) {
+            return execution.outputs() != null ? execution
+                    : Device.Execution.failed(execution.startMicros(), execution.endMicros(), "device " + device.slot() + " returned no output list");
+        }
+        for (int i = 0; i < execution.outputs().size(); i++) {
+            String why = Results.unwritable(execution.outputs().get(i));
+            if (why != null) {
+                return Device.Execution.failed(execution.startMicros(), execution.endMicros(),
+                        "device " + device.slot() + " returned an output that cannot be written (request " + i + " of the batch): " + why);
+            }
+        }
+        return execution;
     }
 
     @Override

@@ -263,7 +263,12 @@ public final class GroupSchedulerFunction
         // Cancels first: on its device slot, a cancel must come before the batch that replaces the preempted one.
         for (Dispatch d : outcome.preempted()) {
             Sent s = sent.get(d.device());
-            if (s == null || s.dispatch() != d) throw new IllegalStateException("serving group '" + group.group() + "' preempted a batch it never sent to device " + d.device());
+            if (s == null || s.dispatch() != d) {
+                // A policy's mistake: nothing of it reached the device, so there is nothing to cancel;
+                // its requests are queued again or dropped, and the job goes on.
+                schedulingErrors.inc();
+                continue;
+            }
             sent.remove(d.device());
             unreported(group.group()).remove(s.batchId());
             batchesPreempted.inc();

@@ -122,11 +122,23 @@ class AdmitRequestsHarnessTest {
     }
 
     @Test
+    void aRequestWithLessTimeLeftThanItsModelTakesAloneIsDroppedOnArrival() throws Exception {
+        // resnet50 takes 2.7 ms alone (the catalog's batch of one): with 2,699 us left no device
+        // could finish it, with 2,700 us an idle one could.
+        read(request("short", "resnet50", NOW - 7_301, 10));
+        read(request("enough", "resnet50", NOW - 7_300, 10));
+
+        assertThat(turnedAway()).extracting(InferenceResult::getRequestId, InferenceResult::getStatus, InferenceResult::getReason).containsExactly(
+                tuple("short", ResultStatus.DROPPED, "deadline unreachable when read: 2699 us left, and model 'resnet50' takes 2700 us alone"));
+        assertThat(harness.extractOutputValues()).extracting(r -> r.getRequest().getRequestId()).containsExactly("enough");
+    }
+
+    @Test
     void aGoodRequestIsAdmittedWithItsDeadlineAndRoutedToTheGroupThePlanGivesItsModel() throws Exception {
         harness.processBroadcastElement(ControlDecision.newBuilder().setVersion(1).setIssuedAtMicros(NOW).setIssuedBy("test")
                 .setAction(AssignGroup.newBuilder().setModel("resnet50").setGroup("vision").build()).build(), 0);
 
-        read(request("r", "resnet50", NOW - 9_999, 10));    // 1 us left
+        read(request("r", "resnet50", NOW - 7_300, 10));    // 2.7 ms left: what resnet50 takes alone
         read(request("g", "googlenet", NOW - 1_000, 50));   // no assignment: the default group
 
         assertThat(turnedAway()).isEmpty();
@@ -134,7 +146,7 @@ class AdmitRequestsHarnessTest {
                 a -> {
                     assertThat(a.getRequest().getRequestId()).isEqualTo("r");
                     assertThat(a.getGroup()).isEqualTo("vision");
-                    assertThat(a.getDeadlineAtMicros()).isEqualTo(NOW + 1);
+                    assertThat(a.getDeadlineAtMicros()).isEqualTo(NOW + 2_700);
                     assertThat(a.getIngestedAtMicros()).isEqualTo(READ_AT);
                 },
                 a -> {

@@ -35,7 +35,8 @@ import static org.assertj.core.groups.Tuple.tuple;
  * Drives {@link AsyncInference} inside Flink's async operator with a device whose executions the
  * test completes, a manual clock, and processing time the harness controls: a cancel that comes
  * before the batch completed, one that comes after (too late), an execution that outlives the
- * async timeout, and a device error, each with the outcomes it emits and the metrics it counts.
+ * async timeout, and the failures of one batch (a device error, a device that throws, an output
+ * that cannot be sent on), each with the outcomes it emits and the metrics it counts.
  */
 class AsyncInferenceHarnessTest {
 
@@ -53,6 +54,8 @@ class AsyncInferenceHarnessTest {
         record Handed(String model, int size, CompletableFuture<Execution> execution) {}
 
         final List<Handed> handed = new CopyOnWriteArrayList<>();
+        // Thrown by the next execute() instead of handing back a future, once.
+        volatile RuntimeException throwNext;
 
         @Override
         public int slot() {
@@ -61,6 +64,11 @@ class AsyncInferenceHarnessTest {
 
         @Override
         public CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs) {
+            RuntimeException e = throwNext;
+            if (e != null) {
+                throwNext = null;
+                throw e;
+            }
             CompletableFuture<Execution> execution = new CompletableFuture<>();
             handed.add(new Handed(model, size, execution));
             return execution;
@@ -219,6 +227,49 @@ class AsyncInferenceHarnessTest {
         device.handed.get(0).execution().complete(new Device.Execution(T0, T0 + 300_000, false, List.of(), null));
         assertThat(outcomes()).hasSize(1);
         assertThat(metrics.count("batchesFailed")).isZero();
+    }
+
+    @Test
+    void aDeviceThatThrowsFailsThatBatchOnly() throws Exception {
+        // The device throws on b1 rather than failing its future: b1 fails at once, b2 is handed over and served.
+        device.throwNext = new IllegalArgumentException("no such kernel");
+        harness.processElement(run("b1"), 0);
+        harness.processElement(run("b2"), 0);
+        assertThat(device.handed).hasSize(1);
+        device.handed.get(0).execution().complete(new Device.Execution(T0, T0 + 3_500, false, List.of(), null));
+
+        assertThat(outcomes()).extracting(o -> o.getBatch().getBatchId(), BatchOutcome::getError)
+                .containsExactlyInAnyOrder(
+                        tuple("b1", "device 0 failed: java.lang.IllegalArgumentException: no such kernel"),
+                        tuple("b2", null));
+        assertThat(metrics.count("batchesFailed")).isEqualTo(1);
+    }
+
+    @Test
+    void anOutputThatCannotBeSentOnFailsThatBatchOnly() throws Exception {
+        // b1's second output has no shape, which no serializer can write: b1 fails with the reason
+        // (its outcome would otherwise fail on its way to the results), b2 goes on with its outputs.
+        harness.processElement(run("b1"), 0);
+        harness.processElement(run("b2"), 0);
+        Tensor good = Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(1L)).setData(ByteBuffer.allocate(4)).build();
+        device.handed.get(0).execution().complete(new Device.Execution(T0, T0 + 3_500, false, List.of(good, new Tensor(DType.FLOAT32, null, ByteBuffer.allocate(4))), null));
+        device.handed.get(1).execution().complete(new Device.Execution(T0 + 3_500, T0 + 7_000, false, List.of(good, good), null));
+
+        List<BatchOutcome> outcomes = outcomes();
+        assertThat(outcomes).extracting(o -> o.getBatch().getBatchId(), BatchOutcome::getError)
+                .containsExactlyInAnyOrder(
+                        tuple("b1", "device 0 returned an output that cannot be written (request 1 of the batch): its shape is missing"),
+                        tuple("b2", null));
+        assertThat(outcomes).filteredOn(o -> o.getBatch().getBatchId().equals("b2")).singleElement()
+                .satisfies(o -> assertThat(o.getOutputs()).hasSize(2));
+        // Both outcomes can be sent on: serialized as the network would.
+        AvroSerializer<BatchOutcome> serializer = new AvroSerializer<>(BatchOutcome.class);
+        for (BatchOutcome o : outcomes) {
+            var bytes = new org.apache.flink.core.memory.DataOutputSerializer(64);
+            serializer.serialize(o, bytes);
+            assertThat(bytes.length()).isPositive();
+        }
+        assertThat(metrics.count("batchesFailed")).isEqualTo(1);
     }
 
     @Test

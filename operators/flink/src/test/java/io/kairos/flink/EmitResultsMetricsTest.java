@@ -3,6 +3,9 @@ package io.kairos.flink;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import io.kairos.wire.AvroCodec;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
@@ -19,11 +22,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 /**
  * The metrics {@link EmitResults} registers, read through a metric registry that records every
  * registration (what a Prometheus reporter would be handed): counts of OK, LATE and FAILED results
- * and the SLO attainment gauge.
+ * and the SLO attainment gauge; and a device output that cannot be written failing its request only.
  */
 class EmitResultsMetricsTest {
 
@@ -67,6 +71,27 @@ class EmitResultsMetricsTest {
                 .setDispatchedAtMicros(30).setPredictedStartMicros(30).setPredictedLatencyMicros(300).setRequests(requests).build();
         return BatchOutcome.newBuilder().setBatch(b).setExecStartMicros(40).setExecEndMicros(endMicros)
                 .setColdStart(false).setError(error).setOutputs(new ArrayList<>()).build();
+    }
+
+    @Test
+    void anOutputThatCannotBeWrittenFailsItsRequestOnly() throws Exception {
+        // Three requests done by the deadline; the device's output for the second has no dtype,
+        // which Avro cannot write: that request fails, the other two are OK, nothing throws.
+        BatchOutcome outcome = batch(3, 500, null);
+        Tensor good = Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(1L)).setData(ByteBuffer.allocate(4)).build();
+        outcome.setOutputs(new ArrayList<>(List.of(good, new Tensor(null, List.of(1L), ByteBuffer.allocate(4)), good)));
+        harness.processElement(new StreamRecord<>(outcome));
+
+        @SuppressWarnings("unchecked")
+        List<InferenceResult> results = (List<InferenceResult>) (List<?>) harness.extractOutputValues();
+        assertThat(results).extracting(InferenceResult::getRequestId, InferenceResult::getStatus, InferenceResult::getReason).containsExactly(
+                tuple("r0", ResultStatus.OK, null),
+                tuple("r1", ResultStatus.FAILED, "device 0 returned an output that cannot be written: its dtype is missing"),
+                tuple("r2", ResultStatus.OK, null));
+        AvroCodec<InferenceResult> codec = AvroCodec.of(InferenceResult.class);
+        assertThat(results).allSatisfy(r -> assertThat(codec.encode(r)).isNotEmpty());
+        assertThat(count("ok")).isEqualTo(2);
+        assertThat(count("failed")).isEqualTo(1);
     }
 
     @Test

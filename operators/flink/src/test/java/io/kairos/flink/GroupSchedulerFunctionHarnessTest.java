@@ -192,6 +192,45 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     @Test
+    void aRequestTheSchedulerCannotQueueFailsAloneAndTheGroupGoesOnServing() throws Exception {
+        // A model the scheduler's catalog lacks (admission checks against the same catalog, so
+        // only a mismatch could bring one): queuing it throws inside the core. That request gets
+        // a FAILED result with the reason; the four after it make triton's batch as usual.
+        GroupSchedulerFunction f = function();
+        var h = harness(f);
+        h.processElement(in(request("lost", "no-such-model", LONG_SLO_MS)), 0);
+        for (int i = 0; i < 4; i++) h.processElement(in(request("r" + i, LONG_SLO_MS)), 0);
+
+        assertThat(dropped(h)).singleElement().satisfies(r -> {
+            assertThat(r.getRequestId()).isEqualTo("lost");
+            assertThat(r.getStatus()).isEqualTo(ResultStatus.FAILED);
+            assertThat(r.getReason()).startsWith("serving group 'default' could not queue the request: java.lang.NullPointerException");
+        });
+        assertThat(h.extractOutputValues()).singleElement().satisfies(b -> assertThat(ids(b)).containsExactly("r0", "r1", "r2", "r3"));
+        assertThat(f.pendingCount(GROUP)).isZero();
+    }
+
+    @Test
+    void aFullGroupDropsTheRequestWithTheLeastLaxityAsQueueFull() throws Exception {
+        // triton holds up to 4 (max_batch) for a minute; the group holds 2 at most. The third
+        // arrival, due sooner than the two queued, is the one dropped; a fourth, due later than
+        // the most urgent one queued, pushes that one out.
+        GroupSchedulerFunction f = new GroupSchedulerFunction(CATALOG, new ControlPlane(1, "triton",
+                Map.of("max_batch", "4", "max_queue_delay_ms", "60000", "max_pending", "2")));
+        var h = harness(f);
+        h.processElement(in(request("a", LONG_SLO_MS)), 0);
+        h.processElement(in(request("b", LONG_SLO_MS + 1_000)), 0);
+        h.processElement(in(request("c", LONG_SLO_MS - 1_000)), 0);
+        h.processElement(in(request("d", LONG_SLO_MS + 2_000)), 0);
+
+        assertThat(dropped(h)).extracting(InferenceResult::getRequestId, InferenceResult::getStatus).containsExactly(
+                tuple("c", ResultStatus.DROPPED), tuple("a", ResultStatus.DROPPED));
+        assertThat(dropped(h)).allSatisfy(r -> assertThat(r.getReason()).startsWith("queue full: serving group 'default' holds 2 requests (max_pending)"));
+        assertThat(f.pendingCount(GROUP)).isEqualTo(2);
+        assertThat(h.extractOutputValues()).isEmpty();
+    }
+
+    @Test
     void switchingToClockworkDispatchesAtTheNextArrival() throws Exception {
         var h = harness(function());
         h.processElement(in(request("r0", LONG_SLO_MS)), 0);

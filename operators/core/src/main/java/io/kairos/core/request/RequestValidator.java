@@ -84,6 +84,24 @@ public final class RequestValidator {
     }
 
     /**
+     * Why a valid request can no longer meet its deadline, read at {@code nowMicros}, or null: its
+     * deadline has passed, or is nearer than its model's profiled latency alone (the catalog's
+     * batch of one), so that even an idle device could not finish it in time. Such a request is
+     * dropped on admission, before it costs the scheduler anything: what a job that fell behind
+     * its input (consumer lag) reads once the backlog outlived its SLO.
+     */
+    public String unreachableReason(InferenceRequest r, long deadlineMicros, long nowMicros) {
+        if (deadlineMicros <= nowMicros) return "deadline passed " + (nowMicros - deadlineMicros) + " us before the request was read";
+        ModelSpec model = catalog.get(r.getModel());
+        long alone = model == null ? 0 : model.latency().latencyAt(0);
+        if (deadlineMicros - nowMicros < alone) {
+            return "deadline unreachable when read: " + (deadlineMicros - nowMicros) + " us left, and model '" + model.name()
+                    + "' takes " + alone + " us alone";
+        }
+        return null;
+    }
+
+    /**
      * Deadline in microseconds since the epoch: send time plus the SLO; saturated at the largest
      * time rather than wrapped, for a request that was not validated (a rejected one).
      */

@@ -62,13 +62,34 @@ public final class Results {
         ResultStatus status = outcome.getError() != null ? ResultStatus.FAILED
                 : outcome.getExecEndMicros() <= a.getDeadlineAtMicros() ? ResultStatus.OK : ResultStatus.LATE;
         Tensor output = index < outcome.getOutputs().size() ? outcome.getOutputs().get(index) : null;
+        String reason = outcome.getError();
+        String unwritable = status == ResultStatus.FAILED ? null : unwritable(output);
+        if (unwritable != null) {
+            status = ResultStatus.FAILED;
+            reason = "device " + batch.getDevice() + " returned an output that cannot be written: " + unwritable;
+        }
         return base(a, status, t)
-                .setReason(outcome.getError())
+                .setReason(reason)
                 .setOutput(status == ResultStatus.FAILED ? null : output)
                 .setBatchSize(batch.getRequests().size())
                 .setDevice(batch.getDevice())
                 .setColdStart(outcome.getColdStart())
                 .build();
+    }
+
+    /**
+     * Why an output tensor cannot be written as part of a result (Avro refuses a missing dtype,
+     * shape or data, or a missing dimension), or null when it can; no output at all can.
+     * Checked where a device's outputs come in, so that one bad output fails its request rather
+     * than the serializer, and with it the job.
+     */
+    public static String unwritable(Tensor output) {
+        if (output == null) return null;
+        if (output.getDtype() == null) return "its dtype is missing";
+        if (output.getShape() == null) return "its shape is missing";
+        for (Long d : output.getShape()) if (d == null) return "its shape " + output.getShape() + " has a missing dimension";
+        if (output.getData() == null) return "its data is missing";
+        return null;
     }
 
     private static InferenceResult.Builder base(AdmittedRequest a, ResultStatus status, StageTimes t) {

@@ -35,6 +35,10 @@ public final class GroupScheduler implements GroupView {
 
     /** Parameter: shed requests that can no longer meet their deadline (default true). */
     public static final String SHED = ConfiguredPolicy.SHED;
+    /** Parameter: shed early under overload, to keep batches full (default true), see {@link #shedForFullBatches}. */
+    public static final String SHED_EARLY = ConfiguredPolicy.SHED_EARLY;
+    /** Parameter: the most requests the group holds (default {@value ConfiguredPolicy#DEFAULT_MAX_PENDING}), see {@link #admit}. */
+    public static final String MAX_PENDING = ConfiguredPolicy.MAX_PENDING;
 
     private final String group;
     private final ModelCatalog catalog;
@@ -56,6 +60,8 @@ public final class GroupScheduler implements GroupView {
     private List<DeviceView> devices;
     private SchedulingPolicy policy;
     private boolean shedding;
+    private boolean shedEarly;
+    private int maxPending = ConfiguredPolicy.DEFAULT_MAX_PENDING;
     private boolean preemption;
     private int pending;
     private long batchExtra;
@@ -66,6 +72,8 @@ public final class GroupScheduler implements GroupView {
     private List<Dispatch> dispatched = new ArrayList<>();
     private List<Dispatch> preempted = new ArrayList<>();
     private List<Drop> preemptionDrops = new ArrayList<>();
+    // Requests dropped on arrival because the group was full; handed out by the next schedule().
+    private List<Drop> overflowDrops = new ArrayList<>();
 
     /** @throws IllegalArgumentException for a bad parameter, see {@link ConfiguredPolicy#of} */
     public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params) {
@@ -92,10 +100,25 @@ public final class GroupScheduler implements GroupView {
         return shedding;
     }
 
-    /** The policy and whether to shed, as {@link ConfiguredPolicy#of} read them; the queues stay. */
+    /** Whether requests are shed early under overload to keep batches full (parameter {@code shed_early}, and only when shedding). */
+    public boolean sheddingEarly() {
+        return shedding && shedEarly;
+    }
+
+    /** The most requests the group holds (parameter {@code max_pending}). */
+    public int maxPending() {
+        return maxPending;
+    }
+
+    /**
+     * The policy and how to shed, as {@link ConfiguredPolicy#of} read them; the queues stay (a
+     * lower {@code max_pending} than what is pending takes effect as requests arrive and leave).
+     */
     public void setPolicy(ConfiguredPolicy configured) {
         this.policy = configured.policy();
         this.shedding = configured.shed();
+        this.shedEarly = configured.shedEarly();
+        this.maxPending = configured.maxPending();
     }
 
     /**
@@ -188,22 +211,51 @@ public final class GroupScheduler implements GroupView {
         this.preemption = allowed;
     }
 
+    /**
+     * Queues a request. When the group already holds {@code max_pending} requests, the one with
+     * the least laxity (the latest start alone: deadline less its model's latency at the smallest
+     * batch), this one or the most urgent head, is dropped with a reason starting "queue full":
+     * it is the one closest to being shed anyway, and the one that leaves the most time to the
+     * others. The drop is handed out by the next {@link #schedule}. Memory stays bounded whatever
+     * the SLOs and the rate.
+     */
     public void admit(Request request) {
-        RequestQueue q = queues.get(request.model());
+        RequestQueue q = queueOf(request.model());
+        if (pending >= maxPending) {
+            RequestQueue urgent = active.first();
+            if (request.deadlineMicros() - q.profile().latencyAt(0) <= urgent.latestStartAlone()) {
+                overflowDrops.add(new Drop(request, queueFull()));
+                return;
+            }
+            active.remove(urgent);
+            overflowDrops.add(new Drop(urgent.poll(), queueFull()));
+            pending--;
+            shrunk(urgent);
+            if (!urgent.isEmpty()) active.add(urgent);
+        }
+        enqueue(q, request);
+    }
+
+    private String queueFull() {
+        return "queue full: serving group '" + group + "' holds " + maxPending + " requests (max_pending), and this one had the least laxity";
+    }
+
+    private RequestQueue queueOf(String model) {
+        RequestQueue q = queues.get(model);
         if (q == null) {
-            LatencyProfile prior = catalog.get(request.model()).latency();
+            LatencyProfile prior = catalog.get(model).latency();
             if (estimator == null) {
-                q = new RequestQueue(request.model(), prior);
+                q = new RequestQueue(model, prior);
             } else {
-                LatencyEstimator.ModelEstimate estimate = estimator.track(request.model(), prior);
-                q = new RequestQueue(request.model(), estimate.profile());
+                LatencyEstimator.ModelEstimate estimate = estimator.track(model, prior);
+                q = new RequestQueue(model, estimate.profile());
                 q.setEstimate(estimate);
             }
-            queues.put(request.model(), q);
+            queues.put(model, q);
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
         }
-        enqueue(q, request);
+        return q;
     }
 
     // Keeps the order of the active queues: a queue whose head changes is taken out and put back.
@@ -250,6 +302,7 @@ public final class GroupScheduler implements GroupView {
     /** Sheds what cannot be saved, then lets the policy dispatch. */
     public Outcome schedule(long nowMicros) {
         List<Drop> dropped = shed(nowMicros);
+        if (sheddingEarly()) dropped = shedForFullBatches(nowMicros, dropped);
         long wake = SchedulingPolicy.NO_WAKE;
         if (pending > 0) {
             wake = policy.schedule(nowMicros, this);
@@ -262,6 +315,11 @@ public final class GroupScheduler implements GroupView {
             if (dropped.isEmpty()) dropped = new ArrayList<>();
             dropped.addAll(preemptionDrops);
             preemptionDrops = new ArrayList<>();
+        }
+        if (!overflowDrops.isEmpty()) {
+            if (dropped.isEmpty()) dropped = new ArrayList<>();
+            dropped.addAll(overflowDrops);
+            overflowDrops = new ArrayList<>();
         }
         if (pending > 0 && shedding) wake = Math.min(wake, nextUnreachableMicros());
         return new Outcome(out, dropped, aborted, wake);
@@ -407,6 +465,51 @@ public final class GroupScheduler implements GroupView {
                 dropUnreachable(q, start, dropped);
                 if (!q.isEmpty()) active.add(q);
             }
+        }
+        return dropped;
+    }
+
+    /**
+     * Shedding early, under overload. A queue holding two full batches or more is behind: its
+     * devices cannot serve it by the deadlines at the rate it comes. Its head requests are then
+     * the ones closest to their deadlines, too close, typically, for a full batch: served anyway,
+     * they go in batches of one or two, at a fraction of the device's throughput, and while they
+     * run the requests behind them age into the same state, until the group serves nothing but
+     * batches of one (a group of two devices at twice its capacity keeps under 40 % of its peak goodput
+     * that way). So while the queue holds two full batches, a head that could not finish by its
+     * deadline in a full batch started on the earliest-free device that holds the model is
+     * dropped, with a reason starting "shed under overload"; the batches that run stay full.
+     * Below capacity a queue seldom holds two full batches, and when it does its head has time.
+     */
+    private List<Drop> shedForFullBatches(long nowMicros, List<Drop> dropped) {
+        if (batchable.isEmpty()) return dropped;
+        boolean everyDevice = everyDeviceHoldsEveryModel();
+        long anyStart = everyDevice ? earliestStart(null, nowMicros) : 0;
+        List<RequestQueue> candidates = null;
+        for (RequestQueue q : batchable) {
+            if (q.size() >= 2 * q.profile().maxBatch()) {
+                if (candidates == null) candidates = new ArrayList<>(2);
+                candidates.add(q);
+            }
+        }
+        if (candidates == null) return dropped;
+        for (RequestQueue q : candidates) {
+            LatencyProfile p = q.profile();
+            int full = p.maxBatch();
+            long start = everyDevice ? anyStart : earliestStart(q.model(), nowMicros);
+            if (start == Long.MAX_VALUE) continue;
+            long finish = start + p.latencyAt(p.batchSizeCount() - 1);
+            if (finish <= q.headDeadline()) continue;
+            if (dropped.isEmpty()) dropped = new ArrayList<>();
+            active.remove(q);
+            while (q.size() >= 2 * full && finish > q.headDeadline()) {
+                Request r = q.poll();
+                pending--;
+                dropped.add(new Drop(r, "shed under overload: " + q.size() + " requests of model '" + q.model() + "' wait behind it, and in a full batch of "
+                        + full + " on the earliest-free device it would finish " + (finish - r.deadlineMicros()) + " us late"));
+            }
+            shrunk(q);
+            if (!q.isEmpty()) active.add(q);
         }
         return dropped;
     }

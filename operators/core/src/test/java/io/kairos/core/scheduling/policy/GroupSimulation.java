@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.model.LatencyProfile;
+
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
@@ -114,11 +116,17 @@ final class GroupSimulation {
                 g.admit(r);
             }
             // Earliest finish of a lone request per model, on the devices as they are before this call.
+            // And of a full batch, with the requests queued per model: what shedding early is judged by.
             Map<String, Long> earliestFinish = new HashMap<>();
+            Map<String, Long> fullBatchFinish = new HashMap<>();
+            Map<String, Integer> queued = new HashMap<>();
             for (String model : catalog.names()) {
                 long start = Long.MAX_VALUE;
                 for (DeviceView d : devices) if (d.holds(model)) start = Math.min(start, Math.max(now, lastEnd.get(d.slot())));
-                earliestFinish.put(model, start == Long.MAX_VALUE ? Long.MAX_VALUE : start + catalog.get(model).latency().latencyMicros(1));
+                LatencyProfile p = catalog.get(model).latency();
+                earliestFinish.put(model, start == Long.MAX_VALUE ? Long.MAX_VALUE : start + p.latencyMicros(1));
+                fullBatchFinish.put(model, start == Long.MAX_VALUE ? Long.MAX_VALUE : start + p.latencyMicros(p.maxBatch()));
+                queued.put(model, g.queue(model) == null ? 0 : g.queue(model).size());
             }
 
             GroupScheduler.Outcome o = g.schedule(now);
@@ -143,7 +151,12 @@ final class GroupSimulation {
                 assertThat(ended.add(r.id())).as("ended twice: %s", r).isTrue();
                 assertThat(drop.reason()).isNotBlank();
                 long finish = earliestFinish.get(r.model());
-                if (finish != Long.MAX_VALUE) {
+                if (drop.reason().startsWith("shed under overload")) {
+                    // Shed early: two full batches were waiting, and it could not finish in one.
+                    assertThat(g.sheddingEarly()).as("shed early with shedding early off: %s", r).isTrue();
+                    assertThat(queued.get(r.model())).as("shed early from a short queue: %s", r).isGreaterThanOrEqualTo(2 * catalog.get(r.model()).latency().maxBatch());
+                    assertThat(fullBatchFinish.get(r.model())).as("shed early although a full batch would finish in time: %s", r).isGreaterThan(r.deadlineMicros());
+                } else if (finish != Long.MAX_VALUE) {
                     assertThat(shedding).as("shed with shedding off: %s", r).isTrue();
                     assertThat(finish).as("shed although it could still finish in time: %s", r).isGreaterThan(r.deadlineMicros());
                 } else {

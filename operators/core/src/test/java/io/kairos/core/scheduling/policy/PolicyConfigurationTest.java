@@ -86,6 +86,10 @@ class PolicyConfigurationTest {
         for (String name : Policies.names()) {
             assertThat(configure(name, Map.of()).shed()).as(name).isTrue();
             assertThat(configure(name, Map.of("shed", "false")).shed()).as(name).isFalse();
+            assertThat(configure(name, Map.of()).shedEarly()).as(name).isTrue();
+            assertThat(configure(name, Map.of("shed_early", "false")).shedEarly()).as(name).isFalse();
+            assertThat(configure(name, Map.of()).maxPending()).as(name).isEqualTo(ConfiguredPolicy.DEFAULT_MAX_PENDING);
+            assertThat(configure(name, Map.of("max_pending", "500")).maxPending()).as(name).isEqualTo(500);
             assertThat(configure(name, Map.of("shed", "TRUE")).shed()).as(name).isTrue();
         }
     }
@@ -96,7 +100,7 @@ class PolicyConfigurationTest {
             assertThat(configure(name, Map.of("shed", "false")).policy().name()).isEqualTo(name);
             assertThatThrownBy(() -> configure(name, Map.of("max_batch", "4")))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("serving group 'g': " + name + " has no parameter 'max_batch' (set to '4'); it knows shed");
+                    .hasMessage("serving group 'g': " + name + " has no parameter 'max_batch' (set to '4'); it knows max_pending, shed, shed_early");
         }
     }
 
@@ -123,6 +127,9 @@ class PolicyConfigurationTest {
             "fifo|shed|yes|true or false",
             "edf|shed|1|true or false",
             "work-conserving|shed||true or false",
+            "clockwork|shed_early|often|true or false",
+            "flex|max_pending|0|a whole number, at least 1",
+            "triton|max_pending|1e12|a whole number, at least 1",
     })
     void aBadValueIsRefusedNamingGroupKeyAndValue(String policy, String key, String value, String requirement) {
         String v = value == null ? "" : value;
@@ -151,11 +158,11 @@ class PolicyConfigurationTest {
     void anUnknownKeyIsRefusedWithTheKeysThePolicyKnows() {
         assertThatThrownBy(() -> configure("clockwork", Map.of("max_batch", "8")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("serving group 'g': clockwork has no parameter 'max_batch' (set to '8'); it knows efficiency_gain, lookahead_ms, shed");
+                .hasMessage("serving group 'g': clockwork has no parameter 'max_batch' (set to '8'); it knows efficiency_gain, lookahead_ms, max_pending, shed, shed_early");
         assertThatThrownBy(() -> configure("triton", Map.of("batch", "8")))
-                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows max_batch, max_queue_delay_ms, shed");
+                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows max_batch, max_pending, max_queue_delay_ms, shed, shed_early");
         assertThatThrownBy(() -> configure("flex", Map.of("lamda", "2")))
-                .hasMessage("serving group 'g': flex has no parameter 'lamda' (set to '2'); it knows lambda, shed");
+                .hasMessage("serving group 'g': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, shed, shed_early");
     }
 
     @Test
