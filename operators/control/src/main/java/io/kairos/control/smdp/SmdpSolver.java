@@ -88,6 +88,20 @@ public final class SmdpSolver {
         return bound;
     }
 
+    /**
+     * An abstract cost {@code c_o} large enough that overflowing can never look cheaper than
+     * serving: the average cost of the work-conserving table (evaluated with {@code c_o = 0}), an
+     * upper bound on the optimal gain. With a {@code c_o} below the optimal gain minus
+     * {@code w1 s_max / lambda}, waiting for ever in {@code S_o} wins the truncated model (the
+     * paper's Fig 8 at {@code c_o = 0, 10}; at {@code w2 = 500} and low load, {@code c_o = 100}
+     * would need {@code s_max} near 900). At the paper's rho 0.9, w = (1, 1) it gives about 70,
+     * near the paper's best choice, 100.
+     */
+    public static double overflowCostBound(BatchServiceModel model, CostWeights weights, int sMax) {
+        TruncatedSmdp free = new TruncatedSmdp(model, weights, sMax, 0);
+        return StationaryAnalysis.evaluate(free, BatchingTable.workConserving(model.maxBatch(), sMax)).gain();
+    }
+
     /** Solves one truncated SMDP. */
     public SmdpSolution solve(TruncatedSmdp smdp) {
         long started = System.nanoTime();

@@ -19,23 +19,22 @@ public final class StationaryAnalysis {
     public static double[] distribution(TruncatedSmdp smdp, BatchingTable table) {
         if (table.sMax() != smdp.sMax()) throw new IllegalArgumentException("table has s_max " + table.sMax() + ", the model " + smdp.sMax());
         int n = smdp.states();
-        int o = smdp.overflowState();
         double[] pi = new double[n];
-        if (table.action(o) == 0) {
-            // Waiting in S_o never leaves it: every path ends there.
-            pi[o] = 1;
-            return pi;
-        }
         double[][] p = new double[n][];
         for (int s = 0; s < n; s++) p[s] = smdp.transitionRow(s, table.action(s));
         int band = smdp.model().maxBatch() + 1;
+        // Eliminate from the top down to `bottom`: a state from which the (reduced) chain never goes
+        // lower closes the states at and above it, so everything below is transient (never
+        // returned to) and the recurrent states lie above. Waiting in S_o is the plainest case.
+        int bottom = 0;
         for (int k = n - 1; k >= 1; k--) {
             int lo = Math.max(0, k - band);
             double[] rowK = p[k];
             double out = 0;
             for (int j = lo; j < k; j++) out += rowK[j];
             if (!(out > 0)) {
-                throw new IllegalArgumentException("the table never leads below state " + k + " from there: no single stationary distribution (" + table + ")");
+                bottom = k;
+                break;
             }
             for (int i = 0; i < k; i++) {
                 double[] rowI = p[i];
@@ -45,15 +44,15 @@ public final class StationaryAnalysis {
                 for (int j = lo; j < k; j++) rowI[j] += toK * rowK[j];
             }
         }
-        pi[0] = 1;
+        pi[bottom] = 1;
         double total = 1;
-        for (int k = 1; k < n; k++) {
+        for (int k = bottom + 1; k < n; k++) {
             double x = 0;
-            for (int i = 0; i < k; i++) x += pi[i] * p[i][k];
+            for (int i = bottom; i < k; i++) x += pi[i] * p[i][k];
             pi[k] = x;
             total += x;
         }
-        for (int k = 0; k < n; k++) pi[k] /= total;
+        for (int k = bottom; k < n; k++) pi[k] /= total;
         return pi;
     }
 
