@@ -12,9 +12,11 @@ package io.kairos.control.smdp;
  * @param converged   whether the span fell below {@code epsilon} before {@code iter_max}
  * @param eta         the discretisation's step {@code eta}
  * @param solveNanos  wall time of the iterations and the evaluation, ns
+ * @param cpuNanos    the solving thread's CPU time for the same, ns (-1 where the JVM cannot tell):
+ *                    the figure to quote on a machine shared with other work
  */
 public record SmdpSolution(TruncatedSmdp smdp, BatchingTable table, PolicyEvaluation evaluation, double gainLower,
-                           double gainUpper, int iterations, boolean converged, double eta, long solveNanos) {
+                           double gainUpper, int iterations, boolean converged, double eta, long solveNanos, long cpuNanos) {
 
     /** {@code g^pi}, (14). */
     public double gain() {
@@ -38,6 +40,10 @@ public record SmdpSolution(TruncatedSmdp smdp, BatchingTable table, PolicyEvalua
     /** The paper's count of multiplications for these iterations as written: {@code n * B_max * s_max^2}. */
     public double paperMultiplications() {
         return (double) iterations * smdp.model().maxBatch() * smdp.sMax() * smdp.sMax();
+    }
+
+    public double cpuMillis() {
+        return cpuNanos < 0 ? Double.NaN : cpuNanos / 1e6;
     }
 
     public double solveMillis() {

@@ -105,12 +105,19 @@ public final class SmdpSolver {
     /** Solves one truncated SMDP. */
     public SmdpSolution solve(TruncatedSmdp smdp) {
         long started = System.nanoTime();
+        long cpuStarted = cpuNanos();
         Iteration it = new Iteration(smdp, settings);
         it.run();
         BatchingTable table = new BatchingTable(it.policy);
         PolicyEvaluation evaluation = StationaryAnalysis.evaluate(smdp, table);
+        long cpu = cpuStarted < 0 ? -1 : cpuNanos() - cpuStarted;
         return new SmdpSolution(smdp, table, evaluation, it.gainLower, it.gainUpper, it.iterations, it.converged, it.eta,
-                System.nanoTime() - started);
+                System.nanoTime() - started, cpu);
+    }
+
+    private static long cpuNanos() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
     }
 
     /**
