@@ -344,6 +344,9 @@ public final class SmdpExperiment {
 
     static String num(double v) {
         if (v == Math.rint(v) && Math.abs(v) < 1e15) return Long.toString((long) v);
-        return String.format(Locale.ROOT, "%.10g", v).replaceAll("0+(e|$)", "$1").replaceAll("\\.(e|$)", "$1");
+        // Trailing zeros of the mantissa only: an exponent such as e-10 keeps its zero.
+        String[] parts = String.format(Locale.ROOT, "%.10g", v).split("e", 2);
+        String mantissa = parts[0].contains(".") ? parts[0].replaceAll("0+$", "").replaceAll("\\.$", "") : parts[0];
+        return parts.length == 2 ? mantissa + "e" + parts[1] : mantissa;
     }
 }
