@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  *                      "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
  *                      "batch_sizes": [1, 2, 4, 8, 16, 32],
  *                      "memory_bytes": 8388608,
- *                      "latency_ms": {"alpha": 0.03, "beta": 0.1}}    (optional; see below)
+ *                      "latency_ms": {"alpha": 0.03, "beta": 0.1},    (optional; see below)
+ *                      "energy_mj": {"beta": 0.5, "zeta0": 2.0}}      (optional: zeta(b) = beta*b + zeta0 mJ)
  * </pre>
  *
  * Shapes are per request, without the batch dimension. {@code latency_ms} takes the catalog's
@@ -103,6 +104,7 @@ public final class ModelRepository {
                 for (int b : model.batchSizes()) sizes.add(b);
                 entry.set("latency_ms", m.has("latency_ms") ? m.get("latency_ms") : json.readTree(UNPROFILED_LATENCY));
                 if (m.has("load_ms")) entry.set("load_ms", m.get("load_ms"));
+                if (m.has("energy_mj")) entry.set("energy_mj", m.get("energy_mj"));
                 // The catalog checks the latency profile; a bad one is this manifest's problem.
                 ModelCatalog.parse(json.writeValueAsString(json.createObjectNode().set("models", json.createArrayNode().add(entry))), manifest.toString());
                 entries.add(entry);

@@ -110,6 +110,18 @@ class ModelRepositoryTest {
     }
 
     @Test
+    void energyLineOfAManifestReachesTheCatalogAndABadOneIsNamed() throws Exception {
+        Path root = OnnxTestData.exampleRepository("repo-energy");
+        edit(root.resolve("mlp/model.json"), "\"memory_bytes\":", "\"energy_mj\": {\"beta\": 0.5, \"zeta0\": 2.0},\n  \"memory_bytes\":");
+        edit(root.resolve("cnn/model.json"), "\"memory_bytes\":", "\"energy_mj\": {\"beta\": \"x\", \"zeta0\": 2.0},\n  \"memory_bytes\":");
+        ModelRepository repo = ModelRepository.readManifests(root);
+        assertThat(repo.catalog().get("mlp").batchEnergyMillijoules(4)).hasValue(4.0);
+        assertThat(repo.catalog().get("resnet").energyKnown()).isFalse();
+        assertThat(repo.problems()).singleElement().asString()
+                .startsWith(root.resolve("cnn/model.json") + ": model 'cnn': field 'energy_mj.beta' must be a non-negative number");
+    }
+
+    @Test
     void notADirectoryIsAOneLineError() {
         assertThatThrownBy(() -> ModelRepository.load(Path.of("target/no-such-repository")))
                 .hasMessage("target/no-such-repository: model repository is not a directory");

@@ -61,6 +61,7 @@ public class ExperimentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
+        if (Experiments.isAnalytic(name)) return analytic(cl);
         Experiment experiment;
         try {
             experiment = Experiments.create(name);
@@ -80,6 +81,30 @@ public class ExperimentCommand implements Callable<Integer> {
             runner.report(experiment, ResultTable.read(csv), dir, Double.NaN);
         } else {
             runner.run(experiment, settings, dir);
+        }
+        return 0;
+    }
+
+    /** {@code experiment smdp}: solved, not simulated; the simulation's flags have nothing to set. */
+    private Integer analytic(CommandLine cl) throws Exception {
+        Map<String, Object> simulationOnly = new java.util.LinkedHashMap<>();
+        simulationOnly.put("--duration-s", durationSeconds);
+        simulationOnly.put("--warmup-s", warmupSeconds);
+        simulationOnly.put("--seeds", seeds);
+        simulationOnly.put("--policies", policies);
+        simulationOnly.put("--invocation", invocation);
+        for (Map.Entry<String, Object> e : simulationOnly.entrySet()) {
+            if (e.getValue() != null) throw new ParameterException(cl, e.getKey() + " does not apply to experiment " + name + ", which solves rather than simulates");
+        }
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        SmdpExperiment experiment = new SmdpExperiment(threads, !progress.noProgress, cl.getOut());
+        if (redraw) {
+            if (!Files.isRegularFile(dir.resolve(SmdpExperiment.FIG8_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(SmdpExperiment.FIG8_CSV) + "; run the experiment first");
+            experiment.report(dir);
+        } else {
+            experiment.run(dir);
         }
         return 0;
     }

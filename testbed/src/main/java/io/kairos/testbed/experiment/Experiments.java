@@ -17,13 +17,21 @@ public final class Experiments {
 
     private Experiments() {}
 
+    /** Experiments that solve rather than simulate (their own command-line path, see {@link ExperimentCommand}). */
+    public static boolean isAnalytic(String name) {
+        return SmdpExperiment.NAME.equals(name);
+    }
+
     public static Experiment create(String name) {
         Supplier<Experiment> make = BY_NAME.get(name);
         if (make == null) throw new IllegalArgumentException("unknown experiment '" + name + "'; known: " + names());
         return make.get();
     }
 
+    /** Every experiment's name: the simulated ones, then the analytic ones. */
     public static List<String> names() {
-        return List.copyOf(BY_NAME.keySet());
+        List<String> names = new java.util.ArrayList<>(BY_NAME.keySet());
+        names.add(SmdpExperiment.NAME);
+        return List.copyOf(names);
     }
 }

@@ -58,6 +58,7 @@ public final class Figures {
         private final boolean bars;
         private boolean numericX;
         private boolean logX;
+        private boolean logY;
         private double scale = 1;
         private boolean zeroIsGap;
         private String xLabel;
@@ -89,6 +90,12 @@ public final class Figures {
         public Plot logX() {
             this.numericX = true;
             this.logX = true;
+            return this;
+        }
+
+        /** y on a logarithmic axis (values spanning orders of magnitude; a zero cannot be drawn, see {@link #zeroIsGap}). */
+        public Plot logY() {
+            this.logY = true;
             return this;
         }
 
@@ -170,6 +177,7 @@ public final class Figures {
                 XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(xLabel).yAxisTitle(yLabel).build();
                 style(chart.getStyler());
                 chart.getStyler().setXAxisLogarithmic(logX);
+                chart.getStyler().setYAxisLogarithmic(logY);
                 for (String s : seriesValues) {
                     List<Double> px = new ArrayList<>();
                     List<Double> py = new ArrayList<>();

@@ -69,6 +69,14 @@ public final class LatencyProfile {
         return latencyMicros[i];
     }
 
+    /** The allowed size a batch of {@code size} requests runs as: the smallest allowed size not below it. */
+    public int paddedSize(int size) {
+        for (int b : batchSizes) {
+            if (b >= size) return b;
+        }
+        throw new IllegalArgumentException("batch of " + size + " exceeds the largest allowed size " + maxBatch());
+    }
+
     /** Latency of a batch of {@code size} requests, which runs padded to the next allowed size. */
     public long latencyMicros(int size) {
         for (int i = 0; i < batchSizes.length; i++) {

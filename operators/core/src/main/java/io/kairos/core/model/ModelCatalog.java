@@ -26,13 +26,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *    "latency_ms": {"alpha": 0.8, "beta": 1.9}},          // tau(b) = alpha*b + beta
  *   {"name": "mlp", "input": {"dtype": "FLOAT32", "shape": [64]},
  *    "latency_ms": {"table": {"1": 0.4, "8": 0.9, "32": 2.5}},   // measured per batch size
- *    "memory_bytes": 1048576, "load_ms": 0.4}                    // optional: a cold start's cost
+ *    "memory_bytes": 1048576, "load_ms": 0.4,                    // optional: a cold start's cost
+ *    "energy_mj": {"beta": 0.02, "zeta0": 0.5}}                   // optional: zeta(b) = beta*b + zeta0
  * ]}
  * }</pre>
  *
  * {@code memory_bytes} and {@code load_ms} let the scheduler predict cold starts: a batch of a model
  * that its device does not hold (as far as the scheduler's own dispatches tell) is booked with the
- * load time on top. Without them the model counts as loaded everywhere.
+ * load time on top. Without them the model counts as loaded everywhere. {@code energy_mj} is the
+ * energy of a batch (the SMDP batching paper's linear fit); without it the energy is unknown.
  *
  * A problem in the file is reported with the file and the field it is in.
  * Serializable only so that Flink can ship it inside functions; it is immutable.
@@ -152,7 +154,8 @@ public final class ModelCatalog implements Serializable {
             if (models.containsKey(name)) throw new CatalogException(at + " is defined twice");
             models.put(name, new ModelSpec(name, input(m.get("input"), at), latency(m, at),
                     nonNegative(m, "memory_bytes", 1, at, "bytes the model takes on a device"),
-                    nonNegative(m, "load_ms", 1000, at, "milliseconds to load the model onto a device")));
+                    nonNegative(m, "load_ms", 1000, at, "milliseconds to load the model onto a device"),
+                    energy(m, at)));
         }
         return Collections.unmodifiableMap(models);
     }
@@ -163,6 +166,21 @@ public final class ModelCatalog implements Serializable {
         if (v == null || v.isNull()) return 0;
         if (!v.isNumber() || v.asDouble() < 0) throw new CatalogException(at + ": field '" + field + "' must be a non-negative number (" + meaning + ")");
         return Math.round(v.asDouble() * scale);
+    }
+
+    /** The optional {@code energy_mj} line; {@code null} (unknown) when absent. */
+    private static EnergyProfile energy(JsonNode m, String at) {
+        JsonNode e = m.get("energy_mj");
+        if (e == null || e.isNull()) return null;
+        String form = "{\"beta\": mJ per request, \"zeta0\": mJ per batch}";
+        if (!e.isObject()) throw new CatalogException(at + ": field 'energy_mj' must be " + form);
+        for (String f : new String[]{"beta", "zeta0"}) {
+            JsonNode v = e.get(f);
+            if (v == null || !v.isNumber() || v.asDouble() < 0) {
+                throw new CatalogException(at + ": field 'energy_mj." + f + "' must be a non-negative number (" + form + ")");
+            }
+        }
+        return new EnergyProfile(e.get("beta").asDouble(), e.get("zeta0").asDouble());
     }
 
     private static InputSpec input(JsonNode in, String at) {

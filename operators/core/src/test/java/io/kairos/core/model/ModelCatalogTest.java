@@ -74,6 +74,33 @@ class ModelCatalogTest {
     }
 
     @Test
+    void energyIsOptionalUnknownWhenAbsentAndPaddedLikeLatency() {
+        ModelCatalog c = ModelCatalog.parse("""
+                {"models": [
+                  {"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1, 4, 8],
+                   "latency_ms": {"alpha": 1, "beta": 1}, "energy_mj": {"beta": 19.9, "zeta0": 19.6}},
+                  {"name": "b", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}}
+                ]}""", "t");
+        assertThat(c.get("a").energyKnown()).isTrue();
+        // 3 requests run padded to 4: 19.9*4 + 19.6 mJ.
+        assertThat(c.get("a").batchEnergyMillijoules(3)).hasValue(19.9 * 4 + 19.6);
+        assertThat(c.get("a#0002").batchEnergyMillijoules(8)).hasValue(19.9 * 8 + 19.6);
+        assertThat(c.get("b").energyKnown()).isFalse();
+        assertThat(c.get("b").batchEnergyMillijoules(1)).isEmpty();
+        assertThat(ModelCatalog.builtIn().get("googlenet").energy()).isEqualTo(new EnergyProfile(19.90, 19.60));
+        assertThat(ModelCatalog.builtIn().get("resnet50").energyKnown()).isFalse();
+        assertBad("""
+                {"models": [{"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "energy_mj": {"beta": -1, "zeta0": 2}}]}""",
+                "model 'a': field 'energy_mj.beta' must be a non-negative number");
+        assertBad("""
+                {"models": [{"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "energy_mj": {"beta": 1}}]}""",
+                "model 'a': field 'energy_mj.zeta0' must be a non-negative number");
+        assertBad("""
+                {"models": [{"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "energy_mj": 3}]}""",
+                "model 'a': field 'energy_mj' must be {");
+    }
+
+    @Test
     void linearModelWithoutSizesDefaultsToPowersOfTwoUpTo16() {
         ModelCatalog c = ModelCatalog.parse("""
                 {"models": [{"name": "m", "input": {"dtype": "BOOL", "shape": [1]}, "latency_ms": {"alpha": 0.5, "beta": 1}}]}""", "s");

@@ -1,0 +1,352 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.control.smdp.BatchServiceModel;
+import io.kairos.control.smdp.BatchingTable;
+import io.kairos.control.smdp.CostWeights;
+import io.kairos.control.smdp.PolicyEvaluation;
+import io.kairos.control.smdp.SmdpSolution;
+import io.kairos.control.smdp.SmdpSolver;
+import io.kairos.control.smdp.StationaryAnalysis;
+import io.kairos.control.smdp.TruncatedSmdp;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * {@code experiment smdp}: the SMDP batching paper's numerical results, reproduced with the solver
+ * and the stationary analysis (no simulation): GoogLeNet on a Tesla P4,
+ * {@code tau(b) = 0.3051 b + 1.052} ms, {@code zeta(b) = 19.90 b + 19.60} mJ, B_max 32.
+ *
+ * <ul>
+ *   <li>Fig 4: the optimal tables for (w1, w2) = (1, 0), (1, 0.1), (1, 1), (1, 500) at rho 0.1..0.9
+ *       ({@code fig4-policies.csv}, {@code .md}, {@code .png});</li>
+ *   <li>Fig 5: the average cost against w2 in 0..20 for the SMDP table, work-conserving and static
+ *       8/16/32 at several rho ({@code fig5-cost.csv}, {@code .png});</li>
+ *   <li>Fig 8 and Table I: g and Delta against s_max 32..250 for c_o in {10^4, 10^3, 100, 10, 0}
+ *       at rho 0.9, w = (1, 1), epsilon 0.01, iter_max 10,000, and the least s_max with
+ *       Delta < 0.001 ({@code fig8-truncation.csv}, {@code fig8-*.png}, {@code table1.csv}, {@code .md});</li>
+ *   <li>{@code shape-check.txt}: the paper's claims against these numbers.</li>
+ * </ul>
+ * For Figs 4 and 5 the abstract cost is {@link SmdpSolver#overflowCostBound} and s_max rises in
+ * steps of 8 until Delta < 0.001; baselines are evaluated at s_max 400 with c_o = 0, and an
+ * unstable one (static 8 at rho >= 0.8) has no cost.
+ */
+public final class SmdpExperiment {
+    public static final String NAME = "smdp";
+    public static final String DESCRIPTION = "the SMDP batching paper on GoogLeNet/P4: optimal tables (Fig 4), cost against the baselines (Fig 5), truncation (Fig 8, Table I); analytic";
+
+    static final BatchServiceModel P4 = BatchServiceModel.linear(1, 0.3051, 1.052, 19.90, 19.60, 32);
+    static final double DELTA = 0.001;
+    static final double[] FIG4_RHO = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+    static final double[] FIG4_W2 = {0, 0.1, 1, 500};
+    static final int FIG4_STATES = 64;
+    static final double[] FIG5_RHO = {0.1, 0.5, 0.7, 0.9};
+    static final int BASELINE_SMAX = 400;
+    static final double[] FIG8_CO = {10_000, 1_000, 100, 10, 0};
+    static final int FIG8_FROM = 32;
+    static final int FIG8_TO = 250;
+
+    /** Table I of the paper: c_o, min s_max, iterations, Delta, g. */
+    static final double[][] PAPER_TABLE1 = {
+            {10_000, 89, 1847, 9.36e-4, 66.1384},
+            {1_000, 78, 1635, 9.78e-4, 66.1383},
+            {100, 70, 1483, 8.36e-4, 66.1377},
+            {10, 161, 10_000, 6.14e-12, 66.1374},
+            {0, 192, 10_000, 1.30e-14, 66.1374}};
+
+    static final String FIG4_CSV = "fig4-policies.csv";
+    static final String FIG5_CSV = "fig5-cost.csv";
+    static final String FIG8_CSV = "fig8-truncation.csv";
+    static final String TABLE1_CSV = "table1.csv";
+
+    private final int threads;
+    private final boolean progress;
+    private final PrintWriter out;
+
+    public SmdpExperiment(int threads, boolean progress, PrintWriter out) {
+        this.threads = threads;
+        this.progress = progress;
+        this.out = out;
+    }
+
+    /** Solves everything, writes the CSVs into {@code dir}, then reports from them. */
+    public List<Experiment.Claim> run(Path dir) throws IOException, InterruptedException {
+        out.printf(Locale.ROOT, "%s: %s%n", NAME, DESCRIPTION);
+        Files.createDirectories(dir);
+        long started = System.nanoTime();
+        SmdpSolver solver = new SmdpSolver();
+
+        List<Callable<List<List<String>>>> fig4 = new ArrayList<>();
+        for (double w2 : FIG4_W2) {
+            for (double rho : FIG4_RHO) fig4.add(() -> fig4Rows(solver, rho, w2));
+        }
+        List<Callable<List<List<String>>>> fig5 = new ArrayList<>();
+        for (double rho : FIG5_RHO) {
+            for (int w2 = 0; w2 <= 20; w2++) {
+                double w = w2;
+                fig5.add(() -> fig5Rows(solver, rho, w));
+            }
+        }
+        List<Callable<List<List<String>>>> fig8 = new ArrayList<>();
+        for (double co : FIG8_CO) {
+            for (int sMax = FIG8_FROM; sMax <= FIG8_TO; sMax++) {
+                int s = sMax;
+                fig8.add(() -> List.of(fig8Row(solver, co, s)));
+            }
+        }
+        List<List<List<String>>> results = execute(List.of(fig4, fig5, fig8));
+        write(dir.resolve(FIG4_CSV), List.of("w1", "w2", "rho", "s_max", "c_o", "state", "action"), results.get(0));
+        write(dir.resolve(FIG5_CSV), List.of("rho", "w2", "policy", "cost", "latency_ms", "power_w", "delta", "s_max"), results.get(1));
+        ResultTable fig8Table = write(dir.resolve(FIG8_CSV),
+                List.of("c_o", "s_max", "g", "delta", "iterations", "converged", "solve_ms", "cpu_ms"), results.get(2));
+        write(dir.resolve(TABLE1_CSV), List.of("c_o", "min_s_max", "iterations", "space", "paper_multiplications",
+                "multiply_adds", "delta", "g", "solve_ms", "cpu_ms",
+                "paper_min_s_max", "paper_iterations", "paper_delta", "paper_g"), table1(fig8Table));
+        out.printf(Locale.ROOT, "%d solves in %.1f s of wall time%n", fig4.size() + fig5.size() + fig8.size(), (System.nanoTime() - started) / 1e9);
+        return report(dir);
+    }
+
+    /** Prints Table I and the shape check and draws the figures from the CSVs in {@code dir}. */
+    public List<Experiment.Claim> report(Path dir) throws IOException {
+        ResultTable fig4 = ResultTable.read(dir.resolve(FIG4_CSV));
+        ResultTable fig5 = ResultTable.read(dir.resolve(FIG5_CSV));
+        ResultTable fig8 = ResultTable.read(dir.resolve(FIG8_CSV));
+        ResultTable table1 = ResultTable.read(dir.resolve(TABLE1_CSV));
+        String policies = policyTables(fig4);
+        Files.writeString(dir.resolve("fig4-policies.md"), policies);
+        String t1 = table1Markdown(table1);
+        Files.writeString(dir.resolve("table1.md"), t1);
+        out.printf("%nTable I (delta = %s): this run against the paper%n%s", DELTA, t1);
+
+        List<Experiment.Claim> claims = SmdpShapeCheck.check(fig4, fig5, table1);
+        StringBuilder s = new StringBuilder();
+        for (Experiment.Claim c : claims) s.append(c).append('\n');
+        out.printf("%nshape check%n%s", s);
+        Files.writeString(dir.resolve(ExperimentRunner.SHAPE_CHECK), s);
+
+        List<Path> figures = new ArrayList<>();
+        figures.add(Figures.lines("state", "action").numericX().series("rho").panels("w2", null)
+                .panelTitle(p -> "(w1, w2) = (1, " + p.get("w2") + ")").xAxis("requests in the system s").yAxis("batch served (0: wait)", 0.0, 33.0)
+                .size(720, 300).save(fig4, dir.resolve("fig4-policies.png")));
+        figures.add(Figures.lines("w2", "cost").numericX().panels(null, "rho").xAxis("w2 (w1 = 1)").yAxis("average cost per ms", null, null)
+                .save(fig5, dir.resolve("fig5-cost.png")));
+        figures.add(Figures.lines("s_max", "g").numericX().series("c_o").xAxis("s_max").yAxis("g (average cost per ms)", 65.0, 75.0)
+                .size(720, 420).save(fig8, dir.resolve("fig8-gain.png")));
+        figures.add(Figures.lines("s_max", "delta").numericX().logY().zeroIsGap().series("c_o").xAxis("s_max").yAxis("Delta (cost of S_o per ms)", null, null)
+                .size(720, 420).save(fig8, dir.resolve("fig8-delta.png")));
+        List<String> written = new ArrayList<>(List.of(FIG4_CSV, "fig4-policies.md", FIG5_CSV, FIG8_CSV, TABLE1_CSV, "table1.md", ExperimentRunner.SHAPE_CHECK));
+        for (Path f : figures) written.add(f.getFileName().toString());
+        out.printf("%nwrote %s to %s%n", String.join(", ", written), dir);
+        out.flush();
+        return claims;
+    }
+
+    private static List<List<String>> fig4Rows(SmdpSolver solver, double rho, double w2) {
+        SmdpSolution sol = accepted(solver, P4.atLoad(rho), CostWeights.of(1, w2));
+        List<List<String>> rows = new ArrayList<>();
+        for (int s = 0; s <= FIG4_STATES; s++) {
+            rows.add(List.of("1", num(w2), num(rho), Integer.toString(sol.sMax()), num(sol.smdp().overflowCost()),
+                    Integer.toString(s), Integer.toString(sol.table().batchSize(s))));
+        }
+        return rows;
+    }
+
+    private static List<List<String>> fig5Rows(SmdpSolver solver, double rho, double w2) {
+        BatchServiceModel model = P4.atLoad(rho);
+        CostWeights w = CostWeights.of(1, w2);
+        SmdpSolution sol = accepted(solver, model, w);
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(fig5Row(rho, w2, "smdp", sol.evaluation(), sol.sMax()));
+        TruncatedSmdp wide = new TruncatedSmdp(model, w, BASELINE_SMAX, 0);
+        Map<String, BatchingTable> baselines = new LinkedHashMap<>();
+        baselines.put("work-conserving", BatchingTable.workConserving(32, BASELINE_SMAX));
+        for (int b : new int[]{8, 16, 32}) baselines.put("static-" + b, BatchingTable.staticBatch(b, BASELINE_SMAX));
+        baselines.forEach((name, table) -> rows.add(fig5Row(rho, w2, name, StationaryAnalysis.evaluate(wide, table), BASELINE_SMAX)));
+        return rows;
+    }
+
+    private static List<String> fig5Row(double rho, double w2, String policy, PolicyEvaluation e, int sMax) {
+        boolean ok = e.stable() && e.overflowCost() < DELTA;
+        return List.of(num(rho), num(w2), policy, ok ? num(e.gain()) : "", ok ? num(e.meanLatencyMs()) : "", ok ? num(e.meanPowerW()) : "",
+                num(e.overflowCost()), Integer.toString(sMax));
+    }
+
+    private static List<String> fig8Row(SmdpSolver solver, double co, int sMax) {
+        SmdpSolution sol = solver.solve(new TruncatedSmdp(P4.atLoad(0.9), CostWeights.of(1, 1), sMax, co));
+        return List.of(num(co), Integer.toString(sMax), num(sol.gain()), num(sol.overflowCost()), Integer.toString(sol.iterations()),
+                Boolean.toString(sol.converged()), num(sol.solveMillis()), num(sol.cpuMillis()));
+    }
+
+    /** The accepted solution for Figs 4 and 5: c_o from the work-conserving bound, s_max up in steps of 8. */
+    static SmdpSolution accepted(SmdpSolver solver, BatchServiceModel model, CostWeights w) {
+        double co = SmdpSolver.overflowCostBound(model, w, 64);
+        return solver.solveAccepted(model, w, co, DELTA, 32, 8, 2_000).solution();
+    }
+
+    /** Table I from the s_max scan: for each c_o the first s_max with Delta < delta, as the acceptance test would find it. */
+    private static List<List<String>> table1(ResultTable fig8) {
+        List<List<String>> rows = new ArrayList<>();
+        int co = fig8.index("c_o"), sm = fig8.index("s_max"), g = fig8.index("g"), d = fig8.index("delta"), it = fig8.index("iterations"),
+                ms = fig8.index("solve_ms"), cpu = fig8.index("cpu_ms");
+        for (double[] paper : PAPER_TABLE1) {
+            String c = num(paper[0]);
+            List<String> first = null;
+            for (List<String> row : fig8.rows()) {
+                if (row.get(co).equals(c) && Double.parseDouble(row.get(d)) < DELTA) {
+                    first = row;
+                    break;
+                }
+            }
+            if (first == null) {
+                rows.add(List.of(c, "", "", "", "", "", "", "", "", "", num(paper[1]), num(paper[2]), num(paper[3]), num(paper[4])));
+                continue;
+            }
+            int sMax = Integer.parseInt(first.get(sm));
+            int iterations = Integer.parseInt(first.get(it));
+            double paperOps = (double) iterations * 32 * sMax * sMax;
+            rows.add(List.of(c, first.get(sm), first.get(it), Integer.toString(32 * sMax), num(paperOps),
+                    num((double) iterations * multiplyAddsPerIteration(sMax)), first.get(d), first.get(g), first.get(ms), first.get(cpu),
+                    num(paper[1]), num(paper[2]), num(paper[3]), num(paper[4])));
+        }
+        return rows;
+    }
+
+    /**
+     * What one iteration of the solver costs at rho 0.9 (see {@code SmdpSolver}): the first pmf
+     * and the 31 kernels, each correlated over the states that read it, plus one multiply-add per
+     * state and batch for the minimisation.
+     */
+    static double multiplyAddsPerIteration(int sMax) {
+        BatchServiceModel m = P4.atLoad(0.9);
+        double lambda = m.arrivalRate();
+        double ops = 0;
+        // The same cut as the solver's (tail below 1e-12): counted by the pmf's length.
+        ops += (sMax + 1) * taps(lambda * m.latencyMs(1));
+        for (int a = 1; a < 32; a++) ops += (sMax + 1) * taps(lambda * (m.latencyMs(a + 1) - m.latencyMs(a)));
+        ops += 32.0 * (sMax + 1);
+        return ops;
+    }
+
+    private static int taps(double mean) {
+        double p = Math.exp(-mean);
+        double sum = p;
+        int k = 0;
+        while (k < mean || 1 - sum > 1e-12) {
+            k++;
+            p *= mean / k;
+            sum += p;
+        }
+        return k + 1;
+    }
+
+    private String policyTables(ResultTable fig4) {
+        StringBuilder s = new StringBuilder("# Fig 4: optimal tables, GoogLeNet on a Tesla P4, B_max 32\n\n");
+        s.append("Each row is a load rho; column s is the batch served with s requests in the system (. = wait).\n");
+        for (String w2 : fig4.distinct("w2")) {
+            s.append("\n## (w1, w2) = (1, ").append(w2).append(")\n\n```\nrho  ");
+            for (int st = 0; st <= 40; st++) s.append(String.format(Locale.ROOT, "%3d", st));
+            s.append('\n');
+            for (String rho : fig4.distinct("rho")) {
+                s.append(String.format(Locale.ROOT, "%-4s ", rho));
+                for (int st = 0; st <= 40; st++) {
+                    double a = fig4.median("action", Map.of("w2", w2, "rho", rho, "state", Integer.toString(st)));
+                    s.append(a == 0 ? "  ." : String.format(Locale.ROOT, "%3d", (int) a));
+                }
+                s.append('\n');
+            }
+            s.append("```\n");
+        }
+        return s.toString();
+    }
+
+    private static String table1Markdown(ResultTable t) {
+        StringBuilder s = new StringBuilder("| c_o | min s_max | iterations | space | time as written | multiply-adds here | Delta | g | solve ms (cpu) | paper: s_max / iterations / Delta / g |\n");
+        s.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (List<String> r : t.rows()) {
+            Map<String, String> v = new LinkedHashMap<>();
+            for (int i = 0; i < r.size(); i++) v.put(t.columns().get(i), r.get(i));
+            s.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) | %s / %s / %s / %s |%n",
+                    v.get("c_o"), v.get("min_s_max"), v.get("iterations"), v.get("space"), sci(v.get("paper_multiplications")),
+                    sci(v.get("multiply_adds")), sci(v.get("delta")), fixed(v.get("g"), 4), fixed(v.get("solve_ms"), 1), fixed(v.get("cpu_ms"), 1),
+                    v.get("paper_min_s_max"), v.get("paper_iterations"), sci(v.get("paper_delta")), v.get("paper_g")));
+        }
+        return s.toString();
+    }
+
+    private static String sci(String v) {
+        return v == null || v.isEmpty() ? "" : String.format(Locale.ROOT, "%.3g", Double.parseDouble(v));
+    }
+
+    private static String fixed(String v, int digits) {
+        return v == null || v.isEmpty() ? "" : String.format(Locale.ROOT, "%." + digits + "f", Double.parseDouble(v));
+    }
+
+    private List<List<List<String>>> execute(List<List<Callable<List<List<String>>>>> groups) throws InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "smdp-solve");
+            t.setDaemon(true);
+            return t;
+        });
+        int total = groups.stream().mapToInt(List::size).sum();
+        try (ProgressBar bar = progress ? new ProgressBarBuilder().setTaskName(NAME).setInitialMax(total)
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build() : null) {
+            List<List<Future<List<List<String>>>>> futures = new ArrayList<>();
+            for (List<Callable<List<List<String>>>> group : groups) {
+                List<Future<List<List<String>>>> fs = new ArrayList<>();
+                for (Callable<List<List<String>>> task : group) {
+                    fs.add(pool.submit(() -> {
+                        List<List<String>> rows = task.call();
+                        if (bar != null) bar.step();
+                        return rows;
+                    }));
+                }
+                futures.add(fs);
+            }
+            List<List<List<String>>> out = new ArrayList<>();
+            for (List<Future<List<List<String>>>> fs : futures) {
+                List<List<String>> rows = new ArrayList<>();
+                for (Future<List<List<String>>> f : fs) {
+                    try {
+                        rows.addAll(f.get());
+                    } catch (ExecutionException e) {
+                        throw new IllegalStateException("a solve failed: " + e.getCause(), e.getCause());
+                    }
+                }
+                out.add(rows);
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static ResultTable write(Path csv, List<String> columns, List<List<String>> rows) throws IOException {
+        ResultTable t = new ResultTable(columns);
+        for (List<String> r : rows) t.add(r);
+        t.write(csv);
+        return t;
+    }
+
+    static String num(double v) {
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) return Long.toString((long) v);
+        // Trailing zeros of the mantissa only: an exponent such as e-10 keeps its zero.
+        String[] parts = String.format(Locale.ROOT, "%.10g", v).split("e", 2);
+        String mantissa = parts[0].contains(".") ? parts[0].replaceAll("0+$", "").replaceAll("\\.$", "") : parts[0];
+        return parts.length == 2 ? mantissa + "e" + parts[1] : mantissa;
+    }
+}

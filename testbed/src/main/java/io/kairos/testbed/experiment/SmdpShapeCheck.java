@@ -1,0 +1,131 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.testbed.experiment.Experiment.Claim;
+import io.kairos.testbed.experiment.Experiment.Claim.Verdict;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The SMDP paper's claims (Figs 4, 5, 8, Table I) checked against {@code experiment smdp}'s CSVs. */
+final class SmdpShapeCheck {
+    private SmdpShapeCheck() {}
+
+    static List<Claim> check(ResultTable fig4, ResultTable fig5, ResultTable table1) {
+        List<Claim> claims = new ArrayList<>();
+        fig4(fig4, claims);
+        fig5(fig5, claims);
+        table1(table1, claims);
+        return claims;
+    }
+
+    private static void fig4(ResultTable t, List<Claim> claims) {
+        List<String> notLimit = new ArrayList<>();
+        List<String> falling = new ArrayList<>();
+        List<String> at500 = new ArrayList<>();
+        List<String> at0 = new ArrayList<>();
+        for (String rho : t.distinct("rho")) {
+            int previous = -1;
+            for (String w2 : t.distinct("w2")) {
+                int limit = -1;
+                boolean ok = true;
+                for (int s = 0; s <= SmdpExperiment.FIG4_STATES; s++) {
+                    double a = t.median("action", Map.of("rho", rho, "w2", w2, "state", Integer.toString(s)));
+                    if (a > 0 && limit < 0) limit = s;
+                    if (limit >= 0 && a == 0) ok = false;
+                }
+                if (!ok || limit < 0) notLimit.add("rho " + rho + " w2 " + w2);
+                if (limit < previous) falling.add("rho " + rho + " w2 " + w2 + ": " + limit + " < " + previous);
+                previous = limit;
+                if (w2.equals("500")) at500.add(Integer.toString(limit));
+                if (w2.equals("0")) at0.add(Integer.toString(limit));
+            }
+        }
+        claims.add(claim("Fig 4: every optimal table is a control limit (wait below it, serve at and above it)", notLimit.isEmpty(),
+                notLimit.isEmpty() ? t.distinct(List.of("rho", "w2")).size() + " tables" : "not: " + notLimit));
+        claims.add(claim("Fig 4: the control limit grows with w2 at every rho", falling.isEmpty(), falling.isEmpty() ? "w2 0, 0.1, 1, 500" : "falls: " + falling));
+        claims.add(claim("Fig 4: at w2 = 500 the control limit is B_max = 32 at every rho", at500.stream().allMatch("32"::equals), "limits " + at500));
+        claims.add(claim("Fig 4: at w2 = 0 the control limits are close to 1 (at most 3)", at0.stream().allMatch(l -> Integer.parseInt(l) <= 3), "limits " + at0));
+    }
+
+    private static void fig5(ResultTable t, List<Claim> claims) {
+        List<String> beaten = new ArrayList<>();
+        double worstWcGap = Double.POSITIVE_INFINITY;
+        String worstWcAt = "";
+        for (String rho : t.distinct("rho")) {
+            for (String w2 : t.distinct("w2")) {
+                double smdp = t.median("cost", Map.of("rho", rho, "w2", w2, "policy", "smdp"));
+                for (String policy : t.distinct("policy")) {
+                    double c = t.median("cost", Map.of("rho", rho, "w2", w2, "policy", policy));
+                    if (!Double.isNaN(c) && c < smdp * (1 - 1e-6)) beaten.add(policy + " at rho " + rho + " w2 " + w2);
+                }
+                if (Double.parseDouble(w2) >= 10 && !rho.equals("0.9")) {
+                    double gap = t.median("cost", Map.of("rho", rho, "w2", w2, "policy", "work-conserving")) / smdp - 1;
+                    if (gap < worstWcGap) {
+                        worstWcGap = gap;
+                        worstWcAt = "rho " + rho + " w2 " + w2;
+                    }
+                }
+            }
+        }
+        claims.add(claim("Fig 5: the SMDP table has the least average cost at every rho and w2", beaten.isEmpty(),
+                beaten.isEmpty() ? t.distinct("rho").size() * t.distinct("w2").size() + " settings, 4 baselines" : "beaten: " + beaten));
+        claims.add(claim("Fig 5: work-conserving is far from optimal for large w2 (>= 10% above the SMDP at w2 >= 10, rho <= 0.7)", worstWcGap >= 0.10,
+                String.format(Locale.ROOT, "smallest gap %.1f%% at %s", 100 * worstWcGap, worstWcAt)));
+        double max01 = Double.POSITIVE_INFINITY;
+        for (String w2 : t.distinct("w2")) {
+            if (Double.parseDouble(w2) > 5) continue;
+            double r = t.median("cost", Map.of("rho", "0.1", "w2", w2, "policy", "static-32")) / t.median("cost", Map.of("rho", "0.1", "w2", w2, "policy", "smdp"));
+            max01 = Math.min(max01, r);
+        }
+        claims.add(claim("Fig 5: maximum batching (static 32) is bad at rho 0.1 (at least twice the SMDP's cost for w2 <= 5)", max01 >= 2,
+                String.format(Locale.ROOT, "least ratio %.2f", max01)));
+        boolean unstable = Double.isNaN(t.median("cost", Map.of("rho", "0.9", "w2", "1", "policy", "static-8")));
+        claims.add(claim("Figs 6-7: static 8 does not stabilise the queue at rho >= 0.8 (no cost at rho 0.9)", unstable,
+                unstable ? "unstable at rho 0.9" : "has a cost at rho 0.9"));
+    }
+
+    private static void table1(ResultTable t, List<Claim> claims) {
+        List<String> far = new ArrayList<>();
+        int[] sMax = new int[t.size()];
+        int[] iterations = new int[t.size()];
+        double[] ops = new double[t.size()];
+        int i = 0;
+        for (List<String> r : t.rows()) {
+            String co = r.get(t.index("c_o"));
+            if (r.get(t.index("min_s_max")).isEmpty()) {
+                far.add("c_o " + co + ": never acceptable up to s_max " + SmdpExperiment.FIG8_TO);
+                i++;
+                continue;
+            }
+            sMax[i] = Integer.parseInt(r.get(t.index("min_s_max")));
+            iterations[i] = Integer.parseInt(r.get(t.index("iterations")));
+            ops[i] = Double.parseDouble(r.get(t.index("paper_multiplications")));
+            int paperSMax = (int) Double.parseDouble(r.get(t.index("paper_min_s_max")));
+            double g = Double.parseDouble(r.get(t.index("g")));
+            double paperG = Double.parseDouble(r.get(t.index("paper_g")));
+            if (Math.abs(sMax[i] - paperSMax) > 3) far.add("c_o " + co + ": s_max " + sMax[i] + " vs " + paperSMax);
+            if (Math.abs(g - paperG) > 0.01) far.add("c_o " + co + ": g " + g + " vs " + paperG);
+            i++;
+        }
+        claims.add(claim("Table I: min s_max within 3 of the paper's and g within 0.01 for every c_o", far.isEmpty(),
+                far.isEmpty() ? "s_max " + java.util.Arrays.toString(sMax) + " (paper [89, 78, 70, 161, 192])" : String.join("; ", far)));
+        if (sMax.length == 5 && sMax[2] > 0) {
+            boolean least = sMax[2] <= sMax[0] && sMax[2] <= sMax[1] && sMax[2] < sMax[3] && sMax[2] < sMax[4];
+            claims.add(claim("Table I: c_o = 100 needs the least s_max", least, "s_max " + java.util.Arrays.toString(sMax)));
+            boolean capped = iterations[3] == 10_000 && iterations[4] == 10_000 && iterations[0] > iterations[1] && iterations[1] > iterations[2];
+            claims.add(claim("Table I: c_o = 10 and 0 run to iter_max; iterations fall from c_o = 10^4 to 100", capped,
+                    "iterations " + java.util.Arrays.toString(iterations) + " (paper [1847, 1635, 1483, 10000, 10000])"));
+            double space = 1 - (double) sMax[2] / sMax[4];
+            double time = 1 - ops[2] / ops[4];
+            claims.add(claim("Table I: c_o = 100 against c_o = 0 saves 63.5% space and 98% time (within 3 points)",
+                    Math.abs(space - 0.635) <= 0.03 && Math.abs(time - 0.98) <= 0.03,
+                    String.format(Locale.ROOT, "space %.1f%%, time %.1f%%", 100 * space, 100 * time)));
+        }
+    }
+
+    private static Claim claim(String statement, boolean holds, String evidence) {
+        return new Claim(statement, holds ? Verdict.PASS : Verdict.FAIL, evidence);
+    }
+}
