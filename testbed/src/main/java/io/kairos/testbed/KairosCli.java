@@ -4,6 +4,7 @@ import io.kairos.jobs.cli.Kairos;
 import io.kairos.testbed.bench.BenchCommand;
 import io.kairos.testbed.demo.DemoCommand;
 import io.kairos.testbed.experiment.ExperimentCommand;
+import io.kairos.testbed.faults.CheckResultsCommand;
 import io.kairos.testbed.fidelity.FidelityCommand;
 import io.kairos.testbed.profile.EfficiencyCommand;
 import picocli.CommandLine;
@@ -13,7 +14,7 @@ import java.io.PrintWriter;
 /**
  * What {@code bin/kairos} runs: the product's command line ({@link Kairos}: serve, profile,
  * control) with the testbed's commands added to it (demo, load generator, collector, benchmarks,
- * experiments, fidelity, efficiency), under the same error handling.
+ * experiments, fidelity, efficiency, the fault run's checker), under the same error handling.
  */
 public final class KairosCli {
     private KairosCli() {}
@@ -34,7 +35,7 @@ public final class KairosCli {
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Kairos());
         for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(),
-                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand()}) {
+                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand()}) {
             cl.addSubcommand(command);
         }
         return Kairos.withErrorHandling(cl, out, err);
