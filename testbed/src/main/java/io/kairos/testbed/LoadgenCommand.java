@@ -100,15 +100,16 @@ public class LoadgenCommand implements Callable<Integer> {
         Duration duration = Duration.ofNanos(Math.round(durationSeconds * 1e9));
         long expected = load.expectedArrivals(duration.toNanos() / 1_000);
         PrintWriter out = cl.getOut();
-        out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
-                load, arrivalSpec, seed.seed, expected, fmt(durationSeconds), topic, kafka.bootstrapServers);
-        out.flush();
 
         // Outermost, so that on Ctrl-C the JVM waits for the summary below, not just for the run.
         try (ShutdownHook hook = ShutdownHook.install()) {
             RequestProducer.PacingReport report;
             try (RequestProducer producer = new RequestProducer(kafka.bootstrapServers, topic, catalog);
                  ProgressBar bar = progress.noProgress ? null : progressBar(expected)) {
+                // Printed once connected, right before the first send: a script may time its actions from it.
+                out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
+                        load, arrivalSpec, seed.seed, expected, fmt(durationSeconds), topic, kafka.bootstrapServers);
+                out.flush();
                 hook.onStop(producer::stop);
                 if (idPrefix != null) producer.idPrefix(idPrefix);
                 long[] shown = {0, 0}; // offset of the last message update, worst lag so far
