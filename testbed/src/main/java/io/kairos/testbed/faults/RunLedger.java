@@ -55,7 +55,7 @@ public final class RunLedger {
         final long[] firstEmitted;
         final long[] sentAt;
         final List<Fault> faults = new ArrayList<>();
-        /** Per fault: the earliest emission of a result of a request the job read after the fault. */
+        /** Per fault: the earliest emission of a result of a request sent after the fault. */
         long[] recoveredAt = new long[0];
 
         Scenario(Sent sent) {
@@ -118,12 +118,13 @@ public final class RunLedger {
             sc.firstStatus[i] = (byte) status.ordinal();
         }
         if (sc.sentAt[i] == NONE) sc.sentAt[i] = sentMicros;
-        if (ingestedMicros != NONE) {
-            for (int f = 0; f < sc.faults.size(); f++) {
-                if (ingestedMicros > sc.faults.get(f).atMicros() && emittedMicros > sc.faults.get(f).atMicros()
-                        && (sc.recoveredAt[f] == NONE || emittedMicros < sc.recoveredAt[f])) {
-                    sc.recoveredAt[f] = emittedMicros;
-                }
+        // Recovery: the first result of a request sent after the fault. Not any result emitted after
+        // it: a job cut off from its broker still answers what it had read, and results of replayed
+        // requests say nothing about new ones being served.
+        for (int f = 0; f < sc.faults.size(); f++) {
+            long at = sc.faults.get(f).atMicros();
+            if (sentMicros > at && emittedMicros > at && (sc.recoveredAt[f] == NONE || emittedMicros < sc.recoveredAt[f])) {
+                sc.recoveredAt[f] = emittedMicros;
             }
         }
     }
@@ -247,7 +248,7 @@ public final class RunLedger {
                                  double attainmentBeforeFaults, List<FaultReport> faults) {}
 
     /**
-     * One fault: seconds to the first result of a request the job read after the fault (null: none
+     * One fault: seconds to the first result of a request sent after the fault (null: none
      * came), seconds until attainment stayed at or above the target (null: it never did before the
      * horizon, or nothing was sent after the fault), and the worst window's attainment after it (NaN: no window held a request).
      */
