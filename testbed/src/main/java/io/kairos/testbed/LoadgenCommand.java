@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 
 /**
  * {@code loadgen}: sends requests open-loop at the rates of a workload spec for a while, and says
@@ -61,6 +62,11 @@ public class LoadgenCommand implements Callable<Integer> {
     @CommandLine.Mixin
     ModelsOption models = new ModelsOption();
 
+    @Option(names = "--id-prefix", paramLabel = "PREFIX",
+            description = "Name the requests PREFIX0, PREFIX1, ... in send order, so that a checker can enumerate what was sent "
+                    + "(default: 8 random hex digits and a dash).")
+    String idPrefix;
+
     @CommandLine.Mixin
     ProgressOption progress = new ProgressOption();
 
@@ -90,20 +96,25 @@ public class LoadgenCommand implements Callable<Integer> {
             }
         }
 
+        if (idPrefix != null && !ID_PREFIX.matcher(idPrefix).matches()) {
+            throw new ParameterException(cl, "--id-prefix must be 1 to 64 letters, digits or ._:- characters, got '" + idPrefix + "'");
+        }
         Map<String, Object> kafkaConfig = KafkaClientProperties.over(RequestProducer.lowLatencyConfig(kafka.bootstrapServers), kafka.clientProperties(cl));
         Duration duration = Duration.ofNanos(Math.round(durationSeconds * 1e9));
         long expected = load.expectedArrivals(duration.toNanos() / 1_000);
         PrintWriter out = cl.getOut();
-        out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
-                load, arrivalSpec, seed.seed, expected, fmt(durationSeconds), topic, kafka.bootstrapServers);
-        out.flush();
 
         // Outermost, so that on Ctrl-C the JVM waits for the summary below, not just for the run.
         try (ShutdownHook hook = ShutdownHook.install()) {
             RequestProducer.PacingReport report;
             try (RequestProducer producer = new RequestProducer(kafkaConfig, topic, catalog);
                  ProgressBar bar = progress.noProgress ? null : progressBar(expected)) {
+                // Printed once connected, right before the first send: a script may time its actions from it.
+                out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
+                        load, arrivalSpec, seed.seed, expected, fmt(durationSeconds), topic, kafka.bootstrapServers);
+                out.flush();
                 hook.onStop(producer::stop);
+                if (idPrefix != null) producer.idPrefix(idPrefix);
                 long[] shown = {0, 0}; // offset of the last message update, worst lag so far
                 RequestProducer.Progress shownProgress = bar == null ? RequestProducer.Progress.NONE : (sent, offsetMicros, behindMicros) -> {
                     bar.stepTo(sent);
@@ -122,12 +133,16 @@ public class LoadgenCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "behind schedule: mean %.3f ms, p99 %.3f ms, max %.3f ms; %d sent more than %.0f ms late%n",
                     report.meanBehindMicros() / 1000.0, report.p99BehindMicros() / 1000.0, report.maxBehindMicros() / 1000.0,
                     report.sentLate(), RequestProducer.LATE_SEND_MICROS / 1000.0);
+            if (idPrefix != null) out.printf(Locale.ROOT, "ids %s0 to %s%d%n", idPrefix, idPrefix, report.sent() - 1);
             out.printf("acknowledged %d, failed %d%s%n", report.acked(), report.failed(),
                     report.firstError() == null ? "" : " (first error: " + report.firstError() + ")");
             out.flush();
             return report.failed() > 0 ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
         }
     }
+
+    /** Request ids go into keys, logs and file names: keep the prefix plain. */
+    private static final Pattern ID_PREFIX = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
 
     private static ProgressBar progressBar(long expected) {
         return new ProgressBarBuilder()

@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,7 +47,8 @@ public final class RequestProducer implements AutoCloseable {
     private final AvroCodec<InferenceRequest> codec = AvroCodec.of(InferenceRequest.class);
     /** The reused request of each model, its input tensor generated once. */
     private final Map<String, InferenceRequest> templates = new HashMap<>();
-    private final String idPrefix = UUID.randomUUID().toString().substring(0, 8) + "-";
+    /** Ids are this prefix and a sequence number from 0: random unless {@link #idPrefix(String)} names one. */
+    private String idPrefix = UUID.randomUUID().toString().substring(0, 8) + "-";
     private long sequence;
 
     private final AtomicLong acked = new AtomicLong();
@@ -114,6 +116,16 @@ public final class RequestProducer implements AutoCloseable {
         c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
         return c;
+    }
+
+    /**
+     * Names the requests sent from now on {@code prefix + 0}, {@code prefix + 1}, ... in send order,
+     * so that whoever checks the results knows every id that was sent from the prefix and the count.
+     */
+    public RequestProducer idPrefix(String prefix) {
+        this.idPrefix = Objects.requireNonNull(prefix, "prefix");
+        this.sequence = 0;
+        return this;
     }
 
     /** Sends one request now and returns its id. */
