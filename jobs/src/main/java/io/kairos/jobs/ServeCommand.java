@@ -99,6 +99,10 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--delivery", description = "${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ServingConfig.Delivery delivery = DEFAULTS.delivery;
 
+    @Option(names = "--transaction-timeout-ms", paramLabel = "MS",
+            description = "EXACTLY_ONCE: the results transactions' timeout, at most the brokers' transaction.max.timeout.ms (default: ${DEFAULT-VALUE}).")
+    long transactionTimeoutMs = DEFAULTS.transactionTimeoutMs;
+
     @CommandLine.Mixin
     RestartOptions restart = new RestartOptions();
 
@@ -161,6 +165,14 @@ public class ServeCommand implements Callable<Integer> {
         c.bufferTimeoutMs = bufferTimeout.bufferTimeoutMs;
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
+        c.transactionTimeoutMs = transactionTimeoutMs;
+        if (delivery == ServingConfig.Delivery.EXACTLY_ONCE && checkpointIntervalMs <= 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--delivery EXACTLY_ONCE needs checkpoints (--checkpoint-interval-ms > 0): results are committed when one completes");
+        }
+        if (delivery == ServingConfig.Delivery.EXACTLY_ONCE && transactionTimeoutMs <= checkpointIntervalMs) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--transaction-timeout-ms (" + transactionTimeoutMs
+                    + ") must exceed --checkpoint-interval-ms (" + checkpointIntervalMs + "): a transaction stays open from one checkpoint to the next");
+        }
         c.restarts = restart.restarts(spec.commandLine());
         c.asyncTimeoutMs = asyncTimeoutMs;
         c.learnLatency = learn.learnLatency;

@@ -111,6 +111,18 @@ public final class ServingConfig implements Serializable {
         }
     }
 
+    /**
+     * Exactly-once delivery: how long a transaction of the results sink may stay open before the
+     * broker aborts it. A transaction spans a checkpoint interval and is committed when the
+     * checkpoint completes; if the job is down longer than this between the two, those results are
+     * lost. Flink's sink asks 1 hour by default, which a broker refuses beyond its
+     * {@code transaction.max.timeout.ms} (15 minutes by default): so 15 minutes, at most what a
+     * broker allows unless told otherwise.
+     */
+    public long transactionTimeoutMs = 15 * 60 * 1000;
+    /** At-least-once delivery: how the results topic is read back after a restore ({@link io.kairos.core.result.AnsweredRequests}). */
+    public io.kairos.core.result.AnsweredRequests.Settings answeredReadBack = io.kairos.core.result.AnsweredRequests.Settings.DEFAULTS;
+
     /** The topics the job reads and writes. */
     public java.util.List<String> topics() {
         return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic);

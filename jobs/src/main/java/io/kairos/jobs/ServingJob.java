@@ -6,6 +6,7 @@ import io.kairos.core.model.LatencyEstimator;
 import io.kairos.onnx.OnnxDevice;
 import io.kairos.flink.AcceptDecisions;
 import io.kairos.core.result.ResultBounds;
+import io.kairos.core.result.ResultLog;
 import io.kairos.core.time.Clock;
 import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AsyncInference;
@@ -16,6 +17,8 @@ import io.kairos.flink.GroupSchedulerFunction;
 import io.kairos.flink.RepositoryCopy;
 import io.kairos.onnx.OnnxDevices;
 import io.kairos.flink.ResolvePreemptions;
+import io.kairos.flink.SuppressAnswered;
+import io.kairos.flink.kafka.ResultsTopicLog;
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
 import io.kairos.flink.kafka.ControlRestoreSerializer;
@@ -91,11 +94,15 @@ public final class ServingJob {
      *                        ({@link AcceptDecisions})
      * @param reportsOut      where the devices write their reports; null for an open loop
      * @param reportsIn       where the schedulers read them back (what {@code reportsOut} wrote); null for an open loop
+     * @param resultLog       where {@code results} can be read back after a restore, so that under
+     *                        at-least-once delivery a replayed request that already has a result
+     *                        gets no second one ({@link SuppressAnswered}); null: no such rule
      */
     public record Endpoints(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
                             Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
                             Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores,
-                            Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
+                            Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn,
+                            ResultLog resultLog) {
         public Endpoints {
             Objects.requireNonNull(requests, "requests");
             Objects.requireNonNull(control, "control");
@@ -110,12 +117,17 @@ public final class ServingJob {
         public static Endpoints openLoop(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
                                          Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
                                          Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores) {
-            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, null, null);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, null, null, null);
         }
 
         /** These endpoints with the loop closed through {@code reportsOut} and {@code reportsIn}. */
         public Endpoints withDeviceReports(Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
-            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog);
+        }
+
+        /** These endpoints with {@code results} read back from {@code resultLog} after a restore. */
+        public Endpoints withResultLog(ResultLog resultLog) {
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog);
         }
 
         boolean closedLoop() {
@@ -159,9 +171,14 @@ public final class ServingJob {
                     .setBootstrapServers(config.bootstrapServers)
                     .setRecordSerializer(new AvroRecordSerializer<>(config.resultsTopic, InferenceResult.class, InferenceResult::getRequestId))
                     .setDeliveryGuarantee(guarantee)
-                    .setTransactionalIdPrefix(config.consumerGroup + "-results")
+                    .setTransactionalIdPrefix(transactionalIdPrefix(config))
                     .setKafkaProducerConfig(producer)
+                    .setProperty("transaction.timeout.ms", Long.toString(config.transactionTimeoutMs))
                     .build();
+            // The other sinks stay at least once whatever the delivery of the results: each record is
+            // idempotent where it is read (a batch's telemetry by batch id, an outcome or a restore
+            // decided again the same way, a device report observed twice), and a transaction would
+            // hold each back until a checkpoint completes, which the device reports' loop cannot wait for.
             KafkaSink<BatchTelemetry> telemetry = KafkaSink.<BatchTelemetry>builder()
                     .setBootstrapServers(config.bootstrapServers)
                     .setRecordSerializer(new AvroRecordSerializer<>(config.telemetryTopic, BatchTelemetry.class, BatchTelemetry::getBatchId))
@@ -182,7 +199,7 @@ public final class ServingJob {
                     .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                     .setKafkaProducerConfig(producer)
                     .build();
-            Endpoints open = openLoop(requests, control, results, telemetry, outcomes, restores);
+            Endpoints open = openLoop(requests, control, results, telemetry, outcomes, restores).withResultLog(resultLog(config));
             if (!config.closedLoop) return open;
             // Reports written before this job started are of batches it never sent: read from the end.
             KafkaSource<DeviceReport> reportsIn = KafkaSource.<DeviceReport>builder()
@@ -200,6 +217,29 @@ public final class ServingJob {
                     .setKafkaProducerConfig(producer)
                     .build();
             return open.withDeviceReports(reportsOut, reportsIn);
+        }
+
+        /**
+         * The results topic read back, under at-least-once delivery only: exactly-once needs no
+         * such rule, since what was written after the restored checkpoint was never committed.
+         * Its own client settings: a consumer's, not the producer's above.
+         */
+        static ResultLog resultLog(ServingConfig config) {
+            if (config.delivery != ServingConfig.Delivery.AT_LEAST_ONCE) return null;
+            Properties client = new Properties();
+            client.setProperty("bootstrap.servers", config.bootstrapServers);
+            // The user's settings (SASL, TLS) reach the read-back as they reach every other client.
+            return new ResultsTopicLog(config.resultsTopic, KafkaClientProperties.over(client, config.kafkaProperties));
+        }
+
+        /**
+         * The results sink's transactional ids start with this (exactly-once): the job's consumer
+         * group and its results topic, so that two jobs on one cluster never share one (a job
+         * would fence the other's producers), and stable across restarts of one job, so that a
+         * restored job finds and aborts the transactions its crashed run left open.
+         */
+        static String transactionalIdPrefix(ServingConfig config) {
+            return config.consumerGroup + "-" + config.resultsTopic;
         }
     }
 
@@ -268,6 +308,9 @@ public final class ServingJob {
         env.setBufferTimeout(config.bufferTimeoutMs);
         // Functions here never keep or change an input after emitting it, so chained operators can share objects.
         env.getConfig().enableObjectReuse();
+        if (config.delivery == ServingConfig.Delivery.EXACTLY_ONCE && config.checkpointIntervalMs <= 0) {
+            throw new IllegalArgumentException("exactly-once delivery needs checkpoints: results are committed when one completes");
+        }
         if (config.checkpointIntervalMs > 0) {
             env.enableCheckpointing(config.checkpointIntervalMs,
                     config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
@@ -324,11 +367,16 @@ public final class ServingJob {
         // Every result, from whichever stage, is cut to what the producer can write, in this one place:
         // a record over its limit would fail the job, and fail it again on every replay.
         ResultBounds bounds = resultBounds(config);
-        executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED), afterPreemption)
+        DataStream<InferenceResult> results = executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED), afterPreemption)
                 .map(bounds::fit).returns(new AvroTypeInfo<>(InferenceResult.class))
-                .name("results within the size limit").uid("results-within-size-limit").setParallelism(config.devices)
-                // One writer per device, chained to the bound.
-                .sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);
+                .name("results within the size limit").uid("results-within-size-limit").setParallelism(config.devices);
+        if (suppressesAnswered()) {
+            // At least once: after a restore, a replayed request that already has a result out gets no second one.
+            results = results.filter(new SuppressAnswered(endpoints.resultLog(), config.answeredReadBack))
+                    .name("results not yet out").uid("results-not-yet-out").setParallelism(config.devices);
+        }
+        // One writer per device, chained to the bound.
+        results.sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);
         // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
         executed.getSideOutput(EmitResults.TELEMETRY)
                 .sinkTo(endpoints.telemetry()).name("telemetry").uid("telemetry").setParallelism(1);
@@ -337,6 +385,15 @@ public final class ServingJob {
             executed.getSideOutput(EmitResults.REPORTS)
                     .sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
         }
+    }
+
+    /**
+     * Whether the job holds back the results of replayed requests that already have one out: under
+     * at-least-once delivery with checkpoints (without them a restart replays from the committed
+     * offsets, which no state of the job remembers), where the results can be read back.
+     */
+    boolean suppressesAnswered() {
+        return config.delivery == ServingConfig.Delivery.AT_LEAST_ONCE && config.checkpointIntervalMs > 0 && endpoints.resultLog() != null;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.kairos.testbed.bench;
 import io.kairos.jobs.options.BufferTimeoutOption;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.jobs.ServingConfig;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -22,7 +23,9 @@ import java.util.concurrent.Callable;
  * {@code bench pipeline}: the serving pipeline against a bare Kafka round trip on the same broker,
  * in the same process. With zero-latency simulated devices it measures (1) the added latency at a
  * given rate, pipeline p50/p99 beside the round trip's, over several runs, and (2) the highest
- * offered rate the pipeline keeps up with.
+ * offered rate the pipeline keeps up with. With {@code --compare-delivery} it measures instead what
+ * exactly-once delivery costs: the pipeline's latency (send to a {@code read_committed} receive)
+ * at-least-once against exactly-once at several checkpoint intervals.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Pipeline benchmark: latency against a bare Kafka round trip, and the highest sustained rate.")
@@ -53,6 +56,19 @@ public class BenchCommand implements Callable<Integer> {
     @Option(names = "--skip-throughput", description = "Only the latency runs.")
     boolean skipThroughput;
 
+    @Option(names = "--delivery", description = "The pipeline's delivery of results: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    ServingConfig.Delivery delivery = ServingConfig.DEFAULTS.delivery;
+
+    @Option(names = "--checkpoint-interval-ms", paramLabel = "MS", description = "The pipeline's checkpoint interval (default: ${DEFAULT-VALUE}).")
+    long checkpointIntervalMs = ServingConfig.DEFAULTS.checkpointIntervalMs;
+
+    @Option(names = "--compare-delivery", description = "Instead: latency at least once (at --checkpoint-interval-ms) against exactly once at each of --exactly-once-intervals-ms.")
+    boolean compareDelivery;
+
+    @Option(names = "--exactly-once-intervals-ms", paramLabel = "MS", split = ",",
+            description = "Checkpoint intervals of the exactly-once runs of --compare-delivery (default: ${DEFAULT-VALUE}).")
+    long[] exactlyOnceIntervalsMs = {100, 1_000, 10_000};
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -63,13 +79,21 @@ public class BenchCommand implements Callable<Integer> {
         if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--model '" + model + "' is not in the built-in catalog " + catalog.names());
         devices.check(spec.commandLine());
         if (runs < 1 || durationSeconds < 3 || rate <= 0) throw new CommandLine.ParameterException(spec.commandLine(), "--runs must be >= 1, --duration >= 3, --rate > 0");
+        if (checkpointIntervalMs < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--checkpoint-interval-ms must not be negative, got " + checkpointIntervalMs);
+        if (delivery == ServingConfig.Delivery.EXACTLY_ONCE && checkpointIntervalMs == 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--delivery EXACTLY_ONCE needs checkpoints (--checkpoint-interval-ms > 0)");
+        }
+        for (long ms : exactlyOnceIntervalsMs) {
+            if (ms < 10) throw new CommandLine.ParameterException(spec.commandLine(), "--exactly-once-intervals-ms must each be at least 10 ms, got " + ms);
+        }
         Duration duration = Duration.ofSeconds(durationSeconds);
         Duration warmup = Duration.ofSeconds(2);
         Duration drain = Duration.ofSeconds(3);
+        if (compareDelivery) return compareDelivery(out, catalog, duration, warmup);
         out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
                 model, catalog.get(model).input().byteSize(), devices.devices, bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
-             PipelineRig pipeline = new PipelineRig(broker, "bench", devices.devices, model, bufferTimeout.bufferTimeoutMs)) {
+             PipelineRig pipeline = new PipelineRig(broker, "bench", devices.devices, model, bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs)) {
             // One unmeasured phase of each first: the JIT, the broker's first segments and the job's
             // first checkpoints are not what is being compared.
             out.println("warming up (" + 2 * durationSeconds + " s, not measured) ...");
@@ -115,6 +139,67 @@ public class BenchCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * At least once against exactly once at each interval, each a pipeline of its own on one broker,
+     * all started first and warmed up with one unmeasured run each; then the measured runs go
+     * round the pipelines in turn, so that a machine whose load changes over time (other work on
+     * it) weighs on each alike. Results arrive at a {@code read_committed} consumer: under
+     * exactly-once, when the checkpoint after them completes.
+     */
+    private int compareDelivery(PrintWriter out, ModelCatalog catalog, Duration duration, Duration warmup) throws Exception {
+        out.printf("delivery benchmark: %s requests at %.0f/s, %d zero-latency devices, buffer timeout %d ms, %d runs of %d s, %d cores%n",
+                model, rate, devices.devices, bufferTimeout.bufferTimeoutMs, runs, durationSeconds, Runtime.getRuntime().availableProcessors());
+        List<ServingConfig.Delivery> deliveries = new ArrayList<>();
+        List<Long> intervals = new ArrayList<>();
+        deliveries.add(ServingConfig.Delivery.AT_LEAST_ONCE);
+        intervals.add(checkpointIntervalMs);
+        for (long ms : exactlyOnceIntervalsMs) {
+            deliveries.add(ServingConfig.Delivery.EXACTLY_ONCE);
+            intervals.add(ms);
+        }
+        int n = deliveries.size();
+        long[][] p50 = new long[n][runs], p99 = new long[n][runs];
+        long[] sent = new long[n], received = new long[n];
+        List<PipelineRig> pipelines = new ArrayList<>();
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
+             ProgressBar bar = bar("delivery runs", n * (runs + 1L))) {
+            try {
+                for (int k = 0; k < n; k++) {
+                    String name = "bench-" + (deliveries.get(k) == ServingConfig.Delivery.AT_LEAST_ONCE ? "alo-" : "eo-") + intervals.get(k);
+                    PipelineRig pipeline = new PipelineRig(broker, name, devices.devices, model, bufferTimeout.bufferTimeoutMs, deliveries.get(k), intervals.get(k));
+                    pipelines.add(pipeline);
+                    pipeline.run(rate, duration, warmup, drain(intervals.get(k)));
+                    bar.step();
+                }
+                for (int i = 0; i < runs; i++) {
+                    for (int k = 0; k < n; k++) {
+                        PipelineRig.Phase p = pipelines.get(k).run(rate, duration, warmup, drain(intervals.get(k)));
+                        p50[k][i] = p.p50Micros();
+                        p99[k][i] = p.p99Micros();
+                        sent[k] += p.sent();
+                        received[k] += p.received();
+                        bar.step();
+                        bar.setExtraMessage(String.format("run %d, %s every %d ms: p99 %.1f ms", i + 1, deliveries.get(k), intervals.get(k), p.p99Micros() / 1e3));
+                    }
+                }
+            } finally {
+                for (PipelineRig p : pipelines) p.close();
+            }
+        }
+        out.printf("%nlatency from send to a read_committed receive (medians of the runs; per run in brackets)%n");
+        out.printf("  %-14s %13s %9s %-24s %9s %-24s %9s %9s%n", "delivery", "checkpoint ms", "p50 ms", "", "p99 ms", "", "sent", "received");
+        for (int k = 0; k < n; k++) {
+            out.printf("  %-14s %13d %9.2f %-24s %9.2f %-24s %9d %9d%n", deliveries.get(k) == ServingConfig.Delivery.AT_LEAST_ONCE ? "at least once" : "exactly once",
+                    intervals.get(k), median(p50[k]) / 1e3, ms(p50[k]), median(p99[k]) / 1e3, ms(p99[k]), sent[k], received[k]);
+        }
+        return 0;
+    }
+
+    /** Results come in bursts a checkpoint apart under exactly-once: wait longer than that before calling a run over. */
+    private static Duration drain(long checkpointIntervalMs) {
+        return Duration.ofMillis(Math.max(3_000, 2 * checkpointIntervalMs + 2_000));
     }
 
     private static ProgressBar bar(String task, long steps) {

@@ -32,6 +32,16 @@ final class PipelineRig implements AutoCloseable {
     private final String model;
 
     PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, String model, long bufferTimeoutMs) throws Exception {
+        this(broker, name, devices, model, bufferTimeoutMs, ServingConfig.DEFAULTS.delivery, ServingConfig.DEFAULTS.checkpointIntervalMs);
+    }
+
+    /**
+     * With {@code delivery} and checkpoints every {@code checkpointIntervalMs}: under exactly-once a
+     * result is received (the client reads {@code read_committed}) once the checkpoint after it
+     * has completed and its transaction is committed.
+     */
+    PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, String model, long bufferTimeoutMs,
+                ServingConfig.Delivery delivery, long checkpointIntervalMs) throws Exception {
         this.broker = broker;
         this.model = model;
         config = new ServingConfig();
@@ -47,6 +57,8 @@ final class PipelineRig implements AutoCloseable {
         config.simulatedSpeed = 0;
         config.bufferTimeoutMs = bufferTimeoutMs;
         config.fromEarliest = true;
+        config.delivery = delivery;
+        config.checkpointIntervalMs = checkpointIntervalMs;
         for (String topic : config.topics()) broker.createTopic(topic, 1);
         Configuration flink = new Configuration();
         flink.set(RestOptions.BIND_PORT, "0");

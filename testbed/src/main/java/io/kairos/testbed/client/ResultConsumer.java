@@ -108,7 +108,10 @@ public final class ResultConsumer implements AutoCloseable {
      * as soon as one result is there. {@code fetch.max.wait.ms=10} bounds how long an empty fetch
      * waits at the broker; a fetch parked there is completed the moment data arrives, so this does
      * not add latency, it only keeps polling responsive to {@link #wakeup} and timeouts.
-     * No consumer group and no commits: see the class comment.
+     * No consumer group and no commits: see the class comment. {@code read_committed}: only results
+     * whose transaction committed, what a consumer of a job with exactly-once delivery must read
+     * (the results of a crashed run's open transactions are aborted, and written again); results
+     * written without transactions (at-least-once) are read as soon as they are written.
      */
     public static Map<String, Object> lowLatencyConfig(String bootstrapServers) {
         Map<String, Object> c = new HashMap<>();
@@ -119,6 +122,7 @@ public final class ResultConsumer implements AutoCloseable {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
         c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         return c;
     }
 

@@ -49,10 +49,19 @@ final class TopicClient implements AutoCloseable {
 
     /** Reads records of {@code type} from the start of {@code topic} until {@code done} holds or the time is up. */
     <T extends SpecificRecord> List<T> readUntil(String topic, Class<T> type, Predicate<List<T>> done, Duration timeout) {
+        return readUntil(topic, type, done, timeout, false);
+    }
+
+    /**
+     * The same, with {@code committedOnly} as a consumer of exactly-once results reads
+     * ({@code read_committed}); else every record written, of aborted transactions too.
+     */
+    <T extends SpecificRecord> List<T> readUntil(String topic, Class<T> type, Predicate<List<T>> done, Duration timeout, boolean committedOnly) {
         AvroCodec<T> codec = AvroCodec.of(type);
         List<T> records = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaClientProperties.over(Map.of(
-                "bootstrap.servers", bootstrap, "group.id", "test-" + UUID.randomUUID(), "auto.offset.reset", "earliest"), clientProperties),
+                "bootstrap.servers", bootstrap, "group.id", "test-" + UUID.randomUUID(), "auto.offset.reset", "earliest",
+                "isolation.level", committedOnly ? "read_committed" : "read_uncommitted"), clientProperties),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
             long until = System.nanoTime() + timeout.toNanos();

@@ -1,0 +1,87 @@
+package io.kairos.jobs;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.flink.kafka.ResultsTopicLog;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamNode;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What each delivery mode wires: the read-back of the results, the transactions, and what serve refuses. */
+class DeliveryConfigurationTest {
+
+    private static ServingConfig config(ServingConfig.Delivery delivery, long checkpointIntervalMs) {
+        ServingConfig c = new ServingConfig();
+        c.delivery = delivery;
+        c.checkpointIntervalMs = checkpointIntervalMs;
+        c.consumerGroup = "group-a";
+        c.resultsTopic = "results-a";
+        return c;
+    }
+
+    private static List<String> operators(ServingConfig config) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        ServingJob.onKafka(config, ModelCatalog.builtIn()).build(env);
+        return env.getStreamGraph().getStreamNodes().stream().map(StreamNode::getOperatorName).toList();
+    }
+
+    @Test
+    void atLeastOnceReadsTheResultsTopicBackAndHoldsBackWhatIsAlreadyOut() {
+        ServingConfig c = config(ServingConfig.Delivery.AT_LEAST_ONCE, 10_000);
+        ServingJob.Endpoints endpoints = ServingJob.Endpoints.onKafka(c);
+        assertThat(endpoints.resultLog()).isInstanceOfSatisfying(ResultsTopicLog.class, log -> assertThat(log.topic()).isEqualTo("results-a"));
+        assertThat(operators(c)).contains("results not yet out");
+    }
+
+    @Test
+    void withoutCheckpointsThereIsNothingToRestoreAndNoStep() {
+        assertThat(operators(config(ServingConfig.Delivery.AT_LEAST_ONCE, 0))).doesNotContain("results not yet out");
+    }
+
+    @Test
+    void exactlyOnceNeedsNoReadBackAndNamesItsTransactionsAfterTheJob() {
+        ServingConfig c = config(ServingConfig.Delivery.EXACTLY_ONCE, 1_000);
+        assertThat(ServingJob.Endpoints.onKafka(c).resultLog()).isNull();
+        assertThat(operators(c)).doesNotContain("results not yet out");
+        assertThat(ServingJob.Endpoints.transactionalIdPrefix(c)).isEqualTo("group-a-results-a");
+        ServingConfig other = config(ServingConfig.Delivery.EXACTLY_ONCE, 1_000);
+        other.consumerGroup = "group-b";
+        assertThat(ServingJob.Endpoints.transactionalIdPrefix(other)).isNotEqualTo(ServingJob.Endpoints.transactionalIdPrefix(c));
+        assertThat(c.transactionTimeoutMs).as("at most the brokers' default transaction.max.timeout.ms").isEqualTo(900_000);
+    }
+
+    @Test
+    void exactlyOnceWithoutCheckpointsIsRefusedByTheJobAndByServe() {
+        assertThatThrownBy(() -> operators(config(ServingConfig.Delivery.EXACTLY_ONCE, 0)))
+                .hasMessage("exactly-once delivery needs checkpoints: results are committed when one completes");
+        assertThat(serveError("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "0"))
+                .isEqualTo("kairos: --delivery EXACTLY_ONCE needs checkpoints (--checkpoint-interval-ms > 0): results are committed when one completes");
+        assertThat(serveError("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "60000", "--transaction-timeout-ms", "60000"))
+                .isEqualTo("kairos: --transaction-timeout-ms (60000) must exceed --checkpoint-interval-ms (60000): a transaction stays open from one checkpoint to the next");
+        ServeCommand serve = new ServeCommand();
+        CommandLine cl = new CommandLine(serve);
+        cl.parseArgs("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "100", "--transaction-timeout-ms", "60000");
+        assertThat(serve.config().transactionTimeoutMs).isEqualTo(60_000);
+    }
+
+    private static String serveError(String... args) {
+        StringWriter err = new StringWriter();
+        CommandLine cl = ServeCommand.commandLine(new ServeCommand() {
+            @Override
+            public Integer call() {
+                config();
+                return 0;
+            }
+        }, new String[0]);
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute(args)).isEqualTo(2);
+        return err.toString().strip();
+    }
+}

@@ -1,0 +1,22 @@
+package io.kairos.core.result;
+
+import java.io.Serializable;
+import java.util.Set;
+
+/**
+ * Where the job's results were written, read back: which requests already have a result out.
+ * The job asks it once after a restore from a checkpoint ({@link AnsweredRequests}); the results
+ * topic is the production one, a test may give its own. Serializable, because it travels with the
+ * job to the task managers.
+ */
+@FunctionalInterface
+public interface ResultLog extends Serializable {
+
+    /**
+     * The request ids of every result written at or after {@code fromMillis} (the records' own
+     * timestamps, milliseconds since the Unix epoch) up to what is written at the time of the call.
+     *
+     * @throws Exception when the log cannot be read in {@code timeoutMs}, or at all
+     */
+    Set<String> requestIdsSince(long fromMillis, long timeoutMs) throws Exception;
+}
