@@ -27,8 +27,11 @@ import java.util.Set;
  *   <li>It is dropped {@link Settings#horizonMs} after the restore: by then the replay is long
  *       read. A replayed request whose result comes out later than that (a long SLO) can be
  *       written a second time.</li>
- *   <li>While it is in force, a checkpoint records the older anchor ({@link #anchorFor}): a second
- *       crash before the replay was read replays requests answered before the first one.</li>
+ *   <li>For {@link Settings#catchUpMs} after the restore, a checkpoint records the older anchor
+ *       ({@link #anchorFor}): a second crash before the sources had read past the first one's
+ *       replay replays requests answered before the first crash. Not for the whole horizon: after
+ *       several crashes in a few minutes the read-back would grow to minutes of results (750,000
+ *       ids at 5,000 requests/s), too many to read in its timeout.</li>
  * </ul>
  *
  * <p>Plain data and arithmetic on "now" as given; the Flink function that applies it reads the
@@ -42,31 +45,43 @@ public final class AnsweredRequests {
      * @param timeoutMs how long the read-back may take at most; beyond it the job goes on without
      *                  the set (and may write a duplicate)
      * @param horizonMs how long after the restore the set is kept
+     * @param catchUpMs how long after the restore the sources may still be reading the replay: a
+     *                  checkpoint taken within it keeps the older anchor (at most the horizon)
      */
-    public record Settings(long marginMs, long timeoutMs, long horizonMs) implements Serializable {
-        /** 2 s of margin, 5 s to read, kept 5 minutes. */
-        public static final Settings DEFAULTS = new Settings(2_000, 5_000, 300_000);
+    public record Settings(long marginMs, long timeoutMs, long horizonMs, long catchUpMs) implements Serializable {
+        /** 2 s of margin, 10 s to read, kept 5 minutes, 30 s to catch up. */
+        public static final Settings DEFAULTS = new Settings(2_000, 10_000, 300_000, 30_000);
+
+        /** With {@link #DEFAULTS}' catch-up, or the horizon if shorter. */
+        public Settings(long marginMs, long timeoutMs, long horizonMs) {
+            this(marginMs, timeoutMs, horizonMs, Math.min(horizonMs, DEFAULTS_CATCH_UP_MS));
+        }
 
         public Settings {
             if (marginMs < 0) throw new IllegalArgumentException("the read-back margin must not be negative, got " + marginMs + " ms");
             if (timeoutMs < 1) throw new IllegalArgumentException("the read-back timeout must be at least 1 ms, got " + timeoutMs);
             if (horizonMs < 1) throw new IllegalArgumentException("the answered requests must be kept at least 1 ms, got " + horizonMs);
+            if (catchUpMs < 0 || catchUpMs > horizonMs) throw new IllegalArgumentException("the catch-up must lie between 0 and the horizon of " + horizonMs + " ms, got " + catchUpMs);
         }
     }
 
-    private static final AnsweredRequests NONE = new AnsweredRequests(Set.of(), Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, 0);
+    private static final long DEFAULTS_CATCH_UP_MS = 30_000;
+
+    private static final AnsweredRequests NONE = new AnsweredRequests(Set.of(), Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE, 0);
 
     private final Set<String> ids;
     private final long anchorMillis;
     private final long restoredAtMicros;
     private final long untilMicros;
+    private final long catchUpUntilMicros;
     private final long marginMicros;
 
-    private AnsweredRequests(Set<String> ids, long anchorMillis, long restoredAtMicros, long untilMicros, long marginMicros) {
+    private AnsweredRequests(Set<String> ids, long anchorMillis, long restoredAtMicros, long untilMicros, long catchUpUntilMicros, long marginMicros) {
         this.ids = ids;
         this.anchorMillis = anchorMillis;
         this.restoredAtMicros = restoredAtMicros;
         this.untilMicros = untilMicros;
+        this.catchUpUntilMicros = catchUpUntilMicros;
         this.marginMicros = marginMicros;
     }
 
@@ -83,8 +98,10 @@ public final class AnsweredRequests {
      */
     public static AnsweredRequests restored(Set<String> ids, long anchorMillis, long restoredAtMicros, Settings settings) {
         long horizonMicros = Math.multiplyExact(settings.horizonMs(), 1000L);
+        long catchUpMicros = Math.multiplyExact(settings.catchUpMs(), 1000L);
         return new AnsweredRequests(Set.copyOf(ids), anchorMillis, restoredAtMicros,
-                saturatedAdd(restoredAtMicros, horizonMicros), Math.multiplyExact(settings.marginMs(), 1000L));
+                saturatedAdd(restoredAtMicros, horizonMicros), saturatedAdd(restoredAtMicros, catchUpMicros),
+                Math.multiplyExact(settings.marginMs(), 1000L));
     }
 
     /** Where the read-back after a restore from a checkpoint anchored at {@code anchorMillis} starts. */
@@ -107,11 +124,11 @@ public final class AnsweredRequests {
 
     /**
      * What a checkpoint triggered at {@code checkpointMillis} records as the start of the next
-     * restore's read-back: the checkpoint itself, or, while this set is in force, the older anchor
-     * it was read for.
+     * restore's read-back: the checkpoint itself, or, within the catch-up after a restore, the older
+     * anchor this set was read for.
      */
     public long anchorFor(long checkpointMillis, long nowMicros) {
-        return expired(nowMicros) ? checkpointMillis : Math.min(checkpointMillis, anchorMillis);
+        return nowMicros >= catchUpUntilMicros ? checkpointMillis : Math.min(checkpointMillis, anchorMillis);
     }
 
     /** How many request ids are held. */

@@ -56,6 +56,17 @@ class AnsweredRequestsTest {
     }
 
     @Test
+    void theOlderAnchorIsKeptOnlyWhileTheSourcesCatchUpNotForTheWholeHorizon() {
+        // Horizon 60 s, catch-up 20 s: a checkpoint 19.999 s after the restore keeps the old anchor,
+        // one at 20 s its own, while the set itself is still in force until 60 s.
+        AnsweredRequests set = AnsweredRequests.restored(Set.of("a"), CHECKPOINT_MS, RESTORED_US, new AnsweredRequests.Settings(2_000, 5_000, 60_000, 20_000));
+        assertThat(set.anchorFor(1_040_000, RESTORED_US + 19_999_999)).isEqualTo(CHECKPOINT_MS);
+        assertThat(set.anchorFor(1_040_000, RESTORED_US + 20_000_000)).isEqualTo(1_040_000);
+        assertThat(set.alreadyAnswered("a", RESTORED_US - 1, RESTORED_US + 20_000_000)).isTrue();
+        assertThatThrownBy(() -> new AnsweredRequests.Settings(0, 1, 10, 11)).hasMessage("the catch-up must lie between 0 and the horizon of 10 ms, got 11");
+    }
+
+    @Test
     void aFailedReadHoldsNothingBackButStillCarriesTheAnchor() {
         AnsweredRequests unread = AnsweredRequests.restored(Set.of(), CHECKPOINT_MS, RESTORED_US, SETTINGS);
         assertThat(unread.alreadyAnswered("a", 0, RESTORED_US)).isFalse();

@@ -110,9 +110,13 @@ public final class ResultsTopicLog implements ResultLog {
         p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         // Everything the results sink wrote: at-least-once writes no transactions.
         p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
-        // Big fetches: the tail is read once, as fast as the broker gives it.
-        p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 << 20));
-        p.setProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 << 20));
+        // Fetches of a few MB: large enough to read the tail at the broker's speed, small enough for
+        // a TaskManager's direct memory. The JDK reads a socket into a heap buffer through a
+        // temporary direct buffer as large as the fetch, and keeps it in the reading thread (the
+        // task's, here, for the job's life): 64 MB fetches on four instances took a 2 GB
+        // TaskManager's whole direct memory and killed its Kafka producers' network threads.
+        p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(1 << 20));
+        p.setProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(4 << 20));
         p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50000");
         p.setProperty(ConsumerConfig.RECEIVE_BUFFER_CONFIG, Integer.toString(4 << 20));
         p.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
