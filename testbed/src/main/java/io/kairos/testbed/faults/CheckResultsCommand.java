@@ -66,6 +66,10 @@ public class CheckResultsCommand implements Callable<Integer> {
     @Option(names = "--window-ms", paramLabel = "MS", description = "Width of the attainment windows, by send time (default: ${DEFAULT-VALUE}).")
     long windowMs = 1000;
 
+    @Option(names = "--settle-ms", paramLabel = "MS", description = "Measure each fault's attainment recovery only up to this long before the next fault:"
+            + " requests sent closer to it may be in flight when it strikes; give the SLO (default: ${DEFAULT-VALUE}).")
+    long settleMs = 0;
+
     @Option(names = "--attainment-target", paramLabel = "FRACTION", description = "SLO attainment that counts as recovered (default: ${DEFAULT-VALUE}).")
     double target = 0.99;
 
@@ -102,6 +106,7 @@ public class CheckResultsCommand implements Callable<Integer> {
             sentRanges.add(new RunLedger.Sent(m.group(1), m.group(2), Integer.parseInt(m.group(3))));
         }
         if (windowMs <= 0) throw new ParameterException(cl, "--window-ms must be positive, got " + windowMs);
+        if (settleMs < 0) throw new ParameterException(cl, "--settle-ms must not be negative, got " + settleMs);
         if (!(target > 0 && target <= 1)) throw new ParameterException(cl, "--attainment-target must be in (0, 1], got " + target);
         if (!(idleTimeoutSeconds > 0) || Double.isInfinite(idleTimeoutSeconds)) throw new ParameterException(cl, "--idle-timeout must be a positive number of seconds, got " + idleTimeoutSeconds);
         if (!(timeLimitSeconds > 0) || Double.isInfinite(timeLimitSeconds)) throw new ParameterException(cl, "--time-limit must be a positive number of seconds, got " + timeLimitSeconds);
@@ -123,7 +128,7 @@ public class CheckResultsCommand implements Callable<Integer> {
         read(ledger, committed, cl);
 
         List<RunLedger.ScenarioReport> reports = new ArrayList<>();
-        for (String scenario : ledger.scenarios()) reports.add(ledger.report(scenario, windowMs * 1000, target));
+        for (String scenario : ledger.scenarios()) reports.add(ledger.report(scenario, windowMs * 1000, target, settleMs * 1000));
         out.print(table(reports, target));
         out.printf(Locale.ROOT, "%d results read, %d of ids no scenario sent%n", ledger.results(), ledger.foreign());
         if (csv != null) writeCsv(cl, reports);

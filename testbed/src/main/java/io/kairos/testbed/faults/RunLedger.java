@@ -159,6 +159,16 @@ public final class RunLedger {
      * window up to the horizon is at or above {@code target}.
      */
     public ScenarioReport report(String scenario, long windowMicros, double target) {
+        return report(scenario, windowMicros, target, 0);
+    }
+
+    /**
+     * The same, with each fault measured only up to {@code settleMicros} before the next one: a
+     * request sent that close to the next fault may still be in flight when it strikes (a request
+     * lives up to its SLO), so its fate tells of the next fault, not of the recovery from this one.
+     */
+    public ScenarioReport report(String scenario, long windowMicros, double target, long settleMicros) {
+        if (settleMicros < 0) throw new IllegalArgumentException("settle must be >= 0 us");
         Scenario sc = byName.get(scenario);
         if (sc == null) throw new IllegalArgumentException("no scenario '" + scenario + "'");
         if (windowMicros <= 0) throw new IllegalArgumentException("window must be > 0 us");
@@ -183,7 +193,9 @@ public final class RunLedger {
         List<FaultReport> faults = new ArrayList<>();
         for (int f = 0; f < sc.faults.size(); f++) {
             Fault fault = sc.faults.get(f);
-            long horizon = f + 1 < sc.faults.size() ? sc.faults.get(f + 1).atMicros() : (lastSent == NONE ? fault.atMicros() : lastSent + 1);
+            long horizon = f + 1 < sc.faults.size()
+                    ? Math.max(fault.atMicros(), sc.faults.get(f + 1).atMicros() - settleMicros)
+                    : (lastSent == NONE ? fault.atMicros() : lastSent + 1);
             int windows = (int) Math.max(0, (horizon - fault.atMicros() + windowMicros - 1) / windowMicros);
             long[] total = new long[windows];
             long[] ok = new long[windows];

@@ -96,6 +96,24 @@ class RunLedgerTest {
     }
 
     @Test
+    void requestsSentJustBeforeTheNextFaultCountForItNotForTheRecoveryFromThisOne() {
+        // Faults at 10 s and 14 s; requests every 0.5 s from 10 s. Those sent at 10 and 10.5 s are
+        // dropped (the first fault), and those sent at 13 and 13.5 s too: in flight when the second
+        // fault strikes. Measured up to the next fault, the first never recovers (window 3, from
+        // 13 s, is all dropped); with a settle of 1 s its horizon is 13 s and it recovers at 1 s.
+        RunLedger ledger = new RunLedger(List.of(new RunLedger.Sent("twice", "t.", 10)),
+                List.of(new RunLedger.Fault("twice", s(10), "first"), new RunLedger.Fault("twice", s(14), "second")));
+        for (int i = 0; i < 10; i++) {
+            double sent = 10 + 0.5 * i;
+            boolean missed = i == 0 || i == 1 || i == 6 || i == 7;
+            result(ledger, "t." + i, missed ? DROPPED : OK, sent, sent + 0.2, sent + 0.3);
+        }
+        assertThat(ledger.report("twice", S, 0.99).faults().get(0).attainmentRecoverySeconds()).isNull();
+        assertThat(ledger.report("twice", S, 0.99, S).faults().get(0).attainmentRecoverySeconds()).isEqualTo(1.0);
+        assertThatThrownBy(() -> ledger.report("twice", S, 0.99, -1)).hasMessage("settle must be >= 0 us");
+    }
+
+    @Test
     void attainmentThatEndsBelowTheTargetNeverRecovered() {
         RunLedger ledger = new RunLedger(List.of(new RunLedger.Sent("c", "c-", 3)), List.of(new RunLedger.Fault("c", s(1), "stop")));
         result(ledger, "c-0", OK, 1.2, 1.3, 1.4);
