@@ -83,7 +83,7 @@ class ServingJobRestartTest {
                         .setData(ByteBuffer.allocate((int) input.byteSize())).build())
                 .setSentAtMicros(WallClock.nowMicros()).setSloMs(300_000)
                 .build();
-        return new RawRequest("requests", 0, offset, WallClock.nowMicros(), ByteBuffer.wrap(AvroCodec.of(InferenceRequest.class).encode(r)));
+        return new RawRequest("requests", 0, offset, WallClock.nowMicros(), ByteBuffer.wrap(AvroCodec.of(InferenceRequest.class).encode(r)), null);
     }
 
     @Test

@@ -65,7 +65,7 @@ class ServingJobTopologyTest {
 
     /** A record of partition 0 of the requests topic, as the Kafka source would hand it over. */
     private RawRequest record(byte[] payload) {
-        return new RawRequest("requests", 0, offset++, WallClock.nowMicros(), ByteBuffer.wrap(payload));
+        return new RawRequest("requests", 0, offset++, WallClock.nowMicros(), ByteBuffer.wrap(payload), null);
     }
 
     private RawRequest record(InferenceRequest r) {

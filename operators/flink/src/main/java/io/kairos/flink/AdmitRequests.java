@@ -3,8 +3,10 @@ package io.kairos.flink;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.AdmissionLimits;
 import io.kairos.core.request.RequestValidator;
+import io.kairos.core.request.Utf8;
 import io.kairos.core.result.Results;
 import io.kairos.core.time.Clock;
+import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
@@ -13,10 +15,14 @@ import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
-import io.kairos.schema.ControlDecision;
 import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Decodes and checks each request, then tags it with the serving group of its model as the
@@ -71,6 +77,24 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
         return raw.getTopic() + "-" + raw.getPartition() + "@" + raw.getOffset();
     }
 
+    /**
+     * The id of the result of a record that cannot be decoded: its Kafka key, when it has one that
+     * could be a request id (UTF-8, not blank, within the id limit), since clients that key their
+     * requests by id correlate by it; else where it was read. The reason names the origin either way.
+     */
+    private String undecodedName(RawRequest raw) {
+        ByteBuffer key = raw.getKey();
+        if (key == null || !key.hasRemaining()) return origin(raw);
+        try {
+            String text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(key.duplicate()).toString();
+            return text.isBlank() || !Utf8.fits(text, limits.maxIdBytes()) ? origin(raw) : text;
+        } catch (CharacterCodingException e) {
+            return origin(raw);
+        }
+    }
+
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
@@ -117,7 +141,8 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
             request = codec.decode(raw.getPayload());
         } catch (AvroCodec.MalformedRecordException e) {
             rejected.inc();
-            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), null, "malformed request: " + e.getMessage(), raw.getIngestedAtMicros(), clock.nowMicros()));
+            ctx.output(TURNED_AWAY, Results.rejected(undecodedName(raw), null, "malformed request: " + e.getMessage() + " (record " + origin(raw) + ")",
+                    raw.getIngestedAtMicros(), clock.nowMicros()));
             return null;
         }
         decoded = request;

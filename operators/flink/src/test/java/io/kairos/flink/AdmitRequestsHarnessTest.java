@@ -65,7 +65,12 @@ class AdmitRequestsHarnessTest {
 
     /** Feeds a record of partition 0 of the requests topic, at the next offset. */
     private void read(byte[] payload) throws Exception {
-        harness.processElement(new RawRequest("requests", 0, offset++, READ_AT, ByteBuffer.wrap(payload)), 0);
+        read(payload, null);
+    }
+
+    /** The same with a Kafka key (null: none). */
+    private void read(byte[] payload, byte[] key) throws Exception {
+        harness.processElement(new RawRequest("requests", 0, offset++, READ_AT, ByteBuffer.wrap(payload), key == null ? null : ByteBuffer.wrap(key)), 0);
     }
 
     private void read(InferenceRequest request) throws Exception {
@@ -91,6 +96,24 @@ class AdmitRequestsHarnessTest {
             assertThat(r.getTimings().getIngested()).isEqualTo(READ_AT);
             assertThat(r.getTimings().getEmitted()).isEqualTo(NOW);
         });
+    }
+
+    @Test
+    void bytesThatAreNotARequestAreRejectedUnderTheirKeyWhenItCouldBeARequestId() throws Exception {
+        offset = 7;
+        byte[] junk = "not avro at all".getBytes(StandardCharsets.UTF_8);
+        read(junk, "client-42".getBytes(StandardCharsets.UTF_8));            // offset 7: a key like an id
+        read(junk, new byte[] {(byte) 0xC3, (byte) 0x28});                      // 8: not UTF-8
+        read(junk, "   ".getBytes(StandardCharsets.UTF_8));                  // 9: blank
+        read(junk, "k".repeat(257).getBytes(StandardCharsets.UTF_8));        // 10: over the 256-byte id limit
+        read(junk, new byte[0]);                                              // 11: empty
+
+        assertThat(turnedAway()).extracting(InferenceResult::getRequestId)
+                .containsExactly("client-42", "requests-0@8", "requests-0@9", "requests-0@10", "requests-0@11");
+        assertThat(turnedAway()).allSatisfy(r -> assertThat(r.getStatus()).isEqualTo(ResultStatus.REJECTED));
+        // The origin is in the reason whatever the id: the key alone may not be unique.
+        assertThat(turnedAway().get(0).getReason()).startsWith("malformed request: ").endsWith(" (record requests-0@7)");
+        assertThat(turnedAway().get(1).getReason()).endsWith(" (record requests-0@8)");
     }
 
     @Test
@@ -181,9 +204,9 @@ class AdmitRequestsHarnessTest {
 
         assertThat(harness.extractOutputValues()).isEmpty();
         assertThat(turnedAway()).extracting(InferenceResult::getStatus, InferenceResult::getReason).containsExactly(
-                tuple(ResultStatus.REJECTED, "malformed request: schema-registry framing: magic byte 0, schema id 42; send plain Avro binary"),
-                tuple(ResultStatus.REJECTED, "malformed request: an Avro object container file (magic 'Obj' 1, with its schema in a header); send each record as plain Avro binary"),
-                tuple(ResultStatus.REJECTED, "malformed request: JSON text (starts with '{'); send the record as plain Avro binary, not JSON"));
+                tuple(ResultStatus.REJECTED, "malformed request: schema-registry framing: magic byte 0, schema id 42; send plain Avro binary (record requests-0@0)"),
+                tuple(ResultStatus.REJECTED, "malformed request: an Avro object container file (magic 'Obj' 1, with its schema in a header); send each record as plain Avro binary (record requests-0@1)"),
+                tuple(ResultStatus.REJECTED, "malformed request: JSON text (starts with '{'); send the record as plain Avro binary, not JSON (record requests-0@2)"));
     }
 
     @Test

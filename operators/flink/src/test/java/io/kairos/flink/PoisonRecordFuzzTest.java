@@ -60,7 +60,7 @@ class PoisonRecordFuzzTest {
                 Kind kind = KINDS[random.nextInt(KINDS.length)];
                 kinds.merge(kind, 1, Integer::sum);
                 byte[] payload = record(kind);
-                harness.processElement(new RawRequest("requests", 0, (long) i, NOW - 100, ByteBuffer.wrap(payload)), 0);
+                harness.processElement(new RawRequest("requests", 0, (long) i, NOW - 100, ByteBuffer.wrap(payload), null), 0);
 
                 Queue<StreamRecord<InferenceResult>> side = harness.getSideOutput(AdmitRequests.TURNED_AWAY);
                 Object a = main.poll();

@@ -34,7 +34,8 @@ public final class RawRequestDeserializer implements KafkaRecordDeserializationS
         out.collect(new RawRequest(
                 record.topic(), record.partition(), record.offset(),
                 clock.nowMicros(),
-                record.value() == null ? EMPTY : ByteBuffer.wrap(record.value())));
+                record.value() == null ? EMPTY : ByteBuffer.wrap(record.value()),
+                record.key() == null ? null : ByteBuffer.wrap(record.key())));
     }
 
     @Override
