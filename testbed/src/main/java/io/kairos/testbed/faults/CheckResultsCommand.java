@@ -7,6 +7,7 @@ import io.kairos.schema.StageTimes;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.options.ProgressOption;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.KafkaClientProperties;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
@@ -150,7 +151,7 @@ public class CheckResultsCommand implements Callable<Integer> {
      * Then once more up to the end, for the copies that followed the last first result.
      */
     private void read(RunLedger ledger, boolean committed, CommandLine cl) {
-        Map<String, Object> config = ResultConsumer.lowLatencyConfig(kafka.bootstrapServers);
+        Map<String, Object> config = KafkaClientProperties.over(ResultConsumer.lowLatencyConfig(kafka.bootstrapServers), kafka.clientProperties(cl));
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, committed ? "read_committed" : "read_uncommitted");
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
         config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
