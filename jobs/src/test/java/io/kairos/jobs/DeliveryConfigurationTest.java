@@ -7,8 +7,6 @@ import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,27 +59,13 @@ class DeliveryConfigurationTest {
     void exactlyOnceWithoutCheckpointsIsRefusedByTheJobAndByServe() {
         assertThatThrownBy(() -> operators(config(ServingConfig.Delivery.EXACTLY_ONCE, 0)))
                 .hasMessage("exactly-once delivery needs checkpoints: results are committed when one completes");
-        assertThat(serveError("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "0"))
+        assertThat(ServeConfigErrors.of("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "0"))
                 .isEqualTo("kairos: --delivery EXACTLY_ONCE needs checkpoints (--checkpoint-interval-ms > 0): results are committed when one completes");
-        assertThat(serveError("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "60000", "--transaction-timeout-ms", "60000"))
+        assertThat(ServeConfigErrors.of("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "60000", "--transaction-timeout-ms", "60000"))
                 .isEqualTo("kairos: --transaction-timeout-ms (60000) must exceed --checkpoint-interval-ms (60000): a transaction stays open from one checkpoint to the next");
         ServeCommand serve = new ServeCommand();
         CommandLine cl = new CommandLine(serve);
         cl.parseArgs("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "100", "--transaction-timeout-ms", "60000");
         assertThat(serve.config().transactionTimeoutMs).isEqualTo(60_000);
-    }
-
-    private static String serveError(String... args) {
-        StringWriter err = new StringWriter();
-        CommandLine cl = ServeCommand.commandLine(new ServeCommand() {
-            @Override
-            public Integer call() {
-                config();
-                return 0;
-            }
-        }, new String[0]);
-        cl.setErr(new PrintWriter(err, true));
-        assertThat(cl.execute(args)).isEqualTo(2);
-        return err.toString().strip();
     }
 }
