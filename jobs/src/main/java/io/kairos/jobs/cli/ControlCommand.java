@@ -2,7 +2,7 @@ package io.kairos.jobs.cli;
 
 import io.kairos.control.ControlTopic;
 import io.kairos.control.DecisionPublisher;
-import io.kairos.core.scheduling.DeviceView;
+import io.kairos.control.status.PlanView;
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
@@ -34,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 /**
@@ -43,9 +42,9 @@ import java.util.concurrent.Callable;
  * topic makes.
  */
 @Command(name = "control", mixinStandardHelpOptions = true,
-        description = "Change a running job's plan (policy, placement, routing) by control decisions, and show the plan.",
+        description = "Change a running job's plan (policy, placement, routing) by control decisions, show the plan, and serve a status page.",
         subcommands = {ControlCommand.SetPolicyCommand.class, ControlCommand.PlaceCommand.class,
-                ControlCommand.AssignCommand.class, ControlCommand.ShowCommand.class})
+                ControlCommand.AssignCommand.class, ControlCommand.ShowCommand.class, StatusCommand.class})
 public class ControlCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -248,43 +247,14 @@ public class ControlCommand implements Runnable {
                     counts.getOrDefault(DecisionStatus.APPLIED, 0), counts.getOrDefault(DecisionStatus.REJECTED, 0),
                     counts.getOrDefault(DecisionStatus.DUPLICATE, 0), contents.skipped() == 0 ? "" : ", " + contents.skipped() + " records skipped");
             for (String r : rejections) out.println("rejected " + r);
-            print(out, ledger, policyParams);
+            print(out, ledger);
             return 0;
         }
     }
 
     /** The plan, group by group, then the routing. */
-    static void print(PrintWriter out, DecisionLedger ledger, Map<String, String> defaultParams) {
-        ServingPlan plan = ledger.plan();
-        TreeSet<String> groups = new TreeSet<>(List.of(ServingPlan.DEFAULT_GROUP));
-        Map<String, Map<String, String>> groupParams = new TreeMap<>();
-        Map<String, Map<String, Map<String, String>>> modelParams = new TreeMap<>();
-        Map<String, String> routing = new TreeMap<>();
-        for (ControlDecision d : ledger.current()) {
-            Object action = d.getAction();
-            if (action instanceof SetPolicy p) {
-                groups.add(p.getGroup());
-                if (p.getModel() == null) groupParams.put(p.getGroup(), new TreeMap<>(p.getParams()));
-                else modelParams.computeIfAbsent(p.getGroup(), g -> new TreeMap<>()).put(p.getModel(), new TreeMap<>(p.getParams()));
-            } else if (action instanceof SetPlacement p) {
-                groups.add(p.getGroup());
-            } else if (action instanceof AssignGroup a) {
-                groups.add(a.getGroup());
-                routing.put(a.getModel(), plan.groupOf(a.getModel()));
-            }
-        }
-        for (String group : groups) {
-            StringBuilder line = new StringBuilder("group ").append(group).append(": policy ").append(plan.policyOf(group).policy())
-                    .append(' ').append(groupParams.getOrDefault(group, new TreeMap<>(defaultParams)));
-            modelParams.getOrDefault(group, Map.of()).forEach((model, params) -> line.append(", ").append(model).append(' ').append(params));
-            out.println(line);
-            for (DeviceView device : plan.devicesOf(group)) {
-                out.println("  device " + device.slot() + ": " + (device.models() == null ? "every model" : String.join(", ", new TreeSet<>(device.models()))));
-            }
-        }
-        StringBuilder line = new StringBuilder("routing:");
-        routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));
-        out.println(line.append(" every other model -> ").append(ServingPlan.DEFAULT_GROUP));
+    static void print(PrintWriter out, DecisionLedger ledger) {
+        for (String line : PlanView.of(ledger).lines()) out.println(line);
     }
 
     static final class PolicyNames implements Iterable<String> {

@@ -1,0 +1,74 @@
+package io.kairos.control.status;
+
+import io.kairos.schema.BatchTelemetry;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What each device did over the last few seconds, from the per-batch telemetry: batches run,
+ * requests in them, the fraction of the window it was executing, cold starts, and batches the
+ * scheduler preempted. A preempted batch's record (its cancel, or a discarded late copy) counts as
+ * a preemption only: its requests were not served by it.
+ */
+public final class DeviceLoads {
+    /** One device slot's figures over the window. */
+    public record Load(int device, long batches, long requests, double busyFraction, long coldStarts, long preempted) {}
+
+    private static final class Counts {
+        long batches;
+        long requests;
+        long busyMicros;
+        long coldStarts;
+        long preempted;
+
+        void add(Counts o) {
+            batches += o.batches;
+            requests += o.requests;
+            busyMicros += o.busyMicros;
+            coldStarts += o.coldStarts;
+            preempted += o.preempted;
+        }
+    }
+
+    private final long startMicros;
+    private final RecentSeconds<Map<Integer, Counts>> recent;
+
+    public DeviceLoads(long startMicros, int windowSeconds) {
+        this.startMicros = startMicros;
+        this.recent = new RecentSeconds<>(windowSeconds, TreeMap::new);
+    }
+
+    public void add(BatchTelemetry batch, long receivedAtMicros) {
+        Map<Integer, Counts> second = recent.at(receivedAtMicros);
+        if (second == null) return;
+        Counts c = second.computeIfAbsent(batch.getDevice(), d -> new Counts());
+        if (batch.getPreemption() != null) {
+            c.preempted++;
+            return;
+        }
+        c.batches++;
+        c.requests += batch.getBatchSize();
+        c.busyMicros += Math.max(0, batch.getExecEndMicros() - batch.getExecStartMicros());
+        if (batch.getColdStart()) c.coldStarts++;
+    }
+
+    /** Each device with telemetry in the window ending at {@code nowMicros}, in slot order. */
+    public List<Load> upTo(long nowMicros) {
+        Map<Integer, Counts> sum = new TreeMap<>();
+        for (Map<Integer, Counts> second : recent.upTo(nowMicros)) {
+            second.forEach((device, c) -> sum.computeIfAbsent(device, d -> new Counts()).add(c));
+        }
+        long span = recent.spanMicros(nowMicros, startMicros);
+        List<Load> loads = new ArrayList<>();
+        sum.forEach((device, c) -> loads.add(new Load(device, c.batches, c.requests,
+                span == 0 ? 0 : Math.min(1.0, c.busyMicros / (double) span), c.coldStarts, c.preempted)));
+        return loads;
+    }
+
+    public int windowSeconds() {
+        return recent.seconds();
+    }
+}

@@ -1,0 +1,84 @@
+package io.kairos.control.status;
+
+import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.DeviceView;
+import io.kairos.schema.AssignGroup;
+import io.kairos.schema.ControlDecision;
+import io.kairos.schema.SetPlacement;
+import io.kairos.schema.SetPolicy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * What a serving plan holds, for people to read: each serving group with its policy, parameters
+ * and devices (and the models each device holds), then the routing of models to groups. Taken
+ * from a {@link DecisionLedger}, the one that decides decisions in the job, so that what is shown
+ * is what the job holds ({@code kairos control show} prints it, the status page shows it).
+ *
+ * @param groups  the default group and every group a decision names, in name order
+ * @param routing each model a decision routes, to its group, in model order; every other model
+ *                goes to {@link #defaultGroup}
+ * @param version how many changes the plan has taken ({@link ServingPlan#version})
+ */
+public record PlanView(List<Group> groups, Map<String, String> routing, String defaultGroup, long version) {
+
+    /**
+     * @param params      the group's parameters (the job's default ones until a decision sets them)
+     * @param modelParams per-model overrides of the parameters, by model
+     */
+    public record Group(String name, String policy, Map<String, String> params, Map<String, Map<String, String>> modelParams,
+                        List<Device> devices) {}
+
+    /** A device slot of a group and the models it holds; {@code everyModel}: no placement limits it (models empty). */
+    public record Device(int slot, boolean everyModel, List<String> models) {}
+
+    public static PlanView of(DecisionLedger ledger) {
+        ServingPlan plan = ledger.plan();
+        TreeSet<String> names = new TreeSet<>(List.of(ServingPlan.DEFAULT_GROUP));
+        Map<String, String> routing = new TreeMap<>();
+        for (ControlDecision d : ledger.current()) {
+            Object action = d.getAction();
+            if (action instanceof SetPolicy p) {
+                names.add(p.getGroup());
+            } else if (action instanceof SetPlacement p) {
+                names.add(p.getGroup());
+            } else if (action instanceof AssignGroup a) {
+                names.add(a.getGroup());
+                routing.put(a.getModel(), plan.groupOf(a.getModel()));
+            }
+        }
+        List<Group> groups = new ArrayList<>();
+        for (String name : names) {
+            ServingPlan.GroupPolicy policy = plan.policyOf(name);
+            Map<String, Map<String, String>> modelParams = new TreeMap<>();
+            policy.params().perModel().forEach((model, params) -> modelParams.put(model, new TreeMap<>(params)));
+            List<Device> devices = new ArrayList<>();
+            for (DeviceView device : plan.devicesOf(name)) {
+                devices.add(device.models() == null ? new Device(device.slot(), true, List.of())
+                        : new Device(device.slot(), false, List.copyOf(new TreeSet<>(device.models()))));
+            }
+            groups.add(new Group(name, policy.policy(), new TreeMap<>(policy.params().group()), modelParams, devices));
+        }
+        return new PlanView(List.copyOf(groups), routing, ServingPlan.DEFAULT_GROUP, plan.version());
+    }
+
+    /** The plan as lines of text: each group with its policy and devices, then the routing. */
+    public List<String> lines() {
+        List<String> lines = new ArrayList<>();
+        for (Group g : groups) {
+            StringBuilder line = new StringBuilder("group ").append(g.name()).append(": policy ").append(g.policy()).append(' ').append(g.params());
+            g.modelParams().forEach((model, params) -> line.append(", ").append(model).append(' ').append(params));
+            lines.add(line.toString());
+            for (Device d : g.devices()) lines.add("  device " + d.slot() + ": " + (d.everyModel() ? "every model" : String.join(", ", d.models())));
+        }
+        StringBuilder line = new StringBuilder("routing:");
+        routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));
+        lines.add(line.append(" every other model -> ").append(defaultGroup).toString());
+        return lines;
+    }
+}

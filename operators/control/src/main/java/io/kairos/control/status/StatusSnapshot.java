@@ -1,0 +1,22 @@
+package io.kairos.control.status;
+
+import java.util.List;
+
+/**
+ * What the status page shows at one moment: the plan the job holds, its last verdicts on control
+ * decisions, how each model is served and how busy each device is. Plain data, the same for the
+ * page rendered on the server and for {@code /api/status}.
+ *
+ * @param warnings  what makes the rest doubtful (the reader cannot read a topic; it decided a
+ *                  decision otherwise than the job did), newest first
+ * @param rates     the recent window, then since start
+ * @param devices   each device with telemetry in the last {@code deviceWindowSeconds}, in slot order
+ * @param sources   what was read from each topic
+ */
+public record StatusSnapshot(long takenAtMicros, long startedAtMicros, PlanView plan, List<DecisionHistory.Row> decisions,
+                             List<String> warnings, List<ServingRates.Window> rates, int deviceWindowSeconds,
+                             List<DeviceLoads.Load> devices, List<Source> sources) {
+
+    /** One topic read: what it holds for the page, how many records were read and how many were skipped (not decodable). */
+    public record Source(String role, String topic, long records, long skipped) {}
+}
