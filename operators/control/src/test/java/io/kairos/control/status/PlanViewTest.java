@@ -1,0 +1,94 @@
+package io.kairos.control.status;
+
+import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.schema.DecisionStatus;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.kairos.control.status.Records.assign;
+import static io.kairos.control.status.Records.decision;
+import static io.kairos.control.status.Records.placement;
+import static io.kairos.control.status.Records.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PlanViewTest {
+    private final DecisionLedger ledger = new DecisionLedger(new ServingPlan(2, "clockwork", PolicyParams.of(Map.of("lookahead_ms", "5"))));
+
+    private void decide(String writer, long version, Object action, DecisionStatus expected) {
+        assertThat(ledger.decide(decision(writer, version, action), 1).getStatus()).isEqualTo(expected);
+    }
+
+    @Test
+    void theDefaultPlanIsOneGroupWithEveryDeviceServingEveryModel() {
+        PlanView view = PlanView.of(ledger);
+
+        assertThat(view.groups()).containsExactly(new PlanView.Group("default", "clockwork", Map.of("lookahead_ms", "5"), Map.of(),
+                List.of(new PlanView.Device(0, true, List.of()), new PlanView.Device(1, true, List.of()))));
+        assertThat(view.routing()).isEmpty();
+        assertThat(view.version()).isZero();
+        assertThat(view.lines()).containsExactly(
+                "group default: policy clockwork {lookahead_ms=5}",
+                "  device 0: every model",
+                "  device 1: every model",
+                "routing: every other model -> default");
+    }
+
+    @Test
+    void showsWhatTheAppliedDecisionsMadeAndNothingOfARejectedOne() {
+        decide("planner", 1, policy("default", null, "triton", Map.of("max_queue_delay_ms", "2", "max_batch", "8")), DecisionStatus.APPLIED);
+        decide("planner", 2, policy("default", "resnet50", "triton", Map.of("max_batch", "2")), DecisionStatus.APPLIED);
+        decide("planner", 3, placement("vision", 1, List.of("resnet50", "googlenet")), DecisionStatus.APPLIED);
+        decide("planner", 4, assign("resnet50", "vision"), DecisionStatus.APPLIED);
+        decide("user", 1, placement("vision", 7, List.of("mlp")), DecisionStatus.REJECTED);
+        decide("user", 2, assign("mlp", "batch"), DecisionStatus.APPLIED);
+
+        PlanView view = PlanView.of(ledger);
+
+        assertThat(view.groups()).extracting(PlanView.Group::name).containsExactly("batch", "default", "vision");
+        PlanView.Group vision = view.groups().get(2);
+        assertThat(vision.devices()).containsExactly(new PlanView.Device(1, false, List.of("googlenet", "resnet50")));
+        assertThat(vision.policy()).isEqualTo("clockwork");
+        assertThat(view.groups().get(1).modelParams()).isEqualTo(Map.of("resnet50", Map.of("max_batch", "2")));
+        assertThat(view.routing()).containsExactly(Map.entry("mlp", "batch"), Map.entry("resnet50", "vision"));
+        assertThat(view.version()).isEqualTo(5);
+        assertThat(view.lines()).containsExactly(
+                "group batch: policy clockwork {lookahead_ms=5}",
+                "  device 0: every model",
+                "  device 1: every model",
+                "group default: policy triton {max_batch=8, max_queue_delay_ms=2}, resnet50 {max_batch=2}",
+                "  device 0: every model",
+                "  device 1: every model",
+                "group vision: policy clockwork {lookahead_ms=5}",
+                "  device 1: googlenet, resnet50",
+                "routing: mlp -> batch; resnet50 -> vision; every other model -> default");
+    }
+
+    @Test
+    void aChangeOfPolicyDropsTheModelsOverridesFromTheView() {
+        decide("planner", 1, policy("default", null, "triton", Map.of("max_batch", "8")), DecisionStatus.APPLIED);
+        decide("planner", 2, policy("default", "resnet50", "triton", Map.of("max_batch", "2")), DecisionStatus.APPLIED);
+        assertThat(PlanView.of(ledger).groups().get(0).modelParams()).containsOnlyKeys("resnet50");
+
+        decide("planner", 3, policy("default", null, "edf", Map.of()), DecisionStatus.APPLIED);
+
+        PlanView.Group group = PlanView.of(ledger).groups().get(0);
+        assertThat(group.policy()).isEqualTo("edf");
+        assertThat(group.params()).isEmpty();
+        assertThat(group.modelParams()).isEmpty();
+    }
+
+    @Test
+    void actionsReadAsWhatTheyAsk() {
+        assertThat(ActionText.of(policy("default", null, "triton", Map.of("max_batch", "8", "max_queue_delay_ms", "2"))))
+                .isEqualTo("policy triton {max_batch=8, max_queue_delay_ms=2} for group default");
+        assertThat(ActionText.of(policy("default", "resnet50", "triton", Map.of("max_batch", "2"))))
+                .isEqualTo("parameters {max_batch=2} for resnet50 in group default (policy triton)");
+        assertThat(ActionText.of(placement("vision", 0, List.of("resnet50", "googlenet"), 1, List.of("mlp"))))
+                .isEqualTo("place group vision: device 0 = googlenet, resnet50; device 1 = mlp");
+        assertThat(ActionText.of(assign("mlp", "vision"))).isEqualTo("route mlp to group vision");
+    }
+}

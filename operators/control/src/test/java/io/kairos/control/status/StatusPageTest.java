@@ -1,0 +1,84 @@
+package io.kairos.control.status;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.schema.DecisionStatus;
+import io.kairos.schema.ResultStatus;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.kairos.control.status.Records.assign;
+import static io.kairos.control.status.Records.decision;
+import static io.kairos.control.status.Records.outcome;
+import static io.kairos.control.status.Records.placement;
+import static io.kairos.control.status.Records.policy;
+import static io.kairos.control.status.Records.result;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class StatusPageTest {
+    private static final long S = 1_000_000;
+    /** Names are user input: a model, a group and a policy that are markup. */
+    private static final String MODEL = "<img src=x onerror=\"document.title='owned'\">";
+    private static final String GROUP = "\"><b id=group>g";
+    private static final String POLICY = "<script>alert(1)</script>";
+
+    private static StatusSnapshot snapshot() {
+        ServingStatus status = new ServingStatus(new ServingStatus.Topics("c", "o", "r", "t"),
+                new ServingPlan(2, "clockwork", PolicyParams.NONE), 100 * S, 10, 20);
+        status.decision(decision("planner", 1, placement(GROUP, 0, List.of(MODEL, "mlp"))), 101 * S);
+        status.decision(decision("planner", 2, assign(MODEL, GROUP)), 101 * S);
+        status.decision(decision("user", 3, policy("default", null, POLICY, Map.of())), 101 * S);
+        status.outcome(outcome("planner", 1, "placement/" + GROUP, DecisionStatus.APPLIED, null, 101 * S));
+        status.outcome(outcome("planner", 2, "assign/" + MODEL, DecisionStatus.APPLIED, null, 101 * S));
+        status.outcome(outcome("user", 3, "policy/default", DecisionStatus.REJECTED, "unknown scheduling policy '" + POLICY + "'", 101 * S));
+        status.result(result(MODEL, ResultStatus.OK, 101 * S, 2_000, 1), 101 * S + 500_000);
+        return status.snapshot(102 * S);
+    }
+
+    @Test
+    void everyNameIsEscapedInThePage() {
+        String html = StatusPage.html(snapshot());
+
+        assertThat(html).doesNotContain("<img").doesNotContain("<b id=group>").doesNotContain("<script>alert");
+        assertThat(html).contains("&lt;img src=x onerror=&quot;document.title=&#39;owned&#39;&quot;&gt;")
+                .contains("&quot;&gt;&lt;b id=group&gt;g")
+                .contains("unknown scheduling policy &#39;&lt;script&gt;alert(1)&lt;/script&gt;&#39;");
+        // The one script is the page's own.
+        assertThat(html.split("<script", -1)).hasSize(2);
+    }
+
+    @Test
+    void thePageShowsThePlanTheDecisionsAndTheRates() {
+        String html = StatusPage.html(snapshot(), "n0nce");
+
+        assertThat(html).contains("<body data-rendered-by=\"server\">")
+                .contains("<script nonce=\"n0nce\">const REFRESH_MS = " + StatusPage.REFRESH_MS)
+                .contains("<tr data-device=\"0\"><td class=\"n\">0</td><td>&lt;img src=x onerror=&quot;document.title=&#39;owned&#39;&quot;&gt;, mlp</td>")
+                .contains("<td class=\"status\">REJECTED</td>")
+                .contains("<td>place group &quot;&gt;&lt;b id=group&gt;g: device 0 = &lt;img")
+                .contains("<td class=\"n\">100.00%</td>")
+                .contains("as of 00:01:42.000 UTC, plan version 2");
+    }
+
+    @Test
+    void theJsonHoldsTheNamesAsTheyAreAndNoNumberThatJavaScriptCannotRead() throws Exception {
+        String json = StatusJson.of(snapshot());
+        JsonNode root = new ObjectMapper().readTree(json);
+
+        assertThat(json).doesNotContain("NaN").doesNotContain("Infinity");
+        JsonNode group = root.at("/plan/groups/0");
+        assertThat(group.get("name").asText()).isEqualTo(GROUP);
+        assertThat(group.at("/devices/0/models/0").asText()).isEqualTo(MODEL);
+        assertThat(root.at("/plan/routing").get(MODEL).asText()).isEqualTo(GROUP);
+        assertThat(root.at("/decisions/0/status").asText()).isEqualTo("REJECTED");
+        assertThat(root.at("/decisions/0/reason").asText()).isEqualTo("unknown scheduling policy '" + POLICY + "'");
+        assertThat(root.at("/rates/0/models/0/sloAttainment").asDouble()).isEqualTo(1.0);
+        assertThat(root.at("/rates/0/models/0/p99Ms").isNumber()).isTrue();
+        assertThat(root.at("/rates/0/all/p99Ms").isNumber()).isTrue();
+        assertThat(root.at("/rates/1/seconds").asDouble()).isEqualTo(2.0);
+    }
+}
