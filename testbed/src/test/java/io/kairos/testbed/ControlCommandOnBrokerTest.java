@@ -88,4 +88,11 @@ class ControlCommandOnBrokerTest {
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).isEqualTo("kairos control assign: error: topic 'no-such-topic' does not exist");
     }
+
+    @Test
+    void theStatusPageOfTopicsThatDoNotExistIsAOneLineError() {
+        Run r = controlOn(CONTROL, "status", "--outcomes-topic", OUTCOMES, "--results-topic", "no-such-results", "--http", "0");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err().strip()).isEqualTo("kairos control status: error: topic 'no-such-results' does not exist");
+    }
 }

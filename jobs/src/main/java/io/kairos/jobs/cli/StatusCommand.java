@@ -84,8 +84,9 @@ final class StatusCommand implements Callable<Integer> {
         ServingStatus status = new ServingStatus(names, new ServingPlan(devices.devices, policy.policy, PolicyParams.of(policy.params)),
                 WallClock.nowMicros(), windowSeconds, decisionRows);
         PrintWriter out = cl.getOut();
-        try (StatusFeed feed = new StatusFeed(topics.kafka.bootstrapServers, clientProperties, names, status, WallClock::nowMicros);
-             StatusServer server = serve(cl, new InetSocketAddress(address, port), status)) {
+        // The address first: one that cannot be served is the user's to fix, before any waiting for Kafka.
+        try (StatusServer server = serve(cl, new InetSocketAddress(address, port), status);
+             StatusFeed feed = new StatusFeed(topics.kafka.bootstrapServers, clientProperties, names, status, WallClock::nowMicros)) {
             InetSocketAddress at = server.address();
             String host = at.getAddress().isAnyLocalAddress() ? "localhost" : at.getAddress().getHostAddress();
             if (host.contains(":")) host = "[" + host + "]";

@@ -29,7 +29,7 @@ class ControlCommandTest {
 
     @Test
     void controlNeedsACommand() {
-        assertUsageError(kairos("control"), "missing command: one of [set-policy, place, assign, show]");
+        assertUsageError(kairos("control"), "missing command: one of [set-policy, place, assign, show, status]");
     }
 
     @Test
@@ -71,5 +71,20 @@ class ControlCommandTest {
         assertUsageError(kairos("control", "assign", "--bootstrap-servers", NOWHERE, "--model", "m", "--group", "g", "--writer", " "),
                 "--writer must not be empty");
         assertUsageError(kairos("control", "show", "--bootstrap-servers", NOWHERE, "--devices", "0"), "--devices must be at least 1, got 0");
+    }
+
+    @Test
+    void statusNamesABadArgumentBeforeItServes() {
+        assertUsageError(kairos("control", "status", "--bootstrap-servers", NOWHERE, "--http", "70000"),
+                "kairos control status: --http must be a port from 0 to 65535, got 70000");
+        assertUsageError(kairos("control", "status", "--bootstrap-servers", NOWHERE, "--window", "0"), "--window must be at least 1 second, got 0");
+        assertUsageError(kairos("control", "status", "--bootstrap-servers", NOWHERE, "--decisions", "0"), "--decisions must be at least 1, got 0");
+        assertUsageError(kairos("control", "status", "--bootstrap-servers", NOWHERE, "--devices", "0"), "--devices must be at least 1, got 0");
+        assertUsageError(kairos("control", "status", "--bootstrap-servers", NOWHERE, "--policy", "fastest"), "--policy 'fastest' is unknown");
+        assertUsageError(kairos("control", "status", "--bootstrap-servers", NOWHERE, "--policy", "flex", "--policy-param", "lambda=abc"),
+                "--policy-param");
+        // An address of another host (TEST-NET-1): it cannot be bound here.
+        assertUsageError(kairos("control", "status", "--bootstrap-servers", NOWHERE, "--http", "0", "--bind", "192.0.2.1"),
+                "--http 0 --bind 192.0.2.1: cannot serve there");
     }
 }
