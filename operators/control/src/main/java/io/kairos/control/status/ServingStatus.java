@@ -29,6 +29,7 @@ public final class ServingStatus {
     private final DeviceLoads devices;
     private final long[] read = new long[4];
     private final long[] skipped = new long[4];
+    private final long[] lastReadMicros = new long[4];
     private String readerProblem;
 
     private static final int CONTROL = 0;
@@ -53,38 +54,44 @@ public final class ServingStatus {
     }
 
     /** A decision from the control topic, in the topic's order. */
+    /** A decision from the control topic, in the topic's order, read at {@code nowMicros}. */
     public synchronized void decision(ControlDecision decision, long nowMicros) {
-        read[CONTROL]++;
+        read(CONTROL, nowMicros);
         history.decision(decision, ledger.decide(decision, nowMicros));
     }
 
     /** A control-topic record that is not a decision: a tombstone, or one that cannot be decoded (the job skips it too). */
-    public synchronized void notADecision() {
-        read[CONTROL]++;
+    public synchronized void notADecision(long nowMicros) {
+        read(CONTROL, nowMicros);
         skipped[CONTROL]++;
     }
 
-    public synchronized void outcome(DecisionOutcome outcome) {
-        read[OUTCOMES]++;
+    public synchronized void outcome(DecisionOutcome outcome, long nowMicros) {
+        read(OUTCOMES, nowMicros);
         history.outcome(outcome);
     }
 
     public synchronized void result(InferenceResult result, long receivedAtMicros) {
-        read[RESULTS]++;
+        read(RESULTS, receivedAtMicros);
         rates.add(result, receivedAtMicros);
     }
 
     public synchronized void batch(BatchTelemetry batch, long receivedAtMicros) {
-        read[TELEMETRY]++;
+        read(TELEMETRY, receivedAtMicros);
         devices.add(batch, receivedAtMicros);
     }
 
     /** A record of the outcomes, results or telemetry topic that cannot be decoded. */
-    public synchronized void undecodable(String topic) {
+    public synchronized void undecodable(String topic, long nowMicros) {
         int i = topic.equals(topics.outcomes()) ? OUTCOMES : topic.equals(topics.results()) ? RESULTS
                 : topic.equals(topics.telemetry()) ? TELEMETRY : CONTROL;
-        read[i]++;
+        read(i, nowMicros);
         skipped[i]++;
+    }
+
+    private void read(int source, long nowMicros) {
+        read[source]++;
+        lastReadMicros[source] = nowMicros;
     }
 
     /** Why reading stopped or fails, for the page to say; null once it reads again. */
@@ -108,6 +115,6 @@ public final class ServingStatus {
     }
 
     private StatusSnapshot.Source source(String role, String topic, int i) {
-        return new StatusSnapshot.Source(role, topic, read[i], skipped[i]);
+        return new StatusSnapshot.Source(role, topic, read[i], skipped[i], read[i] == 0 ? null : lastReadMicros[i]);
     }
 }

@@ -104,25 +104,26 @@ public final class StatusFeed implements AutoCloseable {
 
     private void take(ConsumerRecord<byte[], byte[]> r) {
         String topic = r.topic();
+        long now = nowMicros.getAsLong();
         try {
             if (topic.equals(topics.control())) {
                 if (r.value() == null) {
-                    status.notADecision();
+                    status.notADecision(now);
                     return;
                 }
                 ControlDecision d = decisions.decode(r.value());
                 if (r.key() != null) d.setKey(new String(r.key(), StandardCharsets.UTF_8)); // as the job reads it
-                status.decision(d, nowMicros.getAsLong());
+                status.decision(d, now);
             } else if (topic.equals(topics.outcomes())) {
-                status.outcome(outcomes.decode(r.value()));
+                status.outcome(outcomes.decode(r.value()), now);
             } else if (topic.equals(topics.results())) {
-                status.result(results.decode(r.value()), nowMicros.getAsLong());
+                status.result(results.decode(r.value()), now);
             } else if (topic.equals(topics.telemetry())) {
-                status.batch(telemetry.decode(r.value()), nowMicros.getAsLong());
+                status.batch(telemetry.decode(r.value()), now);
             }
         } catch (AvroCodec.MalformedRecordException e) {
-            if (topic.equals(topics.control())) status.notADecision();
-            else status.undecodable(topic);
+            if (topic.equals(topics.control())) status.notADecision(now);
+            else status.undecodable(topic, now);
         }
     }
 

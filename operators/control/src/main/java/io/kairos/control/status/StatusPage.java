@@ -79,7 +79,8 @@ public final class StatusPage {
         b.append("<section id=\"sources\"><h2>Read</h2><ul>");
         for (StatusSnapshot.Source src : s.sources()) {
             b.append("<li>").append(esc(src.role())).append(" from ").append(esc(src.topic())).append(": ").append(src.records()).append(" records")
-                    .append(src.skipped() == 0 ? "" : ", " + src.skipped() + " skipped").append("</li>");
+                    .append(src.skipped() == 0 ? "" : ", " + src.skipped() + " skipped")
+                    .append(src.lastReadAtMicros() == null ? "" : ", the last at " + time(src.lastReadAtMicros()) + " UTC").append("</li>");
         }
         b.append("</ul><p class=\"muted\">Started at ").append(time(s.startedAtMicros()))
                 .append(" UTC; results and telemetry are counted from then on.</p></section>\n</main>\n");

@@ -17,6 +17,10 @@ public record StatusSnapshot(long takenAtMicros, long startedAtMicros, PlanView 
                              List<String> warnings, List<ServingRates.Window> rates, int deviceWindowSeconds,
                              List<DeviceLoads.Load> devices, List<Source> sources) {
 
-    /** One topic read: what it holds for the page, how many records were read and how many were skipped (not decodable). */
-    public record Source(String role, String topic, long records, long skipped) {}
+    /**
+     * One topic read: what it holds for the page, how many records were read, how many of them
+     * were skipped (not decodable), and when the last was read (null: none yet). A topic that
+     * stops moving while the job runs is a reader that lost its broker.
+     */
+    public record Source(String role, String topic, long records, long skipped, Long lastReadAtMicros) {}
 }

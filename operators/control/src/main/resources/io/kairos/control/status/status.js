@@ -101,7 +101,8 @@
     if (s.warnings.length > 0) main.append(el('section', {id: 'warnings', class: 'warnings'}, el('ul', {}, ...s.warnings.map(w => el('li', {}, w)))));
     main.append(groups(s), routing(s.plan), rates(s.rates), decisions(s.decisions));
     const sources = el('ul', {}, ...s.sources.map(src => el('li', {}, src.role + ' from ' + src.topic + ': ' + src.records + ' records'
-      + (src.skipped === 0 ? '' : ', ' + src.skipped + ' skipped'))));
+      + (src.skipped === 0 ? '' : ', ' + src.skipped + ' skipped')
+      + (src.lastReadAtMicros === null ? '' : ', the last at ' + time(src.lastReadAtMicros) + ' UTC'))));
     main.append(el('section', {id: 'sources'}, el('h2', {}, 'Read'), sources,
       el('p', {class: 'muted'}, 'Started at ' + time(s.startedAtMicros) + ' UTC; results and telemetry are counted from then on.')));
     document.getElementById('status').replaceWith(main);

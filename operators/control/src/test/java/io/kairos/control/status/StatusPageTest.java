@@ -32,9 +32,9 @@ class StatusPageTest {
         status.decision(decision("planner", 1, placement(GROUP, 0, List.of(MODEL, "mlp"))), 101 * S);
         status.decision(decision("planner", 2, assign(MODEL, GROUP)), 101 * S);
         status.decision(decision("user", 3, policy("default", null, POLICY, Map.of())), 101 * S);
-        status.outcome(outcome("planner", 1, "placement/" + GROUP, DecisionStatus.APPLIED, null, 101 * S));
-        status.outcome(outcome("planner", 2, "assign/" + MODEL, DecisionStatus.APPLIED, null, 101 * S));
-        status.outcome(outcome("user", 3, "policy/default", DecisionStatus.REJECTED, "unknown scheduling policy '" + POLICY + "'", 101 * S));
+        status.outcome(outcome("planner", 1, "placement/" + GROUP, DecisionStatus.APPLIED, null, 101 * S), 101 * S);
+        status.outcome(outcome("planner", 2, "assign/" + MODEL, DecisionStatus.APPLIED, null, 101 * S), 101 * S);
+        status.outcome(outcome("user", 3, "policy/default", DecisionStatus.REJECTED, "unknown scheduling policy '" + POLICY + "'", 101 * S), 101 * S);
         status.result(result(MODEL, ResultStatus.OK, 101 * S, 2_000, 1), 101 * S + 500_000);
         return status.snapshot(102 * S);
     }
