@@ -52,7 +52,8 @@ public final class StatusFeed implements AutoCloseable {
         this.status = status;
         this.topics = topics;
         this.nowMicros = nowMicros;
-        Map<String, Object> own = Map.of("bootstrap.servers", bootstrapServers, "enable.auto.commit", false,
+        // A page only reads: it never creates a topic it was given a wrong name of.
+        Map<String, Object> own = Map.of("bootstrap.servers", bootstrapServers, "enable.auto.commit", false, "allow.auto.create.topics", false,
                 "client.id", "kairos-status", "fetch.max.wait.ms", 100, "default.api.timeout.ms", 15_000);
         this.consumer = new KafkaConsumer<>(KafkaClientProperties.over(own, clientProperties), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         try {
