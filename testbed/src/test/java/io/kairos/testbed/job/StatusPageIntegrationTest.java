@@ -95,7 +95,7 @@ class StatusPageIntegrationTest {
 
             // With the page's script: rendered in the browser from /api/status.
             String scripted = awaitDom(chromium, url, dom -> dom.contains("data-rendered-by=\"script\"") && dom.contains(NO_DEVICE_7)
-                    && dom.contains(">resnet50</td>"));
+                    && dom.contains("<td>resnet50</td><td class=\"n\">6</td>"));
             // A browser's DOM writes the quotes of a text as they are.
             assertShowsThePlanAndTheVerdicts(scripted, HOSTILE_MODEL.replace("<", "&lt;").replace(">", "&gt;"));
             assertThat(scripted).contains("refreshed from /api/status");
@@ -122,8 +122,8 @@ class StatusPageIntegrationTest {
         assertThat(dom).contains("<td class=\"status\">APPLIED</td>")
                 .contains("<td class=\"status\">REJECTED</td><td class=\"reason\">" + NO_DEVICE_7 + "</td>")
                 .contains("place group vision: device 7 = mlp");
-        // Live figures for both models.
-        assertThat(dom).contains("<td>mlp</td>").contains("<td>resnet50</td>");
+        // Live figures for both models: since the page started, the 6 results of each.
+        assertThat(dom).contains("<td>mlp</td><td class=\"n\">6</td>").contains("<td>resnet50</td><td class=\"n\">6</td>");
         // The markup never became an element.
         assertThat(dom).doesNotContain("<img").doesNotContain("data-owned=");
     }
