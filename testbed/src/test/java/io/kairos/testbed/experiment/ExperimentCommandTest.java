@@ -56,7 +56,7 @@ class ExperimentCommandTest {
                 "--seeds", "1", "--invocation", "1ms", "--threads", "2", "--no-progress", "--out", dir.toString());
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(Files.readAllLines(dir.resolve("results.csv"))).hasSize(1 + 36 * 2);
-        assertThat(Files.readAllLines(dir.resolve("results.csv")).get(1)).startsWith("12,600,3,1ms,1,clockwork,6,");
+        assertThat(Files.readAllLines(dir.resolve("results.csv")).get(1)).startsWith("12,600,3,1ms,1,,clockwork,6,");
         for (String png : new String[] {"attainment.png", "mean-batch.png"}) assertThat(Files.size(dir.resolve(png))).isGreaterThan(1000);
         List<String> shape = Files.readAllLines(dir.resolve("shape-check.txt"));
         assertThat(shape).hasSize(4);
