@@ -55,7 +55,8 @@ public final class AzureExperiment implements Experiment {
 
     @Override
     public Settings defaults() {
-        return Settings.of(3600, 60, 1);
+        // One simulated hour per run: triton's grid would take 15 of them per point.
+        return Settings.of(3600, 60, 1).withTritonGrid(false);
     }
 
     @Override

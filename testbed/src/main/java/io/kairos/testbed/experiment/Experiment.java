@@ -1,11 +1,13 @@
 package io.kairos.testbed.experiment;
 
 import io.kairos.core.scheduling.ConfiguredPolicy;
+import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
 import io.kairos.sim.Simulation;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -52,9 +54,15 @@ public interface Experiment {
         List<Run> runs = new ArrayList<>();
         for (Point p : points()) {
             for (String policy : settings.policies()) {
-                for (long seed : settings.seedValues()) {
-                    Simulation sim = settings.apply(setup(p).policy(policy, asPublished(policy)), seed).build();
-                    runs.add(new Run(p, policy, seed, sim));
+                boolean grid = settings.tritonGrid() && policy.equals(DynamicBatcherPolicy.NAME);
+                List<TritonGrid.Setting> variants = grid ? TritonGrid.settings() : List.of(new TritonGrid.Setting("", Map.of()));
+                for (TritonGrid.Setting variant : variants) {
+                    Map<String, String> params = new HashMap<>(asPublished(policy));
+                    params.putAll(variant.params());
+                    for (long seed : settings.seedValues()) {
+                        Simulation sim = settings.apply(setup(p).policy(policy, params), seed).build();
+                        runs.add(new Run(p, policy, variant.label(), seed, sim));
+                    }
                 }
             }
         }
@@ -65,10 +73,15 @@ public interface Experiment {
      * The group parameters a policy runs with in an experiment: the other systems' policies as their
      * papers describe them, so without the serving group's early shedding under overload
      * ({@code shed_early}, a Kairos mechanism that keeps batches full past capacity and would lift
-     * every baseline's goodput there); {@code kairos} with everything the job does by default.
+     * every baseline's goodput there), and Triton without any shedding by deadline, as Triton runs
+     * (its queue timeout drops what waited past its SLO); {@code kairos} with everything the job
+     * does by default.
      */
     static Map<String, String> asPublished(String policy) {
-        return policy.equals("kairos") ? Map.of() : Map.of(ConfiguredPolicy.SHED_EARLY, "false");
+        if (policy.equals("kairos")) return Map.of();
+        // Triton sheds nothing by deadline: its queue policy (a timeout, the SLO here) is its only drop.
+        if (policy.equals(DynamicBatcherPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
+        return Map.of(ConfiguredPolicy.SHED_EARLY, "false");
     }
 
     /** Draws the figures from the results into {@code dir}; returns the files written. */
@@ -101,8 +114,8 @@ public interface Experiment {
         }
     }
 
-    /** One simulation of the sweep. */
-    record Run(Point point, String policy, long seed, Simulation simulation) {}
+    /** One simulation of the sweep; {@code setting} names its {@link TritonGrid} setting, empty for none. */
+    record Run(Point point, String policy, String setting, long seed, Simulation simulation) {}
 
     /** A claim checked against the results: whether it holds, and the numbers that say so. */
     record Claim(String statement, Verdict verdict, String evidence) {

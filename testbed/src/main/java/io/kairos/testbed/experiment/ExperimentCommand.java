@@ -49,6 +49,9 @@ public class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--invocation", paramLabel = "WHEN", description = "When the policy is asked: 'events' (on every arrival, batch end and wake-up, as the job does) or a period such as 1ms (as the RL thesis invokes its agent) (default: events).")
     String invocation;
 
+    @Option(names = "--triton-grid", negatable = true, description = "Run triton with each setting of its grid (max queue delay x preferred batch sizes) and keep the best at each point; --no-triton-grid: once with its defaults (default: the experiment's; azure runs it once, its hour x 15 settings being most of an hour of CPU).")
+    Boolean tritonGrid;
+
     @Option(names = "--threads", paramLabel = "N", description = "Simulations run at once (default: available processors, here ${DEFAULT-VALUE}).")
     int threads = Runtime.getRuntime().availableProcessors();
 
@@ -93,6 +96,7 @@ public class ExperimentCommand implements Callable<Integer> {
         simulationOnly.put("--seeds", seeds);
         simulationOnly.put("--policies", policies);
         simulationOnly.put("--invocation", invocation);
+        simulationOnly.put("--[no-]triton-grid", tritonGrid);
         for (Map.Entry<String, Object> e : simulationOnly.entrySet()) {
             if (e.getValue() != null) throw new ParameterException(cl, e.getKey() + " does not apply to experiment " + name + ", which solves rather than simulates");
         }
@@ -122,7 +126,8 @@ public class ExperimentCommand implements Callable<Integer> {
             return new Settings(duration, warmup,
                     seeds != null ? seeds : defaults.seeds(),
                     policies != null ? policies.stream().map(String::trim).toList() : defaults.policies(),
-                    invocation != null ? Settings.parseInvocation(invocation) : defaults.invocation());
+                    invocation != null ? Settings.parseInvocation(invocation) : defaults.invocation(),
+                    tritonGrid != null ? tritonGrid : defaults.tritonGrid());
         } catch (Settings.Invalid e) {
             throw new ParameterException(cl, FLAGS.get(e.setting()) + ": " + e.getMessage());
         }

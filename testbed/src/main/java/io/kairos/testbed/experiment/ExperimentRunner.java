@@ -44,11 +44,12 @@ public final class ExperimentRunner {
         this.out = out;
     }
 
-    /** The CSV header: the experiment's point columns, invocation, seed, then the report's columns. */
+    /** The CSV header: the experiment's point columns, invocation, seed, the run's {@link TritonGrid} setting, then the report's columns. */
     public static List<String> columns(Experiment experiment) {
         List<String> columns = new ArrayList<>(experiment.pointColumns());
         columns.add("invocation");
         columns.add("seed");
+        columns.add(TritonGrid.COLUMN);
         columns.addAll(SimulationReport.CSV_COLUMNS);
         return columns;
     }
@@ -57,8 +58,10 @@ public final class ExperimentRunner {
     public Outcome run(Experiment experiment, Settings settings, Path dir) throws IOException, InterruptedException {
         List<Experiment.Run> runs = experiment.runs(settings);
         out.printf(Locale.ROOT, "%s: %s%n", experiment.name(), experiment.description());
-        out.printf(Locale.ROOT, "%d runs (%d points x %d policies x %d seed%s), %s s simulated each (%s s warm-up), invocation %s, %d thread%s%n",
-                runs.size(), experiment.points().size(), settings.policies().size(), settings.seeds(), settings.seeds() == 1 ? "" : "s",
+        out.printf(Locale.ROOT, "%d runs (%d points x %d policies%s x %d seed%s), %s s simulated each (%s s warm-up), invocation %s, %d thread%s%n",
+                runs.size(), experiment.points().size(), settings.policies().size(),
+                runs.stream().anyMatch(r -> !r.setting().isEmpty()) ? " (triton: " + TritonGrid.settings().size() + " settings)" : "",
+                settings.seeds(), settings.seeds() == 1 ? "" : "s",
                 Settings.plain(settings.durationSeconds()), Settings.plain(settings.warmupSeconds()), settings.invocationLabel(),
                 threads, threads == 1 ? "" : "s");
         long started = System.nanoTime();
@@ -71,10 +74,17 @@ public final class ExperimentRunner {
             List<String> row = new ArrayList<>(run.point().values());
             row.add(settings.invocationLabel());
             row.add(Long.toString(run.seed()));
+            row.add(run.setting());
             row.addAll(reports.get(i).csvValues());
             results.add(row);
         }
         Files.createDirectories(dir);
+        if (runs.stream().anyMatch(r -> !r.setting().isEmpty())) {
+            // Every setting's rows for the record; the comparison takes Triton's best at each point.
+            results.write(dir.resolve(TritonGrid.CSV));
+            results = TritonGrid.best(results, experiment.pointColumns());
+            out.printf(Locale.ROOT, "triton: the best of %d settings at each point (all in %s)%n", TritonGrid.settings().size(), TritonGrid.CSV);
+        }
         results.write(dir.resolve(RESULTS));
         out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", runs.size(), wallSeconds);
         return report(experiment, results, dir, wallSeconds);
@@ -120,7 +130,7 @@ public final class ExperimentRunner {
                     SimulationReport report = run.simulation().run();
                     if (bar != null) {
                         bar.step();
-                        bar.setExtraMessage(run.point() + " " + run.policy());
+                        bar.setExtraMessage(run.point() + " " + run.policy() + (run.setting().isEmpty() ? "" : " " + run.setting()));
                     }
                     return report;
                 }));

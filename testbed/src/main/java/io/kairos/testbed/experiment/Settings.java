@@ -13,7 +13,8 @@ import java.util.Locale;
  * how many seeds each point is run with, which policies, and when the policy is invoked. Each
  * experiment has its own defaults ({@link Experiment#defaults()}); the command line overrides them.
  */
-public record Settings(double durationSeconds, double warmupSeconds, int seeds, List<String> policies, Invocation invocation) {
+public record Settings(double durationSeconds, double warmupSeconds, int seeds, List<String> policies, Invocation invocation,
+                       boolean tritonGrid) {
 
     public Settings {
         if (!(durationSeconds > 0) || Double.isInfinite(durationSeconds)) {
@@ -30,21 +31,31 @@ public record Settings(double durationSeconds, double warmupSeconds, int seeds, 
         policies = List.copyOf(policies);
     }
 
+    /** With {@code triton} tuned over {@link TritonGrid} at every point. */
+    public Settings(double durationSeconds, double warmupSeconds, int seeds, List<String> policies, Invocation invocation) {
+        this(durationSeconds, warmupSeconds, seeds, policies, invocation, true);
+    }
+
     /** Every registered policy, invoked on events: what an experiment runs unless told otherwise. */
     public static Settings of(double durationSeconds, double warmupSeconds, int seeds) {
         return new Settings(durationSeconds, warmupSeconds, seeds, Policies.names(), Invocation.onEvents());
     }
 
     public Settings withSeeds(int n) {
-        return new Settings(durationSeconds, warmupSeconds, n, policies, invocation);
+        return new Settings(durationSeconds, warmupSeconds, n, policies, invocation, tritonGrid);
     }
 
     public Settings withPolicies(List<String> names) {
-        return new Settings(durationSeconds, warmupSeconds, seeds, names, invocation);
+        return new Settings(durationSeconds, warmupSeconds, seeds, names, invocation, tritonGrid);
     }
 
     public Settings withInvocation(Invocation i) {
-        return new Settings(durationSeconds, warmupSeconds, seeds, policies, i);
+        return new Settings(durationSeconds, warmupSeconds, seeds, policies, i, tritonGrid);
+    }
+
+    /** {@code triton} run with each setting of {@link TritonGrid} and the best kept (true), or once with its defaults. */
+    public Settings withTritonGrid(boolean grid) {
+        return new Settings(durationSeconds, warmupSeconds, seeds, policies, invocation, grid);
     }
 
     /** The seeds of the runs of one point: 1, 2, ..., {@link #seeds}. */

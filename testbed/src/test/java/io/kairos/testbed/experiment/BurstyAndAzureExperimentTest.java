@@ -47,6 +47,9 @@ class BurstyAndAzureExperimentTest {
         assertThat(AzureExperiment.instances()).hasSize(4026).startsWith("resnet50#0000").endsWith("resnet50#4025");
         AzureExperiment e = new AzureExperiment();
         assertThat(e.points()).extracting(p -> p.get(1)).containsExactly("9500", "12000");
+        // A simulated hour per run: triton once, not over its grid, unless asked.
+        assertThat(e.defaults().tritonGrid()).isFalse();
+        assertThat(new BurstyExperiment().defaults().tritonGrid()).isTrue();
         SimulationReport r = e.setup(e.points().get(0)).policy("kairos").duration(3_000_000).warmup(1_000_000).seed(1).build().run();
         // 2 s measured; the trace's rate is 9,500/s over its hour, its first minutes a little below or above.
         assertThat(r.arrivals()).isBetween(14_000L, 24_000L);

@@ -36,6 +36,7 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
         assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp]");
         assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves rather than simulates");
+        assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "--[no-]triton-grid does not apply to experiment smdp");
         assertUsageError(run("experiment", "smdp", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
         assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
@@ -56,7 +57,7 @@ class ExperimentCommandTest {
                 "--seeds", "1", "--invocation", "1ms", "--threads", "2", "--no-progress", "--out", dir.toString());
         assertThat(r.exitCode()).as(r.err()).isZero();
         assertThat(Files.readAllLines(dir.resolve("results.csv"))).hasSize(1 + 36 * 2);
-        assertThat(Files.readAllLines(dir.resolve("results.csv")).get(1)).startsWith("12,600,3,1ms,1,clockwork,6,");
+        assertThat(Files.readAllLines(dir.resolve("results.csv")).get(1)).startsWith("12,600,3,1ms,1,,clockwork,6,");
         for (String png : new String[] {"attainment.png", "mean-batch.png"}) assertThat(Files.size(dir.resolve(png))).isGreaterThan(1000);
         List<String> shape = Files.readAllLines(dir.resolve("shape-check.txt"));
         assertThat(shape).hasSize(4);

@@ -75,15 +75,15 @@ class ExperimentRunnerTest {
         run(new Tiny().defaults(), dir, out);
 
         List<String> lines = Files.readAllLines(dir.resolve("results.csv"));
-        List<String> header = new ArrayList<>(List.of("rate", "slo_ms", "invocation", "seed"));
+        List<String> header = new ArrayList<>(List.of("rate", "slo_ms", "invocation", "seed", "setting"));
         header.addAll(SimulationReport.CSV_COLUMNS);
         assertThat(lines.get(0)).isEqualTo(String.join(",", header));
         assertThat(lines).hasSize(1 + 2 * 2); // 2 points x 2 policies x 1 seed
         // In the order of the runs, whatever order they finished in.
-        assertThat(lines.subList(1, 5)).extracting(l -> l.split(",")[0] + " " + l.split(",")[4])
+        assertThat(lines.subList(1, 5)).extracting(l -> l.split(",", -1)[0] + " " + l.split(",", -1)[5])
                 .containsExactly("100 clockwork", "100 fifo", "400 clockwork", "400 fifo");
         assertThat(lines.subList(1, 5)).allMatch(l -> l.split(",", -1).length == header.size());
-        assertThat(lines.get(1)).startsWith("100,20,events,1,clockwork,1,0.8");
+        assertThat(lines.get(1)).startsWith("100,20,events,1,,clockwork,1,0.8");
 
         Path png = dir.resolve("attainment.png");
         assertThat(png).exists();
@@ -131,5 +131,39 @@ class ExperimentRunnerTest {
         Settings everyMs = new Tiny().defaults().withInvocation(Settings.parseInvocation("1ms"));
         ExperimentRunner.Outcome o = run(everyMs, dir, new StringWriter());
         assertThat(o.results().distinct("invocation")).containsExactly("1ms");
+    }
+
+    @Test
+    void tritonRunsEverySettingOfItsGridAndTheResultsKeepTheBestAtEachPoint(@TempDir Path dir) throws Exception {
+        Settings triton = new Tiny().defaults().withPolicies(List.of("fifo", "triton"));
+        StringWriter out = new StringWriter();
+        ExperimentRunner.Outcome o = run(triton, dir, out);
+        int settings = TritonGrid.settings().size();
+        ResultTable all = ResultTable.read(dir.resolve(TritonGrid.CSV));
+        assertThat(all.size()).isEqualTo(2 * (1 + settings));
+        assertThat(all.distinct("setting")).hasSize(1 + settings); // "" for fifo
+        // One triton row per point, the one with the highest goodput among the grid's rows there.
+        ResultTable best = o.results();
+        assertThat(best.size()).isEqualTo(2 * 2);
+        assertThat(ResultTable.read(dir.resolve("results.csv")).rows()).isEqualTo(best.rows());
+        for (String rate : List.of("100", "400")) {
+            List<List<String>> tritonRows = best.rows().stream()
+                    .filter(r -> r.get(0).equals(rate) && r.get(best.index("policy")).equals("triton")).toList();
+            assertThat(tritonRows).hasSize(1);
+            double chosen = Double.parseDouble(tritonRows.get(0).get(best.index("goodput_per_s")));
+            double max = all.rows().stream().filter(r -> r.get(0).equals(rate) && r.get(all.index("policy")).equals("triton"))
+                    .mapToDouble(r -> Double.parseDouble(r.get(all.index("goodput_per_s")))).max().orElseThrow();
+            assertThat(chosen).isEqualTo(max);
+            assertThat(tritonRows.get(0).get(best.index("setting"))).startsWith("delay=");
+        }
+        assertThat(out.toString()).contains("(2 points x 2 policies (triton: " + settings + " settings) x 1 seed)",
+                "triton: the best of " + settings + " settings at each point");
+
+        // Without the grid: one triton run per point, no grid file.
+        Path once = dir.resolve("once");
+        ExperimentRunner.Outcome single = run(triton.withTritonGrid(false), once, new StringWriter());
+        assertThat(single.results().size()).isEqualTo(4);
+        assertThat(single.results().distinct("setting")).containsExactly("");
+        assertThat(once.resolve(TritonGrid.CSV)).doesNotExist();
     }
 }

@@ -23,7 +23,10 @@ class LowSloExperimentTest {
         assertThat(e.points()).hasSize(2 * 3 * 6);
         assertThat(e.points().get(0).values()).containsExactly("12", "600", "3");
         assertThat(e.points().get(35).values()).containsExactly("48", "2400", "96");
-        assertThat(e.runs(e.defaults())).hasSize(36 * e.defaults().policies().size() * 3);
+        // triton once per setting of its grid, every other policy once
+        int perPoint = e.defaults().policies().size() - 1 + TritonGrid.settings().size();
+        assertThat(e.runs(e.defaults())).hasSize(36 * perPoint * 3);
+        assertThat(e.runs(e.defaults().withTritonGrid(false))).hasSize(36 * e.defaults().policies().size() * 3);
     }
 
     @Test

@@ -20,6 +20,10 @@ public final class RequestQueue {
     private Request[] items = new Request[16];
     private int head;
     private int tail;
+    // The earliest arrival queued, or UNKNOWN after it may have left: recomputed on the next ask, so
+    // that Triton's batcher, which asks on every schedule, scans once per batch rather than per call.
+    private static final long UNKNOWN = Long.MIN_VALUE;
+    private long oldestArrival = Long.MAX_VALUE;
 
     public RequestQueue(String model, LatencyProfile profile) {
         this.model = model;
@@ -81,9 +85,12 @@ public final class RequestQueue {
 
     /** The earliest arrival in the queue (not necessarily the head when SLOs differ). */
     public long oldestArrival() {
-        long oldest = Long.MAX_VALUE;
-        for (int i = head; i < tail; i++) oldest = Math.min(oldest, items[i].arrivalMicros());
-        return oldest;
+        if (oldestArrival == UNKNOWN) {
+            long oldest = Long.MAX_VALUE;
+            for (int i = head; i < tail; i++) oldest = Math.min(oldest, items[i].arrivalMicros());
+            oldestArrival = oldest;
+        }
+        return oldestArrival;
     }
 
     public void add(Request r) {
@@ -95,6 +102,7 @@ public final class RequestQueue {
         if (at < tail) System.arraycopy(items, at, items, at + 1, tail - at);
         items[at] = r;
         tail++;
+        if (oldestArrival != UNKNOWN) oldestArrival = Math.min(oldestArrival, r.arrivalMicros());
     }
 
     /** Removes and returns the {@code n} earliest-deadline requests. */
@@ -103,7 +111,17 @@ public final class RequestQueue {
         Request[] batch = Arrays.copyOfRange(items, head, head + n);
         Arrays.fill(items, head, head + n, null);
         head += n;
-        if (head == tail) head = tail = 0;
+        if (head == tail) {
+            head = tail = 0;
+            oldestArrival = Long.MAX_VALUE;
+        } else if (oldestArrival != UNKNOWN) {
+            for (Request r : batch) {
+                if (r.arrivalMicros() == oldestArrival) {
+                    oldestArrival = UNKNOWN;
+                    break;
+                }
+            }
+        }
         return batch;
     }
 

@@ -72,6 +72,7 @@ public final class GroupScheduler implements GroupView {
     private List<Dispatch> dispatched = new ArrayList<>();
     private List<Dispatch> preempted = new ArrayList<>();
     private List<Drop> preemptionDrops = new ArrayList<>();
+    private List<Drop> rejected = new ArrayList<>();
     // Requests dropped on arrival because the group was full; handed out by the next schedule().
     private List<Drop> overflowDrops = new ArrayList<>();
 
@@ -321,6 +322,11 @@ public final class GroupScheduler implements GroupView {
             dropped.addAll(overflowDrops);
             overflowDrops = new ArrayList<>();
         }
+        if (!rejected.isEmpty()) {
+            if (dropped.isEmpty()) dropped = new ArrayList<>();
+            dropped.addAll(rejected);
+            rejected = new ArrayList<>();
+        }
         if (pending > 0 && shedding) wake = Math.min(wake, nextUnreachableMicros());
         return new Outcome(out, dropped, aborted, wake);
     }
@@ -385,6 +391,19 @@ public final class GroupScheduler implements GroupView {
         device.hold(spec);
         dispatched.add(d);
         return d;
+    }
+
+    @Override
+    public void reject(String model, int count, String reason) {
+        RequestQueue q = queues.get(model);
+        if (q == null || count < 1 || count > q.size()) {
+            throw new IllegalArgumentException("cannot reject " + count + " of " + (q == null ? 0 : q.size()) + " requests of model '" + model + "'");
+        }
+        active.remove(q);
+        for (Request r : q.take(count)) rejected.add(new Drop(r, reason));
+        pending -= count;
+        shrunk(q);
+        if (!q.isEmpty()) active.add(q);
     }
 
     @Override

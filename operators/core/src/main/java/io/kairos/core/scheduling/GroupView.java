@@ -48,6 +48,13 @@ public interface GroupView {
      */
     Dispatch dispatch(String model, int size, DeviceView device, long nowMicros);
 
+    /**
+     * Drops the {@code count} earliest-deadline requests of {@code model} with {@code reason}: what a
+     * policy with a queue policy of its own does with requests it gives up on (Triton's timeout).
+     * They get a {@code DROPPED} result like the ones the group sheds.
+     */
+    void reject(String model, int count, String reason);
+
     /** Whether the engine can abort a batch on its device, i.e. whether {@link #preempt} may be called. */
     boolean preemptionAllowed();
 

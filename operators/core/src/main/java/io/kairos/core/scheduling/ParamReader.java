@@ -65,6 +65,41 @@ public final class ParamReader {
         return (int) v;
     }
 
+    /**
+     * Whole numbers of at least 1, separated by commas, in increasing order without repeats
+     * (e.g. Triton's preferred batch sizes {@code 4,8}); empty when not set.
+     */
+    public int[] increasingPositiveInts(String key) {
+        String raw = raw(key);
+        if (raw == null || raw.isBlank()) return new int[0];
+        String requirement = "whole numbers of at least 1 separated by commas, in increasing order";
+        String[] parts = raw.split(",", -1);
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                out[i] = Integer.parseInt(parts[i].trim());
+            } catch (NumberFormatException e) {
+                throw bad(key, raw, requirement);
+            }
+            if (out[i] < 1 || (i > 0 && out[i] <= out[i - 1])) throw bad(key, raw, requirement);
+        }
+        return out;
+    }
+
+    /**
+     * Whether the parameter is set to {@code word} (ignoring case and surrounding blanks): for a
+     * parameter that takes a word besides its numbers, read with the number reader otherwise.
+     */
+    public boolean is(String key, String word) {
+        String raw = raw(key);
+        return raw != null && raw.trim().equalsIgnoreCase(word);
+    }
+
+    /** Whether the parameter is set at all (for the group, or for this reader's model or its group). */
+    public boolean isSet(String key) {
+        return raw(key) != null;
+    }
+
     /** {@code true} or {@code false}. */
     public boolean flag(String key, boolean fallback) {
         String raw = raw(key);

@@ -147,6 +147,8 @@ class RequestQueueTest {
                     assertThat(q.take(n)).containsExactlyElementsOf(expected);
                 }
                 assertThat(q.size()).isEqualTo(reference.size());
+                // After every step: the oldest arrival is cached and must follow adds and takes.
+                assertThat(q.oldestArrival()).isEqualTo(reference.stream().mapToLong(Request::arrivalMicros).min().orElse(Long.MAX_VALUE));
             }
             for (int i = 0; i < reference.size(); i++) assertThat(q.get(i)).isSameAs(reference.get(i));
             long oldest = reference.stream().mapToLong(Request::arrivalMicros).min().orElse(Long.MAX_VALUE);

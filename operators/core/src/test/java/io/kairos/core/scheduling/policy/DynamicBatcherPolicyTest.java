@@ -19,6 +19,7 @@ import static io.kairos.core.scheduling.policy.SchedulingFixtures.droppedIds;
 import static io.kairos.core.scheduling.policy.SchedulingFixtures.ids;
 import static io.kairos.core.scheduling.policy.SchedulingFixtures.req;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class DynamicBatcherPolicyTest {
 
@@ -202,9 +203,116 @@ class DynamicBatcherPolicyTest {
     }
 
     @Test
-    void withSheddingOffFifoRunsBLate() {
-        // As above for A and B, but without shedding: B waits for the device (free at 10 ms) and ends at 11 ms.
+    void withSheddingOffTheQueueTimeoutRejectsBAtItsDeadline() {
+        // As above for A and B, without the group's shedding: Triton's queue policy (timeout = SLO) still
+        // gives up on B when its deadline, 10 ms, passes while it waits for the device (busy until 10.001 ms).
         GroupScheduler g = scheduler(params(GroupScheduler.SHED, "false"), device(0));
+        g.admit(req("a", "A", 0, 100_000));
+        g.admit(req("b", "B", 1, 10_000));
+        GroupScheduler.Outcome o = g.schedule(1);
+        assertThat(ids(o.dispatches().get(0))).containsExactly("a");
+        assertThat(o.nextWakeMicros()).isEqualTo(10_000);
+        assertThat(g.schedule(9_999).drops()).isEmpty();
+        GroupScheduler.Outcome at = g.schedule(10_000);
+        assertThat(droppedIds(at)).containsExactly("b");
+        assertThat(at.drops().get(0).reason()).startsWith("queue timeout").contains("timeout = SLO");
+        assertThat(at.dispatches()).isEmpty();
+        assertThat(g.pendingCount()).isZero();
+    }
+
+    @Test
+    void aQueueTimeoutInMillisecondsCountsFromArrival() {
+        // queue_timeout_ms 3, delay 10 ms, max_batch 8: r0 (t=0) times out at 3 ms, r1 (t=2 ms) at 5 ms;
+        // the wake times say so, and each is dropped at its own time with the timeout in the reason.
+        GroupScheduler g = scheduler(params("max_batch", "8", "max_queue_delay_ms", "10", "queue_timeout_ms", "3", GroupScheduler.SHED, "false"), device(0));
+        g.admit(req("r0", "R", 0, FAR));
+        assertThat(g.schedule(0).nextWakeMicros()).isEqualTo(3_000);
+        g.admit(req("r1", "R", 2_000, FAR));
+        assertThat(g.schedule(2_000).nextWakeMicros()).isEqualTo(3_000);
+        GroupScheduler.Outcome first = g.schedule(3_000);
+        assertThat(droppedIds(first)).containsExactly("r0");
+        assertThat(first.drops().get(0).reason()).contains("longer than 3.0 ms");
+        assertThat(first.nextWakeMicros()).isEqualTo(5_000);
+        assertThat(droppedIds(g.schedule(5_000))).containsExactly("r1");
+    }
+
+    @Test
+    void queueTimeoutZeroNeverRejects() {
+        GroupScheduler g = scheduler(params("queue_timeout_ms", "0", GroupScheduler.SHED, "false"), device(0));
+        g.admit(req("a", "A", 0, 100_000));
+        g.admit(req("b", "B", 1, 10_000));
+        g.schedule(1);
+        GroupScheduler.Outcome later = g.schedule(10_001);
+        assertThat(later.drops()).isEmpty();
+        assertThat(ids(later.dispatches().get(0))).containsExactly("b");
+    }
+
+    @Test
+    void preferredSizesGoAtOnceTheLargestFirst() {
+        // preferred 2,4, delay 10 ms: 1 queued waits; 2 go at once; with 3 queued the largest preferred size
+        // held, 2, goes and 1 waits; with 5 queued (the device idle again) 4 go, the largest preferred size.
+        DeviceView d0 = device(0);
+        GroupScheduler g = scheduler(params("preferred_batch_sizes", "2,4", "max_queue_delay_ms", "10"), d0);
+        g.admit(req("a0", "R", 0, FAR));
+        assertThat(g.schedule(0).dispatches()).isEmpty();
+        g.admit(req("a1", "R", 100, FAR));
+        assertThat(g.schedule(100).dispatches()).singleElement().satisfies(d -> assertThat(ids(d)).containsExactly("a0", "a1"));
+        // The device is busy for 3.5 ms; three arrive meanwhile.
+        for (int i = 0; i < 3; i++) g.admit(req("b" + i, "R", 200 + i, FAR));
+        GroupScheduler.Outcome busy = g.schedule(202);
+        assertThat(busy.dispatches()).isEmpty();
+        assertThat(busy.nextWakeMicros()).isEqualTo(3_600);
+        GroupScheduler.Outcome three = g.schedule(3_600);
+        assertThat(three.dispatches()).singleElement().satisfies(d -> assertThat(ids(d)).containsExactly("b0", "b1"));
+        // b2 waits; four more arrive while the batch of 2 runs (to 7.1 ms): 5 queued, 4 go.
+        for (int i = 0; i < 4; i++) g.admit(req("c" + i, "R", 4_000 + i, FAR));
+        GroupScheduler.Outcome five = g.schedule(7_100);
+        assertThat(five.dispatches()).singleElement().satisfies(d -> assertThat(ids(d)).containsExactly("b2", "c0", "c1", "c2"));
+        assertThat(g.pendingCount()).isEqualTo(1);
+    }
+
+    @Test
+    void belowTheSmallestPreferredSizeAllGoAfterTheDelay() {
+        // preferred 4,8, delay 2 ms: 3 queued since 0 go together at 2 ms, not a preferred size.
+        GroupScheduler g = scheduler(params("preferred_batch_sizes", "4,8", "max_queue_delay_ms", "2"), device(0));
+        for (int i = 0; i < 3; i++) g.admit(req("r" + i, "R", 0, FAR));
+        assertThat(g.schedule(0).nextWakeMicros()).isEqualTo(2_000);
+        assertThat(g.schedule(2_000).dispatches()).singleElement().satisfies(d -> assertThat(d.size()).isEqualTo(3));
+    }
+
+    @Test
+    void batchSizeFollowsTritonsRules() {
+        int[] none = {};
+        int[] p = {4, 8};
+        assertThat(DynamicBatcherPolicy.batchSize(3, 16, none)).isZero();
+        assertThat(DynamicBatcherPolicy.batchSize(16, 16, none)).isEqualTo(16);
+        assertThat(DynamicBatcherPolicy.batchSize(40, 16, none)).isEqualTo(16);
+        assertThat(DynamicBatcherPolicy.batchSize(3, 16, p)).isZero();
+        assertThat(DynamicBatcherPolicy.batchSize(4, 16, p)).isEqualTo(4);
+        assertThat(DynamicBatcherPolicy.batchSize(7, 16, p)).isEqualTo(4);
+        assertThat(DynamicBatcherPolicy.batchSize(8, 16, p)).isEqualTo(8);
+        assertThat(DynamicBatcherPolicy.batchSize(30, 16, p)).isEqualTo(8);
+        // A profile whose largest size is below the preferred ones: its maximum caps them.
+        assertThat(DynamicBatcherPolicy.batchSize(30, 6, p)).isEqualTo(4);
+    }
+
+    @Test
+    void badPreferredSizesAndTimeoutsAreRejectedWithTheirValue() {
+        assertThatThrownBy(() -> scheduler(params("preferred_batch_sizes", "8,4"), device(0)))
+                .hasMessageContaining("preferred_batch_sizes").hasMessageContaining("'8,4'").hasMessageContaining("increasing");
+        assertThatThrownBy(() -> scheduler(params("preferred_batch_sizes", "4,x"), device(0))).hasMessageContaining("'4,x'");
+        assertThatThrownBy(() -> scheduler(params("preferred_batch_sizes", "4,32", "max_batch", "16"), device(0)))
+                .hasMessageContaining("must not exceed max_batch (16)");
+        assertThatThrownBy(() -> scheduler(params("queue_timeout_ms", "soon"), device(0)))
+                .hasMessageContaining("queue_timeout_ms").hasMessageContaining("'soon'");
+        assertThat(((DynamicBatcherPolicy) new DynamicBatcherPolicy().configure(new io.kairos.core.scheduling.ParamReader("g", "triton",
+                params("queue_timeout_ms", " SLO ")))).batching().of("R").queueTimeoutMicros()).isEqualTo(DynamicBatcherPolicy.AT_DEADLINE);
+    }
+
+    @Test
+    void withSheddingAndTimeoutOffFifoRunsBLate() {
+        // As above for A and B, but without shedding or timeout: B waits for the device (free at 10 ms) and ends at 11 ms.
+        GroupScheduler g = scheduler(params(GroupScheduler.SHED, "false", "queue_timeout_ms", "0"), device(0));
         g.admit(req("a", "A", 0, 100_000));
         g.admit(req("b", "B", 1, 10_000));
         GroupScheduler.Outcome o = g.schedule(0);
@@ -242,8 +350,15 @@ class DynamicBatcherPolicyTest {
                 assertThat(d.predictedStartMicros()).as("seed %d", seed).isEqualTo(m.at());
             }
             if (!shed) {
-                // Without shedding only requests of a model no device holds are dropped.
-                for (GroupSimulation.Shed s : sim.dropped) assertThat(s.drop().reason()).contains("holds model");
+                // Without shedding only requests of a model no device holds are dropped, and those whose
+                // deadline passed while queued (the queue timeout), never before it.
+                for (GroupSimulation.Shed s : sim.dropped) {
+                    if (s.drop().reason().startsWith("queue timeout")) {
+                        assertThat(s.at()).as("seed %d", seed).isGreaterThanOrEqualTo(s.drop().request().deadlineMicros());
+                    } else {
+                        assertThat(s.drop().reason()).contains("holds model");
+                    }
+                }
             }
             drops += sim.dropped.size();
             for (GroupSimulation.Made m : sim.dispatched) largestBatch = Math.max(largestBatch, m.dispatch().size());

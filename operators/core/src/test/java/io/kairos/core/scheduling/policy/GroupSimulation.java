@@ -156,6 +156,11 @@ final class GroupSimulation {
                     assertThat(g.sheddingEarly()).as("shed early with shedding early off: %s", r).isTrue();
                     assertThat(queued.get(r.model())).as("shed early from a short queue: %s", r).isGreaterThanOrEqualTo(2 * catalog.get(r.model()).latency().maxBatch());
                     assertThat(fullBatchFinish.get(r.model())).as("shed early although a full batch would finish in time: %s", r).isGreaterThan(r.deadlineMicros());
+                } else if (drop.reason().startsWith("queue timeout")) {
+                    // A policy's own queue policy (Triton's): never before the request's timeout.
+                    if (drop.reason().contains("timeout = SLO")) {
+                        assertThat(now).as("timed out before its deadline: %s", r).isGreaterThanOrEqualTo(r.deadlineMicros());
+                    }
                 } else if (finish != Long.MAX_VALUE) {
                     assertThat(shedding).as("shed with shedding off: %s", r).isTrue();
                     assertThat(finish).as("shed although it could still finish in time: %s", r).isGreaterThan(r.deadlineMicros());
