@@ -11,6 +11,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
+import io.kairos.testbed.ProgressLine;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJob;
@@ -19,8 +20,6 @@ import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.schema.ResultStatus;
 import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -33,6 +32,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -181,8 +181,8 @@ public class DemoCommand implements Callable<Integer> {
             }
         }, "demo-results");
         reader.start();
-        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("serving").setInitialMax(runLength.durationSeconds * 1000L)
-                .setUnit(" s", 1000).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).showSpeed().build()) {
+        try (ProgressBar bar = ProgressLine.bar("serving", runLength.durationSeconds * 1000L,
+                s -> List.of(String.format(Locale.ROOT, "%d/%d s", s.getCurrent() / 1000, s.getMax() / 1000)))) {
             RequestProducer.PacingReport pacing = producer.run(load, seed.seed, Duration.ofSeconds(runLength.durationSeconds), (sent, offsetMicros, behind) -> {
                 bar.stepTo(offsetMicros / 1000);
                 bar.setExtraMessage(live[0]);
@@ -205,7 +205,12 @@ public class DemoCommand implements Callable<Integer> {
     private static String liveLine(ResultSummary s) {
         ResultSummary.Stats a = s.overall();
         if (a.total() == 0) return "";
-        return String.format("%,d done, SLO %.1f%%, p50 %.1f ms, p99 %.1f ms, batch %.1f, dropped %d",
-                a.total(), 100 * a.sloAttainment(), a.p50Micros() / 1000.0, a.p99Micros() / 1000.0, a.meanBatchSize(), a.count(ResultStatus.DROPPED));
+        // Most telling first: the line drops fields from the right when the terminal is narrow.
+        return ProgressLine.extra(
+                String.format(Locale.ROOT, "SLO %.1f%%", 100 * a.sloAttainment()),
+                String.format(Locale.ROOT, "batch %.2f", a.meanBatchSize()),
+                String.format(Locale.ROOT, "p99 %.0f ms", a.p99Micros() / 1000.0),
+                String.format(Locale.ROOT, "%,d done", a.total()),
+                String.format(Locale.ROOT, "%,d dropped", a.count(ResultStatus.DROPPED)));
     }
 }
