@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -29,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that registers them, the {@code kairos} group of the Flink functions, so a renamed metric
  * fails here rather than as an empty panel.
  */
-class GrafanaDashboardTest {
+public class GrafanaDashboardTest {
 
     private static final Path ROOT = repositoryRoot();
     private static final Path INFRA = ROOT.resolve("infra");
@@ -45,7 +47,7 @@ class GrafanaDashboardTest {
     }
 
     /** Metric name to kind (counter, gauge, histogram, meter), from the Flink functions' sources. */
-    static Map<String, String> registeredMetrics() throws IOException {
+    public static Map<String, String> registeredMetrics() throws IOException {
         Pattern registration = Pattern.compile("\\.(counter|gauge|histogram|meter)\\(\\s*\"([A-Za-z][A-Za-z0-9]*)\"");
         Map<String, String> metrics = new TreeMap<>();
         try (Stream<Path> files = Files.walk(ROOT.resolve("operators/flink/src/main/java"))) {
@@ -84,6 +86,18 @@ class GrafanaDashboardTest {
         assertThat(registeredMetrics()).containsEntry("arrivals", "counter").containsEntry("sloAttainment", "gauge")
                 .containsEntry("batchSize", "histogram").containsEntry("deviceBusyMicros", "counter")
                 .containsEntry("decisionsApplied", "counter").containsEntry("coldStarts", "counter");
+    }
+
+    @Test
+    void theReadmesTableOfMetricsNamesEveryMetricTheJobRegisters() throws Exception {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        int start = readme.indexOf("| operator | metrics |");
+        assertThat(start).as("README's table of metrics").isPositive();
+        String table = readme.substring(start, readme.indexOf("\n\n", start));
+        Set<String> documented = new TreeSet<>();
+        Matcher m = Pattern.compile("`([a-z][A-Za-z]+)`").matcher(table);
+        while (m.find()) documented.add(m.group(1));
+        assertThat(documented).isEqualTo(registeredMetrics().keySet());
     }
 
     @Test
