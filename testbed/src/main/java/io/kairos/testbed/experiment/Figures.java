@@ -304,7 +304,7 @@ public final class Figures {
             List<String> columnValues = panelColumns == null ? nullList() : results.distinct(panelColumns);
             List<String> seriesValues = series == null ? nullList() : results.distinct(series);
             List<String> xs = sortedX(results.distinct(x));
-            boolean onePanel = rowValues.size() == 1 && columnValues.size() == 1;
+            boolean onePanel = panelRows == null && panelColumns == null;
             List<BufferedImage> panels = new ArrayList<>();
             for (String r : rowValues) {
                 for (String c : columnValues) {
