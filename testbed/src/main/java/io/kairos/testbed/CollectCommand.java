@@ -7,8 +7,6 @@ import io.kairos.testbed.options.ProgressOption;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.testbed.client.ResultConsumer;
 import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -47,10 +46,10 @@ public class CollectCommand implements Callable<Integer> {
     @Option(names = "--time-limit", paramLabel = "SECONDS", description = "Stop after this long in any case; 0: no limit (default: ${DEFAULT-VALUE}).")
     double timeLimitSeconds;
 
-    @Option(names = "--csv", paramLabel = "FILE", description = "Write one row per distinct result to FILE.")
+    @Option(names = "--csv", paramLabel = "FILE", description = "Write one row per distinct result to FILE; a relative FILE goes under .kairos/ of the checkout, an absolute one where it says.")
     Path csv;
 
-    @Option(names = "--summary-csv", paramLabel = "FILE", description = "Write the summary (one row per model and one for all) to FILE.")
+    @Option(names = "--summary-csv", paramLabel = "FILE", description = "Write the summary (one row per model and one for all) to FILE; relative: under .kairos/, as --csv.")
     Path summaryCsv;
 
     @Option(names = "--from-earliest", description = "Read the topic from its start rather than only results that arrive from now on.")
@@ -75,6 +74,9 @@ public class CollectCommand implements Callable<Integer> {
         if (!(timeLimitSeconds >= 0) || Double.isInfinite(timeLimitSeconds)) {
             throw new ParameterException(cl, "--time-limit must be 0 (none) or a positive number of seconds, got " + timeLimitSeconds);
         }
+        // Results are a run's output, not sources: a relative path lands in .kairos/ (git-ignored).
+        if (csv != null) csv = RunDirectory.resolve(csv);
+        if (summaryCsv != null) summaryCsv = RunDirectory.resolve(summaryCsv);
         Duration idle = Duration.ofNanos(Math.round(idleTimeoutSeconds * 1e9));
         Duration limit = timeLimitSeconds == 0 ? Duration.ofDays(365) : Duration.ofNanos(Math.round(timeLimitSeconds * 1e9));
         // Outermost, so that on Ctrl-C the JVM waits for the summary and the files, not just for the reading.
@@ -96,6 +98,7 @@ public class CollectCommand implements Callable<Integer> {
                     fromEarliest ? "its start" : "now on",
                     (expect > 0 ? expect + " results or " : "") + fmt(idleTimeoutSeconds) + " s without a new one"
                             + (timeLimitSeconds > 0 ? " or " + fmt(timeLimitSeconds) + " s in all" : ""));
+            if (csv != null) out.println("collect: writing rows to " + csv);
             out.flush();
             try (consumer; ProgressBar bar = progress.noProgress || expect == 0 ? null : progressBar(expect)) {
                 hook.onStop(consumer::wakeup);
@@ -122,8 +125,8 @@ public class CollectCommand implements Callable<Integer> {
         out.printf("received %d distinct results (%d duplicates dropped, %d malformed records skipped); stopped: %s%n",
                 consumer.distinct(), consumer.duplicates(), consumer.malformed(), describe(outcome));
         out.print(consumer.summary().table());
-        if (csv != null) out.println("rows: " + csv);
-        if (summaryCsv != null) out.println("summary: " + summaryCsv);
+        if (csv != null) out.println("rows written to " + csv);
+        if (summaryCsv != null) out.println("summary written to " + summaryCsv);
         out.flush();
         if (expect > 0 && consumer.distinct() < expect) {
             cl.getErr().printf("collect: expected %d results, got %d%n", expect, consumer.distinct());
@@ -162,14 +165,7 @@ public class CollectCommand implements Callable<Integer> {
     }
 
     private static ProgressBar progressBar(long expected) {
-        return new ProgressBarBuilder()
-                .setTaskName("collect")
-                .setInitialMax(expected)
-                .setUnit(" results", 1)
-                .showSpeed()
-                .setUpdateIntervalMillis(250)
-                .setStyle(ProgressBarStyle.ASCII)
-                .build();
+        return ProgressLine.bar("collect", expected, s -> List.of(ProgressLine.count(s, "results"), ProgressLine.rate(s, "results/s")));
     }
 
     private static String fmt(double v) {

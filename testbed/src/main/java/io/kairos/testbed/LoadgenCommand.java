@@ -12,8 +12,6 @@ import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
 import io.kairos.testbed.client.RequestProducer;
 import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,6 +21,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -121,7 +120,7 @@ public class LoadgenCommand implements Callable<Integer> {
                     shown[1] = Math.max(shown[1], behindMicros);
                     if (offsetMicros - shown[0] >= 250_000) { // a few updates a second are enough for a human
                         shown[0] = offsetMicros;
-                        bar.setExtraMessage(String.format(Locale.ROOT, "lag<=%.1fms", shown[1] / 1000.0));
+                        bar.setExtraMessage(String.format(Locale.ROOT, "lag<=%.1f ms", shown[1] / 1000.0));
                     }
                 };
                 report = producer.run(load, seed.seed, duration, shownProgress);
@@ -145,14 +144,7 @@ public class LoadgenCommand implements Callable<Integer> {
     private static final Pattern ID_PREFIX = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
 
     private static ProgressBar progressBar(long expected) {
-        return new ProgressBarBuilder()
-                .setTaskName("loadgen")
-                .setInitialMax(Math.max(1, expected))
-                .setUnit(" req", 1)
-                .showSpeed()
-                .setUpdateIntervalMillis(250)
-                .setStyle(ProgressBarStyle.ASCII)
-                .build();
+        return ProgressLine.bar("loadgen", expected, s -> List.of(ProgressLine.count(s, "req"), ProgressLine.rate(s, "req/s")));
     }
 
     private static String fmt(double v) {

@@ -71,13 +71,24 @@ class CommandsOnBrokerTest {
                 producer.send(new ProducerRecord<>("kairos-results", id.getBytes(), codec.encode(result)));
             }
         }
-        Path rows = out.resolve("run/rows.csv");
-        Path summary = out.resolve("run/summary.csv");
-
-        String[] r = run("collect", "--bootstrap-servers", broker.bootstrapServers(), "--from-earliest", "--expect", "5",
-                "--idle-timeout", "10", "--csv", rows.toString(), "--summary-csv", summary.toString());
+        // Relative paths: under .kairos/ of the checkout (here a temporary one), never in the working directory.
+        Path rows = out.resolve(".kairos/run/rows.csv");
+        Path summary = out.resolve(".kairos/run/summary.csv");
+        String home = System.getProperty("kairos.home");
+        System.setProperty("kairos.home", out.toString());
+        String[] r;
+        try {
+            r = run("collect", "--bootstrap-servers", broker.bootstrapServers(), "--from-earliest", "--expect", "5",
+                    "--idle-timeout", "10", "--csv", "run/rows.csv", "--summary-csv", "run/summary.csv");
+        } finally {
+            if (home == null) System.clearProperty("kairos.home"); else System.setProperty("kairos.home", home);
+        }
 
         assertThat(r[0]).as(r[2]).isEqualTo("0");
+        assertThat(r[1]).contains("collect: writing rows to " + rows.toAbsolutePath())
+                .contains("rows written to " + rows.toAbsolutePath())
+                .contains("summary written to " + summary.toAbsolutePath());
+        assertThat(Path.of("run/rows.csv")).doesNotExist();
         assertThat(r[1]).contains("received 5 distinct results (1 duplicates dropped, 0 malformed records skipped); stopped: all 5 expected results are in")
                 .containsPattern("mlp +5 +4 +1 +0 +0 +0 +80.00 ");
         List<String> lines = Files.readAllLines(rows);

@@ -49,8 +49,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Metrics (group {@code kairos}): {@code batchesFailed} (an execution error),
  * {@code batchesTimedOut}, {@code coldStarts}, {@code batchesCancelled} (preempted in time),
- * {@code cancelsTooLate} (preempted after they completed). The first and third are counted on the
- * device's completion thread, hence thread-safe counters.
+ * {@code cancelsTooLate} (preempted after they completed), {@code deviceBusyMicros} (start to end
+ * of every batch the device ran). The first, third and last are counted on the device's completion
+ * thread, hence thread-safe counters.
  */
 public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
     private final ModelCatalog catalog;
@@ -65,6 +66,9 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     private transient Counter coldStarts;
     private transient Counter batchesCancelled;
     private transient Counter cancelsTooLate;
+    // Microseconds the device spent on the batches it ran: its rate over a window is the device's
+    // utilisation, which no other metric gives (a task's busy time is the hand-over, not the device).
+    private transient Counter deviceBusyMicros;
 
     private record InFlight(CompletableFuture<Device.Execution> execution, ResultFuture<BatchOutcome> result) {}
 
@@ -91,6 +95,7 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         coldStarts = metrics.counter("coldStarts", new ThreadSafeSimpleCounter());
         batchesCancelled = metrics.counter("batchesCancelled");
         cancelsTooLate = metrics.counter("cancelsTooLate");
+        deviceBusyMicros = metrics.counter("deviceBusyMicros", new ThreadSafeSimpleCounter());
     }
 
     /** Flink's name for GPUs (its GPU plugin: {@code external-resources: gpu}). */
@@ -166,6 +171,7 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
                 : unwritable(execution);
         if (done.error() != null) batchesFailed.inc();
         if (done.coldStart()) coldStarts.inc();
+        deviceBusyMicros.inc(Math.max(0, done.endMicros() - done.startMicros()));
         result.complete(Collections.singleton(outcome(batch, done)));
     }
 

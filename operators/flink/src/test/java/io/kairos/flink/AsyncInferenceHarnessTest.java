@@ -171,6 +171,7 @@ class AsyncInferenceHarnessTest {
         device.handed.get(0).execution().complete(new Device.Execution(T0, T0 + 3_500, false, List.of(), null));
         assertThat(outcomes()).hasSize(1);
         assertThat(metrics.count("batchesTimedOut")).isZero();
+        assertThat(metrics.count("deviceBusyMicros")).as("a withdrawn batch is not counted").isZero();
     }
 
     @Test
@@ -187,6 +188,7 @@ class AsyncInferenceHarnessTest {
             assertThat(o.getError()).isNull();
         });
         assertThat(metrics.count("coldStarts")).isEqualTo(1);
+        assertThat(metrics.count("deviceBusyMicros")).as("start to end on the device").isEqualTo(3_500);
 
         clock.advance(4_000);
         harness.processElement(cancel("b1", clock.nowMicros()), 0);

@@ -67,6 +67,9 @@ public class OverloadCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: testbed/experiments/overload in the checkout).")
     Path out;
 
+    @Option(names = "--redraw", description = "Run nothing: draw goodput.png and backlog.png again from DIR/overload.csv.")
+    boolean redraw;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -88,6 +91,13 @@ public class OverloadCommand implements Callable<Integer> {
         if (loads.length == 0) throw new CommandLine.ParameterException(cl, "--loads needs at least one multiple");
         for (double l : loads) if (!(l > 0) || Double.isInfinite(l)) throw new CommandLine.ParameterException(cl, "--loads must be positive numbers, got " + l);
         Path dir = out != null ? out : Path.of(System.getProperty("kairos.home", "")).resolve("testbed").resolve("experiments").resolve("overload");
+        if (redraw) {
+            Path csv = dir.resolve("overload.csv");
+            if (!java.nio.file.Files.isRegularFile(csv)) throw new CommandLine.ParameterException(cl, "--redraw: no " + csv + "; run overload first");
+            drawFigures(ResultTable.read(csv), dir);
+            w.println("drew " + dir.resolve("goodput.png") + " and backlog.png");
+            return 0;
+        }
 
         double capacity = OverloadRig.capacity(catalog, model, devices.devices, speed);
         String series = policy.policy + (policy.params.isEmpty() ? "" : " " + String.join(" ", policy.params.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
@@ -144,12 +154,18 @@ public class OverloadCommand implements Callable<Integer> {
         w.print(summary(table, capacity));
         java.nio.file.Files.createDirectories(dir);
         table.write(dir.resolve("overload.csv"));
-        Figures.lines("load", "goodput_per_s").numericX().xAxis("offered load (x capacity)").yAxis("goodput (OK requests/s), median", 0.0, null)
-                .save(table, dir.resolve("goodput.png"));
-        Figures.lines("load", "max_scheduler_backlog").numericX().xAxis("offered load (x capacity)").yAxis("most requests queued in the scheduler, median", 0.0, null)
-                .save(table, dir.resolve("backlog.png"));
+        drawFigures(table, dir);
         w.println("wrote " + dir.resolve("overload.csv") + ", goodput.png and backlog.png");
         return 0;
+    }
+
+    static void drawFigures(ResultTable table, Path dir) throws java.io.IOException {
+        Figures.lines("load", "goodput_per_s").numericX().xAxis("offered load (x capacity)").yAxis("goodput (OK requests/s)", 0.0, null)
+                .title("Goodput of the serving job as the offered load passes its capacity (simulated devices, median of the runs)")
+                .save(table, dir.resolve("goodput.png"));
+        Figures.lines("load", "max_scheduler_backlog").numericX().xAxis("offered load (x capacity)").yAxis("most requests queued", 0.0, null)
+                .title("Most requests queued in the scheduler as the offered load passes its capacity (simulated devices, median of the runs)")
+                .save(table, dir.resolve("backlog.png"));
     }
 
     private static List<String> row(String series, int run, OverloadRig.Step s) {

@@ -115,11 +115,14 @@ public final class AzureExperiment implements Experiment {
     public List<Path> drawFigures(ResultTable results, Path dir) throws IOException {
         return List.of(
                 Figures.bars("rate", "goodput_per_s").xAxis("offered load (requests/s)").yAxis("goodput (requests/s within SLO)", 0.0, null)
+                        .title("Goodput of each policy on an Azure-Functions-like trace: " + DEVICES + " devices, SLO 100 ms")
                         .save(results, dir.resolve("goodput.png")),
                 Figures.bars("rate", "mean_batch").xAxis("offered load (requests/s)").yAxis("mean batch size (per request)", 0.0, null)
+                        .title("Mean batch size of each policy on an Azure-Functions-like trace: " + DEVICES + " devices, SLO 100 ms")
                         .save(results, dir.resolve("mean-batch.png")),
                 Figures.bars("rate", "busy_gpu_s_per_1000_good").xAxis("offered load (requests/s)")
                         .yAxis("busy GPU-seconds per 1,000 good requests", 0.0, null)
+                        .title("Device time each policy spends per 1,000 requests served within the SLO, Azure-Functions-like trace")
                         .save(results, dir.resolve("gpu-seconds.png")));
     }
 }

@@ -87,13 +87,19 @@ public final class BurstyExperiment implements Experiment {
         return List.of(
                 Figures.lines("load", "goodput_per_s").numericX().xAxis("offered load (share of capacity)")
                         .yAxis("goodput (requests/s within SLO)", 0.0, null).panels(null, "cv2")
-                        .panelTitle(p -> "CV^2 = " + p.get("cv2")).save(results, dir.resolve("goodput.png")),
+                        .panelTitle(p -> "CV^2 = " + p.get("cv2"))
+                        .title("Goodput of each policy against the offered load, from Poisson (CV^2 = 1) to bursty arrivals: " + DEVICES + " devices, SLO 100 ms")
+                        .save(results, dir.resolve("goodput.png")),
                 Figures.lines("load", "slo_attainment").numericX().scale(100).xAxis("offered load (share of capacity)")
                         .yAxis("SLO attainment (%)", 0.0, 100.0).panels(null, "cv2")
-                        .panelTitle(p -> "CV^2 = " + p.get("cv2")).save(results, dir.resolve("attainment.png")),
+                        .panelTitle(p -> "CV^2 = " + p.get("cv2"))
+                        .title("SLO attainment of each policy against the offered load, from Poisson (CV^2 = 1) to bursty arrivals: " + DEVICES + " devices, SLO 100 ms")
+                        .save(results, dir.resolve("attainment.png")),
                 Figures.lines("load", "mean_batch").numericX().zeroIsGap().xAxis("offered load (share of capacity)")
                         .yAxis("mean batch size (per request)", 0.0, null).panels(null, "cv2")
-                        .panelTitle(p -> "CV^2 = " + p.get("cv2")).save(results, dir.resolve("mean-batch.png")));
+                        .panelTitle(p -> "CV^2 = " + p.get("cv2"))
+                        .title("Mean batch size of each policy against the offered load, from Poisson (CV^2 = 1) to bursty arrivals: " + DEVICES + " devices, SLO 100 ms")
+                        .save(results, dir.resolve("mean-batch.png")));
     }
 
     @Override

@@ -85,11 +85,15 @@ public final class LowSloExperiment implements Experiment {
     @Override
     public List<Path> drawFigures(ResultTable results, Path dir) throws IOException {
         return List.of(
-                Figures.lines("slo_ms", "slo_attainment").scale(100).xAxis("SLO (ms)").yAxis("SLO attainment (%)", 0.0, 100.0)
+                // The SLOs double from one point to the next: evenly spaced, the axis is a log axis
+                // labelled at the values swept.
+                Figures.lines("slo_ms", "slo_attainment").scale(100).xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
                         .panels("models", "rate").panelTitle(LowSloExperiment::panelTitle)
+                        .title("SLO attainment of each policy as the SLO doubles: " + DEVICES + " simulated devices, ResNet50 instances, Poisson arrivals")
                         .save(results, dir.resolve("attainment.png")),
-                Figures.lines("slo_ms", "mean_batch").zeroIsGap().xAxis("SLO (ms)").yAxis("mean batch size (per request)", 0.0, null)
+                Figures.lines("slo_ms", "mean_batch").zeroIsGap().xAxis("SLO (ms, log scale)").yAxis("mean batch size (per request)", 0.0, null)
                         .panels("models", "rate").panelTitle(LowSloExperiment::panelTitle)
+                        .title("Mean batch size of each policy as the SLO doubles: " + DEVICES + " simulated devices, ResNet50 instances, Poisson arrivals")
                         .save(results, dir.resolve("mean-batch.png")));
     }
 

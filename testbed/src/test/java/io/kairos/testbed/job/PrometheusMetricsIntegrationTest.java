@@ -1,0 +1,134 @@
+package io.kairos.testbed.job;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.ServingJob;
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.InferenceResult;
+import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.testbed.infra.GrafanaDashboardTest;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The job's metrics as Prometheus reads them: the serving job on a mini-cluster with Flink's
+ * Prometheus reporter (the one infra/cluster and the containers run), scraped after a few
+ * requests. Every metric the code registers is there under the name the README and the Grafana
+ * dashboard use, and the README's filter finds exactly the job's own metrics, while a bare
+ * {@code grep kairos_} matches nearly every line (every metric carries the job's name).
+ */
+class PrometheusMetricsIntegrationTest {
+
+    private static final int PORT = freePort();
+    private static final String PREFIX = "flink_taskmanager_job_task_operator_kairos_";
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
+                    .setConfiguration(Configuration.fromMap(Map.of(
+                            "metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
+                            "metrics.reporter.prom.port", Integer.toString(PORT))))
+                    .build());
+
+    private static EmbeddedKafkaBroker broker;
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @BeforeAll
+    static void startBroker() {
+        broker = EmbeddedKafkaBroker.start();
+    }
+
+    @AfterAll
+    static void stopBroker() {
+        if (broker != null) broker.close();
+    }
+
+    private static String scrape() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + PORT + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r.body();
+    }
+
+    @Test
+    void everyMetricTheJobRegistersIsScrapedUnderTheDocumentedName() throws Exception {
+        // With checkpoints, so that the step after a restore (resultsSuppressed) is in the topology too.
+        ServingConfig config = TestConfigs.onBroker(broker, "prom-", c -> c.checkpointIntervalMs = 60_000);
+        int n = 40;
+        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+            JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
+            try {
+                for (int i = 0; i < n; i++) kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request("p" + i, "mlp", 120_000));
+                kafka.flush();
+                assertThat(kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= n, Duration.ofSeconds(90))).hasSize(n);
+
+                // The reporter reads the counters when scraped; the last results may still be on their way to the counters.
+                String body = "";
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (System.nanoTime() < deadline) {
+                    body = scrape();
+                    if (value(body, "arrivals") >= n && value(body, "ok") >= n) break;
+                    Thread.sleep(200);
+                }
+                assertThat(value(body, "arrivals")).isEqualTo(n);
+                assertThat(value(body, "ok")).isEqualTo(n);
+                assertThat(value(body, "requestsDispatched")).isEqualTo(n);
+
+                Set<String> scraped = new TreeSet<>();
+                Matcher m = Pattern.compile("(?m)^" + PREFIX + "([A-Za-z]+)[{ ]").matcher(body);
+                while (m.find()) scraped.add(m.group(1));
+                assertThat(scraped).as("the job's metrics as scraped").isEqualTo(GrafanaDashboardTest.registeredMetrics().keySet());
+                assertThat(body).containsPattern("(?m)^" + PREFIX + "batchSize\\{.*quantile=\"0\\.99\",\\} ")
+                        .containsPattern("(?m)^" + PREFIX + "batchSize_count\\{");
+
+                // README: `grep '^flink_taskmanager_job_task_operator_kairos_'` lists the job's metrics; `grep kairos_` nearly everything.
+                List<String> lines = body.lines().toList();
+                long own = lines.stream().filter(l -> l.startsWith(PREFIX)).count();
+                long bare = lines.stream().filter(l -> l.contains("kairos_")).count();
+                assertThat(own).isGreaterThanOrEqualTo(scraped.size());
+                assertThat(bare).isGreaterThan(5 * own);
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
+    /** The sum over subtasks of a counter of the job. */
+    private static double value(String body, String name) {
+        Matcher m = Pattern.compile("(?m)^" + PREFIX + name + "\\{[^}]*\\} ([0-9.eE+-]+)$").matcher(body);
+        double sum = 0;
+        while (m.find()) sum += Double.parseDouble(m.group(1));
+        return sum;
+    }
+}
