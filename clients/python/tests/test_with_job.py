@@ -150,6 +150,17 @@ def read_outcome(writer, version, timeout):
         consumer.close()
 
 
+class ExampleTest(unittest.TestCase):
+    def test_the_example_prints_a_class_for_each_input(self):
+        example = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "classify.py")
+        out = subprocess.run([sys.executable, example, "--bootstrap-servers", SANDBOX.bootstrap_servers, "--count", "5", "--slo-ms", str(SLO_MS)],
+                             check=True, capture_output=True, text=True, timeout=120).stdout
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 5, out)
+        for line in lines:
+            self.assertRegex(line, r"^\S+  (OK|LATE)\s+batch +\d+ +[\d.]+ ms  class \d  logits \[")
+
+
 @unittest.skipUnless(shutil.which("kcat"), "kcat is not installed")
 class KcatTest(unittest.TestCase):
     """What the README shows for kcat: a request written to a file, produced as one message; results' keys and bytes read back."""
