@@ -49,39 +49,52 @@ class Registry:
 
 
 class Sandbox:
-    """Starts the sandbox with the example ONNX models and waits until it serves; stop() ends it (closing its stdin ends it too)."""
+    """Starts the sandbox with the example ONNX models; await_serving() waits until it serves, stop() ends it (closing its stdin ends it too).
 
-    def __init__(self, timeout=240):
+    With ``sasl_ssl`` the broker speaks SASL_SSL only, and ``client_config`` holds librdkafka's settings for it.
+    """
+
+    def __init__(self, sasl_ssl=False):
         self.registry = Registry()
         self.log = tempfile.NamedTemporaryFile(prefix="kairos-sandbox-", suffix=".log", delete=False)
+        self.files = tempfile.mkdtemp(prefix="kairos-sandbox-")
         env = dict(os.environ)
         env.setdefault("KAIROS_JAVA_OPTS", "-Xmx2g")
-        self.process = subprocess.Popen(
-            [os.path.join(REPO, "bin", "kairos"), "sandbox", "--onnx", "--exit-on-stdin-close", "--",
-             "--registry-schema-id", str(SCHEMA_ID), "--schema-registry-url", self.registry.url, "--devices", "2", "--checkpoint-interval-ms", "0"],
-            cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        command = [os.path.join(REPO, "bin", "kairos"), "sandbox", "--onnx", "--exit-on-stdin-close"]
+        if sasl_ssl:
+            command += ["--sasl-ssl", self.files]
+        command += ["--", "--registry-schema-id", str(SCHEMA_ID), "--schema-registry-url", self.registry.url,
+                    "--devices", "2", "--checkpoint-interval-ms", "0"]
+        self.process = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.bootstrap_servers = None
-        lines = []
-        ready = threading.Event()
+        self.client_config = {}
+        self.lines = []
+        self._ready = threading.Event()
+        self._started = time.monotonic()
+        threading.Thread(target=self._read, daemon=True).start()
 
-        def read():
-            for line in self.process.stdout:
-                lines.append(line.rstrip("\n"))
-                if line.startswith("bootstrap.servers="):
-                    self.bootstrap_servers = line.strip().split("=", 1)[1]
-                if line.startswith("serving"):
-                    ready.set()
-            ready.set()  # the process ended
+    def _read(self):
+        for line in self.process.stdout:
+            line = line.rstrip("\n")
+            self.lines.append(line)
+            if line.startswith("bootstrap.servers="):
+                self.bootstrap_servers = line.split("=", 1)[1]
+            if line.startswith("client.config="):
+                with open(line.split("=", 1)[1].split(" ")[0], encoding="utf-8") as f:
+                    self.client_config = dict(l.strip().split("=", 1) for l in f if "=" in l and not l.startswith("#"))
+            if line.startswith("serving"):
+                self._ready.set()
+        self._ready.set()  # the process ended
 
-        threading.Thread(target=read, daemon=True).start()
-        started = time.monotonic()
-        ready.wait(timeout)
-        if self.process.poll() is not None or self.bootstrap_servers is None or not any(l.startswith("serving") for l in lines):
+    def await_serving(self, timeout=240):
+        self._ready.wait(timeout)
+        if self.process.poll() is not None or self.bootstrap_servers is None or not any(l.startswith("serving") for l in self.lines):
             self.stop()
             with open(self.log.name, encoding="utf-8", errors="replace") as f:
                 tail = f.read()[-3000:]
-            raise RuntimeError("the sandbox did not come up within %d s: %s\n%s" % (timeout, "\n".join(lines), tail))
-        self.startup_seconds = time.monotonic() - started
+            raise RuntimeError("the sandbox did not come up within %d s: %s\n%s" % (timeout, "\n".join(self.lines), tail))
+        self.startup_seconds = time.monotonic() - self._started
+        return self
 
     def stop(self):
         self.registry.stop()

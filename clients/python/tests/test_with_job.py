@@ -10,26 +10,32 @@ import unittest
 import uuid
 
 import numpy as np
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from kairos_client import KairosClient, schemas
 
 from sandbox import REGISTERED_ID, SCHEMA_ID, Sandbox
 
 SANDBOX = None
+#: The same with a broker that speaks SASL_SSL only.
+SECURE = None
 #: Long enough for a loaded CI machine: these tests check what comes back, not how fast.
 SLO_MS = 10_000
 
 
 def setUpModule():
-    global SANDBOX
-    SANDBOX = Sandbox()
-    print("sandbox serving on %s after %.1f s" % (SANDBOX.bootstrap_servers, SANDBOX.startup_seconds), file=sys.stderr)
+    global SANDBOX, SECURE
+    # Both start at once: their start-ups overlap.
+    SANDBOX, SECURE = Sandbox(), Sandbox(sasl_ssl=True)
+    for sandbox in (SANDBOX, SECURE):
+        sandbox.await_serving()
+        print("sandbox serving on %s after %.1f s" % (sandbox.bootstrap_servers, sandbox.startup_seconds), file=sys.stderr)
 
 
 def tearDownModule():
-    if SANDBOX is not None:
-        SANDBOX.stop()
+    for sandbox in (SANDBOX, SECURE):
+        if sandbox is not None:
+            sandbox.stop()
 
 
 class ServedTest(unittest.TestCase):
@@ -95,6 +101,20 @@ class ServedTest(unittest.TestCase):
         self.assertIn("FLOAT64", results[wrong_dtype].reason)
         self.assertIn("[1, 64]", results[wrong_shape].reason)
         self.assertIn("no-such-model", results[unknown].reason)
+
+
+class SaslSslTest(unittest.TestCase):
+    """librdkafka's settings pass through to both Kafka clients: a broker that only speaks SASL_SSL serves a client that has them."""
+
+    def test_a_client_with_the_settings_is_served_and_one_with_a_wrong_password_refused(self):
+        self.assertEqual(SECURE.client_config["security.protocol"], "SASL_SSL")
+        with KairosClient(SECURE.bootstrap_servers, config=SECURE.client_config) as kairos:
+            result = kairos.infer("mlp", np.ones(64, dtype=np.float32), SLO_MS, timeout=60)
+        self.assertIn(result.status, ("OK", "LATE"), result.reason)
+        self.assertEqual(result.output.shape, (10,))
+        wrong = dict(SECURE.client_config, **{"sasl.password": "wrong"})
+        with self.assertRaises(KafkaException):
+            KairosClient(SECURE.bootstrap_servers, config=wrong, timeout=5).close()
 
 
 class RegistryFramingTest(unittest.TestCase):
