@@ -141,12 +141,13 @@ class KairosClient:
             self.delivery_errors.append(error)
 
     def flush(self, timeout=10.0):
-        """Waits until every request sent is acknowledged or failed; raises KafkaException on the first failure."""
+        """Waits until every request sent is acknowledged or failed; raises KafkaException with the first failure since the last flush."""
         left = self._producer.flush(timeout)
         if left:
             raise KafkaException("%d requests not delivered within %.0f s" % (left, timeout))
         if self.delivery_errors:
-            raise KafkaException(self.delivery_errors[0])
+            first, self.delivery_errors = self.delivery_errors[0], []
+            raise KafkaException(first)
 
     # -- results
 
@@ -193,7 +194,7 @@ class KairosClient:
     def infer(self, model, array, slo_ms, timeout=10.0, **fields):
         """Sends one request and waits for its result (a Result; its output is a numpy array when the model gives one)."""
         request_id = self.send(model, array, slo_ms, **fields)
-        self._producer.flush(timeout)
+        self.flush(timeout)
         return self.result(request_id, timeout)
 
     def close(self):

@@ -54,6 +54,8 @@ public final class AvroCodec<T extends SpecificRecord> {
     private final SpecificDatumReader<T> reader;
     /** Readers of records written with another schema (schema resolution), by that schema's parsing fingerprint. */
     private final Map<Long, SpecificDatumReader<T>> resolvingReaders = new HashMap<>();
+    /** The parsing fingerprint of our own schema, once asked (0: not yet). */
+    private long ownFingerprint;
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
     private BinaryEncoder encoder;
     private BinaryDecoder decoder;
@@ -134,8 +136,6 @@ public final class AvroCodec<T extends SpecificRecord> {
         if (ownFingerprint == 0) ownFingerprint = SchemaNormalization.parsingFingerprint64(schema());
         return ownFingerprint;
     }
-
-    private long ownFingerprint;
 
     /**
      * What bytes that are not a plain Avro record most likely are, when they start as another
