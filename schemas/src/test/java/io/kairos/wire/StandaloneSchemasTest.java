@@ -8,6 +8,7 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.Tensor;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -27,9 +28,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class StandaloneSchemasTest {
     private static final Path DIR = Path.of("standalone");
 
+    @BeforeAll
+    static void writeWhenAsked() throws IOException {
+        if (Boolean.getBoolean("kairos.schemas.write")) StandaloneSchemas.write(DIR);
+    }
+
     @Test
     void committedFilesAreWhatTheBuildsSchemasPrint() throws IOException {
-        if (Boolean.getBoolean("kairos.schemas.write")) StandaloneSchemas.write(DIR);
         for (Map.Entry<String, Schema> e : StandaloneSchemas.PUBLIC.entrySet()) {
             Path file = DIR.resolve(e.getKey() + ".avsc");
             assertThat(file).as("%s: write it with -Dkairos.schemas.write=true", file).exists();
