@@ -124,6 +124,16 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--max-clock-skew-ms", paramLabel = "MS", description = "How far ahead of the job's clock a request's sent_at_micros may be (default: ${DEFAULT-VALUE}).")
     long maxClockSkewMs = DEFAULTS.maxClockSkewMs;
 
+    @Option(names = "--registry-schema-id", paramLabel = "ID", split = ",",
+            description = "Also read requests in a schema registry's wire format (magic byte 0, 4-byte schema id; Confluent's serializers) "
+                    + "whose schema id is this one, the id Kairos's InferenceRequest schema has in the producers' registry; repeatable.")
+    java.util.List<Integer> registrySchemaIds = new java.util.ArrayList<>();
+
+    @Option(names = "--schema-registry-url", paramLabel = "URL",
+            description = "Also read framed requests of any id that this schema registry has a schema for that the job can read "
+                    + "(looked up once per id; user:password@ in the URL for basic authentication).")
+    String schemaRegistryUrl;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -180,6 +190,13 @@ public class ServeCommand implements Callable<Integer> {
         c.maxNameBytes = maxNameBytes;
         c.maxSloMs = maxSloMs;
         c.maxClockSkewMs = maxClockSkewMs;
+        c.registrySchemaIds = new java.util.TreeSet<>(registrySchemaIds);
+        c.schemaRegistryUrl = schemaRegistryUrl;
+        try {
+            c.registryFraming();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--registry-schema-id, --schema-registry-url: " + e.getMessage());
+        }
         try {
             ServingJob.resultBounds(c);
         } catch (IllegalArgumentException | ArithmeticException e) {

@@ -81,6 +81,19 @@ public final class ServingConfig implements Serializable {
     /** How far ahead of the job's clock a request's send time may be. */
     public long maxClockSkewMs = AdmissionLimits.DEFAULTS.maxClockSkewMicros() / 1000;
 
+    /**
+     * Schema ids under which producers that frame their records for a schema registry (Confluent's
+     * serializers) registered Kairos's InferenceRequest schema: such records are read as plain ones.
+     */
+    public java.util.Set<Integer> registrySchemaIds = new java.util.TreeSet<>();
+    /** A schema registry to look up the writer's schema of other ids in; null for none. */
+    public String schemaRegistryUrl = null;
+
+    /** Which framed records the job reads; throws IllegalArgumentException naming a bad URL. */
+    public io.kairos.wire.RegistryFraming registryFraming() {
+        return new io.kairos.wire.RegistryFraming(registrySchemaIds, schemaRegistryUrl);
+    }
+
     /** The bounds a request must keep to be admitted; throws IllegalArgumentException naming a bad one. */
     public AdmissionLimits admissionLimits() {
         return new AdmissionLimits(maxIdBytes, maxNameBytes, maxSloMs, Math.multiplyExact(maxClockSkewMs, 1000L));

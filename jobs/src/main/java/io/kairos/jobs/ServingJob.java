@@ -332,7 +332,7 @@ public final class ServingJob {
         SingleOutputStreamOperator<AdmittedRequest> admitted = env
                 .fromSource(endpoints.requests(), WatermarkStrategy.noWatermarks(), "requests").uid("requests-source").setParallelism(config.sourceParallelism)
                 .connect(decisions)
-                .process(new AdmitRequests(catalog, plan, config.admissionLimits(), Clock.wall())).name("decode + validate + route").uid("decode-validate-route").setParallelism(config.sourceParallelism);
+                .process(new AdmitRequests(catalog, plan, config.admissionLimits(), config.registryFraming(), Clock.wall())).name("decode + validate + route").uid("decode-validate-route").setParallelism(config.sourceParallelism);
 
         // The scheduler's keyed input: the requests, and the devices' reports coming back.
         DataStream<GroupInput> toSchedulers = admitted

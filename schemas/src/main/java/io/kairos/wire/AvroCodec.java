@@ -1,5 +1,7 @@
 package io.kairos.wire;
 
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
@@ -12,6 +14,8 @@ import org.apache.avro.specific.SpecificRecord;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Avro binary encoding of one record type, as every Kairos topic carries it: the plain binary
@@ -45,19 +49,30 @@ public final class AvroCodec<T extends SpecificRecord> {
         if (System.getProperty(property) == null) System.setProperty(property, Long.toString(value));
     }
 
+    private final Class<T> type;
     private final SpecificDatumWriter<T> writer;
     private final SpecificDatumReader<T> reader;
+    /** Readers of records written with another schema (schema resolution), by that schema's parsing fingerprint. */
+    private final Map<Long, SpecificDatumReader<T>> resolvingReaders = new HashMap<>();
+    /** The parsing fingerprint of our own schema, once asked (0: not yet). */
+    private long ownFingerprint;
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(256);
     private BinaryEncoder encoder;
     private BinaryDecoder decoder;
 
     public AvroCodec(Class<T> type) {
+        this.type = type;
         this.writer = new SpecificDatumWriter<>(type);
         this.reader = new SpecificDatumReader<>(type);
     }
 
     public static <T extends SpecificRecord> AvroCodec<T> of(Class<T> type) {
         return new AvroCodec<>(type);
+    }
+
+    /** The schema records are written with, and read into. */
+    public Schema schema() {
+        return SpecificData.get().getSchema(type);
     }
 
 
@@ -93,6 +108,36 @@ public final class AvroCodec<T extends SpecificRecord> {
     }
 
     /**
+     * Decodes one record from {@code bytes} after {@code offset}, written with {@code writerSchema}:
+     * through Avro's schema resolution when that schema is not ours (it must be one ours can read:
+     * see {@link org.apache.avro.SchemaCompatibility}). Malformed input throws as {@link #decode(byte[])} does.
+     */
+    public T decode(byte[] bytes, int offset, Schema writerSchema) {
+        SpecificDatumReader<T> with = readerFor(writerSchema);
+        decoder = DecoderFactory.get().binaryDecoder(bytes, offset, bytes.length - offset, decoder);
+        try {
+            T record = with.read(null, decoder);
+            if (!decoder.isEnd()) throw new MalformedRecordException("trailing bytes after the record");
+            return record;
+        } catch (MalformedRecordException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new MalformedRecordException(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        }
+    }
+
+    private SpecificDatumReader<T> readerFor(Schema writerSchema) {
+        long fingerprint = SchemaNormalization.parsingFingerprint64(writerSchema);
+        if (fingerprint == ownFingerprint()) return reader;
+        return resolvingReaders.computeIfAbsent(fingerprint, f -> new SpecificDatumReader<>(writerSchema, schema()));
+    }
+
+    private long ownFingerprint() {
+        if (ownFingerprint == 0) ownFingerprint = SchemaNormalization.parsingFingerprint64(schema());
+        return ownFingerprint;
+    }
+
+    /**
      * What bytes that are not a plain Avro record most likely are, when they start as another
      * framing does; null when they look like nothing known. Asked only after decoding failed: a
      * plain record may start with any byte (0 is an empty first string).
@@ -100,7 +145,8 @@ public final class AvroCodec<T extends SpecificRecord> {
     static String otherFormat(byte[] bytes) {
         if (bytes.length >= 5 && bytes[0] == 0) {
             int schemaId = ((bytes[1] & 0xff) << 24) | ((bytes[2] & 0xff) << 16) | ((bytes[3] & 0xff) << 8) | (bytes[4] & 0xff);
-            return "schema-registry framing: magic byte 0, schema id " + schemaId + "; send plain Avro binary";
+            return "schema-registry framing: magic byte 0, schema id " + schemaId + "; send plain Avro binary, or give the job that id "
+                    + "with serve --registry-schema-id or its registry with --schema-registry-url";
         }
         if (bytes.length >= 4 && bytes[0] == 'O' && bytes[1] == 'b' && bytes[2] == 'j' && bytes[3] == 1) {
             return "an Avro object container file (magic 'Obj' 1, with its schema in a header); send each record as plain Avro binary";

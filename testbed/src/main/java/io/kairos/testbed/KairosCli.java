@@ -15,7 +15,7 @@ import java.io.PrintWriter;
 /**
  * What {@code bin/kairos} runs: the product's command line ({@link Kairos}: serve, profile,
  * control) with the testbed's commands added to it (demo, load generator, collector, benchmarks,
- * overload, experiments, fidelity, efficiency, the fault run's checker), under the same error handling.
+ * overload, experiments, fidelity, efficiency, the fault run's checker, the sandbox for clients' tests), under the same error handling.
  */
 public final class KairosCli {
     private KairosCli() {}
@@ -36,7 +36,7 @@ public final class KairosCli {
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Kairos());
         for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(), new OverloadCommand(),
-                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand()}) {
+                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new SandboxCommand()}) {
             cl.addSubcommand(command);
         }
         return Kairos.withErrorHandling(cl, out, err);

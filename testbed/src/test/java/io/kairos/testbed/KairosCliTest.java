@@ -72,7 +72,7 @@ class KairosCliTest {
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, demo, loadgen, collect, bench, overload, fidelity, experiment, efficiency, check-results]");
+        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, demo, loadgen, collect, bench, overload, fidelity, experiment, efficiency, check-results, sandbox]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
     }
 
@@ -83,6 +83,14 @@ class KairosCliTest {
         assertUsageError(run("serve", "--devices", "0"), "--devices must be at least 1, got 0");
         assertUsageError(run("serve", "--policy", "nope"), "--policy 'nope' is unknown");
         assertUsageError(run("bench", "--model", "vgg19"), "--model 'vgg19' is not in the built-in catalog");
+    }
+
+    @Test
+    void theSandboxChecksServesOptionsBeforeStartingAnything() {
+        assertUsageError(run("sandbox", "--", "--devices", "0"), "kairos sandbox: serve option: --devices must be at least 1, got 0");
+        assertUsageError(run("sandbox", "--", "--schema-registry-url", "registry:8081"),
+                "serve option: --registry-schema-id, --schema-registry-url: a schema registry URL is http:// or https:// with a host, got registry:8081");
+        assertUsageError(run("sandbox", "--", "--no-such-option"), "serve option: Unknown option: '--no-such-option'");
     }
 
     @Test

@@ -12,6 +12,8 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.FramedDecoder;
+import io.kairos.wire.RegistryFraming;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
@@ -33,6 +35,11 @@ import java.nio.charset.StandardCharsets;
  * an admitted request can neither overflow its deadline nor grow its result beyond what the job
  * writes; and an exception while admitting one request rejects that request, never the job.
  *
+ * <p>A record is plain Avro binary, or in a schema registry's wire format when {@link RegistryFraming}
+ * allows it (an id the job was given, or one its registry knows; a look-up blocks this operator
+ * for the first record of each id only, and a registry that is down rejects the records that need
+ * it, never the job).
+ *
  * <p>Decoding, validation and routing are one operator because routing needs the broadcast
  * plan, and Flink never chains a two-input operator to its upstream: as separate operators, every
  * request would be encoded and decoded once more between them.
@@ -47,7 +54,8 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     private final ControlPlane control;
     private final Clock clock;
     private final AdmissionLimits limits;
-    private transient AvroCodec<InferenceRequest> codec;
+    private final RegistryFraming framing;
+    private transient FramedDecoder<InferenceRequest> codec;
     private transient RequestValidator validator;
     // The request being admitted once decoded, to name it should its admission throw.
     private transient InferenceRequest decoded;
@@ -66,9 +74,15 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     }
 
     public AdmitRequests(ModelCatalog catalog, ControlPlane control, AdmissionLimits limits, Clock clock) {
+        this(catalog, control, limits, RegistryFraming.NONE, clock);
+    }
+
+    /** @param framing which records in a schema registry's wire format are read besides plain Avro binary */
+    public AdmitRequests(ModelCatalog catalog, ControlPlane control, AdmissionLimits limits, RegistryFraming framing, Clock clock) {
         this.catalog = catalog;
         this.control = control;
         this.limits = limits;
+        this.framing = framing;
         this.clock = clock;
     }
 
@@ -98,7 +112,7 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
-        codec = AvroCodec.of(InferenceRequest.class);
+        codec = framing.decoder(InferenceRequest.class);
         validator = new RequestValidator(catalog, limits);
         MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
         arrivals = metrics.counter("arrivals");

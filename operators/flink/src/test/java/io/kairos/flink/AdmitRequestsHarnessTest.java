@@ -11,7 +11,9 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.RawRequest;
+import io.kairos.core.request.AdmissionLimits;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.RegistryFraming;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.BroadcastOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
@@ -23,6 +25,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
@@ -204,9 +207,29 @@ class AdmitRequestsHarnessTest {
 
         assertThat(harness.extractOutputValues()).isEmpty();
         assertThat(turnedAway()).extracting(InferenceResult::getStatus, InferenceResult::getReason).containsExactly(
-                tuple(ResultStatus.REJECTED, "malformed request: schema-registry framing: magic byte 0, schema id 42; send plain Avro binary (record requests-0@0)"),
+                tuple(ResultStatus.REJECTED, "malformed request: schema-registry framing: magic byte 0, schema id 42; send plain Avro binary, or give the job that id "
+                        + "with serve --registry-schema-id or its registry with --schema-registry-url (record requests-0@0)"),
                 tuple(ResultStatus.REJECTED, "malformed request: an Avro object container file (magic 'Obj' 1, with its schema in a header); send each record as plain Avro binary (record requests-0@1)"),
                 tuple(ResultStatus.REJECTED, "malformed request: JSON text (starts with '{'); send the record as plain Avro binary, not JSON (record requests-0@2)"));
+    }
+
+    @Test
+    void aFramedRecordOfAKnownSchemaIdIsAdmittedAndOneOfAnUnknownIdRejectedUnderItsKey() throws Exception {
+        harness.close();
+        harness = ProcessFunctionTestHarnesses.forBroadcastProcessFunction(new AdmitRequests(CATALOG, new ControlPlane(1, "triton", Map.of()),
+                AdmissionLimits.DEFAULTS, new RegistryFraming(Set.of(42), null), clock), ControlPlane.DECISIONS);
+        byte[] plain = AvroCodec.of(InferenceRequest.class).encode(request("framed", "resnet50", NOW, 10));
+        read(RegistryFraming.frame(42, plain), "framed".getBytes(StandardCharsets.UTF_8));
+        read(RegistryFraming.frame(43, plain), "framed-43".getBytes(StandardCharsets.UTF_8));
+        read(AvroCodec.of(InferenceRequest.class).encode(request("plain", "resnet50", NOW, 10)));
+
+        assertThat(harness.extractOutputValues()).extracting(a -> a.getRequest().getRequestId()).containsExactly("framed", "plain");
+        assertThat(turnedAway()).singleElement().satisfies(r -> {
+            assertThat(r.getRequestId()).isEqualTo("framed-43");
+            assertThat(r.getStatus()).isEqualTo(ResultStatus.REJECTED);
+            assertThat(r.getReason()).isEqualTo("malformed request: schema-registry framing with schema id 43, which the job does not know: it knows [42]; "
+                    + "give it more with serve --registry-schema-id, or their registry with --schema-registry-url (record requests-0@1)");
+        });
     }
 
     @Test

@@ -65,8 +65,23 @@ public final class ExampleModels {
 
     private static void write(Path folder, byte[] model, String manifest) throws IOException {
         Files.createDirectories(folder);
-        Files.write(folder.resolve(ModelRepository.MODEL_FILE), model);
-        Files.writeString(folder.resolve(ModelRepository.MANIFEST_FILE), manifest);
+        replace(folder.resolve(ModelRepository.MODEL_FILE), model);
+        replace(folder.resolve(ModelRepository.MANIFEST_FILE), manifest.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Writes {@code file} whole or not at all: a new file moved over the old one, so that a process
+     * loading the repository while another writes it (two sandboxes starting at once) never reads
+     * half a model.
+     */
+    private static void replace(Path file, byte[] bytes) throws IOException {
+        Path fresh = Files.createTempFile(file.getParent(), file.getFileName() + ".", ".tmp");
+        try {
+            Files.write(fresh, bytes);
+            Files.move(fresh, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(fresh);
+        }
     }
 
     /** The two-layer perceptron: its weights, its ONNX graph and its maths in plain Java. */
