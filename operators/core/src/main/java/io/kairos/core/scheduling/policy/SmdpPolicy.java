@@ -32,7 +32,8 @@ import java.util.Map;
  *       deadline) is served regardless once it reaches its latest start in the batch that would
  *       form now, {@code deadline - tau(min(n, B_max))}: at that instant all of the queue up to
  *       {@code B_max} goes, or, when an arrival has made that batch too long to finish by the
- *       deadline, the largest batch that still does. The policy asks to be woken at that instant.
+ *       deadline, the largest batch that still does. A head already too late to finish alone is
+ *       not guarded: serving it early saves nothing. The policy asks to be woken at that instant.
  *       Off, the policy is the paper's (a group without deadlines never triggers it). Parameter
  *       {@code guard_margin_ms} (default 0) moves that instant earlier: in the job a batch reaches
  *       its device about a millisecond after it is dispatched, and a timer fires a millisecond
@@ -145,6 +146,9 @@ public final class SmdpPolicy implements SchedulingPolicy {
         long deadline = q.headDeadline();
         long latestStart = deadline - g.marginMicros() - p.latencyMicros(form);
         if (now < latestStart) return -Math.max(latestStart, 1);
+        // A head that would be late even alone is lost: serving it early would spend the device on
+        // nothing (the scheduler sheds it, when it sheds); the table decides.
+        if (now + p.latencyMicros(1) > deadline) return 0;
         // The head's last chance: the largest batch that still ends by its deadline (one if none
         // does). Judged by the deadline itself, not less the margin: a guard that fires late (a
         // timer) by less than the margin still serves the whole batch.

@@ -104,6 +104,17 @@ class SmdpPolicyTest {
     }
 
     @Test
+    void theGuardLeavesAHeadThatIsLateEvenAloneToTheTable() {
+        // Without shedding, a request whose deadline passes before it could end alone stays queued.
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)),
+                new ConfiguredPolicy(new SmdpPolicy(Map.of("S", BatchingTable.staticBatch(4, 6)), true), false));
+        g.admit(req("r0", "S", 0, 10_000));
+        assertThat(g.schedule(7_001).dispatches()).isEmpty(); // 7.001 + 3 ms > 10 ms: lost, not guarded
+        for (int i = 1; i < 4; i++) g.admit(req("r" + i, "S", 7_001, 100_000));
+        assertThat(g.schedule(7_001).dispatches()).extracting(Dispatch::size).containsExactly(4); // the table's batch
+    }
+
+    @Test
     void theMarginMovesTheGuardEarlier() {
         GroupScheduler g = scheduler(Policies.configure("g", "smdp", PolicyParams.of(Map.of("guard_margin_ms", "0.5")),
                 Map.of("S", BatchingTable.staticBatch(4, 6))).policy(), device(0));
