@@ -88,6 +88,10 @@ class SmdpPolicyIntegrationTest {
                 assertThat(decide(solver, table("googlenet", BatchingTable.staticBatch(16, 32))).getStatus()).isEqualTo(DecisionStatus.APPLIED);
                 assertThat(decide(solver, SetPolicy.newBuilder().setGroup("default").setPolicy("smdp").setParams(Map.of("guard_margin_ms", "50")).build())
                         .getStatus()).isEqualTo(DecisionStatus.APPLIED);
+                Run show = kairos("control", "show", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", config.controlTopic, "--devices", "1");
+                assertThat(show.code()).as(show.err()).isZero();
+                assertThat(show.out()).contains("group default: policy smdp {guard_margin_ms=50}")
+                        .contains("  batching table of googlenet: 0-15:wait 16-32:16 S_o:16 (solved for 1000 requests/s, w1 1, w2 0)");
 
                 // 64 requests, all with a minute to go: only batches of 16, whatever the timing.
                 List<InferenceResult> steady = serve(kafka, config, "steady-", "googlenet", 64, 60_000);
