@@ -1,5 +1,6 @@
 package io.kairos.jobs.cli;
 
+import io.kairos.control.TelemetryRates;
 import io.kairos.control.smdp.CostWeights;
 import io.kairos.control.smdp.TablePlanner;
 import io.kairos.core.model.ModelCatalog;
@@ -11,6 +12,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -48,9 +51,15 @@ public class PlanCommand implements Runnable {
         @Option(names = "--model", required = true, description = "The model, as the catalog names it.")
         String model;
 
-        @Option(names = "--rate", required = true, paramLabel = "REQUESTS_PER_S",
-                description = "The model's arrival rate, requests per second (the job's estimate is in its telemetry, arrival_rate_per_s).")
-        double rate;
+        @Option(names = "--rate", paramLabel = "REQUESTS_PER_S",
+                description = "The model's arrival rate, requests per second; default: the job's own estimate on the model's latest batch in --telemetry-topic.")
+        Double rate;
+
+        @Option(names = "--telemetry-topic", description = "Where the job's batches report the group's rate estimates, read when --rate is not given (default: ${DEFAULT-VALUE}).")
+        String telemetryTopic = "kairos-telemetry";
+
+        @Option(names = "--telemetry-tail", paramLabel = "N", description = "How many of the last records of each partition of the telemetry topic to look through (default: ${DEFAULT-VALUE}).")
+        int telemetryTail = 10_000;
 
         @Option(names = "--devices", description = "How many devices of the group share the model's requests: the table is solved for rate / devices (default: ${DEFAULT-VALUE}).")
         int devices = 1;
@@ -66,7 +75,10 @@ public class PlanCommand implements Runnable {
 
         @Override
         public Integer call() {
-            if (!(rate > 0) || Double.isInfinite(rate)) throw new ParameterException(spec.commandLine(), "--rate must be a positive number of requests per second, got " + rate);
+            if (rate != null && (!(rate > 0) || Double.isInfinite(rate))) {
+                throw new ParameterException(spec.commandLine(), "--rate must be a positive number of requests per second, got " + rate);
+            }
+            if (telemetryTail < 1) throw new ParameterException(spec.commandLine(), "--telemetry-tail must be at least 1, got " + telemetryTail);
             if (devices < 1) throw new ParameterException(spec.commandLine(), "--devices must be at least 1, got " + devices);
             CostWeights weights;
             try {
@@ -81,9 +93,25 @@ public class PlanCommand implements Runnable {
                 throw new ParameterException(spec.commandLine(), "--models " + models.modelsFile + ": " + e.getMessage());
             }
             if (!catalog.contains(model)) throw new ParameterException(spec.commandLine(), "--model '" + model + "' is not in the catalog; it has " + catalog.names());
+            double solveFor;
+            if (rate != null) {
+                solveFor = rate;
+            } else {
+                ControlCommand.Topics t = options.topics;
+                Optional<TelemetryRates.Estimate> estimate = TelemetryRates.latest(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()),
+                        telemetryTopic, group, model, telemetryTail, Duration.ofSeconds(15));
+                if (estimate.isEmpty() || !(estimate.get().perSecond() > 0)) {
+                    spec.commandLine().getErr().println("no rate estimate of model '" + model + "' in serving group '" + group + "' in the last "
+                            + telemetryTail + " records of " + telemetryTopic + ": give --rate");
+                    return 1;
+                }
+                solveFor = estimate.get().perSecond();
+                spec.commandLine().getOut().printf(java.util.Locale.ROOT, "rate %.6g requests/s: the job's estimate on batch %s in %s%n",
+                        solveFor, estimate.get().batchId(), telemetryTopic);
+            }
             TablePlanner.Plan plan;
             try {
-                plan = new TablePlanner().plan(group, catalog.get(model), rate, devices, weights);
+                plan = new TablePlanner().plan(group, catalog.get(model), solveFor, devices, weights);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }

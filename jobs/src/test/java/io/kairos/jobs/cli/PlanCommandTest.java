@@ -50,6 +50,7 @@ class PlanCommandTest {
                 "model 'resnet50' has no energy profile (energy_mj) in the catalog");
         assertUsageError(kairos("plan", "smdp", "--bootstrap-servers", NOWHERE, "--model", "googlenet", "--rate", "100", "--devices", "0"),
                 "--devices must be at least 1, got 0");
-        assertUsageError(kairos("plan", "smdp", "--bootstrap-servers", NOWHERE, "--model", "googlenet"), "--rate");
+        assertUsageError(kairos("plan", "smdp", "--bootstrap-servers", NOWHERE, "--model", "googlenet", "--telemetry-tail", "0"),
+                "--telemetry-tail must be at least 1, got 0");
     }
 }

@@ -70,7 +70,7 @@ class SmdpPolicyIntegrationTest {
              DecisionPublisher solver = new DecisionPublisher(config.bootstrapServers, config.controlTopic, config.outcomesTopic, "test-solver")) {
             JobClient job = start(config);
             try {
-                serve(kafka, config, "warm-up-", "mlp", 1, 120_000);
+                serve(kafka, config, "warm-up-", "mlp", 1, 120_000, 0);
 
                 // kairos plan smdp solves googlenet's table and the job applies it.
                 Run plan = kairos("plan", "smdp", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", config.controlTopic,
@@ -93,18 +93,30 @@ class SmdpPolicyIntegrationTest {
                 assertThat(show.out()).contains("group default: policy smdp {guard_margin_ms=50}")
                         .contains("  batching table of googlenet: 0-15:wait 16-32:16 S_o:16 (solved for 1000 requests/s, w1 1, w2 0)");
 
-                // 64 requests, all with a minute to go: only batches of 16, whatever the timing.
-                List<InferenceResult> steady = serve(kafka, config, "steady-", "googlenet", 64, 60_000);
+                // 64 requests, one every 2 ms or so, all with a minute to go: only batches of 16, whatever the timing.
+                List<InferenceResult> steady = serve(kafka, config, "steady-", "googlenet", 64, 60_000, 2);
                 assertThat(steady).hasSize(64).allSatisfy(r -> assertThat(r.getStatus()).as(r.getReason()).isEqualTo(ResultStatus.OK));
                 assertThat(steady).extracting(InferenceResult::getBatchSize).containsOnly(16);
                 List<BatchTelemetry> batches = googlenetBatches(kafka, config, 64);
                 assertThat(batches).hasSize(4).extracting(BatchTelemetry::getBatchSize).containsOnly(16);
-                // The group's estimate of googlenet's arrival rate rides on each batch's telemetry.
+                // The group's estimate of googlenet's arrival rate rides on each batch's telemetry,
+                // and kairos plan smdp solves for it when not given a rate.
                 assertThat(batches).allSatisfy(b -> assertThat(b.getArrivalRatePerS()).isNotNull().isPositive());
+                BatchTelemetry last = batches.stream().max(java.util.Comparator.comparingLong(BatchTelemetry::getDispatchedAtMicros)).orElseThrow();
+                Run fromTelemetry = kairos("plan", "smdp", "--bootstrap-servers", broker.bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
+                        "--model", "googlenet", "--dry-run");
+                assertThat(fromTelemetry.code()).as(fromTelemetry.err()).isZero();
+                assertThat(fromTelemetry.out()).contains(String.format(java.util.Locale.ROOT, "rate %.6g requests/s: the job's estimate on batch %s in %s",
+                        last.getArrivalRatePerS(), last.getBatchId(), config.telemetryTopic));
+                Run unseen = kairos("plan", "smdp", "--bootstrap-servers", broker.bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
+                        "--model", "resnet50", "--dry-run");
+                assertThat(unseen.code()).isEqualTo(1);
+                assertThat(unseen.err()).contains("no rate estimate of model 'resnet50' in serving group 'default' in the last 10000 records of "
+                        + config.telemetryTopic + ": give --rate");
 
                 // 5 requests with 1 s to go: the table would wait for 16 and let them expire; the
                 // guard serves them as one batch at the head's latest start, in time.
-                List<InferenceResult> guarded = serve(kafka, config, "guarded-", "googlenet", 5, 1_000);
+                List<InferenceResult> guarded = serve(kafka, config, "guarded-", "googlenet", 5, 1_000, 0);
                 assertThat(guarded).hasSize(5).allSatisfy(r -> assertThat(r.getStatus()).as(r.getReason()).isEqualTo(ResultStatus.OK));
                 assertThat(guarded).extracting(InferenceResult::getBatchSize).containsOnly(5);
                 assertThat(googlenetBatches(kafka, config, 69)).hasSize(5).last().extracting(BatchTelemetry::getBatchSize).isEqualTo(5);
@@ -129,8 +141,16 @@ class SmdpPolicyIntegrationTest {
                 .stream().filter(b -> b.getModel().equals("googlenet")).toList();
     }
 
-    private static List<InferenceResult> serve(TopicClient kafka, ServingConfig config, String prefix, String model, int n, double sloMs) {
-        for (int i = 0; i < n; i++) kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request(prefix + i, model, sloMs));
+    /** Sends {@code n} requests, {@code gapMs} apart (0: at once), and returns their results. */
+    private static List<InferenceResult> serve(TopicClient kafka, ServingConfig config, String prefix, String model, int n, double sloMs, long gapMs)
+            throws InterruptedException {
+        for (int i = 0; i < n; i++) {
+            kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request(prefix + i, model, sloMs));
+            if (gapMs > 0) {
+                kafka.flush();
+                Thread.sleep(gapMs);
+            }
+        }
         kafka.flush();
         return kafka.readUntil(config.resultsTopic, InferenceResult.class,
                         l -> l.stream().filter(r -> r.getRequestId().startsWith(prefix)).count() >= n, Duration.ofSeconds(60))
