@@ -72,14 +72,14 @@ class KairosCliTest {
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, demo, loadgen, collect, bench, overload, fidelity, experiment, efficiency, check-results, sandbox]");
+        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, plan, demo, loadgen, collect, bench, overload, fidelity, experiment, efficiency, check-results, sandbox]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
     }
 
     @Test
     void demoServeAndBenchCheckTheirArgumentsBeforeStartingAnything() {
         assertUsageError(run("demo", "--workload", "vgg19:100:50"), "--workload names unknown model 'vgg19'");
-        assertUsageError(run("demo", "--policy", "fifo-ish"), "--policy 'fifo-ish' is unknown; known: [clockwork, edf, fifo, flex, kairos, static, triton, work-conserving]");
+        assertUsageError(run("demo", "--policy", "fifo-ish"), "--policy 'fifo-ish' is unknown; known: [clockwork, edf, fifo, flex, kairos, smdp, static, triton, work-conserving]");
         assertUsageError(run("serve", "--devices", "0"), "--devices must be at least 1, got 0");
         assertUsageError(run("serve", "--policy", "nope"), "--policy 'nope' is unknown");
         assertUsageError(run("bench", "--model", "vgg19"), "--model 'vgg19' is not in the built-in catalog");

@@ -78,6 +78,13 @@ public class ControlCommand implements Runnable {
         long waitMs = 10_000;
     }
 
+    /** Publishing options whose writer id defaults to {@code writer} (each producer has its own). */
+    static Publishing publishing(String writer) {
+        Publishing p = new Publishing();
+        p.writer = writer;
+        return p;
+    }
+
     /** Publishes {@code action} and reports the job's outcome: 0 if applied (or not waited for), 1 otherwise. */
     static int publish(CommandSpec spec, Publishing options, Object action) {
         try {

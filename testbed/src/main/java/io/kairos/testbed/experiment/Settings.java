@@ -36,9 +36,14 @@ public record Settings(double durationSeconds, double warmupSeconds, int seeds, 
         this(durationSeconds, warmupSeconds, seeds, policies, invocation, true);
     }
 
-    /** Every registered policy, invoked on events: what an experiment runs unless told otherwise. */
+    /**
+     * Every registered policy but {@code smdp}, invoked on events: what an experiment runs unless told
+     * otherwise. {@code smdp} serves from tables that control decisions deliver; without them it is
+     * {@code work-conserving} again ({@code experiment smdp} runs it with its tables).
+     */
     public static Settings of(double durationSeconds, double warmupSeconds, int seeds) {
-        return new Settings(durationSeconds, warmupSeconds, seeds, Policies.names(), Invocation.onEvents());
+        List<String> policies = Policies.names().stream().filter(p -> !p.equals("smdp")).toList();
+        return new Settings(durationSeconds, warmupSeconds, seeds, policies, Invocation.onEvents());
     }
 
     public Settings withSeeds(int n) {

@@ -2,6 +2,7 @@ package io.kairos.control.status;
 
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.DevicePlacement;
+import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 
@@ -26,6 +27,10 @@ public final class ActionText {
             return "place group " + p.getGroup() + ": " + (p.getDevices().isEmpty() ? "no devices" : devices.toString());
         }
         if (action instanceof AssignGroup a) return "route " + a.getModel() + " to group " + a.getGroup();
+        if (action instanceof SetBatchingTable t) {
+            return "batching table for " + t.getModel() + " in group " + t.getGroup() + ": " + t.getActions().size() + " states, solved for "
+                    + PlanView.plain(t.getArrivalRatePerS()) + " requests/s, w1 " + PlanView.plain(t.getLatencyWeight()) + ", w2 " + PlanView.plain(t.getPowerWeight());
+        }
         return action == null ? "no action" : action.getClass().getSimpleName() + " " + action;
     }
 }

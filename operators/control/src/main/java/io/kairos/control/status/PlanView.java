@@ -2,10 +2,12 @@ package io.kairos.control.status;
 
 import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.SetPlacement;
+import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPolicy;
 
 import java.util.ArrayList;
@@ -30,9 +32,11 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
     /**
      * @param params      the group's parameters (the job's default ones until a decision sets them)
      * @param modelParams per-model overrides of the parameters, by model
+     * @param tables      each model's batching table (what the {@code smdp} policy serves from), as text with
+     *                    what it was solved for, by model
      */
     public record Group(String name, String policy, Map<String, String> params, Map<String, Map<String, String>> modelParams,
-                        List<Device> devices) {}
+                        List<Device> devices, Map<String, String> tables) {}
 
     /** A device slot of a group and the models it holds; {@code everyModel}: no placement limits it (models empty). */
     public record Device(int slot, boolean everyModel, List<String> models) {}
@@ -41,6 +45,7 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
         ServingPlan plan = ledger.plan();
         TreeSet<String> names = new TreeSet<>(List.of(ServingPlan.DEFAULT_GROUP));
         Map<String, String> routing = new TreeMap<>();
+        Map<String, Map<String, SetBatchingTable>> tableDecisions = new TreeMap<>();
         for (ControlDecision d : ledger.current()) {
             Object action = d.getAction();
             if (action instanceof SetPolicy p) {
@@ -50,6 +55,9 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
             } else if (action instanceof AssignGroup a) {
                 names.add(a.getGroup());
                 routing.put(a.getModel(), plan.groupOf(a.getModel()));
+            } else if (action instanceof SetBatchingTable t) {
+                names.add(t.getGroup());
+                tableDecisions.computeIfAbsent(t.getGroup(), g -> new TreeMap<>()).put(t.getModel(), t);
             }
         }
         List<Group> groups = new ArrayList<>();
@@ -62,7 +70,14 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
                 devices.add(device.models() == null ? new Device(device.slot(), true, List.of())
                         : new Device(device.slot(), false, List.copyOf(new TreeSet<>(device.models()))));
             }
-            groups.add(new Group(name, policy.policy(), new TreeMap<>(policy.params().group()), modelParams, devices));
+            Map<String, String> tables = new TreeMap<>();
+            Map<String, BatchingTable> held = plan.tablesOf(name);
+            tableDecisions.getOrDefault(name, Map.of()).forEach((model, t) -> {
+                if (held.containsKey(model)) tables.put(model, held.get(model) + " (solved for " + plain(t.getArrivalRatePerS()) + " requests/s, w1 "
+                        + plain(t.getLatencyWeight()) + ", w2 " + plain(t.getPowerWeight())
+                        + (t.getAverageCost() == null ? "" : ", average cost " + plain(t.getAverageCost())) + ")");
+            });
+            groups.add(new Group(name, policy.policy(), new TreeMap<>(policy.params().group()), modelParams, devices, tables));
         }
         return new PlanView(List.copyOf(groups), routing, ServingPlan.DEFAULT_GROUP, plan.version());
     }
@@ -75,10 +90,17 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
             g.modelParams().forEach((model, params) -> line.append(", ").append(model).append(' ').append(params));
             lines.add(line.toString());
             for (Device d : g.devices()) lines.add("  device " + d.slot() + ": " + (d.everyModel() ? "every model" : String.join(", ", d.models())));
+            g.tables().forEach((model, table) -> lines.add("  batching table of " + model + ": " + table));
         }
         StringBuilder line = new StringBuilder("routing:");
         routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));
         lines.add(line.append(" every other model -> ").append(defaultGroup).toString());
         return lines;
+    }
+
+    /** 1000 rather than 1000.0; other numbers to 6 significant digits. */
+    static String plain(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v)
+                : String.format(java.util.Locale.ROOT, "%.6g", v).replaceAll("\\.?0+$", "");
     }
 }

@@ -4,6 +4,7 @@ import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.DecisionStatus;
+import io.kairos.schema.SetBatchingTable;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -27,7 +28,7 @@ class PlanViewTest {
         PlanView view = PlanView.of(ledger);
 
         assertThat(view.groups()).containsExactly(new PlanView.Group("default", "clockwork", Map.of("lookahead_ms", "5"), Map.of(),
-                List.of(new PlanView.Device(0, true, List.of()), new PlanView.Device(1, true, List.of()))));
+                List.of(new PlanView.Device(0, true, List.of()), new PlanView.Device(1, true, List.of())), Map.of()));
         assertThat(view.routing()).isEmpty();
         assertThat(view.version()).isZero();
         assertThat(view.lines()).containsExactly(
@@ -79,6 +80,18 @@ class PlanViewTest {
         assertThat(group.policy()).isEqualTo("edf");
         assertThat(group.params()).isEmpty();
         assertThat(group.modelParams()).isEmpty();
+    }
+
+    @Test
+    void aBatchingTableShowsUnderItsGroupWithWhatItWasSolvedFor() {
+        // Static 2 over s_max 3: wait with 0 or 1 queued, serve 2 from 2 on.
+        SetBatchingTable table = SetBatchingTable.newBuilder().setGroup("default").setModel("resnet50").setActions(List.of(0, 0, 2, 2, 2))
+                .setArrivalRatePerS(250).setLatencyWeight(1).setPowerWeight(0.5).setAverageCost(3.25).build();
+        decide("solver", 1, table, DecisionStatus.APPLIED);
+        PlanView view = PlanView.of(ledger);
+        assertThat(view.groups().get(0).tables()).containsOnlyKeys("resnet50");
+        assertThat(view.lines()).contains("  batching table of resnet50: 0-1:wait 2-3:2 S_o:2 (solved for 250 requests/s, w1 1, w2 0.5, average cost 3.25)");
+        assertThat(ActionText.of(table)).isEqualTo("batching table for resnet50 in group default: 5 states, solved for 250 requests/s, w1 1, w2 0.5");
     }
 
     @Test
