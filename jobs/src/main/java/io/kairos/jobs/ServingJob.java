@@ -316,7 +316,7 @@ public final class ServingJob {
                     config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
         }
         if (config.restarts != null) env.configure(restartStrategy(config.restarts));
-        ControlPlane plan = new ControlPlane(config.devices, config.deviceMemoryMb << 20, config.policy, config.policyParams);
+        ControlPlane plan = new ControlPlane(config.devices, config.deviceMemoryMb << 20, config.policy, config.policyParams, catalog);
 
         // Every decision is decided once, here, with the core's code; only the applied ones reach
         // the broadcast, so that no instance downstream can fail on one.

@@ -15,6 +15,7 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.DevicePlacement;
+import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 import picocli.CommandLine;
@@ -260,6 +261,7 @@ public class ControlCommand implements Runnable {
         Map<String, Map<String, String>> groupParams = new TreeMap<>();
         Map<String, Map<String, Map<String, String>>> modelParams = new TreeMap<>();
         Map<String, String> routing = new TreeMap<>();
+        Map<String, Map<String, SetBatchingTable>> tables = new TreeMap<>();
         for (ControlDecision d : ledger.current()) {
             Object action = d.getAction();
             if (action instanceof SetPolicy p) {
@@ -271,6 +273,9 @@ public class ControlCommand implements Runnable {
             } else if (action instanceof AssignGroup a) {
                 groups.add(a.getGroup());
                 routing.put(a.getModel(), plan.groupOf(a.getModel()));
+            } else if (action instanceof SetBatchingTable t) {
+                groups.add(t.getGroup());
+                tables.computeIfAbsent(t.getGroup(), g -> new TreeMap<>()).put(t.getModel(), t);
             }
         }
         for (String group : groups) {
@@ -281,6 +286,9 @@ public class ControlCommand implements Runnable {
             for (DeviceView device : plan.devicesOf(group)) {
                 out.println("  device " + device.slot() + ": " + (device.models() == null ? "every model" : String.join(", ", new TreeSet<>(device.models()))));
             }
+            tables.getOrDefault(group, Map.of()).forEach((model, t) -> out.println("  batching table of " + model + ": "
+                    + plan.tablesOf(group).get(model) + " (solved for " + t.getArrivalRatePerS() + " requests/s, w1 " + t.getLatencyWeight()
+                    + ", w2 " + t.getPowerWeight() + (t.getAverageCost() == null ? "" : ", average cost " + t.getAverageCost()) + ")"));
         }
         StringBuilder line = new StringBuilder("routing:");
         routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));

@@ -50,7 +50,7 @@ class ControlCommandTest {
     @Test
     void setPolicyNamesAnUnknownPolicyAndABadParameter() {
         assertUsageError(kairos("control", "set-policy", "--bootstrap-servers", NOWHERE, "--group", "g", "--policy", "fastest"),
-                "--policy 'fastest' is unknown; known: [clockwork, edf, fifo, flex, kairos, static, triton, work-conserving]");
+                "--policy 'fastest' is unknown; known: [clockwork, edf, fifo, flex, kairos, smdp, static, triton, work-conserving]");
         assertUsageError(kairos("control", "set-policy", "--bootstrap-servers", NOWHERE, "--group", "g", "--policy", "flex", "--param", "lambda"),
                 "--param");
         assertUsageError(kairos("control", "set-policy", "--bootstrap-servers", NOWHERE, "--group", "g"), "--policy");

@@ -117,8 +117,8 @@ public final class DecisionPublisher implements AutoCloseable {
     }
 
     /**
-     * Publishes a decision with {@code action} ({@code SetPolicy}, {@code SetPlacement} or
-     * {@code AssignGroup}) and the next version; returns once the broker has it.
+     * Publishes a decision with {@code action} ({@code SetPolicy}, {@code SetPlacement},
+     * {@code AssignGroup} or {@code SetBatchingTable}) and the next version; returns once the broker has it.
      *
      * @throws IllegalArgumentException for an action with no valid key (see {@link DecisionKey})
      */

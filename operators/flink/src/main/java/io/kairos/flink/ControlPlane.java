@@ -1,5 +1,6 @@
 package io.kairos.flink;
 
+import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
@@ -44,6 +45,7 @@ public final class ControlPlane implements Serializable {
     private final long deviceMemoryBytes;
     private final String defaultPolicy;
     private final Map<String, String> defaultParams;
+    private final ModelCatalog catalog;
     private transient DecisionLedger ledger;
 
     /** Devices with unbounded model memory. */
@@ -53,15 +55,24 @@ public final class ControlPlane implements Serializable {
 
     /** @param deviceMemoryBytes each device's model memory budget, for the scheduler's picture of what is loaded where */
     public ControlPlane(int deviceCount, long deviceMemoryBytes, String defaultPolicy, Map<String, String> defaultParams) {
+        this(deviceCount, deviceMemoryBytes, defaultPolicy, defaultParams, null);
+    }
+
+    /**
+     * @param catalog the job's models, against which decisions naming a model are checked (a
+     *                batching table's model and sizes); null: not checked against a catalog
+     */
+    public ControlPlane(int deviceCount, long deviceMemoryBytes, String defaultPolicy, Map<String, String> defaultParams, ModelCatalog catalog) {
         this.deviceCount = deviceCount;
         this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = Map.copyOf(defaultParams);
+        this.catalog = catalog;
     }
 
     /** The plan before any decision: the job's configuration. */
     public ServingPlan defaultPlan() {
-        return new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams));
+        return new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams), catalog);
     }
 
     /** The current plan; after a restore, rebuilt once from the decisions in broadcast state. */

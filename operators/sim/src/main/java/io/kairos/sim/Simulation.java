@@ -94,7 +94,7 @@ public final class Simulation {
 
     /** The plan of one group, {@link ServingPlan#DEFAULT_GROUP}, with the builder's devices and policy. */
     private static ServingPlan onePlan(Builder b, long deviceMemoryBytes) {
-        ServingPlan p = new ServingPlan(b.placement.size(), deviceMemoryBytes, b.policyName, b.params);
+        ServingPlan p = new ServingPlan(b.placement.size(), deviceMemoryBytes, b.policyName, b.params, b.catalog);
         if (b.placement.stream().anyMatch(models -> models != null)) {
             Map<Integer, Set<String>> devices = new LinkedHashMap<>();
             for (int slot = 0; slot < b.placement.size(); slot++) devices.put(slot, b.placement.get(slot)); // null: every model

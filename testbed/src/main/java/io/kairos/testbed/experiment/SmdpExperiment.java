@@ -1,7 +1,7 @@
 package io.kairos.testbed.experiment;
 
 import io.kairos.control.smdp.BatchServiceModel;
-import io.kairos.control.smdp.BatchingTable;
+import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.control.smdp.CostWeights;
 import io.kairos.control.smdp.PolicyEvaluation;
 import io.kairos.control.smdp.SmdpSolution;

@@ -1,5 +1,7 @@
 package io.kairos.control.smdp;
 
+import io.kairos.core.scheduling.BatchingTable;
+
 /**
  * What a batching table achieves in the truncated model, from the stationary distribution of its
  * embedded chain (the paper's (14), (15)). Time averages: latency by Little's law from the mean

@@ -1,5 +1,7 @@
 package io.kairos.control.smdp;
 
+import io.kairos.core.scheduling.BatchingTable;
+
 /**
  * What the solver found for one truncated SMDP.
  *

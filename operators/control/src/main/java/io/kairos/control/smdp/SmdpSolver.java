@@ -1,5 +1,7 @@
 package io.kairos.control.smdp;
 
+import io.kairos.core.scheduling.BatchingTable;
+
 import java.util.Arrays;
 
 /**

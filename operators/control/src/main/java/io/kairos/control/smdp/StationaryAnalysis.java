@@ -1,5 +1,7 @@
 package io.kairos.control.smdp;
 
+import io.kairos.core.scheduling.BatchingTable;
+
 /**
  * Evaluates a batching table on a truncated SMDP exactly: the stationary distribution of the
  * embedded chain (one step per decision) under the table, and from it the time averages (the

@@ -15,7 +15,7 @@
  *   <li>{@link io.kairos.control.smdp.StationaryAnalysis}: any policy's stationary distribution on
  *       the embedded chain and from it its average cost (14), overflow cost (15), mean latency and
  *       power, so that baselines are evaluated exactly as the solution is;</li>
- *   <li>{@link io.kairos.control.smdp.BatchingTable}: the policy, state to wait or batch size, with
+ *   <li>{@link io.kairos.core.scheduling.BatchingTable} (in the core, where the {@code smdp} policy reads it): the policy, state to wait or batch size, with
  *       its control limit: what a batching policy in the scheduler reads.</li>
  * </ul>
  * Units throughout: milliseconds, millijoules, requests per millisecond, watts (mJ/ms).

@@ -1,5 +1,6 @@
 package io.kairos.control.smdp;
 
+import io.kairos.core.scheduling.BatchingTable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,6 +2,7 @@ package io.kairos.core.plan;
 
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
+import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 
@@ -14,7 +15,8 @@ import io.kairos.schema.SetPolicy;
  *   <li>{@code policy/<group>}: a group's policy and parameters ({@link SetPolicy} without model);
  *   <li>{@code policy/<group>/<model>}: a model's parameter overrides in its group;
  *   <li>{@code placement/<group>}: a group's devices and their models;
- *   <li>{@code assign/<model>}: the group a model's requests go to.
+ *   <li>{@code assign/<model>}: the group a model's requests go to;
+ *   <li>{@code batching/<group>/<model>}: a model's batching table in its group ({@link SetBatchingTable}).
  * </ul>
  *
  * Group and model names must be non-empty and free of {@code /}, so that no two targets share a key.
@@ -43,17 +45,20 @@ public final class DecisionKey {
             name("group", a.getGroup()); // a group that no decision could name would be a dead end
             return "assign/" + name("model", a.getModel());
         }
+        if (action instanceof SetBatchingTable t) return "batching/" + name("group", t.getGroup()) + "/" + name("model", t.getModel());
         throw new IllegalArgumentException("no known action: " + action);
     }
 
     /**
      * The order in which the latest decision of each key is applied to rebuild a plan: a group's
      * policy before its models' overrides (which are checked against the group's policy), then
-     * placements, then routing. Decisions of different keys commute otherwise.
+     * placements, then routing, then batching tables (which are checked against the routing).
+     * Decisions of different keys commute otherwise.
      */
     static int rank(String key) {
         if (key.startsWith("policy/")) return key.indexOf('/', "policy/".length()) < 0 ? 0 : 1;
         if (key.startsWith("placement/")) return 2;
+        if (key.startsWith("batching/")) return 4;
         return 3;
     }
 

@@ -1,9 +1,12 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DevicePlacement;
+import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 
@@ -36,9 +39,56 @@ public final class Decisions {
             plan.place(p.getGroup(), devices);
         } else if (action instanceof AssignGroup a) {
             plan.assign(a.getModel(), a.getGroup());
+        } else if (action instanceof SetBatchingTable t) {
+            plan.setBatchingTable(t.getGroup(), t.getModel(), batchingTable(plan, t));
         } else {
             throw new IllegalArgumentException("control decision " + decision.getVersion() + " has no known action: " + action);
         }
         return true;
+    }
+
+    /**
+     * The table a {@link SetBatchingTable} carries, checked: its shape (states {@code 0..s_max}
+     * and {@code S_o}, no batch above its state), its model (in the job's catalog, where the plan
+     * has one, and routed to the group) and its sizes (at most the model's largest batch), and the
+     * rate and weights it was solved for.
+     */
+    static BatchingTable batchingTable(ServingPlan plan, SetBatchingTable t) {
+        String what = "batching table of model '" + t.getModel() + "' in serving group '" + t.getGroup() + "': ";
+        ModelCatalog catalog = plan.catalog();
+        if (catalog != null && !catalog.contains(t.getModel())) {
+            throw new IllegalArgumentException(what + "the job serves no model '" + t.getModel() + "'; it serves " + catalog.names());
+        }
+        String routed = plan.groupOf(t.getModel());
+        if (!routed.equals(t.getGroup())) {
+            throw new IllegalArgumentException(what + "the model's requests go to serving group '" + routed + "' (assign it there first)");
+        }
+        double rate = t.getArrivalRatePerS();
+        if (!(rate > 0) || Double.isInfinite(rate)) throw new IllegalArgumentException(what + "arrival_rate_per_s must be a positive number, got " + rate);
+        if (!(t.getLatencyWeight() >= 0) || !(t.getPowerWeight() >= 0) || Double.isInfinite(t.getLatencyWeight()) || Double.isInfinite(t.getPowerWeight())) {
+            throw new IllegalArgumentException(what + "the weights must be non-negative numbers, got latency_weight " + t.getLatencyWeight()
+                    + " and power_weight " + t.getPowerWeight());
+        }
+        int[] actions = t.getActions().stream().mapToInt(a -> a == null ? -1 : a).toArray();
+        if (actions.length < 2) {
+            throw new IllegalArgumentException(what + "actions needs an entry for every state 0..s_max and one for the overflow state, got "
+                    + actions.length);
+        }
+        BatchingTable table;
+        try {
+            table = new BatchingTable(actions);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + e.getMessage(), e);
+        }
+        if (catalog != null) {
+            int max = catalog.get(t.getModel()).latency().maxBatch();
+            for (int s = 0; s < actions.length; s++) {
+                if (actions[s] > max) {
+                    throw new IllegalArgumentException(what + (s == actions.length - 1 ? "the overflow state" : "state " + s) + ": batch of " + actions[s]
+                            + ", above the model's largest batch size " + max);
+                }
+            }
+        }
+        return table;
     }
 }

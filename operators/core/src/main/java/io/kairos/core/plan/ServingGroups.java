@@ -73,7 +73,7 @@ public final class ServingGroups {
 
     /**
      * Brings every group up to date with the plan, if it changed since the last call: a group whose
-     * policy or parameters changed gets them (the queues stay), every group gets its devices anew
+     * policy, parameters or batching tables changed gets them (the queues stay), every group gets its devices anew
      * (a device that stays keeps what is booked on it and what it holds in memory).
      *
      * @return the loads and unloads to send the devices, group by group in creation order
@@ -89,7 +89,7 @@ public final class ServingGroups {
             if (!p.equals(applied.get(g.group()))) {
                 // The same policy keeps its object, with whatever it holds beyond its parameters.
                 SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : Policies.create(p.policy());
-                g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params()));
+                g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params(), p.tables()));
                 applied.put(g.group(), p);
             }
             place(g, plan, before, actions);

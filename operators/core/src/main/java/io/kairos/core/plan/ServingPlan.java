@@ -1,5 +1,7 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
@@ -14,7 +16,7 @@ import java.util.Set;
 
 /**
  * Which serving group each model belongs to, which devices each group has and which models each
- * device holds, and each group's scheduling policy. Starts from a default (every model in one group
+ * device holds, each group's scheduling policy, and its models' batching tables. Starts from a default (every model in one group
  * holding every device) and changes only through control decisions ({@link Decisions}); which
  * decisions are applied, and which are replays, is the {@link DecisionLedger}'s to say.
  */
@@ -28,6 +30,8 @@ public final class ServingPlan {
     private final Map<String, String> groupOfModel = new HashMap<>();
     private final Map<String, Map<Integer, Set<String>>> placement = new HashMap<>();
     private final Map<String, GroupPolicy> policies = new HashMap<>();
+    private final Map<String, Map<String, BatchingTable>> tables = new HashMap<>();
+    private final ModelCatalog catalog;
     private long version; // counts the changes, so that a reader can tell that the plan moved on
 
     /** A plan whose devices have unbounded model memory. */
@@ -40,19 +44,30 @@ public final class ServingPlan {
      * @throws IllegalArgumentException for an unknown default policy or a bad default parameter
      */
     public ServingPlan(int deviceCount, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams) {
+        this(deviceCount, deviceMemoryBytes, defaultPolicy, defaultParams, null);
+    }
+
+    /**
+     * @param catalog the models the job serves, against which decisions that name a model are
+     *                checked (a batching table's model and sizes); null: names are not checked
+     *                against a catalog (a plan shown without the job's catalog)
+     */
+    public ServingPlan(int deviceCount, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams, ModelCatalog catalog) {
         Policies.configure(null, defaultPolicy, defaultParams);
         this.deviceCount = deviceCount;
         this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = defaultParams;
+        this.catalog = catalog;
     }
 
-    /** An independent copy: the same groups, placements, policies and versions, to change apart (a simulation run). */
+    /** An independent copy: the same groups, placements, policies, tables and versions, to change apart (a simulation run). */
     public ServingPlan copy() {
-        ServingPlan c = new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, defaultParams);
+        ServingPlan c = new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
         c.groupOfModel.putAll(groupOfModel);
         placement.forEach((group, devices) -> c.placement.put(group, new TreeMap<>(devices)));
         c.policies.putAll(policies);
+        tables.forEach((group, byModel) -> c.tables.put(group, Map.copyOf(byModel)));
         c.version = version;
         return c;
     }
@@ -60,6 +75,11 @@ public final class ServingPlan {
     /** The model memory budget of each device, as the devices are configured. */
     public long deviceMemoryBytes() {
         return deviceMemoryBytes;
+    }
+
+    /** The models the job serves, or null when the plan does not check names against a catalog. */
+    public ModelCatalog catalog() {
+        return catalog;
     }
 
     /** How many device slots the plan places models on: 0 to this minus one. */
@@ -105,8 +125,28 @@ public final class ServingPlan {
         version++;
     }
 
+    /** A group's policy, its parameters and its models' batching tables. */
     public GroupPolicy policyOf(String group) {
-        return policies.getOrDefault(group, new GroupPolicy(defaultPolicy, defaultParams));
+        GroupPolicy p = policies.getOrDefault(group, new GroupPolicy(defaultPolicy, defaultParams));
+        Map<String, BatchingTable> t = tables.get(group);
+        return t == null ? p : new GroupPolicy(p.policy(), p.params(), t);
+    }
+
+    /**
+     * Sets a model's batching table in a group, replacing its previous one. The table stays
+     * whatever the group's policy: only a policy that batches from tables ({@code smdp}) reads it.
+     * Checks are {@link Decisions}'s, before this is called.
+     */
+    public void setBatchingTable(String group, String model, BatchingTable table) {
+        Map<String, BatchingTable> byModel = new HashMap<>(tables.getOrDefault(group, Map.of()));
+        byModel.put(model, table);
+        tables.put(group, Map.copyOf(byModel));
+        version++;
+    }
+
+    /** A group's batching tables by model; empty when it has none. */
+    public Map<String, BatchingTable> tablesOf(String group) {
+        return tables.getOrDefault(group, Map.of());
     }
 
     /**
@@ -133,11 +173,20 @@ public final class ServingPlan {
         version++;
     }
 
-    /** A group's policy by name, with its parameters. */
-    public record GroupPolicy(String policy, PolicyParams params) {
-        /** A fresh policy object with these parameters read, for serving group {@code group}. */
+    /** A group's policy by name, with its parameters and its models' batching tables. */
+    public record GroupPolicy(String policy, PolicyParams params, Map<String, BatchingTable> tables) {
+        public GroupPolicy {
+            tables = Map.copyOf(tables);
+        }
+
+        /** No batching tables. */
+        public GroupPolicy(String policy, PolicyParams params) {
+            this(policy, params, Map.of());
+        }
+
+        /** A fresh policy object with these parameters and tables read, for serving group {@code group}. */
         public ConfiguredPolicy configure(String group) {
-            return Policies.configure(group, policy, params);
+            return Policies.configure(group, policy, params, tables);
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling;
 
+import java.util.Map;
+
 /**
  * A serving group's policy with its parameters read into typed fields, and how the group sheds:
  * group-wide parameters known to every policy. What the scheduler runs; made once per change of
@@ -45,7 +47,15 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
      *         naming the group, the model, the parameter and the value
      */
     public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params) {
-        ParamReader reader = new ParamReader(group, policy.name(), params);
+        return of(group, policy, params, Map.of());
+    }
+
+    /**
+     * {@code policy} configured by {@code params} and the group's batching tables by model (what
+     * a policy that batches from tables reads, see {@link ParamReader#batchingTables}).
+     */
+    public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params, Map<String, BatchingTable> tables) {
+        ParamReader reader = new ParamReader(group, policy.name(), params, tables);
         boolean shed = reader.flag(SHED, true);
         boolean shedEarly = reader.flag(SHED_EARLY, true);
         int maxPending = reader.positiveInt(MAX_PENDING, DEFAULT_MAX_PENDING);

@@ -15,6 +15,10 @@ import java.util.function.Function;
  * override), the parameter and the value; so does a parameter the policy never asked for, with the
  * ones it knows. A policy knows exactly the keys it asks for, so it asks for every key it has,
  * whether set or not.
+ *
+ * <p>Beside the strings, the reader hands out the group's batching tables ({@link #batchingTables}),
+ * typed values that their own control decisions deliver: a policy that batches from tables takes
+ * them, the others leave them.
  */
 public final class ParamReader {
     private final String group;
@@ -23,19 +27,32 @@ public final class ParamReader {
     private final String model;
     private final Set<String> groupKeys;
     private final Set<String> modelKeys;
+    private final Map<String, BatchingTable> tables;
 
     /** @param group the serving group, for messages; null when the parameters are a default for every group */
     public ParamReader(String group, String policy, PolicyParams params) {
-        this(group, policy, params, null, new TreeSet<>(), new TreeSet<>());
+        this(group, policy, params, Map.of());
     }
 
-    private ParamReader(String group, String policy, PolicyParams params, String model, Set<String> groupKeys, Set<String> modelKeys) {
+    /** @param tables the group's batching tables by model */
+    public ParamReader(String group, String policy, PolicyParams params, Map<String, BatchingTable> tables) {
+        this(group, policy, params, null, new TreeSet<>(), new TreeSet<>(), Map.copyOf(tables));
+    }
+
+    private ParamReader(String group, String policy, PolicyParams params, String model, Set<String> groupKeys, Set<String> modelKeys,
+                        Map<String, BatchingTable> tables) {
         this.group = group;
         this.policy = policy;
         this.params = params;
         this.model = model;
         this.groupKeys = groupKeys;
         this.modelKeys = modelKeys;
+        this.tables = tables;
+    }
+
+    /** The group's batching tables by model, as control decisions set them; empty when none is. */
+    public Map<String, BatchingTable> batchingTables() {
+        return tables;
     }
 
     /** A number that {@code valid} accepts ({@code requirement} says what it accepts, for the message). */
@@ -85,7 +102,7 @@ public final class ParamReader {
         C groupConfig = read.apply(this);
         Map<String, C> models = new HashMap<>();
         for (String m : new TreeSet<>(params.perModel().keySet())) {
-            models.put(m, read.apply(new ParamReader(group, policy, params, m, groupKeys, modelKeys)));
+            models.put(m, read.apply(new ParamReader(group, policy, params, m, groupKeys, modelKeys, tables)));
         }
         return new PerModel<>(groupConfig, models);
     }

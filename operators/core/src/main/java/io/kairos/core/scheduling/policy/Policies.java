@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -17,6 +18,7 @@ public final class Policies {
             KairosPolicy.NAME, KairosPolicy::new,
             OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo,
             OneAtATimePolicy.EDF, OneAtATimePolicy::edf,
+            SmdpPolicy.NAME, SmdpPolicy::new,
             StaticBatchPolicy.NAME, StaticBatchPolicy::new,
             WorkConservingPolicy.NAME, WorkConservingPolicy::new);
 
@@ -38,6 +40,11 @@ public final class Policies {
      */
     public static ConfiguredPolicy configure(String group, String name, PolicyParams params) {
         return ConfiguredPolicy.of(group, create(name), params);
+    }
+
+    /** The same, with the group's batching tables by model for a policy that reads them ({@code smdp}). */
+    public static ConfiguredPolicy configure(String group, String name, PolicyParams params, Map<String, BatchingTable> tables) {
+        return ConfiguredPolicy.of(group, create(name), params, tables);
     }
 
     public static List<String> names() {

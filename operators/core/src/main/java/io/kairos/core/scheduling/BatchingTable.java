@@ -1,5 +1,6 @@
-package io.kairos.control.smdp;
+package io.kairos.core.scheduling;
 
+import java.io.Serializable;
 import java.util.Arrays;
 
 /**
@@ -13,8 +14,13 @@ import java.util.Arrays;
  * does in {@code S_o}: the overflow state's action answers the abstract cost {@code c_o} (with
  * {@code c_o = 100} it serves small batches to leave {@code S_o} soonest), an artefact of the
  * truncation, while at {@code s_max} the table has long settled on its largest batch.
+ *
+ * <p>The SMDP solver ({@code io.kairos.control.smdp}) makes them, a control decision
+ * ({@code SetBatchingTable}) carries them to a serving group, and the {@code smdp} policy
+ * ({@link io.kairos.core.scheduling.policy.SmdpPolicy}) serves from them. Immutable.
  */
-public final class BatchingTable {
+public final class BatchingTable implements Serializable {
+    private static final long serialVersionUID = 1L;
     private final int[] actions;
 
     /** @param actions the action in states {@code 0..s_max}, then the one in {@code S_o} */

@@ -1,0 +1,140 @@
+package io.kairos.core.scheduling.policy;
+
+import io.kairos.core.model.LatencyProfile;
+import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.BatchingTable;
+import io.kairos.core.scheduling.DeviceView;
+import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.ParamReader;
+import io.kairos.core.scheduling.PerModel;
+import io.kairos.core.scheduling.SchedulingPolicy;
+
+import java.util.Map;
+
+/**
+ * SMDP-optimal dynamic batching (Xu, Sun, Zhou, Niu): per model, a {@link BatchingTable} that the
+ * SMDP solver computed for its arrival rate, latency and energy, and the cost
+ * {@code w1 * latency + w2 * power}. When a device holding the model is idle and {@code n} of its
+ * requests are queued, the policy serves {@code table.batchSize(n)} of them, earliest deadlines
+ * first, or waits for the next arrival when that is 0: the paper's control-limit policy, whose
+ * decision epochs (an arrival, a batch's end) are exactly when the scheduler asks.
+ *
+ * <ul>
+ *   <li><b>Tables</b> come by control decision ({@code SetBatchingTable}, key
+ *       {@code batching/<group>/<model>}), or from {@link #SmdpPolicy(Map, boolean)} in a
+ *       simulation. A batch larger than the model's largest allowed size is cut to it; one
+ *       between allowed sizes runs padded, as the solver priced it for a catalog model.</li>
+ *   <li><b>A model without a table</b> is served work-conserving as the paper's baseline is:
+ *       {@code min(n, B_max)} as soon as a device is idle, never waiting.</li>
+ *   <li><b>The deadline guard</b> (parameter {@code deadline_guard}, per group or model, default
+ *       true): the table knows rates, not deadlines, so at low load it can keep a request waiting
+ *       for a batch that never fills. While the table waits, the head request (the earliest
+ *       deadline) is served regardless once it reaches its latest start in the batch that would
+ *       form now, {@code deadline - tau(min(n, B_max))}: at that instant all of the queue up to
+ *       {@code B_max} goes, or, when an arrival has made that batch too long to finish by the
+ *       deadline, the largest batch that still does. The policy asks to be woken at that instant.
+ *       Off, the policy is the paper's (a group without deadlines never triggers it).</li>
+ *   <li><b>Several models</b> share the group's devices: an idle device takes the most urgent
+ *       queue (by its head's latest start alone) whose table serves or whose guard fires.
+ *       <b>Several devices</b>: each idle device applies the table to what is still queued; the
+ *       paper's model is one device, so a table solved for one device's share of the rate is the
+ *       natural choice there.</li>
+ * </ul>
+ */
+public final class SmdpPolicy implements SchedulingPolicy {
+    public static final String NAME = "smdp";
+    /** Parameter: serve a waiting head request at its latest start regardless of the table (default true). */
+    public static final String DEADLINE_GUARD = "deadline_guard";
+
+    private final Map<String, BatchingTable> tables;
+    private final PerModel<Boolean> guard;
+
+    /** No tables yet: every model work-conserving until its table comes; the guard on. */
+    public SmdpPolicy() {
+        this(Map.of(), PerModel.of(true));
+    }
+
+    /** These tables by model, with the guard on or off for every model. */
+    public SmdpPolicy(Map<String, BatchingTable> tables, boolean deadlineGuard) {
+        this(tables, PerModel.of(deadlineGuard));
+    }
+
+    private SmdpPolicy(Map<String, BatchingTable> tables, PerModel<Boolean> guard) {
+        this.tables = Map.copyOf(tables);
+        this.guard = guard;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public SchedulingPolicy configure(ParamReader params) {
+        return new SmdpPolicy(params.batchingTables(), params.perModel(p -> p.flag(DEADLINE_GUARD, true)));
+    }
+
+    /** The table of {@code model}, or null: it is served work-conserving. */
+    public BatchingTable table(String model) {
+        return tables.get(model);
+    }
+
+    /** Every model's table. */
+    public Map<String, BatchingTable> tables() {
+        return tables;
+    }
+
+    /** Whether the deadline guard is on for {@code model}. */
+    public boolean deadlineGuard(String model) {
+        return guard.of(model);
+    }
+
+    @Override
+    public long schedule(long now, GroupView group) {
+        if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
+        while (true) {
+            long wake = NO_WAKE;
+            boolean served = false;
+            for (RequestQueue q : group.pendingQueues()) {
+                String model = q.model();
+                long decision = batchOrWake(now, q);
+                if (decision <= 0) {
+                    if (decision < 0) wake = Math.min(wake, -decision);
+                    continue;
+                }
+                DeviceView idle = IdleDevices.idleFor(now, group, model);
+                if (idle == null) {
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                    continue;
+                }
+                group.dispatch(model, (int) decision, idle, now);
+                served = true;
+                break; // the queues are a live view: scan them afresh after a dispatch
+            }
+            if (!served) return wake;
+        }
+    }
+
+    /**
+     * What an idle device does with queue {@code q} now: a positive batch size to serve, or, to
+     * wait, minus the instant the guard fires (0: no such instant, wait for an arrival).
+     */
+    private long batchOrWake(long now, RequestQueue q) {
+        LatencyProfile p = q.profile();
+        int n = q.size();
+        int max = p.maxBatch();
+        BatchingTable table = tables.get(q.model());
+        int b = table == null ? Math.min(n, max) : Math.min(table.batchSize(n), max);
+        if (b > 0) return b;
+        if (!guard.of(q.model())) return 0;
+        int form = Math.min(n, max);
+        long deadline = q.headDeadline();
+        long latestStart = deadline - p.latencyMicros(form);
+        if (now < latestStart) return -Math.max(latestStart, 1);
+        // The head's last chance: the largest batch that still ends by its deadline (one if none does).
+        for (int size = form; size > 1; size--) {
+            if (now + p.latencyMicros(size) <= deadline) return size;
+        }
+        return 1;
+    }
+}
