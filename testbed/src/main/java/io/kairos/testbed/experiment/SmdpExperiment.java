@@ -154,6 +154,21 @@ public final class SmdpExperiment {
         int i = 0;
         for (SimKey k : sims.keySet()) sim.put(k, (SmdpSimulation.Measured) measured.get(i++));
 
+        long beyondStarted = System.nanoTime();
+        List<Callable<Object>> beyond = new ArrayList<>(SmdpBeyondPaper.multimodel(solver));
+        int paretoFrom = beyond.size();
+        beyond.addAll(SmdpBeyondPaper.pareto(solver));
+        List<Object> beyondRows = execute(NAME + " beyond", beyond);
+        double beyondSeconds = (System.nanoTime() - beyondStarted) / 1e9;
+        write(dir.resolve(SmdpBeyondPaper.MULTIMODEL_CSV), SmdpBeyondPaper.MULTIMODEL_COLUMNS, rows(beyondRows.subList(0, paretoFrom)));
+        List<List<String>> paretoRows = new ArrayList<>();
+        for (Object r : beyondRows.subList(paretoFrom, beyondRows.size())) {
+            @SuppressWarnings("unchecked")
+            List<String> row = (List<String>) r;
+            paretoRows.add(row);
+        }
+        write(dir.resolve(SmdpBeyondPaper.PARETO_CSV), SmdpBeyondPaper.PARETO_COLUMNS, SmdpBeyondPaper.markFronts(paretoRows));
+
         write(dir.resolve(FIG4_CSV), List.of("w1", "w2", "rho", "s_max", "c_o", "state", "action"), fig4Rows);
         write(dir.resolve(FIG5_CSV), FIG5_COLUMNS, fig5Rows(fig5, sim));
         write(dir.resolve(FIG6_CSV), FIG6_COLUMNS, fig6Rows(fig6, fig5, sim));
@@ -163,8 +178,8 @@ public final class SmdpExperiment {
                 "multiply_adds", "delta", "g", "solve_ms", "cpu_ms",
                 "paper_min_s_max", "paper_iterations", "paper_delta", "paper_g"), table1(fig8Table));
         long simulated = sim.values().stream().mapToLong(SmdpSimulation.Measured::requests).sum();
-        out.printf(Locale.ROOT, "%d solves in %.1f s, %d simulations (%.0f M requests) in %.1f s of wall time, %d thread%s%n",
-                solves.size(), solveSeconds, sims.size(), simulated / 1e6, simSeconds, threads, threads == 1 ? "" : "s");
+        out.printf(Locale.ROOT, "%d solves in %.1f s, %d simulations (%.0f M requests) in %.1f s, %d beyond the paper in %.1f s of wall time, %d thread%s%n",
+                solves.size(), solveSeconds, sims.size(), simulated / 1e6, simSeconds, beyond.size(), beyondSeconds, threads, threads == 1 ? "" : "s");
         return report(dir);
     }
 
@@ -270,6 +285,11 @@ public final class SmdpExperiment {
         ResultTable fig4 = ResultTable.read(dir.resolve(FIG4_CSV));
         ResultTable fig5 = ResultTable.read(dir.resolve(FIG5_CSV));
         ResultTable fig6 = ResultTable.read(dir.resolve(FIG6_CSV));
+        ResultTable multimodel = ResultTable.read(dir.resolve(SmdpBeyondPaper.MULTIMODEL_CSV));
+        ResultTable pareto = ResultTable.read(dir.resolve(SmdpBeyondPaper.PARETO_CSV));
+        String mm = multimodelMarkdown(multimodel);
+        Files.writeString(dir.resolve("multimodel.md"), mm);
+        out.printf("%nTwo models on one device, each with its own table (cost = latency + w2 power)%n%s", mm);
         ResultTable fig8 = ResultTable.read(dir.resolve(FIG8_CSV));
         ResultTable table1 = ResultTable.read(dir.resolve(TABLE1_CSV));
         String policies = policyTables(fig4);
@@ -299,11 +319,17 @@ public final class SmdpExperiment {
         figures.add(SmdpFigures.of(fig6, "latency_ms", "requests_per_j").simulated("sim_latency_ms", "sim_requests_per_j")
                 .titled("Fig 7: latency vs efficiency", "mean latency (ms)", "energy efficiency (requests/J)").legend(Styler.LegendPosition.InsideSE)
                 .save(dir.resolve("fig7-latency-efficiency.png")));
+        figures.add(SmdpFigures.of(pareto, "energy_per_request_mj", "slo_attainment").panels("arrivals", "slo_ms")
+                .titled("energy vs attainment", "energy per request (mJ)", "SLO attainment (%)").y(100, null, 100.5)
+                .legend(Styler.LegendPosition.InsideSE).save(dir.resolve("pareto-attainment.png")));
+        figures.add(SmdpFigures.of(pareto, "energy_per_request_mj", "mean_latency_ms").panels("arrivals", "slo_ms")
+                .titled("energy vs latency", "energy per request (mJ)", "mean latency of served requests (ms)")
+                .legend(Styler.LegendPosition.InsideNE).save(dir.resolve("pareto-latency.png")));
         figures.add(Figures.lines("s_max", "g").numericX().series("c_o").xAxis("s_max").yAxis("g (average cost per ms)", 65.0, 75.0)
                 .size(720, 420).save(fig8, dir.resolve("fig8-gain.png")));
         figures.add(Figures.lines("s_max", "delta").numericX().logY().zeroIsGap().series("c_o").xAxis("s_max").yAxis("Delta (cost of S_o per ms)", null, null)
                 .size(720, 420).save(fig8, dir.resolve("fig8-delta.png")));
-        List<String> written = new ArrayList<>(List.of(FIG4_CSV, "fig4-policies.md", FIG5_CSV, FIG6_CSV, FIG8_CSV, TABLE1_CSV, "table1.md", ExperimentRunner.SHAPE_CHECK));
+        List<String> written = new ArrayList<>(List.of(FIG4_CSV, "fig4-policies.md", FIG5_CSV, FIG6_CSV, SmdpBeyondPaper.MULTIMODEL_CSV, "multimodel.md", SmdpBeyondPaper.PARETO_CSV, FIG8_CSV, TABLE1_CSV, "table1.md", ExperimentRunner.SHAPE_CHECK));
         for (Path f : figures) written.add(f.getFileName().toString());
         out.printf("%nwrote %s to %s%n", String.join(", ", written), dir);
         out.flush();
@@ -404,6 +430,19 @@ public final class SmdpExperiment {
                 s.append('\n');
             }
             s.append("```\n");
+        }
+        return s.toString();
+    }
+
+    private static String multimodelMarkdown(ResultTable t) {
+        StringBuilder s = new StringBuilder("| w2 | policy | model | requests/s | latency ms | power W | mJ per request | mean batch | cost |\n");
+        s.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (List<String> r : t.rows()) {
+            Map<String, String> v = new LinkedHashMap<>();
+            for (int i = 0; i < r.size(); i++) v.put(t.columns().get(i), r.get(i));
+            s.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", v.get("w2"), v.get("policy"), v.get("model"),
+                    fixed(v.get("rate_per_s"), 0), fixed(v.get("latency_ms"), 3), fixed(v.get("power_w"), 2), fixed(v.get("energy_per_request_mj"), 2),
+                    fixed(v.get("mean_batch"), 2), fixed(v.get("cost"), 2)));
         }
         return s.toString();
     }

@@ -17,7 +17,7 @@ import java.util.Map;
 
 /**
  * The SMDP experiment's figures of analytic and simulated values together: one panel per load
- * (rho), two panels a row; each policy in the same colour in every panel; the analytic values as
+ * (rho, or other columns), two panels a row; each policy in the same colour in every panel; the analytic values as
  * circles (joined by a line where the policy has several), the simulated ones as crosses over
  * them; one legend per figure, in the first panel, where the curves leave room.
  *
@@ -46,6 +46,7 @@ final class SmdpFigures {
     private String yTitle;
     private Styler.LegendPosition legend = Styler.LegendPosition.InsideNE;
     private double scale = 1;
+    private List<String> panels = List.of("rho");
     private Double yMin;
     private Double yMax;
 
@@ -82,6 +83,12 @@ final class SmdpFigures {
         return this;
     }
 
+    /** One panel per combination of these columns' values (default {@code rho}). */
+    SmdpFigures panels(String... columns) {
+        this.panels = List.of(columns);
+        return this;
+    }
+
     /** Multiplies every y (100 for a share in per cent) and fixes the y axis' range. */
     SmdpFigures y(double scale, Double min, Double max) {
         this.scale = scale;
@@ -93,9 +100,15 @@ final class SmdpFigures {
     Path save(Path file) throws IOException {
         List<XYChart> charts = new ArrayList<>();
         List<String> policies = t.distinct("policy");
-        for (String rho : t.distinct("rho")) {
+        for (List<String> panel : t.distinct(panels)) {
+            Map<String, String> where = new java.util.LinkedHashMap<>();
+            StringBuilder name = new StringBuilder(title);
+            for (int i = 0; i < panels.size(); i++) {
+                where.put(panels.get(i), panel.get(i));
+                name.append(", ").append(panels.get(i)).append(" = ").append(panel.get(i));
+            }
             XYChart c = new XYChartBuilder().width(560).height(400)
-                    .title(title + ", rho = " + rho + (simY == null ? "" : " (x: simulated)")).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+                    .title(name + (simY == null ? "" : " (x: simulated)")).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
             XYStyler st = c.getStyler();
             st.setChartBackgroundColor(Color.WHITE);
             st.setPlotBackgroundColor(Color.WHITE);
@@ -111,8 +124,8 @@ final class SmdpFigures {
                 String policy = policies.get(i);
                 Color colour = COLOURS[i % COLOURS.length];
                 String label = policy.equals(SmdpExperiment.SMDP) && x.equals("latency_ms") ? "SMDP, w2 = 0 .. 500" : policy;
-                add(c, rho, policy, x, y, label, colour, true);
-                if (simY != null) add(c, rho, policy, simX, simY, label + " simulated", colour, false);
+                add(c, where, policy, x, y, label, colour, true);
+                if (simY != null) add(c, where, policy, simX, simY, label + " simulated", colour, false);
             }
             charts.add(c);
         }
@@ -121,11 +134,13 @@ final class SmdpFigures {
         return file;
     }
 
-    private void add(XYChart c, String rho, String policy, String xColumn, String yColumn, String label, Color colour, boolean analytic) {
+    private void add(XYChart c, Map<String, String> panel, String policy, String xColumn, String yColumn, String label, Color colour, boolean analytic) {
         int xi = t.index(xColumn), yi = t.index(yColumn);
         List<Double> xs = new ArrayList<>(), ys = new ArrayList<>();
         for (List<String> row : t.rows()) {
-            if (!t.where(Map.of("rho", rho, "policy", policy)).test(row) || row.get(xi).isEmpty() || row.get(yi).isEmpty()) continue;
+            Map<String, String> where = new java.util.LinkedHashMap<>(panel);
+            where.put("policy", policy);
+            if (!t.where(where).test(row) || row.get(xi).isEmpty() || row.get(yi).isEmpty()) continue;
             xs.add(Double.parseDouble(row.get(xi)));
             ys.add(Double.parseDouble(row.get(yi)) * scale);
         }

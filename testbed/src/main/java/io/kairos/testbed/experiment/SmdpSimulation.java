@@ -42,6 +42,19 @@ final class SmdpSimulation {
 
     private SmdpSimulation() {}
 
+    /** One device on {@code plan} under {@code load} for {@code durationMicros}, the first 1 % not counted. */
+    static SimulationReport run(ServingPlan plan, Workload load, long durationMicros, long seed) {
+        return Simulation.builder(CATALOG).plan(plan).workload(load)
+                .duration(durationMicros).warmup(durationMicros / 100).learnLatency(null).seed(seed).build().run();
+    }
+
+    /** A one-device plan of {@code policy} with these group parameters and, for {@code smdp}, these tables by model. */
+    static ServingPlan plan(String policy, Map<String, String> params, Map<String, BatchingTable> tables) {
+        ServingPlan plan = new ServingPlan(1, Long.MAX_VALUE, policy, PolicyParams.of(params), CATALOG);
+        tables.forEach((model, table) -> plan.setBatchingTable(ServingPlan.DEFAULT_GROUP, model, table));
+        return plan;
+    }
+
     /** What one run measured. */
     record Measured(double latencyMs, double powerW, double requestsPerJoule, double meanBatch, long requests, double wallSeconds) {
         /** The paper's average cost per ms, {@code w1 * latency + w2 * power}. */
@@ -79,8 +92,7 @@ final class SmdpSimulation {
             throw new IllegalArgumentException("no such batching policy in the SMDP experiment: " + policy);
         }
         Workload load = new Workload(List.of(ModelLoad.of(ModelLoad.DEFAULT_TENANT, MODEL, perMs * 1000, NO_DEADLINE_MS, ArrivalSpec.POISSON)));
-        SimulationReport r = Simulation.builder(CATALOG).plan(plan).workload(load)
-                .duration(duration).warmup(duration / 100).learnLatency(null).seed(seed).build().run();
+        SimulationReport r = run(plan, load, duration, seed);
         return new Measured(r.meanLatencyMs(), r.meanPowerWatts(), r.requestsPerJoule(), r.meanBatchSize(), r.ok() + r.late(),
                 r.wallNanos() / 1e9);
     }

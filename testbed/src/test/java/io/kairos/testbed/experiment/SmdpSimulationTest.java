@@ -67,4 +67,24 @@ class SmdpSimulationTest {
         assertThat(SmdpShapeCheck.interpolate(curve, 1, 0, 9)).isCloseTo(1.5, offset(1e-12));
         assertThat(SmdpShapeCheck.interpolate(curve, 0, 1, 5)).isNaN();
     }
+
+    /**
+     * Four points of one policy: (energy, attainment, latency) = a (20, 0.9, 10), b (21, 0.99, 8),
+     * c (22, 0.98, 7), d (21, 0.95, 9). Against attainment, d is beaten by b (same energy, more
+     * attained) and c by b (less energy, more attained): the front is a, b. Against latency, d is
+     * beaten by b (same energy, shorter): the front is a, b, c. A point of another policy counts
+     * for its own front only.
+     */
+    @Test
+    void marksEachPolicysParetoFronts() {
+        java.util.List<java.util.List<String>> rows = new java.util.ArrayList<>();
+        for (String[] p : new String[][]{{"smdp", "20", "0.9", "10"}, {"smdp", "21", "0.99", "8"}, {"smdp", "22", "0.98", "7"},
+                {"smdp", "21", "0.95", "9"}, {"triton", "30", "0.5", "50"}}) {
+            rows.add(java.util.List.of("poisson", "15", p[0], "", p[2], "", p[3], "", p[1], "", "", "", "", ""));
+        }
+        java.util.List<java.util.List<String>> marked = SmdpBeyondPaper.markFronts(rows);
+        int attainment = SmdpBeyondPaper.PARETO_COLUMNS.indexOf("pareto"), latency = SmdpBeyondPaper.PARETO_COLUMNS.indexOf("pareto_latency");
+        assertThat(marked).extracting(r -> r.get(attainment)).containsExactly("true", "true", "false", "false", "true");
+        assertThat(marked).extracting(r -> r.get(latency)).containsExactly("true", "true", "true", "false", "true");
+    }
 }
