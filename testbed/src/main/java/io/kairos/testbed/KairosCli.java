@@ -14,7 +14,7 @@ import java.io.PrintWriter;
 
 /**
  * What {@code bin/kairos} runs: the product's command line ({@link Kairos}: serve, profile,
- * control) with the testbed's commands added to it (demo, load generator, collector, benchmarks,
+ * control, plan) with the testbed's commands added to it (demo, load generator, collector, benchmarks,
  * overload, experiments, fidelity, efficiency, the fault run's checker), under the same error handling.
  */
 public final class KairosCli {

@@ -80,6 +80,13 @@ public class ControlCommand implements Runnable {
         long waitMs = 10_000;
     }
 
+    /** Publishing options whose writer id defaults to {@code writer} (each producer has its own). */
+    static Publishing publishing(String writer) {
+        Publishing p = new Publishing();
+        p.writer = writer;
+        return p;
+    }
+
     /** Publishes {@code action} and reports the job's outcome: 0 if applied (or not waited for), 1 otherwise. */
     static int publish(CommandSpec spec, Publishing options, Object action) {
         try {
@@ -287,12 +294,17 @@ public class ControlCommand implements Runnable {
                 out.println("  device " + device.slot() + ": " + (device.models() == null ? "every model" : String.join(", ", new TreeSet<>(device.models()))));
             }
             tables.getOrDefault(group, Map.of()).forEach((model, t) -> out.println("  batching table of " + model + ": "
-                    + plan.tablesOf(group).get(model) + " (solved for " + t.getArrivalRatePerS() + " requests/s, w1 " + t.getLatencyWeight()
-                    + ", w2 " + t.getPowerWeight() + (t.getAverageCost() == null ? "" : ", average cost " + t.getAverageCost()) + ")"));
+                    + plan.tablesOf(group).get(model) + " (solved for " + plain(t.getArrivalRatePerS()) + " requests/s, w1 " + plain(t.getLatencyWeight())
+                    + ", w2 " + plain(t.getPowerWeight()) + (t.getAverageCost() == null ? "" : ", average cost " + plain(t.getAverageCost())) + ")"));
         }
         StringBuilder line = new StringBuilder("routing:");
         routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));
         out.println(line.append(" every other model -> ").append(ServingPlan.DEFAULT_GROUP));
+    }
+
+    /** 1000 rather than 1000.0; other numbers to 6 significant digits. */
+    private static String plain(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(java.util.Locale.ROOT, "%.6g", v).replaceAll("\\.?0+$", "");
     }
 
     static final class PolicyNames implements Iterable<String> {

@@ -174,6 +174,7 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
                 .setExecStartMicros(outcome.getExecStartMicros())
                 .setExecEndMicros(outcome.getExecEndMicros())
                 .setColdStart(outcome.getColdStart())
+                .setArrivalRatePerS(b.getArrivalRatePerS())
                 .setOk(ok)
                 .setLate(late)
                 .setFailed(failed);

@@ -283,7 +283,7 @@ public final class GroupSchedulerFunction
             batchesDispatched.inc();
             requestsDispatched.inc(d.size());
             batchSize.update(d.size());
-            DispatchedBatch batch = toBatch(group.group(), d, now);
+            DispatchedBatch batch = toBatch(group.group(), d, now, group.arrivalRatePerSecond(d.model(), now));
             sent.put(d.device(), new Sent(d, batch.getBatchId()));
             remember(group.group(), batch.getBatchId(), d, now);
             out.collect(batch);
@@ -358,10 +358,10 @@ public final class GroupSchedulerFunction
         return batch(batchId, group, d, now).setRequests(List.of()).setAction(DeviceAction.CANCEL).setCancelledRequestIds(ids).build();
     }
 
-    private DispatchedBatch toBatch(String group, Dispatch d, long now) {
+    private DispatchedBatch toBatch(String group, Dispatch d, long now, double arrivalRatePerSecond) {
         List<AdmittedRequest> requests = new ArrayList<>(d.size());
         for (Request r : d.requests()) requests.add(r.payload());
-        return batch(batchIdPrefix + (batchSeq++), group, d, now).setRequests(requests).build();
+        return batch(batchIdPrefix + (batchSeq++), group, d, now).setRequests(requests).setArrivalRatePerS(arrivalRatePerSecond).build();
     }
 
     private static DispatchedBatch.Builder batch(String batchId, String group, Dispatch d, long now) {

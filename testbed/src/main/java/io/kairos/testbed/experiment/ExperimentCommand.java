@@ -61,6 +61,7 @@ public class ExperimentCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
+        if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
         if (Experiments.isAnalytic(name)) return analytic(cl);
         Experiment experiment;
         try {
@@ -106,6 +107,22 @@ public class ExperimentCommand implements Callable<Integer> {
         } else {
             experiment.run(dir);
         }
+        return 0;
+    }
+
+    /**
+     * {@code experiment smdp-guard}: simulated, with its own loads and policy (the smdp table with
+     * and without its guard); duration, warm-up, seeds, threads and the output folder apply.
+     */
+    private Integer smdpGuard(CommandLine cl) throws Exception {
+        if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", which runs the smdp policy with and without its guard");
+        if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ", which invokes on events as the SMDP does");
+        if (redraw) throw new ParameterException(cl, "--redraw does not apply to experiment " + name);
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        Settings s = settings(cl, new Settings(60, 5, 3, List.of("smdp"), Settings.parseInvocation("events")));
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        new SmdpGuardExperiment(s.durationSeconds(), s.warmupSeconds(), s.seeds(), threads, cl.getOut()).run(dir);
         return 0;
     }
 

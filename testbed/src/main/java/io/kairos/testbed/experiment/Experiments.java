@@ -32,6 +32,7 @@ public final class Experiments {
     public static List<String> names() {
         List<String> names = new java.util.ArrayList<>(BY_NAME.keySet());
         names.add(SmdpExperiment.NAME);
+        names.add(SmdpGuardExperiment.NAME);
         return List.copyOf(names);
     }
 }

@@ -39,10 +39,13 @@ public final class GroupScheduler implements GroupView {
     public static final String SHED_EARLY = ConfiguredPolicy.SHED_EARLY;
     /** Parameter: the most requests the group holds (default {@value ConfiguredPolicy#DEFAULT_MAX_PENDING}), see {@link #admit}. */
     public static final String MAX_PENDING = ConfiguredPolicy.MAX_PENDING;
+    /** The time constant of the arrival-rate estimates ({@link #arrivalRatePerSecond}): 10 s. */
+    public static final long ARRIVAL_RATE_WINDOW_MICROS = 10_000_000;
 
     private final String group;
     private final ModelCatalog catalog;
     private final Map<String, RequestQueue> queues = new HashMap<>();
+    private final Map<String, ArrivalRate> arrivalRates = new HashMap<>();
     // The queues that are not empty, by the latest time their head request could start alone. A
     // group may serve thousands of models of which a few hundred have work at any instant (the
     // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
@@ -220,6 +223,7 @@ public final class GroupScheduler implements GroupView {
      * the SLOs and the rate.
      */
     public void admit(Request request) {
+        arrivalRates.computeIfAbsent(request.model(), m -> new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS)).arrived(request.arrivalMicros());
         RequestQueue q = queueOf(request.model());
         if (pending >= maxPending) {
             RequestQueue urgent = active.first();
@@ -271,6 +275,16 @@ public final class GroupScheduler implements GroupView {
     // After requests leave a queue.
     private void shrunk(RequestQueue q) {
         if (q.size() < 2) batchable.remove(q);
+    }
+
+    /**
+     * The estimated arrival rate of {@code model} into this group at {@code nowMicros}, requests
+     * per second (every request admitted counts, whatever becomes of it); 0 for a model not seen.
+     * What a planner re-solves a batching table for ({@code kairos plan smdp}).
+     */
+    public double arrivalRatePerSecond(String model, long nowMicros) {
+        ArrivalRate r = arrivalRates.get(model);
+        return r == null ? 0 : r.perSecond(nowMicros);
     }
 
     public int pendingCount() {

@@ -32,8 +32,14 @@ import java.util.Map;
  *       deadline) is served regardless once it reaches its latest start in the batch that would
  *       form now, {@code deadline - tau(min(n, B_max))}: at that instant all of the queue up to
  *       {@code B_max} goes, or, when an arrival has made that batch too long to finish by the
- *       deadline, the largest batch that still does. The policy asks to be woken at that instant.
- *       Off, the policy is the paper's (a group without deadlines never triggers it).</li>
+ *       deadline, the largest batch that still does. A head already too late to finish alone is
+ *       not guarded: serving it early saves nothing. The policy asks to be woken at that instant.
+ *       Off, the policy is the paper's (a group without deadlines never triggers it). Parameter
+ *       {@code guard_margin_ms} (default 0) moves that instant earlier: in the job a batch reaches
+ *       its device about a millisecond after it is dispatched, and a timer fires a millisecond
+ *       or more late, so there the margin should cover both (as {@code kairos}'s
+ *       {@code lookahead_ms} covers the hand-over); the batch is still sized by the deadline
+ *       itself.</li>
  *   <li><b>Several models</b> share the group's devices: an idle device takes the most urgent
  *       queue (by its head's latest start alone) whose table serves or whose guard fires.
  *       <b>Several devices</b>: each idle device applies the table to what is still queued; the
@@ -45,21 +51,28 @@ public final class SmdpPolicy implements SchedulingPolicy {
     public static final String NAME = "smdp";
     /** Parameter: serve a waiting head request at its latest start regardless of the table (default true). */
     public static final String DEADLINE_GUARD = "deadline_guard";
+    /** Parameter: how long before the latest start the guard serves (default 0). */
+    public static final String GUARD_MARGIN_MS = "guard_margin_ms";
+
+    /** A model's deadline guard: on or off, and how long before the latest start it fires. */
+    public record Guard(boolean on, long marginMicros) {
+        public static final Guard DEFAULT = new Guard(true, 0);
+    }
 
     private final Map<String, BatchingTable> tables;
-    private final PerModel<Boolean> guard;
+    private final PerModel<Guard> guard;
 
     /** No tables yet: every model work-conserving until its table comes; the guard on. */
     public SmdpPolicy() {
-        this(Map.of(), PerModel.of(true));
+        this(Map.of(), PerModel.of(Guard.DEFAULT));
     }
 
-    /** These tables by model, with the guard on or off for every model. */
+    /** These tables by model, with the guard on (no margin) or off for every model. */
     public SmdpPolicy(Map<String, BatchingTable> tables, boolean deadlineGuard) {
-        this(tables, PerModel.of(deadlineGuard));
+        this(tables, PerModel.of(new Guard(deadlineGuard, 0)));
     }
 
-    private SmdpPolicy(Map<String, BatchingTable> tables, PerModel<Boolean> guard) {
+    private SmdpPolicy(Map<String, BatchingTable> tables, PerModel<Guard> guard) {
         this.tables = Map.copyOf(tables);
         this.guard = guard;
     }
@@ -71,7 +84,8 @@ public final class SmdpPolicy implements SchedulingPolicy {
 
     @Override
     public SchedulingPolicy configure(ParamReader params) {
-        return new SmdpPolicy(params.batchingTables(), params.perModel(p -> p.flag(DEADLINE_GUARD, true)));
+        return new SmdpPolicy(params.batchingTables(), params.perModel(p -> new Guard(p.flag(DEADLINE_GUARD, Guard.DEFAULT.on()),
+                p.millisAsMicros(GUARD_MARGIN_MS, Guard.DEFAULT.marginMicros() / 1000.0))));
     }
 
     /** The table of {@code model}, or null: it is served work-conserving. */
@@ -84,8 +98,8 @@ public final class SmdpPolicy implements SchedulingPolicy {
         return tables;
     }
 
-    /** Whether the deadline guard is on for {@code model}. */
-    public boolean deadlineGuard(String model) {
+    /** The deadline guard of {@code model}. */
+    public Guard deadlineGuard(String model) {
         return guard.of(model);
     }
 
@@ -126,12 +140,18 @@ public final class SmdpPolicy implements SchedulingPolicy {
         BatchingTable table = tables.get(q.model());
         int b = table == null ? Math.min(n, max) : Math.min(table.batchSize(n), max);
         if (b > 0) return b;
-        if (!guard.of(q.model())) return 0;
+        Guard g = guard.of(q.model());
+        if (!g.on()) return 0;
         int form = Math.min(n, max);
         long deadline = q.headDeadline();
-        long latestStart = deadline - p.latencyMicros(form);
+        long latestStart = deadline - g.marginMicros() - p.latencyMicros(form);
         if (now < latestStart) return -Math.max(latestStart, 1);
-        // The head's last chance: the largest batch that still ends by its deadline (one if none does).
+        // A head that would be late even alone is lost: serving it early would spend the device on
+        // nothing (the scheduler sheds it, when it sheds); the table decides.
+        if (now + p.latencyMicros(1) > deadline) return 0;
+        // The head's last chance: the largest batch that still ends by its deadline (one if none
+        // does). Judged by the deadline itself, not less the margin: a guard that fires late (a
+        // timer) by less than the margin still serves the whole batch.
         for (int size = form; size > 1; size--) {
             if (now + p.latencyMicros(size) <= deadline) return size;
         }

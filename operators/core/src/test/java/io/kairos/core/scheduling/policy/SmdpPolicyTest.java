@@ -104,6 +104,33 @@ class SmdpPolicyTest {
     }
 
     @Test
+    void theGuardLeavesAHeadThatIsLateEvenAloneToTheTable() {
+        // Without shedding, a request whose deadline passes before it could end alone stays queued.
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)),
+                new ConfiguredPolicy(new SmdpPolicy(Map.of("S", BatchingTable.staticBatch(4, 6)), true), false));
+        g.admit(req("r0", "S", 0, 10_000));
+        assertThat(g.schedule(7_001).dispatches()).isEmpty(); // 7.001 + 3 ms > 10 ms: lost, not guarded
+        for (int i = 1; i < 4; i++) g.admit(req("r" + i, "S", 7_001, 100_000));
+        assertThat(g.schedule(7_001).dispatches()).extracting(Dispatch::size).containsExactly(4); // the table's batch
+    }
+
+    @Test
+    void theMarginMovesTheGuardEarlier() {
+        GroupScheduler g = scheduler(Policies.configure("g", "smdp", PolicyParams.of(Map.of("guard_margin_ms", "0.5")),
+                Map.of("S", BatchingTable.staticBatch(4, 6))).policy(), device(0));
+        g.admit(req("r0", "S", 0, 10_000));
+        assertThat(g.schedule(0).nextWakeMicros()).isEqualTo(6_500);
+        assertThat(g.schedule(6_500).dispatches()).extracting(Dispatch::predictedEndMicros).containsExactly(9_500L);
+
+        // Fired 1.2 ms late for three queued (latest start 10 - 0.5 - 5 = 4.5 ms): the three still end by the deadline itself.
+        GroupScheduler late = scheduler(Policies.configure("g", "smdp", PolicyParams.of(Map.of("guard_margin_ms", "0.5")),
+                Map.of("S", BatchingTable.staticBatch(4, 6))).policy(), device(0));
+        for (int i = 0; i < 3; i++) late.admit(req("r" + i, "S", i, 10_000 + i));
+        assertThat(late.schedule(2).nextWakeMicros()).isEqualTo(4_500);
+        assertThat(late.schedule(5_000).dispatches()).extracting(Dispatch::size, Dispatch::predictedEndMicros).containsExactly(tuple(3, 10_000L));
+    }
+
+    @Test
     void withoutTheGuardTheTableWaitsAndTheSchedulerShedsTheRequest() {
         GroupScheduler g = scheduler(new SmdpPolicy(Map.of("S", BatchingTable.staticBatch(4, 6)), false), device(0));
         g.admit(req("r0", "S", 0, 10_000));
@@ -142,19 +169,19 @@ class SmdpPolicyTest {
 
     @Test
     void tablesComeFromTheConfigurationAndTheGuardIsAParameterPerGroupOrModel() {
-        PolicyParams params = PolicyParams.of(Map.of("deadline_guard", "false")).withModel("T", Map.of("deadline_guard", "true"));
+        PolicyParams params = PolicyParams.of(Map.of("deadline_guard", "false")).withModel("T", Map.of("deadline_guard", "true", "guard_margin_ms", "1.5"));
         ConfiguredPolicy c = Policies.configure("g", "smdp", params, Map.of("S", TABLE));
         SmdpPolicy p = (SmdpPolicy) c.policy();
         assertThat(p.table("S")).isEqualTo(TABLE);
         assertThat(p.table("T")).isNull();
-        assertThat(p.deadlineGuard("S")).isFalse();
-        assertThat(p.deadlineGuard("T")).isTrue();
+        assertThat(p.deadlineGuard("S")).isEqualTo(new SmdpPolicy.Guard(false, 0));
+        assertThat(p.deadlineGuard("T")).isEqualTo(new SmdpPolicy.Guard(true, 1_500));
         SmdpPolicy defaults = (SmdpPolicy) Policies.configure("g", "smdp", PolicyParams.NONE).policy();
         assertThat(defaults.tables()).isEmpty();
-        assertThat(defaults.deadlineGuard("S")).isTrue();
+        assertThat(defaults.deadlineGuard("S")).isEqualTo(SmdpPolicy.Guard.DEFAULT);
         assertThatThrownBy(() -> Policies.configure("g", "smdp", PolicyParams.of(Map.of("deadline_guard", "sometimes"))))
                 .hasMessage("serving group 'g': smdp parameter 'deadline_guard' must be true or false, got 'sometimes'");
         assertThatThrownBy(() -> Policies.configure("g", "smdp", PolicyParams.of(Map.of("batch", "4"))))
-                .hasMessage("serving group 'g': smdp has no parameter 'batch' (set to '4'); it knows deadline_guard, max_pending, shed, shed_early");
+                .hasMessage("serving group 'g': smdp has no parameter 'batch' (set to '4'); it knows deadline_guard, guard_margin_ms, max_pending, shed, shed_early");
     }
 }
