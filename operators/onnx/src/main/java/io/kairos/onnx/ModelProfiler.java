@@ -128,16 +128,27 @@ public final class ModelProfiler {
         }
     }
 
-    /** Least-squares {beta, zeta0} of each batch's energy against its size; NaNs when a power is unknown. */
+    /**
+     * Least-squares {beta, zeta0} of each batch's energy against its size, neither negative (a
+     * batch's energy does not fall with its size, nor is it below zero when empty): the best line
+     * with a slope of 0 (the mean) when the free fit falls, through the origin when it starts
+     * below 0. NaNs when a power is unknown.
+     */
     static double[] fitEnergy(List<BatchStats> stats) {
         List<BatchStats> asLatency = new ArrayList<>();
+        double sxy = 0, sxx = 0, sy = 0;
         for (BatchStats s : stats) {
-            if (Double.isNaN(s.energyMj())) return new double[]{Double.NaN, Double.NaN};
-            asLatency.add(new BatchStats(s.batchSize(), s.energyMj(), s.energyMj(), s.energyMj()));
+            double e = s.energyMj();
+            if (Double.isNaN(e)) return new double[]{Double.NaN, Double.NaN};
+            asLatency.add(new BatchStats(s.batchSize(), e, e, e));
+            sxy += s.batchSize() * e;
+            sxx += (double) s.batchSize() * s.batchSize();
+            sy += e;
         }
         double[] fit = fitLine(asLatency);
-        // A board's idle power is never negative: a fit that says so is clamped to the origin's side.
-        return new double[]{fit[0], Math.max(0, fit[1])};
+        if (fit[0] < 0) return new double[]{0, sy / stats.size()};
+        if (fit[1] < 0) return new double[]{sxy / sxx, 0};
+        return new double[]{fit[0], fit[1]};
     }
 
     /**

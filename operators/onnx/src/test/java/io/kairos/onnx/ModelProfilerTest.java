@@ -78,7 +78,8 @@ class ModelProfilerTest {
             assertThat(b.energyMj()).isEqualTo(50 * b.meanMs());
         });
         double[] fit = ModelProfiler.fitEnergy(p.batches());
-        assertThat(p.energyBetaMj()).isEqualTo(fit[0]);
+        assertThat(p.energyBetaMj()).isEqualTo(fit[0]).isNotNegative();
+        assertThat(p.energyZeta0Mj()).isEqualTo(fit[1]).isNotNegative();
         ModelCatalog catalog = ModelCatalog.parse(ModelProfiler.profilesJson(repo, List.of(p)), "profiles");
         assertThat(catalog.get("mlp").energy().betaMj()).isCloseTo(p.energyBetaMj(), within(1e-4));
         assertThat(catalog.get("mlp").energy().zeta0Mj()).isCloseTo(p.energyZeta0Mj(), within(1e-4));
@@ -91,11 +92,17 @@ class ModelProfilerTest {
                 new ModelProfiler.BatchStats(1, 1, 1, 1, 15), new ModelProfiler.BatchStats(2, 2, 2, 2, 12.5),
                 new ModelProfiler.BatchStats(4, 2, 2, 2, 22.5));
         assertThat(ModelProfiler.fitEnergy(known)).containsExactly(new double[]{10, 5}, within(1e-9));
-        // 10, 30, 60 mJ: least squares gives beta 115/7 and zeta0 -5, and a board's idle energy is never negative.
+        // 10, 30, 60 mJ: the free fit is 115/7 b - 5, below 0 when empty; through the origin
+        // beta = sum(b e) / sum(b^2) = (10 + 60 + 240) / (1 + 4 + 16) = 310 / 21.
         List<ModelProfiler.BatchStats> steep = List.of(
                 new ModelProfiler.BatchStats(1, 1, 1, 1, 10), new ModelProfiler.BatchStats(2, 1, 1, 1, 30),
                 new ModelProfiler.BatchStats(4, 1, 1, 1, 60));
-        assertThat(ModelProfiler.fitEnergy(steep)).containsExactly(new double[]{115.0 / 7, 0}, within(1e-9));
+        assertThat(ModelProfiler.fitEnergy(steep)).containsExactly(new double[]{310.0 / 21, 0}, within(1e-9));
+        // 30, 20, 25 mJ: the free fit falls with the size (noise on a tiny model); the flat line is their mean.
+        List<ModelProfiler.BatchStats> falling = List.of(
+                new ModelProfiler.BatchStats(1, 1, 1, 1, 30), new ModelProfiler.BatchStats(2, 1, 1, 1, 20),
+                new ModelProfiler.BatchStats(4, 1, 1, 1, 25));
+        assertThat(ModelProfiler.fitEnergy(falling)).containsExactly(new double[]{0, 25}, within(1e-9));
         List<ModelProfiler.BatchStats> oneMissing = List.of(known.get(0), new ModelProfiler.BatchStats(2, 1.5, 1.5, 1.5));
         assertThat(ModelProfiler.fitEnergy(oneMissing)).containsOnly(Double.NaN);
     }

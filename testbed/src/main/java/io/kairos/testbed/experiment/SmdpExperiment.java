@@ -320,7 +320,7 @@ public final class SmdpExperiment {
                 .titled("Fig 7: latency vs efficiency", "mean latency (ms)", "energy efficiency (requests/J)").legend(Styler.LegendPosition.InsideSE)
                 .save(dir.resolve("fig7-latency-efficiency.png")));
         figures.add(SmdpFigures.of(pareto, "energy_per_request_mj", "slo_attainment").panels("arrivals", "slo_ms")
-                .titled("energy vs attainment", "energy per request (mJ)", "SLO attainment (%)").y(100, null, 100.5)
+                .titled("energy vs attainment", "energy per request (mJ)", "SLO attainment (%)").y(100, null, 100.0)
                 .legend(Styler.LegendPosition.InsideSE).save(dir.resolve("pareto-attainment.png")));
         figures.add(SmdpFigures.of(pareto, "energy_per_request_mj", "mean_latency_ms").panels("arrivals", "slo_ms")
                 .titled("energy vs latency", "energy per request (mJ)", "mean latency of served requests (ms)")
