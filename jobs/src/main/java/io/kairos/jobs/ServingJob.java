@@ -357,7 +357,7 @@ public final class ServingJob {
                 .name("inference").uid("inference").setParallelism(config.devices);
 
         SingleOutputStreamOperator<InferenceResult> executed = executions
-                .process(new EmitResults()).name("results per request").uid("results-per-request").setParallelism(config.devices);
+                .process(new EmitResults(catalog)).name("results per request").uid("results-per-request").setParallelism(config.devices);
 
         DataStream<InferenceResult> afterPreemption = executed.getSideOutput(EmitResults.PREEMPTED)
                 .union(batches.getSideOutput(GroupSchedulerFunction.PREEMPTED))

@@ -165,6 +165,16 @@ class ServingJobTopologyTest {
             assertThat(batches.stream().filter(b -> b.getModel().equals(model)).mapToInt(BatchTelemetry::getBatchSize).sum())
                     .as("requests of %s in batches", model).isEqualTo(good / MODELS.size());
         }
+        // Each batch's energy estimate: googlenet's zeta(b) at the size it ran as (padded), none for
+        // the models without an energy profile.
+        for (BatchTelemetry b : batches) {
+            if (b.getModel().equals("googlenet")) {
+                assertThat(b.getEnergyMj()).as("energy of a batch of %d googlenet", b.getBatchSize())
+                        .isEqualTo(CATALOG.get("googlenet").batchEnergyMillijoules(b.getBatchSize()).getAsDouble());
+            } else {
+                assertThat(b.getEnergyMj()).as("energy of a batch of %s", b.getModel()).isNull();
+            }
+        }
         results.discard();
         telemetry.discard();
     }

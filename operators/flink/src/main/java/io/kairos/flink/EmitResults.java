@@ -1,5 +1,7 @@
 package io.kairos.flink;
 
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.ModelSpec;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
@@ -20,7 +22,11 @@ import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.atomic.DoubleAdder;
 
 /**
  * Splits a batch outcome into one result per request, and one telemetry record on a side output;
@@ -39,30 +45,42 @@ import java.util.List;
  * and the batch that then ran its requests again both count). Requests that never reached a device (REJECTED,
  * DROPPED) are counted where they were turned away ({@link AdmitRequests},
  * {@link GroupSchedulerFunction}).
+ *
+ * <p>Energy: a batch that ran carries its estimate in its telemetry ({@code energy_mj}, the model's
+ * {@code zeta(b)} from the catalog at the size it ran as), and the gauge
+ * {@code model.<name>.energyMillijoules} sums the estimates of the model's batches on this device
+ * (its rate over time / 1000 is the mean power in W). A model without an energy profile gets
+ * neither: its energy is unknown, which no figure may show as 0.
  */
 public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceResult> {
     public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
     public static final OutputTag<PreemptionEvent> PREEMPTED = new OutputTag<>("preempted") {};
     public static final OutputTag<DeviceReport> REPORTS = new OutputTag<>("device-reports") {};
 
+    private final ModelCatalog catalog;
     private final Clock clock;
+    private transient MetricGroup metrics;
+    private transient Map<String, DoubleAdder> energyByModel;
     private transient Counter okCount;
     private transient Counter lateCount;
     private transient Counter failedCount;
 
-    public EmitResults() {
-        this(Clock.wall());
+    /** @param catalog the models' energy profiles, for each batch's energy estimate */
+    public EmitResults(ModelCatalog catalog) {
+        this(catalog, Clock.wall());
     }
 
     /** @param clock stamps each result's emission time */
-    public EmitResults(Clock clock) {
+    public EmitResults(ModelCatalog catalog, Clock clock) {
+        this.catalog = catalog;
         this.clock = clock;
     }
 
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
-        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        energyByModel = new HashMap<>();
         okCount = metrics.counter("ok");
         lateCount = metrics.counter("late");
         failedCount = metrics.counter("failed");
@@ -105,8 +123,25 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
         okCount.inc(ok);
         lateCount.inc(late);
         failedCount.inc(failed);
-        ctx.output(TELEMETRY, telemetry(outcome, n, ok, late, failed).build());
+        BatchTelemetry.Builder telemetry = telemetry(outcome, n, ok, late, failed);
+        OptionalDouble energy = outcome.getError() == null ? energyMillijoules(b.getModel(), n) : OptionalDouble.empty();
+        if (energy.isPresent()) {
+            telemetry.setEnergyMj(energy.getAsDouble());
+            // Registered on the model's first batch with a known energy: the reporter reads the sum from its own thread.
+            energyByModel.computeIfAbsent(b.getModel(), m -> {
+                DoubleAdder sum = new DoubleAdder();
+                metrics.addGroup("model", m).gauge("energyMillijoules", (Gauge<Double>) sum::sum);
+                return sum;
+            }).add(energy.getAsDouble());
+        }
+        ctx.output(TELEMETRY, telemetry.build());
         ctx.output(REPORTS, report(outcome));
+    }
+
+    /** The energy estimate of a batch of {@code size} requests of {@code model}; empty when unknown. */
+    private OptionalDouble energyMillijoules(String model, int size) {
+        ModelSpec spec = catalog.get(model);
+        return spec == null || size < 1 || size > spec.latency().maxBatch() ? OptionalDouble.empty() : spec.batchEnergyMillijoules(size);
     }
 
     /** What the device did with a batch, for the scheduler that sent it. */

@@ -1,6 +1,8 @@
 package io.kairos.flink;
 
+import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.RequestValidator;
+import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
@@ -27,7 +29,8 @@ import static org.assertj.core.groups.Tuple.tuple;
 /**
  * The metrics {@link EmitResults} registers, read through a metric registry that records every
  * registration (what a Prometheus reporter would be handed): counts of OK, LATE and FAILED results
- * and the SLO attainment gauge; and a device output that cannot be written failing its request only.
+ * and the SLO attainment gauge; each batch's energy estimate in its telemetry and per model; and a
+ * device output that cannot be written failing its request only.
  */
 class EmitResultsMetricsTest {
 
@@ -37,7 +40,7 @@ class EmitResultsMetricsTest {
     @BeforeEach
     void open() throws Exception {
         metrics = new RecordedMetrics("results per request");
-        harness = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new EmitResults()), metrics.environment());
+        harness = new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new EmitResults(ModelCatalog.builtIn())), metrics.environment());
         harness.open();
     }
 
@@ -57,17 +60,21 @@ class EmitResultsMetricsTest {
 
     /** A batch of {@code n} requests with deadline 1,000 us that ended at {@code endMicros}. */
     private static BatchOutcome batch(int n, long endMicros, String error) {
+        return batch("mlp", n, endMicros, error);
+    }
+
+    private static BatchOutcome batch(String model, int n, long endMicros, String error) {
         List<AdmittedRequest> requests = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             InferenceRequest r = InferenceRequest.newBuilder()
-                    .setRequestId("r" + i).setTenant("t").setModel("mlp")
+                    .setRequestId("r" + i).setTenant("t").setModel(model)
                     .setInput(Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(64L)).setData(ByteBuffer.allocate(256)).build())
                     .setSentAtMicros(0).setSloMs(1)
                     .build();
             requests.add(AdmittedRequest.newBuilder().setRequest(r).setDeadlineAtMicros(RequestValidator.deadlineMicros(r))
                     .setIngestedAtMicros(10).setEnqueuedAtMicros(20).setGroup("default").build());
         }
-        DispatchedBatch b = DispatchedBatch.newBuilder().setBatchId("b").setGroup("default").setModel("mlp").setDevice(0)
+        DispatchedBatch b = DispatchedBatch.newBuilder().setBatchId("b").setGroup("default").setModel(model).setDevice(0)
                 .setDispatchedAtMicros(30).setPredictedStartMicros(30).setPredictedLatencyMicros(300).setRequests(requests).build();
         return BatchOutcome.newBuilder().setBatch(b).setExecStartMicros(40).setExecEndMicros(endMicros)
                 .setColdStart(false).setError(error).setOutputs(new ArrayList<>()).build();
@@ -111,5 +118,33 @@ class EmitResultsMetricsTest {
         assertThat(count("late")).isEqualTo(2);
         assertThat(count("failed")).isEqualTo(1);
         assertThat(attainment()).isEqualTo(3.0 / 6);
+    }
+
+    private List<BatchTelemetry> telemetry() {
+        List<BatchTelemetry> out = new ArrayList<>();
+        harness.getSideOutput(EmitResults.TELEMETRY).forEach(r -> out.add(r.getValue()));
+        return out;
+    }
+
+    /**
+     * The built-in googlenet: zeta(b) = 19.90 b + 19.60 mJ at sizes 1, 2, 4, 8, 16, 32; a batch of 3
+     * runs as 4: 99.2 mJ; a batch of 1: 39.5 mJ. mlp has no energy profile: unknown, no figure.
+     */
+    @Test
+    void eachBatchCarriesItsEnergyEstimateAndEachModelWithAProfileSumsIt() throws Exception {
+        harness.processElement(new StreamRecord<>(batch("googlenet", 3, 500, null)));
+        harness.processElement(new StreamRecord<>(batch("googlenet", 1, 500, null)));
+        harness.processElement(new StreamRecord<>(batch("googlenet", 2, 500, "device lost"))); // failed: no estimate
+        harness.processElement(new StreamRecord<>(batch("mlp", 2, 500, null)));
+
+        assertThat(telemetry()).extracting(BatchTelemetry::getModel, BatchTelemetry::getBatchSize, BatchTelemetry::getEnergyMj).containsExactly(
+                tuple("googlenet", 3, 19.90 * 4 + 19.60),
+                tuple("googlenet", 1, 39.5),
+                tuple("googlenet", 2, null),
+                tuple("mlp", 2, null));
+        assertThat(metrics.gauge("model.googlenet.energyMillijoules")).isCloseTo(138.7, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(metrics.registered()).noneMatch(id -> id.contains("model.mlp"));
+        AvroCodec<BatchTelemetry> codec = AvroCodec.of(BatchTelemetry.class);
+        assertThat(codec.decode(codec.encode(telemetry().get(0))).getEnergyMj()).isEqualTo(19.90 * 4 + 19.60);
     }
 }

@@ -50,6 +50,11 @@ final class RecordedMetrics implements AutoCloseable {
         return found.get(0);
     }
 
+    /** The identifiers of every metric registered so far. */
+    java.util.Set<String> registered() {
+        return java.util.Set.copyOf(registered.keySet());
+    }
+
     long count(String name) {
         return ((Counter) kairos(name)).getCount();
     }

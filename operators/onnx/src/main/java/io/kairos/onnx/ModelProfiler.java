@@ -25,29 +25,59 @@ import java.util.function.IntConsumer;
  * path (stacking, one {@code session.run}, splitting); the cold start (session creation plus the
  * first batch); and the line {@code tau(b) = alpha*b + beta} fitted to the medians by least
  * squares, with its R², which says whether the linear model the schedulers assume holds.
+ *
+ * <p>Energy where the device's power can be read ({@link PowerMeter}: {@code nvidia-smi} on a GPU):
+ * the board power is sampled while each batch size's timed runs go on, a batch's energy is that
+ * power times its mean latency, and the SMDP paper's line {@code zeta(b) = beta*b + zeta0} is fitted
+ * to them. On the CPU, or without {@code nvidia-smi}, the energy stays unknown: no
+ * {@code energy_mj} in the profiles file.
  */
 public final class ModelProfiler {
     private final OnnxDevice.Options options;
     private final int warmupRuns;
     private final int timedRuns;
+    private final PowerMeter power;
 
+    /** A profiler that reads the power of the device {@code options} name where it can ({@link PowerMeter#forDevice}). */
     public ModelProfiler(OnnxDevice.Options options, int warmupRuns, int timedRuns) {
+        this(options, warmupRuns, timedRuns, PowerMeter.forDevice(options.gpuIndex()));
+    }
+
+    ModelProfiler(OnnxDevice.Options options, int warmupRuns, int timedRuns, PowerMeter power) {
         if (warmupRuns < 0 || timedRuns < 1) throw new IllegalArgumentException("need at least one timed run and no negative warm-up, got " + warmupRuns + "/" + timedRuns);
         this.options = options;
         this.warmupRuns = warmupRuns;
         this.timedRuns = timedRuns;
+        this.power = power;
     }
 
-    /** Latencies of one batch size, in milliseconds. */
-    public record BatchStats(int batchSize, double p50Ms, double p99Ms, double meanMs) {
+    /** Latencies of one batch size, in milliseconds, and the board power while it ran (W; NaN: unknown). */
+    public record BatchStats(int batchSize, double p50Ms, double p99Ms, double meanMs, double powerW) {
+        public BatchStats(int batchSize, double p50Ms, double p99Ms, double meanMs) {
+            this(batchSize, p50Ms, p99Ms, meanMs, Double.NaN);
+        }
+
         /** Requests per second one device sustains at this batch size (median latency). */
         public double throughputPerSecond() {
             return batchSize * 1000.0 / p50Ms;
         }
+
+        /** Millijoules of one batch: the power times the mean latency (W x ms = mJ); NaN when the power is unknown. */
+        public double energyMj() {
+            return powerW * meanMs;
+        }
     }
 
-    /** Everything measured of one model. */
-    public record Profile(String model, double coldStartMs, List<BatchStats> batches, double alphaMs, double betaMs, double r2) {}
+    /**
+     * Everything measured of one model; {@code energyBetaMj} and {@code energyZeta0Mj} are the fit
+     * {@code zeta(b) = beta*b + zeta0}, both NaN when the power could not be read.
+     */
+    public record Profile(String model, double coldStartMs, List<BatchStats> batches, double alphaMs, double betaMs, double r2,
+                          double energyBetaMj, double energyZeta0Mj) {
+        public boolean energyKnown() {
+            return !Double.isNaN(energyBetaMj);
+        }
+    }
 
     /**
      * Profiles {@code m}; {@code afterBatchSize} is told after each batch size (progress).
@@ -79,19 +109,101 @@ public final class ModelProfiler {
                     for (int i = 0; i < warmupRuns; i++) OnnxDevice.infer(env, session, m, batch, buffer.clear());
                     double[] ms = new double[timedRuns];
                     double sum = 0;
+                    PowerSampler sampler = new PowerSampler(power);
                     for (int i = 0; i < timedRuns; i++) {
                         long t0 = System.nanoTime();
                         OnnxDevice.infer(env, session, m, batch, buffer.clear());
                         ms[i] = (System.nanoTime() - t0) / 1e6;
                         sum += ms[i];
                     }
+                    double watts = sampler.stop();
                     Arrays.sort(ms);
-                    stats.add(new BatchStats(b, percentile(ms, 0.50), percentile(ms, 0.99), sum / timedRuns));
+                    stats.add(new BatchStats(b, percentile(ms, 0.50), percentile(ms, 0.99), sum / timedRuns, watts));
                     afterBatchSize.accept(b);
                 }
             }
             double[] fit = fitLine(stats);
-            return new Profile(m.name(), coldStartMs, List.copyOf(stats), fit[0], fit[1], fit[2]);
+            double[] energy = fitEnergy(stats);
+            return new Profile(m.name(), coldStartMs, List.copyOf(stats), fit[0], fit[1], fit[2], energy[0], energy[1]);
+        }
+    }
+
+    /**
+     * Least-squares {beta, zeta0} of each batch's energy against its size, neither negative (a
+     * batch's energy does not fall with its size, nor is it below zero when empty): the best line
+     * with a slope of 0 (the mean) when the free fit falls, through the origin when it starts
+     * below 0. NaNs when a power is unknown.
+     */
+    static double[] fitEnergy(List<BatchStats> stats) {
+        List<BatchStats> asLatency = new ArrayList<>();
+        double sxy = 0, sxx = 0, sy = 0;
+        for (BatchStats s : stats) {
+            double e = s.energyMj();
+            if (Double.isNaN(e)) return new double[]{Double.NaN, Double.NaN};
+            asLatency.add(new BatchStats(s.batchSize(), e, e, e));
+            sxy += s.batchSize() * e;
+            sxx += (double) s.batchSize() * s.batchSize();
+            sy += e;
+        }
+        double[] fit = fitLine(asLatency);
+        if (fit[0] < 0) return new double[]{0, sy / stats.size()};
+        if (fit[1] < 0) return new double[]{sxy / sxx, 0};
+        return new double[]{fit[0], fit[1]};
+    }
+
+    /**
+     * Reads the power on a thread of its own while the timed runs go on, every 20 ms (a call to
+     * {@code nvidia-smi} takes about that), and once more at the end, so that a short series of
+     * runs still gets a reading. The mean of the readings; NaN when none could be read.
+     */
+    private static final class PowerSampler {
+        private final PowerMeter meter;
+        private final Thread thread;
+        private volatile boolean running = true;
+        private double sum;
+        private int n;
+
+        PowerSampler(PowerMeter meter) {
+            this.meter = meter;
+            if (meter == PowerMeter.NONE) {
+                thread = null;
+                return;
+            }
+            thread = new Thread(() -> {
+                while (running) {
+                    read();
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "power-sampler");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private synchronized void read() {
+            java.util.OptionalDouble w = meter.watts();
+            if (w.isPresent()) {
+                sum += w.getAsDouble();
+                n++;
+            }
+        }
+
+        double stop() {
+            if (thread == null) return Double.NaN;
+            running = false;
+            thread.interrupt();
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            read();
+            synchronized (this) {
+                return n == 0 ? Double.NaN : sum / n;
+            }
         }
     }
 
@@ -169,6 +281,13 @@ public final class ModelProfiler {
             fit.put("beta", round(p.betaMs()));
             fit.put("r2", round(p.r2()));
             e.put("load_ms", round(p.coldStartMs()));
+            if (p.energyKnown()) {
+                ObjectNode energy = e.putObject("energy_mj");
+                energy.put("beta", round(p.energyBetaMj()));
+                energy.put("zeta0", round(p.energyZeta0Mj()));
+                ObjectNode watts = e.putObject("power_w");
+                for (BatchStats s : p.batches()) watts.put(Integer.toString(s.batchSize()), round(s.powerW()));
+            }
         }
         try {
             return json.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
@@ -181,9 +300,14 @@ public final class ModelProfiler {
     public static String table(Profile p) {
         StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "%s: cold start %.1f ms, tau(b) = %.4f*b %s %.4f ms, R^2 %.4f%n",
                 p.model(), p.coldStartMs(), p.alphaMs(), p.betaMs() < 0 ? "-" : "+", Math.abs(p.betaMs()), p.r2()));
-        s.append(String.format(Locale.ROOT, "%6s %10s %10s %10s %14s%n", "batch", "p50 ms", "p99 ms", "mean ms", "requests/s"));
+        s.append(p.energyKnown()
+                ? String.format(Locale.ROOT, "zeta(b) = %.4f*b + %.4f mJ%n", p.energyBetaMj(), p.energyZeta0Mj())
+                : "energy: unknown (no power reading on this device)" + System.lineSeparator());
+        s.append(String.format(Locale.ROOT, "%6s %10s %10s %10s %14s %8s %10s%n", "batch", "p50 ms", "p99 ms", "mean ms", "requests/s", "W", "mJ"));
         for (BatchStats b : p.batches()) {
-            s.append(String.format(Locale.ROOT, "%6d %10.3f %10.3f %10.3f %14.0f%n", b.batchSize(), b.p50Ms(), b.p99Ms(), b.meanMs(), b.throughputPerSecond()));
+            s.append(String.format(Locale.ROOT, "%6d %10.3f %10.3f %10.3f %14.0f %8s %10s%n", b.batchSize(), b.p50Ms(), b.p99Ms(), b.meanMs(),
+                    b.throughputPerSecond(), Double.isNaN(b.powerW()) ? "-" : String.format(Locale.ROOT, "%.1f", b.powerW()),
+                    Double.isNaN(b.energyMj()) ? "-" : String.format(Locale.ROOT, "%.2f", b.energyMj())));
         }
         return s.toString();
     }

@@ -59,5 +59,59 @@ class ModelProfilerTest {
             // The table holds p99 in ms to 4 decimals; the catalog rounds to microseconds.
             assertThat(catalog.get("mlp").latency().latencyMicros(b.batchSize())).isCloseTo(Math.round(b.p99Ms() * 1000), within(1L));
         }
+        // The CPU has no power reading: the energy is unknown, not zero, and the file says nothing of it.
+        assertThat(p.batches()).allSatisfy(b -> assertThat(b.powerW()).isNaN());
+        assertThat(p.energyKnown()).isFalse();
+        assertThat(ModelProfiler.profilesJson(repo, List.of(p))).doesNotContain("energy_mj", "power_w");
+        assertThat(catalog.get("mlp").energyKnown()).isFalse();
+        assertThat(ModelProfiler.table(p)).contains("energy: unknown");
+    }
+
+    @Test
+    void aDeviceWhosePowerCanBeReadGetsAnEnergyLineTheCatalogReads() throws Exception {
+        ModelRepository repo = ModelRepository.readManifests(OnnxTestData.exampleRepository("profiler-power"));
+        // A board that always draws 50 W: a batch's energy is 50 W x its mean latency.
+        ModelProfiler.Profile p = new ModelProfiler(new OnnxDevice.Options(Long.MAX_VALUE, 1, -1), 1, 3, () -> java.util.OptionalDouble.of(50))
+                .profile(repo.get("mlp"), b -> {});
+        assertThat(p.batches()).allSatisfy(b -> {
+            assertThat(b.powerW()).isEqualTo(50);
+            assertThat(b.energyMj()).isEqualTo(50 * b.meanMs());
+        });
+        double[] fit = ModelProfiler.fitEnergy(p.batches());
+        assertThat(p.energyBetaMj()).isEqualTo(fit[0]).isNotNegative();
+        assertThat(p.energyZeta0Mj()).isEqualTo(fit[1]).isNotNegative();
+        ModelCatalog catalog = ModelCatalog.parse(ModelProfiler.profilesJson(repo, List.of(p)), "profiles");
+        assertThat(catalog.get("mlp").energy().betaMj()).isCloseTo(p.energyBetaMj(), within(1e-4));
+        assertThat(catalog.get("mlp").energy().zeta0Mj()).isCloseTo(p.energyZeta0Mj(), within(1e-4));
+    }
+
+    @Test
+    void fitsTheEnergyLineAndLeavesItUnknownWhenOnePowerIsMissing() {
+        // 15 W x 1 ms, 12.5 W x 2 ms, 22.5 W x 2 ms: 15, 25, 45 mJ at sizes 1, 2, 4, on the line 10 b + 5.
+        List<ModelProfiler.BatchStats> known = List.of(
+                new ModelProfiler.BatchStats(1, 1, 1, 1, 15), new ModelProfiler.BatchStats(2, 2, 2, 2, 12.5),
+                new ModelProfiler.BatchStats(4, 2, 2, 2, 22.5));
+        assertThat(ModelProfiler.fitEnergy(known)).containsExactly(new double[]{10, 5}, within(1e-9));
+        // 10, 30, 60 mJ: the free fit is 115/7 b - 5, below 0 when empty; through the origin
+        // beta = sum(b e) / sum(b^2) = (10 + 60 + 240) / (1 + 4 + 16) = 310 / 21.
+        List<ModelProfiler.BatchStats> steep = List.of(
+                new ModelProfiler.BatchStats(1, 1, 1, 1, 10), new ModelProfiler.BatchStats(2, 1, 1, 1, 30),
+                new ModelProfiler.BatchStats(4, 1, 1, 1, 60));
+        assertThat(ModelProfiler.fitEnergy(steep)).containsExactly(new double[]{310.0 / 21, 0}, within(1e-9));
+        // 30, 20, 25 mJ: the free fit falls with the size (noise on a tiny model); the flat line is their mean.
+        List<ModelProfiler.BatchStats> falling = List.of(
+                new ModelProfiler.BatchStats(1, 1, 1, 1, 30), new ModelProfiler.BatchStats(2, 1, 1, 1, 20),
+                new ModelProfiler.BatchStats(4, 1, 1, 1, 25));
+        assertThat(ModelProfiler.fitEnergy(falling)).containsExactly(new double[]{0, 25}, within(1e-9));
+        List<ModelProfiler.BatchStats> oneMissing = List.of(known.get(0), new ModelProfiler.BatchStats(2, 1.5, 1.5, 1.5));
+        assertThat(ModelProfiler.fitEnergy(oneMissing)).containsOnly(Double.NaN);
+    }
+
+    @Test
+    void readsNvidiaSmisAnswer() {
+        assertThat(PowerMeter.parseWatts("71.45\n")).hasValue(71.45);
+        assertThat(PowerMeter.parseWatts("[N/A]\n")).isEmpty();
+        assertThat(PowerMeter.parseWatts("")).isEmpty();
+        assertThat(PowerMeter.forDevice(-1)).isSameAs(PowerMeter.NONE);
     }
 }

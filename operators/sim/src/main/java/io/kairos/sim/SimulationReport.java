@@ -13,12 +13,19 @@ import java.util.Locale;
  * requests that finished by their deadline; GPU-seconds per 1,000 good
  * requests is the cost side of the papers: {@code busy} counts the time devices spent executing
  * (bigger batches cost less), {@code provisioned} the devices held for the whole window.
+ *
+ * <p>Energy is the other cost, the SMDP paper's: each batch that ran takes its model's
+ * {@code zeta(b)} ({@code energy_mj} in the catalog), shared by its requests; mean power is that
+ * energy over the measured window (mJ/ms = W), with energy per request and energy efficiency
+ * (requests per joule). A model without an energy profile makes them unknown: NaN here, an empty
+ * field in the CSV, never 0. {@code byModel} has the same figures per model.
  */
 public record SimulationReport(
         String policy,
         int devices,
         long windowMicros,
         ResultSummary.Stats results,
+        ResultSummary byModel,
         long batches,
         long busyMicros,
         long coldStarts,
@@ -59,6 +66,35 @@ public record SimulationReport(
     public double meanBatchSize() {
         double mean = results.meanBatchSize();
         return Double.isNaN(mean) ? 0 : mean;
+    }
+
+    /** Mean latency of the served requests (arrival to batch end), ms; NaN when none was served. */
+    public double meanLatencyMs() {
+        return results.meanLatencyMicros() / 1000;
+    }
+
+    /** Millijoules of the batches that ran for the window's requests; NaN when unknown. */
+    public double energyMillijoules() {
+        return results.energyMillijoules();
+    }
+
+    /** Mean power over the measured window, W; NaN when the energy is unknown. */
+    public double meanPowerWatts() {
+        return results.meanPowerWatts(windowMicros);
+    }
+
+    public double energyPerRequestMillijoules() {
+        return results.energyPerRequestMillijoules();
+    }
+
+    /** Energy efficiency: requests that ran per joule; NaN when the energy is unknown. */
+    public double requestsPerJoule() {
+        return results.requestsPerJoule();
+    }
+
+    /** A model's mean power over the measured window, W; NaN when unknown. */
+    public double meanPowerWatts(String model) {
+        return byModel.model(model).meanPowerWatts(windowMicros);
     }
 
     public double sloAttainment() {
@@ -103,7 +139,8 @@ public record SimulationReport(
             "policy", "devices", "window_s", "arrivals", "ok", "late", "dropped", "slo_attainment",
             "goodput_per_s", "throughput_per_s", "p50_ms", "p99_ms", "p999_ms", "mean_batch", "batches",
             "utilisation", "cold_starts", "preemptions", "busy_gpu_s_per_1000_good",
-            "provisioned_gpu_s_per_1000_good", "sim_requests_per_wall_s");
+            "provisioned_gpu_s_per_1000_good", "mean_latency_ms", "energy_mj", "mean_power_w",
+            "energy_per_request_mj", "requests_per_j", "sim_requests_per_wall_s");
 
     public List<String> csvValues() {
         return List.of(policy, Integer.toString(devices), num(windowMicros / 1e6), Long.toString(arrivals()),
@@ -111,16 +148,20 @@ public record SimulationReport(
                 num(goodputPerSecond()), num(throughputPerSecond()), ms(p50Micros()), ms(p99Micros()), ms(p999Micros()),
                 num(meanBatchSize()), Long.toString(batches), num(utilisation()), Long.toString(coldStarts),
                 Long.toString(preemptions), num(busyGpuSecondsPer1000Good()), num(provisionedGpuSecondsPer1000Good()),
-                num(simulatedRequestsPerWallSecond()));
+                num(meanLatencyMs()), num(energyMillijoules()), num(meanPowerWatts()), num(energyPerRequestMillijoules()),
+                num(requestsPerJoule()), num(simulatedRequestsPerWallSecond()));
     }
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT,
-                "%s: %.2f%% of %d within SLO (goodput %.1f/s, %d late, %d dropped), p50 %.2f ms, p99 %.2f ms, "
+        String s = String.format(Locale.ROOT,
+                "%s: %.2f%% of %d within SLO (goodput %.1f/s, %d late, %d dropped), mean %.2f ms, p50 %.2f ms, p99 %.2f ms, "
                         + "batch %.2f, utilisation %.1f%%, %.3f busy GPU-s per 1000 good",
-                policy, 100 * sloAttainment(), arrivals(), goodputPerSecond(), late(), dropped(),
+                policy, 100 * sloAttainment(), arrivals(), goodputPerSecond(), late(), dropped(), meanLatencyMs(),
                 p50Micros() / 1000.0, p99Micros() / 1000.0, meanBatchSize(), 100 * utilisation(), busyGpuSecondsPer1000Good());
+        if (Double.isNaN(energyMillijoules())) return s + ", energy unknown";
+        return s + String.format(Locale.ROOT, ", %.2f W, %.3f mJ per request, %.2f requests/J",
+                meanPowerWatts(), energyPerRequestMillijoules(), requestsPerJoule());
     }
 
     private static String num(double v) {

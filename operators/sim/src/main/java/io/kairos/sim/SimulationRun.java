@@ -66,7 +66,7 @@ final class SimulationRun {
     }
 
     // What the report counts: requests arriving at or after the warm-up, batches starting then.
-    private final ResultSummary.Stats results;
+    private final ResultSummary results = new ResultSummary();
     private long simulated;
     private long batches;
     private long busyMicros;
@@ -78,7 +78,6 @@ final class SimulationRun {
         this.listener = listener;
         this.invocation = sim.invocation();
         this.warmup = sim.warmupMicros();
-        this.results = new ResultSummary.Stats(sim.policyName());
         SplittableRandom root = new SplittableRandom(sim.seed());
         this.source = sim.load().start(root.split().nextLong(), sim.durationMicros());
         this.plan = sim.newPlan();
@@ -127,9 +126,9 @@ final class SimulationRun {
         }
         // A policy that waits for a batch to fill may wait forever once arrivals stop.
         for (Group g : active) {
-            for (Request r : g.scheduler.pendingRequests()) fate(r, ResultStatus.DROPPED, now, 0);
+            for (Request r : g.scheduler.pendingRequests()) fate(r, ResultStatus.DROPPED, now, 0, Double.NaN);
         }
-        return new SimulationReport(sim.policyName(), gpus.length, sim.durationMicros() - warmup, results,
+        return new SimulationReport(sim.policyName(), gpus.length, sim.durationMicros() - warmup, results.overall(), results,
                 batches, busyMicros, coldStarts, preemptions, simulated, System.nanoTime() - started);
     }
 
@@ -211,7 +210,7 @@ final class SimulationRun {
             busyMicros += inWindow(now - spent, now);
             if (now >= warmup) preemptions++;
         }
-        for (GroupScheduler.Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0);
+        for (GroupScheduler.Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0, Double.NaN);
         for (Dispatch d : outcome.dispatches()) gpus[d.device()].submit(d, now);
         g.wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
     }
@@ -234,9 +233,11 @@ final class SimulationRun {
             if (cold) coldStarts++;
         }
         int size = d.size();
+        // Each request carries an equal share of its batch's energy, zeta of the size it ran as.
+        double share = sim.catalog().get(d.model()).batchEnergyMillijoules(size).orElse(Double.NaN) / size;
         for (Request r : d.requests()) {
-            if (failed) fate(r, ResultStatus.FAILED, now, 0);
-            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size);
+            if (failed) fate(r, ResultStatus.FAILED, now, 0, Double.NaN);
+            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size, share);
         }
     }
 
@@ -245,8 +246,8 @@ final class SimulationRun {
         return Math.max(0, Math.min(to, sim.durationMicros()) - Math.max(from, warmup));
     }
 
-    private void fate(Request r, ResultStatus status, long end, int batchSize) {
-        if (r.arrivalMicros() >= warmup) results.add(status, r.arrivalMicros(), end, batchSize);
+    private void fate(Request r, ResultStatus status, long end, int batchSize, double energyMj) {
+        if (r.arrivalMicros() >= warmup) results.addTimed(r.model(), status, r.arrivalMicros(), end, batchSize, energyMj);
         listener.onFate(r, status, end, batchSize);
         source.ended(r, end);
     }

@@ -224,8 +224,10 @@ class SimulationTest {
         SimulationReport a = b.seed(3).build().run();
         SimulationReport again = b.seed(3).build().run();
         SimulationReport other = b.seed(4).build().run();
-        assertThat(again.csvValues().subList(0, 20)).isEqualTo(a.csvValues().subList(0, 20));
-        assertThat(other.csvValues().subList(0, 20)).isNotEqualTo(a.csvValues().subList(0, 20));
+        // Every column but the last, the simulation's speed in wall-clock time.
+        int n = SimulationReport.CSV_COLUMNS.size() - 1;
+        assertThat(again.csvValues().subList(0, n)).isEqualTo(a.csvValues().subList(0, n));
+        assertThat(other.csvValues().subList(0, n)).isNotEqualTo(a.csvValues().subList(0, n));
     }
 
     @Test
@@ -238,5 +240,50 @@ class SimulationTest {
         assertThat(warmed.simulatedRequests()).isEqualTo(2);
         assertThat(warmed.busyMicros()).isEqualTo(2700);
         assertThat(warmed.windowMicros()).isEqualTo(90_000);
+    }
+
+    /**
+     * G: GoogLeNet on a P4 at sizes 1, 2, 4: tau = 1357, 1662, 2272 us, zeta = 39.5, 59.4, 99.2 mJ.
+     * Work-conserving: r0 at 0 runs alone (0-1357); r1, r2 (100, 200) run as a batch of 2
+     * (1357-3019); r3..r6 (1500..1800) as a batch of 4 (3019-5291). 198.1 mJ in a window of
+     * 10 ms: 19.81 W, 28.3 mJ per request, 7 / 0.1981 requests per joule; mean latency
+     * (1357 + 2919 + 2819 + 3791 + 3691 + 3591 + 3491) / 7 = 21,659 / 7 us.
+     */
+    @Test
+    void energyOfThreeBatchesOfKnownSizes() {
+        ModelCatalog catalog = ModelCatalog.parse("""
+                {"models": [
+                  {"name": "G", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1, 2, 4],
+                   "latency_ms": {"alpha": 0.3051, "beta": 1.052}, "energy_mj": {"beta": 19.90, "zeta0": 19.60}},
+                  {"name": "R", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}}
+                ]}""", "energy-test");
+        List<Arrival> arrivals = new ArrayList<>();
+        for (long t : new long[]{0, 100, 200, 1500, 1600, 1700, 1800}) arrivals.add(at(t, "G", 100));
+        Simulation sim = Simulation.builder(catalog).devices(1).policy("work-conserving")
+                .load(ArrivalSource.replay(arrivals)).duration(10_000).build();
+        assertThat(fates(sim)).extracting(Fate::batch).containsExactly(1, 2, 2, 4, 4, 4, 4);
+
+        SimulationReport r = sim.run();
+        assertThat(r.energyMillijoules()).isCloseTo(198.1, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(r.meanPowerWatts()).isCloseTo(19.81, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(r.energyPerRequestMillijoules()).isCloseTo(28.3, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(r.requestsPerJoule()).isCloseTo(7 / 0.1981, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(r.meanLatencyMs()).isCloseTo(21_659 / 7_000.0, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(r.byModel().model("G").energyMillijoules()).isEqualTo(r.energyMillijoules());
+        assertThat(r.toString()).contains("19.81 W", "28.300 mJ per request");
+        List<String> columns = SimulationReport.CSV_COLUMNS;
+        assertThat(r.csvValues().get(columns.indexOf("mean_power_w"))).isEqualTo("19.8100");
+        assertThat(r.csvValues().get(columns.indexOf("energy_mj"))).isEqualTo("198.100");
+
+        // A model without an energy profile: every energy figure unknown, an empty field, never 0.
+        SimulationReport unknown = Simulation.builder(catalog).devices(1).policy("work-conserving")
+                .load(ArrivalSource.replay(List.of(at(0, "R", 100)))).duration(10_000).build().run();
+        assertThat(unknown.energyMillijoules()).isNaN();
+        assertThat(unknown.meanPowerWatts()).isNaN();
+        assertThat(unknown.requestsPerJoule()).isNaN();
+        for (String c : List.of("energy_mj", "mean_power_w", "energy_per_request_mj", "requests_per_j")) {
+            assertThat(unknown.csvValues().get(columns.indexOf(c))).as(c).isEmpty();
+        }
+        assertThat(unknown.toString()).endsWith("energy unknown");
     }
 }

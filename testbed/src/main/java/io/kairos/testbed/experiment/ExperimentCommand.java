@@ -89,7 +89,7 @@ public class ExperimentCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** {@code experiment smdp}: solved, not simulated; the simulation's flags have nothing to set. */
+    /** {@code experiment smdp}: solved, and simulated with the paper's settings (see SmdpExperiment); the sweep's flags have nothing to set. */
     private Integer analytic(CommandLine cl) throws Exception {
         Map<String, Object> simulationOnly = new java.util.LinkedHashMap<>();
         simulationOnly.put("--duration-s", durationSeconds);
@@ -99,7 +99,7 @@ public class ExperimentCommand implements Callable<Integer> {
         simulationOnly.put("--invocation", invocation);
         simulationOnly.put("--[no-]triton-grid", tritonGrid);
         for (Map.Entry<String, Object> e : simulationOnly.entrySet()) {
-            if (e.getValue() != null) throw new ParameterException(cl, e.getKey() + " does not apply to experiment " + name + ", which solves rather than simulates");
+            if (e.getValue() != null) throw new ParameterException(cl, e.getKey() + " does not apply to experiment " + name + ", which solves the paper's model and simulates it with the paper's own settings");
         }
         if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
         Path dir = out != null ? out : defaultOut(name);

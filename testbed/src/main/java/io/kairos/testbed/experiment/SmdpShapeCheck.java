@@ -8,16 +8,110 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The SMDP paper's claims (Figs 4, 5, 8, Table I) checked against {@code experiment smdp}'s CSVs. */
+/** The SMDP paper's claims (Figs 4 to 8, Table I) checked against {@code experiment smdp}'s CSVs. */
 final class SmdpShapeCheck {
     private SmdpShapeCheck() {}
 
-    static List<Claim> check(ResultTable fig4, ResultTable fig5, ResultTable table1) {
+    static List<Claim> check(ResultTable fig4, ResultTable fig5, ResultTable fig6, ResultTable table1) {
         List<Claim> claims = new ArrayList<>();
         fig4(fig4, claims);
         fig5(fig5, claims);
+        simulated(fig5, claims);
+        tradeoff(fig6, claims);
         table1(table1, claims);
         return claims;
+    }
+
+    /** Ours, not the paper's: the simulator running the scheduler's policies measures what the stationary analysis computes. */
+    private static void simulated(ResultTable t, List<Claim> claims) {
+        double worst = 0;
+        String worstAt = "";
+        List<String> missing = new ArrayList<>();
+        int points = 0;
+        int cost = t.index("cost"), gap = t.index("gap");
+        for (List<String> row : t.rows()) {
+            if (row.get(cost).isEmpty()) continue;
+            String at = row.get(t.index("policy")) + " at rho " + row.get(t.index("rho")) + " w2 " + row.get(t.index("w2"));
+            if (row.get(gap).isEmpty()) {
+                missing.add(at);
+                continue;
+            }
+            points++;
+            double g = Double.parseDouble(row.get(gap));
+            if (Math.abs(g) >= Math.abs(worst)) {
+                worst = g;
+                worstAt = at;
+            }
+        }
+        boolean holds = missing.isEmpty() && Math.abs(worst) < SmdpExperiment.SIM_TOLERANCE;
+        claims.add(claim(String.format(Locale.ROOT, "Fig 5: simulated and analytic average cost agree within %.0f%% at every point",
+                        100 * SmdpExperiment.SIM_TOLERANCE), holds,
+                missing.isEmpty() ? String.format(Locale.ROOT, "%d points, largest gap %+.2f%% (%s)", points, 100 * worst, worstAt)
+                        : "not simulated: " + missing));
+    }
+
+    /** Figs 6 and 7: the SMDP curve against the baselines' points (analytic). */
+    private static void tradeoff(ResultTable t, List<Claim> claims) {
+        List<String> ends = new ArrayList<>();
+        List<String> below = new ArrayList<>();
+        double worstEnd = 0;
+        for (String rho : t.distinct("rho")) {
+            double[][] curve = curve(t, rho);
+            double[] wc = point(t, rho, "work-conserving");
+            double[] max = point(t, rho, "static-32");
+            double[] first = curve[0], last = curve[curve.length - 1];
+            for (double[] pair : new double[][]{{wc[0], first[0]}, {wc[1], first[1]}, {max[0], last[0]}, {max[1], last[1]}}) {
+                double d = Math.abs(pair[0] / pair[1] - 1);
+                worstEnd = Math.max(worstEnd, d);
+                if (d > 0.02) ends.add("rho " + rho);
+            }
+            for (String policy : SmdpExperiment.BASELINES) {
+                double[] b = point(t, rho, policy);
+                double onCurve = interpolate(curve, 0, 1, b[0]);
+                if (!Double.isNaN(onCurve) && b[1] < onCurve * (1 - 0.01)) {
+                    below.add(String.format(Locale.ROOT, "%s at rho %s: %.2f W, the curve %.2f W", policy, rho, b[1], onCurve));
+                }
+            }
+        }
+        claims.add(claim("Figs 6-7: work-conserving and maximum batching sit at the two ends of the SMDP curve (latency and power within 2% of w2 = 0 and w2 = 500)",
+                ends.isEmpty(), ends.isEmpty() ? String.format(Locale.ROOT, "largest difference %.2f%%", 100 * worstEnd) : "not at " + ends));
+        claims.add(claim("Figs 6-7: no baseline uses more than 1% less power than the SMDP curve at its latency (none below the curve in Fig 6, above it in Fig 7)",
+                below.isEmpty(), below.isEmpty() ? "every baseline within the curve's latency range, at every rho" : "below: " + below));
+
+        double[] s8 = point(t, "0.7", "static-8");
+        double curveAt8 = interpolate(curve(t, "0.7"), 0, 1, s8[0]);
+        claims.add(claim("Fig 6: static 8 is above the SMDP curve at rho 0.7 (more power at the same latency; Fig 7: less efficient)",
+                s8[1] > curveAt8, String.format(Locale.ROOT, "%.2f W at %.2f ms, the curve %.2f W (%+.1f%%)", s8[1], s8[0], curveAt8, 100 * (s8[1] / curveAt8 - 1))));
+        double[] s16 = point(t, "0.9", "static-16");
+        double curveAt16 = interpolate(curve(t, "0.9"), 1, 0, s16[1]);
+        claims.add(claim("Fig 6: static 16 has considerably longer latency at rho 0.9 (at least 20% more than the SMDP table at the same power)",
+                s16[0] >= 1.2 * curveAt16, String.format(Locale.ROOT, "%.2f ms at %.2f W, the curve %.2f ms", s16[0], s16[1], curveAt16)));
+    }
+
+    /** The SMDP curve at {@code rho}: {latency, power} per w2 with a value, by latency. */
+    private static double[][] curve(ResultTable t, String rho) {
+        List<double[]> points = new ArrayList<>();
+        int lat = t.index("latency_ms"), pow = t.index("power_w");
+        for (List<String> row : t.rows()) {
+            if (!t.where(Map.of("rho", rho, "policy", SmdpExperiment.SMDP)).test(row) || row.get(lat).isEmpty()) continue;
+            points.add(new double[]{Double.parseDouble(row.get(lat)), Double.parseDouble(row.get(pow))});
+        }
+        points.sort(java.util.Comparator.comparingDouble(p -> p[0]));
+        return points.toArray(double[][]::new);
+    }
+
+    /** A baseline's {latency, power}; NaNs when it has none (unstable). */
+    private static double[] point(ResultTable t, String rho, String policy) {
+        return new double[]{t.median("latency_ms", Map.of("rho", rho, "policy", policy)), t.median("power_w", Map.of("rho", rho, "policy", policy))};
+    }
+
+    /** The curve's coordinate {@code to} where its coordinate {@code from} is {@code x}, linearly between points; NaN outside. */
+    static double interpolate(double[][] curve, int from, int to, double x) {
+        for (int i = 0; i + 1 < curve.length; i++) {
+            double a = curve[i][from], b = curve[i + 1][from];
+            if ((x - a) * (x - b) <= 0 && a != b) return curve[i][to] + (curve[i + 1][to] - curve[i][to]) * (x - a) / (b - a);
+        }
+        return Double.NaN;
     }
 
     private static void fig4(ResultTable t, List<Claim> claims) {

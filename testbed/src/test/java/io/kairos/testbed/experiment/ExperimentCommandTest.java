@@ -35,7 +35,7 @@ class ExperimentCommandTest {
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
         assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard]");
-        assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves rather than simulates");
+        assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves the paper's model and simulates it with the paper's own settings");
         assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "--[no-]triton-grid does not apply to experiment smdp");
         assertUsageError(run("experiment", "smdp", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");

@@ -6,6 +6,7 @@ import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,7 +30,13 @@ import java.util.TreeMap;
  *   <li>latency percentiles are over the served requests (OK and LATE) only: a request shed or
  *       rejected early answers fast, and counting it would flatter the tail;</li>
  *   <li>mean batch size is over the requests that ran on a device (batch size above 0), weighted
- *       per request, i.e. the batch size the average executed request saw.</li>
+ *       per request, i.e. the batch size the average executed request saw;</li>
+ *   <li>energy is the model's energy profile {@code zeta(b)} of each batch that ran, shared equally
+ *       by its requests (each carries {@code zeta(b) / b}); mean power = energy / time (mJ/ms = W)
+ *       over the span or the caller's window; energy per request = energy / requests that ran;
+ *       energy efficiency = requests that ran per joule (the SMDP paper's {@code eta = b / zeta(b)}
+ *       averaged over the run). Unknown (NaN, an empty CSV field), never 0, as soon as one request
+ *       that ran has no energy: a model without an energy profile, or a source that cannot know it.</li>
  * </ul>
  * Not thread-safe: one collector fills it; several are combined with {@link #merge}.
  */
@@ -37,7 +44,9 @@ public final class ResultSummary {
     /** Name of the row that sums every model. */
     public static final String ALL = "ALL";
 
-    private final Map<String, Stats> byModel = new TreeMap<>();
+    // Looked up once per result (the simulator adds millions a second, over thousands of models);
+    // sorted by name only when shown.
+    private final Map<String, Stats> byModel = new HashMap<>();
     private final Stats overall = new Stats(ALL);
 
     public void add(InferenceResult r) {
@@ -49,14 +58,31 @@ public final class ResultSummary {
      * decoded: it counts, but has no latency and does not widen the span.
      */
     public void add(String model, ResultStatus status, long sentMicros, long emittedMicros, int batchSize) {
-        String name = model == null || model.isEmpty() ? "(unknown)" : model;
-        addTo(byModel.computeIfAbsent(name, Stats::new), status, sentMicros, emittedMicros, batchSize);
-        addTo(overall, status, sentMicros, emittedMicros, batchSize);
+        add(model, status, sentMicros, emittedMicros, batchSize, Double.NaN);
     }
 
-    private static void addTo(Stats s, ResultStatus status, long sentMicros, long emittedMicros, int batchSize) {
-        if (sentMicros > 0) s.add(status, sentMicros, emittedMicros, batchSize);
-        else s.addUntimed(status, batchSize);
+    /**
+     * Adds one terminal result whose request's share of its batch's energy is {@code energyMj}
+     * ({@code zeta(b) / b}; NaN when unknown, ignored for a request that never ran).
+     */
+    public void add(String model, ResultStatus status, long sentMicros, long emittedMicros, int batchSize, double energyMj) {
+        String name = model == null || model.isEmpty() ? "(unknown)" : model;
+        addTo(byModel.computeIfAbsent(name, Stats::new), status, sentMicros, emittedMicros, batchSize, energyMj);
+        addTo(overall, status, sentMicros, emittedMicros, batchSize, energyMj);
+    }
+
+    /**
+     * Adds one terminal result timed on a clock that may start at 0 (the simulator's), so that a
+     * start of 0 is a time, not the mark of an undecodable request; energy as in {@link #add}.
+     */
+    public void addTimed(String model, ResultStatus status, long startMicros, long endMicros, int batchSize, double energyMj) {
+        byModel.computeIfAbsent(model, Stats::new).add(status, startMicros, endMicros, batchSize, energyMj);
+        overall.add(status, startMicros, endMicros, batchSize, energyMj);
+    }
+
+    private static void addTo(Stats s, ResultStatus status, long sentMicros, long emittedMicros, int batchSize, double energyMj) {
+        if (sentMicros > 0) s.add(status, sentMicros, emittedMicros, batchSize, energyMj);
+        else s.addUntimed(status, batchSize, energyMj);
     }
 
     /** Adds everything {@code other} has seen to this summary; {@code other} is left as it was. */
@@ -78,7 +104,7 @@ public final class ResultSummary {
 
     /** Models with at least one result, in name order. */
     public List<String> models() {
-        return List.copyOf(byModel.keySet());
+        return List.copyOf(new TreeMap<>(byModel).keySet());
     }
 
     /** Per-model rows then the overall row, fixed width, for a terminal. */
@@ -90,7 +116,7 @@ public final class ResultSummary {
                 "model", "total", "ok", "late", "dropped", "rejected", "failed",
                 "attain%", "goodput/s", "thruput/s", "p50 ms", "p99 ms", "p99.9 ms", "batch");
         StringBuilder t = new StringBuilder(header).append(System.lineSeparator());
-        List<Stats> rows = new ArrayList<>(byModel.values());
+        List<Stats> rows = new ArrayList<>(new TreeMap<>(byModel).values());
         rows.add(overall);
         for (Stats s : rows) {
             if (s == overall && byModel.size() > 1) t.append("-".repeat(header.length())).append(System.lineSeparator());
@@ -113,13 +139,14 @@ public final class ResultSummary {
 
     public static String csvHeader() {
         return "model,total,ok,late,dropped,rejected,failed,slo_attainment,goodput_per_s,throughput_per_s,"
-                + "p50_ms,p99_ms,p999_ms,mean_latency_ms,max_latency_ms,mean_batch_size,span_s";
+                + "p50_ms,p99_ms,p999_ms,mean_latency_ms,max_latency_ms,mean_batch_size,span_s,"
+                + "energy_mj,mean_power_w,energy_per_request_mj,requests_per_j";
     }
 
     /** One CSV row per model, then the overall row named {@value #ALL}; no header. Empty fields where a figure is undefined. */
     public List<String> csvRows() {
         List<String> rows = new ArrayList<>();
-        for (Stats s : byModel.values()) rows.add(s.csvRow());
+        for (Stats s : new TreeMap<>(byModel).values()) rows.add(s.csvRow());
         rows.add(overall.csvRow());
         return Collections.unmodifiableList(rows);
     }
@@ -140,6 +167,8 @@ public final class ResultSummary {
         private long latencySumMicros;
         private long executed;
         private long executedBatchSizeSum;
+        private double energyMj;
+        private long executedEnergyUnknown;
         private long firstSentMicros = Long.MAX_VALUE;
         private long lastEmittedMicros = Long.MIN_VALUE;
 
@@ -153,7 +182,15 @@ public final class ResultSummary {
          * never ran on a device. Its latency counts if it was served (OK or LATE).
          */
         public void add(ResultStatus status, long startMicros, long endMicros, int batchSize) {
-            addUntimed(status, batchSize);
+            add(status, startMicros, endMicros, batchSize, Double.NaN);
+        }
+
+        /**
+         * As {@link #add(ResultStatus, long, long, int)}, for a request that carries
+         * {@code energyMj} of its batch's energy (NaN: unknown; ignored if it never ran).
+         */
+        public void add(ResultStatus status, long startMicros, long endMicros, int batchSize, double energyMj) {
+            addUntimed(status, batchSize, energyMj);
             firstSentMicros = Math.min(firstSentMicros, startMicros);
             lastEmittedMicros = Math.max(lastEmittedMicros, endMicros);
             if (status == ResultStatus.OK || status == ResultStatus.LATE) {
@@ -167,10 +204,17 @@ public final class ResultSummary {
 
         /** Adds a result with no start time (bytes that could not be decoded): it counts, without latency or span. */
         public void addUntimed(ResultStatus status, int batchSize) {
+            addUntimed(status, batchSize, Double.NaN);
+        }
+
+        /** Adds a result with no start time, carrying {@code energyMj} of its batch's energy (NaN: unknown). */
+        public void addUntimed(ResultStatus status, int batchSize, double shareMj) {
             counts[status.ordinal()]++;
             if (batchSize > 0) {
                 executed++;
                 executedBatchSizeSum += batchSize;
+                if (Double.isNaN(shareMj)) executedEnergyUnknown++;
+                else energyMj += shareMj;
             }
         }
 
@@ -180,6 +224,8 @@ public final class ResultSummary {
             latencySumMicros += other.latencySumMicros;
             executed += other.executed;
             executedBatchSizeSum += other.executedBatchSizeSum;
+            energyMj += other.energyMj;
+            executedEnergyUnknown += other.executedEnergyUnknown;
             firstSentMicros = Math.min(firstSentMicros, other.firstSentMicros);
             lastEmittedMicros = Math.max(lastEmittedMicros, other.lastEmittedMicros);
         }
@@ -277,6 +323,39 @@ public final class ResultSummary {
             return executed == 0 ? Double.NaN : (double) executedBatchSizeSum / executed;
         }
 
+        /** Requests that ran on a device (batch size above 0), whatever their status. */
+        public long executed() {
+            return executed;
+        }
+
+        /**
+         * Millijoules of the batches that ran, by the requests' shares; NaN when nothing ran or when
+         * a request that ran has no known energy.
+         */
+        public double energyMillijoules() {
+            return executed == 0 || executedEnergyUnknown > 0 ? Double.NaN : energyMj;
+        }
+
+        /** Mean power over the observed span, in W (mJ per ms); NaN when the energy is unknown or the span empty. */
+        public double meanPowerWatts() {
+            return meanPowerWatts(spanMicros());
+        }
+
+        /** Mean power over a window of {@code windowMicros}, in W (mJ per ms); NaN when the energy is unknown or the window empty. */
+        public double meanPowerWatts(long windowMicros) {
+            return windowMicros <= 0 ? Double.NaN : energyMillijoules() / (windowMicros / 1000.0);
+        }
+
+        /** Millijoules per request that ran; NaN when unknown. */
+        public double energyPerRequestMillijoules() {
+            return energyMillijoules() / executed;
+        }
+
+        /** Energy efficiency: requests that ran per joule; NaN when unknown. */
+        public double requestsPerJoule() {
+            return executed / (energyMillijoules() / 1000.0);
+        }
+
         String csvRow() {
             boolean timed = served() > 0;
             return String.join(",",
@@ -291,11 +370,13 @@ public final class ResultSummary {
                     num(meanLatencyMicros() / 1000.0, "%.3f"),
                     timed ? num(maxLatencyMicros() / 1000.0, "%.3f") : "",
                     num(meanBatchSize(), "%.3f"),
-                    num(spanMicros() / 1e6, "%.6f"));
+                    num(spanMicros() / 1e6, "%.6f"),
+                    num(energyMillijoules(), "%.6g"), num(meanPowerWatts(), "%.6g"),
+                    num(energyPerRequestMillijoules(), "%.6g"), num(requestsPerJoule(), "%.6g"));
         }
 
         private static String num(double v, String format) {
-            return Double.isNaN(v) ? "" : String.format(Locale.ROOT, format, v);
+            return Double.isFinite(v) ? String.format(Locale.ROOT, format, v) : "";
         }
 
         private static String csv(String s) {

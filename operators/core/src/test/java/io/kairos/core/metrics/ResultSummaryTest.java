@@ -184,11 +184,61 @@ class ResultSummaryTest {
         assertThat(lines.get(2)).startsWith("resnet50").contains(" 60.00 ", " 0.40 ", " 1.80 ", " 4.89");
         assertThat(lines.get(4)).startsWith("ALL ");
 
-        assertThat(ResultSummary.csvHeader().split(",")).hasSize(17).startsWith("model", "total", "ok");
+        assertThat(ResultSummary.csvHeader().split(",")).hasSize(21).startsWith("model", "total", "ok")
+                .endsWith("energy_mj", "mean_power_w", "energy_per_request_mj", "requests_per_j");
         assertThat(s.csvRows()).hasSize(3);
+        // No energy was given: the energy columns are empty, not 0.
         assertThat(s.csvRows().get(1)).isEqualTo(
-                "resnet50,10,6,2,1,0,1,0.600000,606.061,808.081,0.400,1.800,1.800,0.675,1.800,4.889,0.009900");
-        assertThat(s.csvRows().get(2).split(",", -1)).hasSize(17).startsWith("ALL", "14", "9", "2", "1", "1", "1");
+                "resnet50,10,6,2,1,0,1,0.600000,606.061,808.081,0.400,1.800,1.800,0.675,1.800,4.889,0.009900,,,,");
+        assertThat(s.csvRows().get(2).split(",", -1)).hasSize(21).startsWith("ALL", "14", "9", "2", "1", "1", "1");
         assertThat(new ResultSummary().table()).contains("(no results)").doesNotContain("ALL");
+    }
+
+    /**
+     * Three batches of GoogLeNet on a P4, zeta(b) = 19.90 b + 19.60 mJ: sizes 1, 2 and 4 take
+     * 39.5, 59.4 and 99.2 mJ, 198.1 mJ for 7 requests over a span of 10 ms (0 to 10,000 us):
+     * 19.81 W, 28.3 mJ per request, 7 / 0.1981 J = 35.336... requests per joule.
+     */
+    @Test
+    void energyOfBatchesSharedByTheirRequests() {
+        ResultSummary s = new ResultSummary();
+        double[] zeta = {0, 39.5, 59.4, 0, 99.2};
+        s.add("googlenet", OK, 1, 2_000, 1, zeta[1]);
+        for (int i = 0; i < 2; i++) s.add("googlenet", OK, 1_000, 5_000, 2, zeta[2] / 2);
+        for (int i = 0; i < 4; i++) s.add("googlenet", i < 3 ? OK : LATE, 3_000, 10_001, 4, zeta[4] / 4);
+        s.add("googlenet", DROPPED, 4_000, 4_100, 0, Double.NaN); // never ran: no energy, known or not
+
+        ResultSummary.Stats g = s.model("googlenet");
+        assertThat(g.executed()).isEqualTo(7);
+        assertThat(g.energyMillijoules()).isCloseTo(198.1, offset(1e-9));
+        assertThat(g.meanPowerWatts()).isCloseTo(19.81, offset(1e-9));
+        assertThat(g.meanPowerWatts(20_000)).isCloseTo(9.905, offset(1e-9));
+        assertThat(g.energyPerRequestMillijoules()).isCloseTo(28.3, offset(1e-9));
+        assertThat(g.requestsPerJoule()).isCloseTo(7 / 0.1981, offset(1e-9));
+        assertThat(s.csvRows().get(0)).endsWith(",198.100,19.8100,28.3000,35.3357");
+        assertThat(s.overall().energyMillijoules()).isCloseTo(198.1, offset(1e-9));
+    }
+
+    @Test
+    void energyIsUnknownAsSoonAsOneRequestThatRanHasNone() {
+        ResultSummary s = new ResultSummary();
+        s.add("googlenet", OK, 1, 2_000, 1, 39.5);
+        s.add("resnet50", OK, 1, 2_000, 1); // a model without an energy profile
+        assertThat(s.model("googlenet").energyMillijoules()).isEqualTo(39.5);
+        assertThat(s.model("resnet50").energyMillijoules()).isNaN();
+        assertThat(s.overall().energyMillijoules()).isNaN();
+        assertThat(s.overall().meanPowerWatts()).isNaN();
+        assertThat(s.overall().requestsPerJoule()).isNaN();
+        assertThat(s.csvRows().get(2)).endsWith(",,,,");
+        // Nothing ran: no figure at all, rather than 0 W.
+        ResultSummary none = new ResultSummary();
+        none.add("googlenet", DROPPED, 1, 2, 0, Double.NaN);
+        assertThat(none.overall().energyMillijoules()).isNaN();
+        // Merging keeps what is unknown unknown.
+        ResultSummary merged = new ResultSummary();
+        merged.add("googlenet", OK, 1, 2_000, 1, 39.5);
+        merged.merge(s);
+        assertThat(merged.model("googlenet").energyMillijoules()).isEqualTo(79.0);
+        assertThat(merged.overall().energyMillijoules()).isNaN();
     }
 }
