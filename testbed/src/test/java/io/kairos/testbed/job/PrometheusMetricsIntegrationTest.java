@@ -89,7 +89,10 @@ class PrometheusMetricsIntegrationTest {
         try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
-                for (int i = 0; i < n; i++) kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request("p" + i, "mlp", 120_000));
+                // The last few of a model with an energy profile, whose energy gauge exists only once it has run.
+                for (int i = 0; i < n; i++) {
+                    kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request("p" + i, i < n - 4 ? "mlp" : "googlenet", 120_000));
+                }
                 kafka.flush();
                 assertThat(kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= n, Duration.ofSeconds(90))).hasSize(n);
 
@@ -106,8 +109,10 @@ class PrometheusMetricsIntegrationTest {
                 assertThat(value(body, "requestsDispatched")).isEqualTo(n);
 
                 Set<String> scraped = new TreeSet<>();
-                Matcher m = Pattern.compile("(?m)^" + PREFIX + "([A-Za-z]+)[{ ]").matcher(body);
+                // A per-model metric sits under the group "model" (its name a label): ..._kairos_model_energyMillijoules{model="googlenet"}.
+                Matcher m = Pattern.compile("(?m)^" + PREFIX + "(?:model_)?([A-Za-z]+)[{ ]").matcher(body);
                 while (m.find()) scraped.add(m.group(1));
+                assertThat(body).containsPattern("(?m)^" + PREFIX + "model_energyMillijoules\\{.*model=\"googlenet\"");
                 assertThat(scraped).as("the job's metrics as scraped").isEqualTo(GrafanaDashboardTest.registeredMetrics().keySet());
                 assertThat(body).containsPattern("(?m)^" + PREFIX + "batchSize\\{.*quantile=\"0\\.99\",\\} ")
                         .containsPattern("(?m)^" + PREFIX + "batchSize_count\\{");
