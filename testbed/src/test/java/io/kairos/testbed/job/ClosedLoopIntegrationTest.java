@@ -9,7 +9,6 @@ import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.DeviceReport;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -18,8 +17,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -49,18 +46,9 @@ class ClosedLoopIntegrationTest {
     private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
     private static final double SLOWER = 1.5;
     private static final int REQUESTS = 240;
-    private static EmbeddedKafkaBroker broker;
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
     private static int run;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
 
     @Test
     void predictionsConvergeToTheSlowerDevicesAndReportsComeBackInMilliseconds() throws Exception {
@@ -104,7 +92,7 @@ class ClosedLoopIntegrationTest {
 
     /** Sends a steady trickle of resnet50 requests; returns their batches' telemetry in dispatch order. */
     private List<BatchTelemetry> serveResnet(ServingConfig config) throws Exception {
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, CATALOG).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request("warm-up", "mlp", 120_000));
@@ -137,7 +125,7 @@ class ClosedLoopIntegrationTest {
 
     private static ServingConfig config(Consumer<ServingConfig> adjust) {
         run++;
-        return TestConfigs.onBroker(broker, "loop" + run + "-", c -> {
+        return TestConfigs.onBroker(BROKER.get(), "loop" + run + "-", c -> {
             c.simulatedSpeed = SLOWER;
             adjust.accept(c);
         });
@@ -155,7 +143,7 @@ class ClosedLoopIntegrationTest {
         ReportDelays(ServingConfig config) {
             AvroCodec<DeviceReport> codec = AvroCodec.of(DeviceReport.class);
             KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                    "bootstrap.servers", broker.bootstrapServers(), "group.id", "delays-" + UUID.randomUUID(), "auto.offset.reset", "earliest",
+                    "bootstrap.servers", BROKER.get().bootstrapServers(), "group.id", "delays-" + UUID.randomUUID(), "auto.offset.reset", "earliest",
                     "fetch.min.bytes", 1, "fetch.max.wait.ms", 5), new ByteArrayDeserializer(), new ByteArrayDeserializer());
             consumer.subscribe(List.of(config.deviceReportsTopic));
             reader = new Thread(() -> {

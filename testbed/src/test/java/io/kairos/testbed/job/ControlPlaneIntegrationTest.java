@@ -19,7 +19,6 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
@@ -33,8 +32,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,31 +66,22 @@ class ControlPlaneIntegrationTest {
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
     private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
-    private static EmbeddedKafkaBroker broker;
+    // The log cleaner looks for work every 100 ms rather than every 15 s, so that compaction is seen within a test.
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass(Map.of("log.cleaner.backoff.ms", "100"));
     private static int run;
-
-    @BeforeAll
-    static void startBroker() {
-        // The log cleaner looks for work every 100 ms rather than every 15 s, so that compaction is seen within a test.
-        broker = EmbeddedKafkaBroker.start(Map.of("log.cleaner.backoff.ms", "100"));
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
 
     @Test
     void badDecisionsAreRejectedWithTheirReasonAndServingGoesOn() throws Exception {
         ServingConfig config = config(c -> {});
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers());
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers());
              DecisionPublisher user = publisher(config, "user")) {
             JobClient job = start(config, null);
             try {
                 awaitServing(kafka, config, "warm-up");
 
                 // The command waits for the job's verdict and prints it.
-                Run place = kairos("control", "place", "--bootstrap-servers", broker.bootstrapServers(),
+                Run place = kairos("control", "place", "--bootstrap-servers", BROKER.get().bootstrapServers(),
                         "--control-topic", config.controlTopic, "--outcomes-topic", config.outcomesTopic,
                         "--group", "default", "--device", "7=mlp");
                 assertThat(place.code()).as(place.err()).isEqualTo(1);
@@ -151,7 +139,7 @@ class ControlPlaneIntegrationTest {
         assumeThat(unchecked).as("policy parameters the core does not check when a decision is applied").isEmpty();
 
         ServingConfig config = config(c -> {});
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers());
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers());
              DecisionPublisher tuner = publisher(config, "tuner")) {
             JobClient job = start(config, null);
             try {
@@ -173,12 +161,12 @@ class ControlPlaneIntegrationTest {
 
     @Test
     void twoWritersKeepTheirDecisionsThroughCompactionAndRestarts(@TempDir Path savepoints) throws Exception {
-        ServingConfig config = config(c -> broker.createTopic(c.controlTopic, 1, Map.of(
+        ServingConfig config = config(c -> BROKER.get().createTopic(c.controlTopic, 1, Map.of(
                 "cleanup.policy", "compact", "segment.ms", "100", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0")));
         AtomicLong tunerClock = new AtomicLong(); // the tuner counts 1, 2, 3...: a global counter would drop all its decisions
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers());
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers());
              DecisionPublisher planner = publisher(config, "planner");
-             DecisionPublisher tuner = new DecisionPublisher(broker.bootstrapServers(), config.controlTopic, config.outcomesTopic, "tuner", tunerClock::incrementAndGet)) {
+             DecisionPublisher tuner = new DecisionPublisher(BROKER.get().bootstrapServers(), config.controlTopic, config.outcomesTopic, "tuner", tunerClock::incrementAndGet)) {
             JobClient job = start(config, null);
             String savepoint;
             try {
@@ -264,9 +252,9 @@ class ControlPlaneIntegrationTest {
 
     @Test
     void aDecisionTheJobDidNotApplyNeverHidesTheOneItHoldsFromAFreshStart() throws Exception {
-        ServingConfig config = config(c -> broker.createTopic(c.controlTopic, 1, Map.of(
+        ServingConfig config = config(c -> BROKER.get().createTopic(c.controlTopic, 1, Map.of(
                 "cleanup.policy", "compact", "segment.ms", "100", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0")));
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers());
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers());
              DecisionPublisher planner = publisher(config, "planner");
              DecisionPublisher tuner = publisher(config, "tuner")) {
             JobClient job = start(config, null);
@@ -414,7 +402,7 @@ class ControlPlaneIntegrationTest {
 
     private static ServingConfig config(Consumer<ServingConfig> adjust) {
         run++;
-        return TestConfigs.onBroker(broker, "cp" + run + "-", adjust);
+        return TestConfigs.onBroker(BROKER.get(), "cp" + run + "-", adjust);
     }
 
     /** Starts the job with restarts disabled (a failure ends it), from {@code savepoint} if given. */

@@ -6,7 +6,6 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
@@ -17,8 +16,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -54,24 +51,15 @@ class DeliveryAfterACrashIntegrationTest {
     private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
     private static final String WARM_UP = "warm-up";
     private static final int ANSWERED = 100;
-    private static EmbeddedKafkaBroker broker;
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
     /** The index of the running TaskManager: a terminated one keeps its place in the mini-cluster's list. */
     private static int liveTaskManager;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
 
     @Test
     void atLeastOnceAReplayedRequestThatWasAnsweredGetsNoSecondResult(@InjectMiniCluster MiniCluster cluster) throws Exception {
         ServingConfig config = config("alo-", ServingConfig.Delivery.AT_LEAST_ONCE);
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = start(config);
             try {
                 awaitServing(kafka, config);
@@ -104,7 +92,7 @@ class DeliveryAfterACrashIntegrationTest {
     @Test
     void exactlyOnceAReadCommittedConsumerSeesOneResultPerRequest(@InjectMiniCluster MiniCluster cluster) throws Exception {
         ServingConfig config = config("eo-", ServingConfig.Delivery.EXACTLY_ONCE);
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = start(config);
             try {
                 awaitServing(kafka, config);
@@ -177,7 +165,7 @@ class DeliveryAfterACrashIntegrationTest {
     }
 
     private static ServingConfig config(String prefix, ServingConfig.Delivery delivery) {
-        return TestConfigs.onBroker(broker, prefix, c -> {
+        return TestConfigs.onBroker(BROKER.get(), prefix, c -> {
             c.delivery = delivery;
             c.checkpointIntervalMs = 1_000_000_000; // only the checkpoints the test triggers
         });

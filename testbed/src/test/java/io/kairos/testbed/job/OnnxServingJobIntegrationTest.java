@@ -9,7 +9,6 @@ import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.OnnxDevice;
 import io.kairos.core.time.WallClock;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
@@ -25,7 +24,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -59,23 +57,18 @@ class OnnxServingJobIntegrationTest {
     static final MiniClusterExtension FLINK = new MiniClusterExtension(
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
 
-    private static EmbeddedKafkaBroker broker;
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
     private static Path repository;
 
     @BeforeAll
-    static void start() {
-        broker = EmbeddedKafkaBroker.start();
+    static void writeModels() {
         repository = ExampleModels.writeRepository(Path.of("target", "onnx-it-models").toAbsolutePath());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (broker != null) broker.close();
     }
 
     @Test
     void servesTheExampleModelsWithOutputsThatMatchTheirMathsAndFlagsColdStarts() throws Exception {
-        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-", c -> {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "onnx-it-", c -> {
             // Triton's batcher holds a queue up to 20 ms, so that the bursts below run as real batches
             // (stacked and split again) rather than one request at a time on idle devices.
             c.policy = "triton";
@@ -109,7 +102,7 @@ class OnnxServingJobIntegrationTest {
             });
             requests.add(request(id, model, x, image ? List.of(3L, 32L, 32L) : List.of(64L)));
         }
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 for (int i = 0; i < n; i++) {
@@ -166,7 +159,7 @@ class OnnxServingJobIntegrationTest {
         // device work, the device needs well over a second for it, and the async timeout of
         // 200 ms gives up on it long before.
         Path repo = repositoryWithResNet("onnx-it-timeout-models", "[1, 768]", 0.001, 0.1);
-        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-timeout-", c -> {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "onnx-it-timeout-", c -> {
             c.devices = 1;
             c.policy = "triton";
             // A queue delay long enough for all 768 to arrive, however slowly the machine ingests them.
@@ -177,7 +170,7 @@ class OnnxServingJobIntegrationTest {
         });
         ModelCatalog catalog = ServeCommand.catalog(config);
         float[] image = new float[3 * 32 * 32];
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 // MLP requests go to the device one by one, at once.
@@ -235,7 +228,7 @@ class OnnxServingJobIntegrationTest {
         // has finished it. Flex with lambda 1.05 preempts a batch of 1 for 400, and 400 for 420.
         // The job runs open-loop, so that the devices' reports do not correct that belief.
         Path repo = repositoryWithResNet("onnx-it-preemption-models", "[1, 400, 420]", 1.4, 5000);
-        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-preemption-", c -> {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "onnx-it-preemption-", c -> {
             c.closedLoop = false;
             c.devices = 1;
             c.policy = "flex";
@@ -246,7 +239,7 @@ class OnnxServingJobIntegrationTest {
         ModelCatalog catalog = ServeCommand.catalog(config);
         float[] image = new float[3 * 32 * 32];
         int n = 420;
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 // r0 runs alone; its result is back long before the 5 s the scheduler books for it.
@@ -303,7 +296,7 @@ class OnnxServingJobIntegrationTest {
 
     @Test
     void aPlacementDecisionLoadsTheModelsItPutsOnADeviceBeforeTheirFirstRequest() throws Exception {
-        ServingConfig config = TestConfigs.onBroker(broker, "onnx-it-placement-", c -> {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "onnx-it-placement-", c -> {
             c.devices = 1;
             c.policy = "triton";
             c.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "5");
@@ -311,7 +304,7 @@ class OnnxServingJobIntegrationTest {
             c.modelRepository = repository.toString();
         });
         ModelCatalog catalog = ServeCommand.catalog(config);
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 // The group's first request: the MLP loads on demand.

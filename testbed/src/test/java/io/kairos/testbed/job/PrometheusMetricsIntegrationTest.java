@@ -5,15 +5,12 @@ import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.infra.GrafanaDashboardTest;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -53,7 +50,8 @@ class PrometheusMetricsIntegrationTest {
                             "metrics.reporter.prom.port", Integer.toString(PORT))))
                     .build());
 
-    private static EmbeddedKafkaBroker broker;
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
 
     private static int freePort() {
         try (ServerSocket s = new ServerSocket(0)) {
@@ -61,16 +59,6 @@ class PrometheusMetricsIntegrationTest {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
     }
 
     private static String scrape() throws Exception {
@@ -84,9 +72,9 @@ class PrometheusMetricsIntegrationTest {
     @Test
     void everyMetricTheJobRegistersIsScrapedUnderTheDocumentedName() throws Exception {
         // With checkpoints, so that the step after a restore (resultsSuppressed) is in the topology too.
-        ServingConfig config = TestConfigs.onBroker(broker, "prom-", c -> c.checkpointIntervalMs = 60_000);
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "prom-", c -> c.checkpointIntervalMs = 60_000);
         int n = 40;
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 // The last few of a model with an energy profile, whose energy gauge exists only once it has run.

@@ -7,7 +7,6 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.wire.AvroCodec;
 import io.kairos.wire.RegistryFraming;
 import org.apache.avro.Schema;
@@ -22,8 +21,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -56,17 +53,8 @@ class RegistryFramingIntegrationTest {
     /** What an older client registered: InferenceRequest before the pipeline fields. */
     private static final Schema OLDER = olderRequestSchema();
 
-    private static EmbeddedKafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
 
     @Test
     void framedRequestsOfKnownIdsAreServedAndOthersRejectedNamingTheId() throws Exception {
@@ -81,12 +69,12 @@ class RegistryFramingIntegrationTest {
         });
         registry.start();
         String url = "http://127.0.0.1:" + registry.getAddress().getPort();
-        ServingConfig config = TestConfigs.onBroker(broker, "framing-", c -> {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "framing-", c -> {
             c.registrySchemaIds = new java.util.TreeSet<>(Set.of(5));
             c.schemaRegistryUrl = url;
         });
         AvroCodec<InferenceRequest> codec = AvroCodec.of(InferenceRequest.class);
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, CATALOG).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
                 kafka.send(config.requestsTopic, RegistryFraming.frame(5, codec.encode(ServingJobIntegrationTest.request("given-id", "mlp", 60_000))));

@@ -5,7 +5,6 @@ import io.kairos.jobs.ServingConfig;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
 import io.kairos.core.time.WallClock;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
@@ -19,8 +18,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,27 +40,18 @@ class ServingJobIntegrationTest {
     static final MiniClusterExtension FLINK = new MiniClusterExtension(
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
-    private static EmbeddedKafkaBroker broker;
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
     private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
     private static int run;
     private static final String WARM_UP = "warm-up";
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
 
     @Test
     void everyRequestGetsExactlyOneResultWithPlausibleTimings() throws Exception {
         ServingConfig config = config(c -> {});
         List<String> models = List.of("resnet50", "googlenet", "mlp");
         int n = 300;
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = start(config);
             try {
                 awaitServing(kafka, config);
@@ -103,7 +91,7 @@ class ServingJobIntegrationTest {
     @Test
     void badInputBecomesRejectedOrDroppedResultsAndGoodRequestsAroundItAreServed() throws Exception {
         ServingConfig config = config(c -> {});
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = start(config);
             try {
                 awaitServing(kafka, config);
@@ -155,7 +143,7 @@ class ServingJobIntegrationTest {
             c.policy = "triton";
             c.policyParams = Map.of("max_batch", "1", "max_queue_delay_ms", "20");
         });
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers())) {
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = start(config);
             try {
                 awaitServing(kafka, config);
@@ -231,7 +219,7 @@ class ServingJobIntegrationTest {
 
     private static ServingConfig config(Consumer<ServingConfig> adjust) {
         run++;
-        return TestConfigs.onBroker(broker, "it" + run + "-", adjust);
+        return TestConfigs.onBroker(BROKER.get(), "it" + run + "-", adjust);
     }
 
     private static JobClient start(ServingConfig config) throws Exception {

@@ -14,7 +14,6 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPolicy;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -22,8 +21,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -50,30 +47,21 @@ class SmdpPolicyIntegrationTest {
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
 
     private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
-    private static EmbeddedKafkaBroker broker;
-
-    @BeforeAll
-    static void startBroker() {
-        broker = EmbeddedKafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (broker != null) broker.close();
-    }
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
 
     @Test
     void aControlDecisionSwitchesAModelToItsTableAndTheBatchesFollowIt() throws Exception {
         // One device: the group serves googlenet on it, as the paper's single server does.
-        ServingConfig config = TestConfigs.onBroker(broker, "smdp-", c -> c.devices = 1);
-        try (TopicClient kafka = new TopicClient(broker.bootstrapServers());
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "smdp-", c -> c.devices = 1);
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers());
              DecisionPublisher solver = new DecisionPublisher(config.bootstrapServers, config.controlTopic, config.outcomesTopic, "test-solver")) {
             JobClient job = start(config);
             try {
                 serve(kafka, config, "warm-up-", "mlp", 1, 120_000, 0);
 
                 // kairos plan smdp solves googlenet's table and the job applies it.
-                Run plan = kairos("plan", "smdp", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", config.controlTopic,
+                Run plan = kairos("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--control-topic", config.controlTopic,
                         "--outcomes-topic", config.outcomesTopic, "--model", "googlenet", "--rate", "2000", "--w2", "1");
                 assertThat(plan.code()).as(plan.err()).isZero();
                 assertThat(plan.out()).contains("table: 0-7:wait").contains("applied batching/default/googlenet (kairos-plan-smdp/");
@@ -88,7 +76,7 @@ class SmdpPolicyIntegrationTest {
                 assertThat(decide(solver, table("googlenet", BatchingTable.staticBatch(16, 32))).getStatus()).isEqualTo(DecisionStatus.APPLIED);
                 assertThat(decide(solver, SetPolicy.newBuilder().setGroup("default").setPolicy("smdp").setParams(Map.of("guard_margin_ms", "50")).build())
                         .getStatus()).isEqualTo(DecisionStatus.APPLIED);
-                Run show = kairos("control", "show", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", config.controlTopic, "--devices", "1");
+                Run show = kairos("control", "show", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--control-topic", config.controlTopic, "--devices", "1");
                 assertThat(show.code()).as(show.err()).isZero();
                 assertThat(show.out()).contains("group default: policy smdp {guard_margin_ms=50}")
                         .contains("  batching table of googlenet: 0-15:wait 16-32:16 S_o:16 (solved for 1000 requests/s, w1 1, w2 0)");
@@ -103,12 +91,12 @@ class SmdpPolicyIntegrationTest {
                 // and kairos plan smdp solves for it when not given a rate.
                 assertThat(batches).allSatisfy(b -> assertThat(b.getArrivalRatePerS()).isNotNull().isPositive());
                 BatchTelemetry last = batches.stream().max(java.util.Comparator.comparingLong(BatchTelemetry::getDispatchedAtMicros)).orElseThrow();
-                Run fromTelemetry = kairos("plan", "smdp", "--bootstrap-servers", broker.bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
+                Run fromTelemetry = kairos("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
                         "--model", "googlenet", "--dry-run");
                 assertThat(fromTelemetry.code()).as(fromTelemetry.err()).isZero();
                 assertThat(fromTelemetry.out()).contains(String.format(java.util.Locale.ROOT, "rate %.6g requests/s: the job's estimate on batch %s in %s",
                         last.getArrivalRatePerS(), last.getBatchId(), config.telemetryTopic));
-                Run unseen = kairos("plan", "smdp", "--bootstrap-servers", broker.bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
+                Run unseen = kairos("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
                         "--model", "resnet50", "--dry-run");
                 assertThat(unseen.code()).isEqualTo(1);
                 assertThat(unseen.err()).contains("no rate estimate of model 'resnet50' in serving group 'default' in the last 10000 records of "
