@@ -4,10 +4,9 @@ import io.kairos.control.smdp.BatchServiceModel;
 import io.kairos.control.smdp.CostWeights;
 import io.kairos.control.smdp.SmdpSolution;
 import io.kairos.control.smdp.SmdpSolver;
-import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.EnergyProfile;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.request.Request;
-import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.SmdpPolicy;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.FateListener;
@@ -45,12 +44,6 @@ public final class SmdpGuardExperiment {
     public static final String NAME = "smdp-guard";
     public static final String DESCRIPTION = "what the smdp policy's deadline guard costs the SMDP objective (GoogLeNet/P4, Poisson, simulated against the solver's g)";
 
-    static final String MODEL = "p4-googlenet";
-    static final double ALPHA = 0.3051;
-    static final double TAU0 = 1.052;
-    static final double BETA = 19.90;
-    static final double ZETA0 = 19.60;
-    static final int B_MAX = 32;
     static final double[] RHO = {0.1, 0.5, 0.9};
     static final double[] W2 = {1, 10};
     /** SLOs in ms; 0: none (the paper's setting). */
@@ -58,11 +51,9 @@ public final class SmdpGuardExperiment {
     static final String CSV = "guard.csv";
     static final String SUMMARY = "guard.md";
 
-    /** The paper's GPU with every batch size 1..32 listed, so that no batch is padded: the solver's model exactly. */
-    static final ModelCatalog CATALOG = ModelCatalog.parse("""
-            {"models": [{"name": "%s", "input": {"dtype": "FLOAT32", "shape": [1]},
-              "batch_sizes": [%s], "latency_ms": {"alpha": %s, "beta": %s}, "energy_mj": {"beta": %s, "zeta0": %s}}]}"""
-            .formatted(MODEL, sizes(), ALPHA, TAU0, BETA, ZETA0), "smdp-guard");
+    // The paper's queue as SmdpSimulation sets it up (GoogLeNet on a P4, every batch size 1..32), with deadlines.
+    private static final String MODEL = SmdpSimulation.MODEL;
+    private static final EnergyProfile ENERGY = SmdpSimulation.CATALOG.get(MODEL).energy();
 
     private final double durationSeconds;
     private final double warmupSeconds;
@@ -86,7 +77,6 @@ public final class SmdpGuardExperiment {
         out.printf(Locale.ROOT, "%s: %s%n", NAME, DESCRIPTION);
         Files.createDirectories(dir);
         long started = System.nanoTime();
-        BatchServiceModel p4 = BatchServiceModel.linear(1, ALPHA, TAU0, BETA, ZETA0, B_MAX);
         SmdpSolver solver = new SmdpSolver();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, NAME);
@@ -99,10 +89,10 @@ public final class SmdpGuardExperiment {
         try {
             for (double rho : RHO) {
                 for (double w2 : W2) {
-                    BatchServiceModel model = p4.atLoad(rho);
+                    BatchServiceModel model = SmdpExperiment.P4.atLoad(rho);
                     CostWeights w = CostWeights.of(1, w2);
                     double co = SmdpSolver.overflowCostBound(model, w, 64);
-                    SmdpSolution solution = solver.solveAccepted(model, w, co, 0.001, B_MAX, 8, 2_000).solution();
+                    SmdpSolution solution = solver.solveAccepted(model, w, co, 0.001, SmdpSimulation.MAX_BATCH, 8, 2_000).solution();
                     for (double slo : SLO_MS) {
                         for (boolean guard : slo == 0 ? new boolean[]{false} : new boolean[]{true, false}) {
                             for (int seed = 1; seed <= seeds; seed++) {
@@ -142,12 +132,11 @@ public final class SmdpGuardExperiment {
     Measured simulate(BatchServiceModel model, CostWeights w, SmdpSolution solution, double sloMs, boolean guard, long seed) {
         double ratePerSecond = model.arrivalRate() * 1000;
         double slo = sloMs == 0 ? 1e9 : sloMs; // no SLO: a deadline no run reaches
-        ServingPlan plan = new ServingPlan(1, Long.MAX_VALUE, SmdpPolicy.NAME,
-                PolicyParams.of(Map.of("shed", "false", SmdpPolicy.DEADLINE_GUARD, Boolean.toString(guard))), CATALOG);
-        plan.setBatchingTable(ServingPlan.DEFAULT_GROUP, MODEL, solution.table());
+        ServingPlan plan = SmdpSimulation.plan(SmdpPolicy.NAME,
+                Map.of("shed", "false", SmdpPolicy.DEADLINE_GUARD, Boolean.toString(guard)), Map.of(MODEL, solution.table()));
         long duration = Math.round(durationSeconds * 1e6);
         long warmup = Math.round(warmupSeconds * 1e6);
-        Simulation sim = Simulation.builder(CATALOG).plan(plan)
+        Simulation sim = Simulation.builder(SmdpSimulation.CATALOG).plan(plan)
                 .workload(Workload.parse(MODEL + ":" + ratePerSecond + ":" + slo))
                 .duration(duration).warmup(warmup).learnLatency(null).seed(seed).build();
         double[] sums = new double[4]; // latency (us), energy (mJ), batch size, within the SLO
@@ -157,7 +146,7 @@ public final class SmdpGuardExperiment {
             if (r.arrivalMicros() < warmup || r.arrivalMicros() >= duration || batchSize == 0) return;
             long latency = end - r.arrivalMicros();
             sums[0] += latency;
-            sums[1] += (BETA * batchSize + ZETA0) / batchSize;
+            sums[1] += ENERGY.millijoules(batchSize) / batchSize;
             sums[2] += batchSize;
             if (latency <= sloMicros) sums[3]++;
             n[0]++;
@@ -211,12 +200,6 @@ public final class SmdpGuardExperiment {
 
     private static String share(double share) {
         return String.format(Locale.ROOT, "%.1f %%", share * 100);
-    }
-
-    private static String sizes() {
-        StringBuilder s = new StringBuilder();
-        for (int b = 1; b <= B_MAX; b++) s.append(b == 1 ? "" : ", ").append(b);
-        return s.toString();
     }
 
     private static String num(double v) {
