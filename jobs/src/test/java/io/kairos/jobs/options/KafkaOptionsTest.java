@@ -4,7 +4,7 @@ import io.kairos.core.result.ResultBounds;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.cli.Kairos;
+import io.kairos.jobs.cli.KairosRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -24,15 +24,6 @@ class KafkaOptionsTest {
         ServeCommand command = new ServeCommand();
         new CommandLine(command).parseArgs(args);
         return command.config();
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Kairos.execute(Kairos.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
     }
 
     private static Path file(Path dir, String text) throws Exception {
@@ -57,24 +48,24 @@ class KafkaOptionsTest {
     @Test
     void aBadFileOrPairIsAOneLineErrorWithExitCode2(@TempDir Path dir) throws Exception {
         Path missing = dir.resolve("missing.properties");
-        Run r = kairos("serve", "--kafka-config", missing.toString());
+        KairosRun r = KairosRun.of("serve", "--kafka-config", missing.toString());
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err().strip()).isEqualTo("kairos serve: --kafka-config " + missing + ": no such file (see 'kairos serve --help')");
 
-        r = kairos("serve", "--kafka-property", "security.protocol");
+        r = KairosRun.of("serve", "--kafka-property", "security.protocol");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err().strip()).isEqualTo("kairos serve: --kafka-property 'security.protocol': expected KEY=VALUE (see 'kairos serve --help')");
 
-        r = kairos("control", "show", "--kafka-property", "bootstrap.servers=elsewhere:9092");
+        r = KairosRun.of("control", "show", "--kafka-property", "bootstrap.servers=elsewhere:9092");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err().strip()).startsWith("kairos control show: --kafka-property bootstrap.servers: 'bootstrap.servers' cannot be set here: --bootstrap-servers sets it");
 
         // A value Kafka's clients would refuse, refused now rather than by a job that restarts on it.
-        r = kairos("serve", "--kafka-property", "security.protocol=TLS");
+        r = KairosRun.of("serve", "--kafka-property", "security.protocol=TLS");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("kairos serve: --kafka-config/--kafka-property: Invalid value TLS for configuration security.protocol");
 
-        r = kairos("serve", "--kafka-property", "max.request.size=100");
+        r = KairosRun.of("serve", "--kafka-property", "max.request.size=100");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("the Kafka property max.request.size: a result of at most");
     }
