@@ -4,6 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.jobs.ServingConfig;
 import io.kairos.testbed.SharedBroker;
+import io.kairos.testbed.job.TestConfigs;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -32,21 +33,10 @@ class OverloadIntegrationTest {
 
     @Test
     void atTwiceCapacityTheBacklogStaysBoundedAndGoodputNearCapacity() throws Exception {
-        ServingConfig config = new ServingConfig();
-        config.bootstrapServers = SharedBroker.get().bootstrapServers();
-        String prefix = "overload-it-";
-        config.requestsTopic = prefix + "requests";
-        config.resultsTopic = prefix + "results";
-        config.telemetryTopic = prefix + "telemetry";
-        config.controlTopic = prefix + "control";
-        config.outcomesTopic = prefix + "control-outcomes";
-        config.deviceReportsTopic = prefix + "device-reports";
-        config.consumerGroup = prefix + "serving";
-        config.fromEarliest = true;
-        config.checkpointIntervalMs = 0;
-        config.devices = 2;
-        config.simulatedSpeed = 16;
-        config.policyParams = Map.of(ConfiguredPolicy.MAX_PENDING, Integer.toString(MAX_PENDING));
+        ServingConfig config = TestConfigs.onBroker(SharedBroker.get(), "overload-it-", c -> {
+            c.simulatedSpeed = 16;
+            c.policyParams = Map.of(ConfiguredPolicy.MAX_PENDING, Integer.toString(MAX_PENDING));
+        });
         ModelCatalog catalog = ModelCatalog.builtIn();
         try (OverloadRig rig = new OverloadRig(SharedBroker.get(), config, catalog, "resnet50", 1_000, StreamExecutionEnvironment.getExecutionEnvironment())) {
             assertThat(rig.capacity()).isBetween(136.0, 136.1);

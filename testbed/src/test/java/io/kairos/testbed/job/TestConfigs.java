@@ -4,7 +4,7 @@ import io.kairos.jobs.ServingConfig;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 
 /** Serving configurations for the integration tests: their own topics on the test broker, created here. */
-final class TestConfigs {
+public final class TestConfigs {
     private TestConfigs() {}
 
     /**
@@ -12,7 +12,7 @@ final class TestConfigs {
      * broker never read each other's records), read from the earliest offset, 2 devices, no
      * checkpoints; {@code adjust} changes the rest before the topics are created.
      */
-    static ServingConfig onBroker(EmbeddedKafkaBroker broker, String prefix, java.util.function.Consumer<ServingConfig> adjust) {
+    public static ServingConfig onBroker(EmbeddedKafkaBroker broker, String prefix, java.util.function.Consumer<ServingConfig> adjust) {
         ServingConfig c = new ServingConfig();
         c.bootstrapServers = broker.bootstrapServers();
         c.kafkaProperties = new java.util.LinkedHashMap<>(broker.clientProperties());
