@@ -17,6 +17,7 @@ import io.kairos.flink.GroupSchedulerFunction;
 import io.kairos.flink.RepositoryCopy;
 import io.kairos.onnx.OnnxDevices;
 import io.kairos.flink.ResolvePreemptions;
+import io.kairos.flink.SharedRecords;
 import io.kairos.flink.SuppressAnswered;
 import io.kairos.flink.kafka.ResultsTopicLog;
 import io.kairos.flink.kafka.AvroRecordSerializer;
@@ -349,6 +350,8 @@ public final class ServingJob {
                 .keyBy(GroupInput::getGroup)
                 .connect(decisions)
                 .process(new GroupSchedulerFunction(catalog, plan, config.learnLatency ? LatencyEstimator.Settings.DEFAULT : null))
+                // Batches are never changed once sent: the async operator hands them on instead of deep-copying every tensor.
+                .returns(new SharedRecords<>(DispatchedBatch.class))
                 .name("group scheduler").uid("group-scheduler").setParallelism(1);
 
         SingleOutputStreamOperator<BatchOutcome> executions = AsyncDataStream.unorderedWait(
