@@ -10,6 +10,7 @@ import ai.onnxruntime.OrtSession;
 import io.kairos.core.device.Device;
 import io.kairos.core.device.ModelCache;
 import io.kairos.onnx.ModelRepository.OnnxModel;
+import io.kairos.core.model.InputConversion;
 import io.kairos.schema.DType;
 import io.kairos.schema.Tensor;
 
@@ -320,15 +321,19 @@ public final class OnnxDevice implements Device {
     static List<Tensor> infer(OrtEnvironment env, OrtSession session, OnnxModel m, List<Tensor> inputs, ByteBuffer buffer,
                               OrtSession.RunOptions runOptions) throws OrtException {
         int n = inputs.size();
-        long perRequest = m.input().byteSize();
+        String modelDtype = m.input().dtype();
+        // Each request's tensor is copied once, from its record into the direct buffer the model
+        // reads, and converted on the way when it came in a compact type (UINT8 for a FLOAT32 input).
         for (int i = 0; i < n; i++) {
             Tensor t = inputs.get(i);
-            ByteBuffer data = t.getData().duplicate();
-            if (data.remaining() != perRequest || !t.getDtype().name().equals(m.input().dtype())) {
+            ByteBuffer data = t.getData();
+            String dtype = t.getDtype().name();
+            if (!InputConversion.converts(dtype, modelDtype) || data.remaining() != InputConversion.byteSize(m.input(), dtype)) {
                 throw new IllegalArgumentException("request " + i + " of the batch has " + t.getDtype() + " " + data.remaining()
-                        + " bytes, expected " + m.input() + " (" + perRequest + " bytes)");
+                        + " bytes, expected " + m.input() + " (" + m.input().byteSize() + " bytes) or the same elements as one of "
+                        + InputConversion.accepted(modelDtype));
             }
-            buffer.put(data);
+            InputConversion.copy(data, dtype, buffer, modelDtype);
         }
         buffer.flip();
         long[] shape = new long[m.input().shape().length + 1];

@@ -3,10 +3,12 @@ package io.kairos.onnx;
 import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.core.device.Device.Execution;
 import io.kairos.core.time.WallClock;
+import io.kairos.schema.DType;
 import io.kairos.schema.Tensor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,6 +71,35 @@ class OnnxDeviceTest {
         }
         // Logits of different requests differ: the split did not hand every request the same row.
         assertThat(floats(e.outputs().get(0))[0]).isNotCloseTo(floats(e.outputs().get(1))[0], within(1e-6f));
+    }
+
+    @Test
+    void uint8RequestsOnAFloat32ModelAreServedAsTheirValuesInFloats() throws Exception {
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-uint8"), 64 * MB);
+        ExampleModels.Mlp mlp = ExampleModels.Mlp.seeded(ExampleModels.SEED);
+        byte[] pixels = new byte[64];
+        float[] values = new float[64];
+        for (int i = 0; i < 64; i++) {
+            pixels[i] = (byte) (i * 4);        // 0, 4, ..., 252: past 127, where a signed byte would go negative
+            values[i] = i * 4;                 // the same numbers, as the floats a client would send
+        }
+        Tensor compact = Tensor.newBuilder().setDtype(DType.UINT8).setShape(List.of(64L)).setData(ByteBuffer.wrap(pixels)).build();
+        // One batch holding both: the UINT8 request widened while it is stacked, the FLOAT32 one copied as it is.
+        Execution e = run(d, "mlp", List.of(compact, tensor(values, 64), compact));
+        assertThat(e.error()).isNull();
+        assertThat(floats(e.outputs().get(0))).containsExactly(floats(e.outputs().get(1)));
+        assertThat(floats(e.outputs().get(2))).containsExactly(floats(e.outputs().get(1)));
+        float[] expected = mlp.forward(values);
+        float[] actual = floats(e.outputs().get(0));
+        for (int j = 0; j < 10; j++) assertThat(actual[j]).as("logit %d", j).isCloseTo(expected[j], within(1e-4f * Math.max(1f, Math.abs(expected[j]))));
+        assertThat(compact.getData().position()).isZero(); // the request's own bytes are left as they were
+    }
+
+    @Test
+    void aTypeTheDeviceCannotConvertFailsItsBatchWithTheReason() throws Exception {
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-int8"), 64 * MB);
+        Tensor signed = Tensor.newBuilder().setDtype(DType.INT8).setShape(List.of(64L)).setData(ByteBuffer.allocate(64)).build();
+        assertThat(run(d, "mlp", List.of(signed)).error()).contains("request 0 of the batch has INT8 64 bytes").contains("[FLOAT32, UINT8]");
     }
 
     @Test

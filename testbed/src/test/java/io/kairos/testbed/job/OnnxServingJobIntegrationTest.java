@@ -102,10 +102,26 @@ class OnnxServingJobIntegrationTest {
             });
             requests.add(request(id, model, x, image ? List.of(3L, 32L, 32L) : List.of(64L)));
         }
+        // Images as pixels: UINT8 requests for the FLOAT32 models, a quarter of the bytes, widened
+        // on the device to the same values in floats.
+        int pixelRequests = 12;
+        for (int i = 0; i < pixelRequests; i++) {
+            String model = i % 2 == 0 ? "cnn" : "resnet";
+            byte[] pixels = new byte[3 * 32 * 32];
+            random.nextBytes(pixels);
+            float[] x = new float[pixels.length];
+            for (int j = 0; j < x.length; j++) x[j] = pixels[j] & 0xFF;
+            String id = "pixels-" + model + "-" + i;
+            expected.put(id, model.equals("cnn") ? cnn.forward(x) : resnet.forward(x));
+            requests.add(InferenceRequest.newBuilder(requests.get(0)).setRequestId(id).setModel(model)
+                    .setInput(Tensor.newBuilder().setDtype(DType.UINT8).setShape(List.of(3L, 32L, 32L)).setData(ByteBuffer.wrap(pixels)).build())
+                    .build());
+        }
+        int served = requests.size();
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
             try {
-                for (int i = 0; i < n; i++) {
+                for (int i = 0; i < served; i++) {
                     InferenceRequest r = requests.get(i);
                     r.setSentAtMicros(WallClock.nowMicros()); // the deadline runs from the send
                     kafka.send(config.requestsTopic, InferenceRequest.class, r);
@@ -116,13 +132,20 @@ class OnnxServingJobIntegrationTest {
                 }
                 // Right dtype and byte count, wrong shape: rejected at validation, never reaches a device.
                 kafka.send(config.requestsTopic, InferenceRequest.class, request("wrong-shape", "cnn", new float[3 * 32 * 32], List.of(32L, 32L, 3L)));
+                // A type no device converts to the model's FLOAT32: rejected at validation, with what would do.
+                InferenceRequest signed = request("signed-bytes", "cnn", new float[0], List.of(3L, 32L, 32L));
+                signed.setInput(Tensor.newBuilder().setDtype(DType.INT8).setShape(List.of(3L, 32L, 32L)).setData(ByteBuffer.allocate(3 * 32 * 32)).build());
+                kafka.send(config.requestsTopic, InferenceRequest.class, signed);
                 kafka.flush();
 
-                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= n + 1, Duration.ofSeconds(90));
+                int all = served + 2;
+                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= all, Duration.ofSeconds(90));
                 Map<String, InferenceResult> byId = results.stream().collect(Collectors.toMap(InferenceResult::getRequestId, r -> r));
-                assertThat(results).hasSize(n + 1);
+                assertThat(results).hasSize(all);
                 assertThat(byId.get("wrong-shape").getStatus()).isEqualTo(ResultStatus.REJECTED);
                 assertThat(byId.get("wrong-shape").getReason()).contains("input shape [32, 32, 3]");
+                assertThat(byId.get("signed-bytes").getStatus()).isEqualTo(ResultStatus.REJECTED);
+                assertThat(byId.get("signed-bytes").getReason()).contains("input dtype INT8").contains("accepted: FLOAT32, UINT8, converted on the device");
                 for (Map.Entry<String, float[]> e : expected.entrySet()) {
                     InferenceResult r = byId.get(e.getKey());
                     assertThat(r.getStatus()).as(r.getRequestId() + " " + r.getReason()).isEqualTo(ResultStatus.OK);
@@ -130,7 +153,9 @@ class OnnxServingJobIntegrationTest {
                     assertThat(r.getOutput().getShape()).containsExactly(10L);
                     float[] actual = floats(r.getOutput());
                     for (int j = 0; j < 10; j++) {
-                        assertThat(actual[j]).as("%s logit %d (batch of %d)", r.getRequestId(), j, r.getBatchSize()).isCloseTo(e.getValue()[j], within(1e-3f));
+                        // Relative beyond 1: the pixel requests' logits, from inputs up to 255, are larger.
+                        assertThat(actual[j]).as("%s logit %d (batch of %d)", r.getRequestId(), j, r.getBatchSize())
+                                .isCloseTo(e.getValue()[j], within(1e-3f * Math.max(1f, Math.abs(e.getValue()[j]))));
                     }
                 }
                 assertThat(results.stream().mapToInt(InferenceResult::getBatchSize).max().orElse(0)).as("some batching happened").isGreaterThan(1);
@@ -138,7 +163,7 @@ class OnnxServingJobIntegrationTest {
                 // Each model is loaded at most once per device (the budget holds all three), and the
                 // batches that waited for a load are flagged on results and telemetry alike.
                 List<BatchTelemetry> telemetry = kafka.readUntil(config.telemetryTopic, BatchTelemetry.class,
-                        l -> l.stream().mapToInt(BatchTelemetry::getBatchSize).sum() >= n, Duration.ofSeconds(30));
+                        l -> l.stream().mapToInt(BatchTelemetry::getBatchSize).sum() >= served, Duration.ofSeconds(30));
                 List<BatchTelemetry> cold = telemetry.stream().filter(BatchTelemetry::getColdStart).toList();
                 assertThat(cold).isNotEmpty();
                 assertThat(cold.stream().map(t -> t.getModel() + "@" + t.getDevice()).distinct().count()).isLessThanOrEqualTo(6);

@@ -11,9 +11,14 @@ public record InputSpec(String dtype, long[] shape) {
 
     /** Bytes of one request's tensor. */
     public long byteSize() {
+        return elementCount() * bytesPerElement(dtype);
+    }
+
+    /** Elements of one request's tensor. */
+    public long elementCount() {
         long elements = 1;
         for (long d : shape) elements *= d;
-        return elements * bytesPerElement(dtype);
+        return elements;
     }
 
     public static int bytesPerElement(String dtype) {

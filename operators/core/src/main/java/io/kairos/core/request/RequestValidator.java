@@ -1,5 +1,6 @@
 package io.kairos.core.request;
 
+import io.kairos.core.model.InputConversion;
 import io.kairos.core.model.InputSpec;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
@@ -62,8 +63,9 @@ public final class RequestValidator {
     }
 
     static String tensorMismatch(Tensor t, InputSpec expected, String model) {
-        if (t.getDtype() == null || !t.getDtype().name().equals(expected.dtype())) {
-            return "input dtype " + t.getDtype() + " does not match model '" + model + "', which takes " + expected.dtype();
+        if (t.getDtype() == null || !InputConversion.converts(t.getDtype().name(), expected.dtype())) {
+            return "input dtype " + t.getDtype() + " does not match model '" + model + "', which takes " + expected.dtype()
+                    + (InputConversion.accepted(expected.dtype()).size() > 1 ? " (accepted: " + String.join(", ", InputConversion.accepted(expected.dtype())) + ", converted on the device)" : "");
         }
         List<Long> shape = t.getShape();
         long[] want = expected.shape();
@@ -71,8 +73,9 @@ public final class RequestValidator {
         for (int i = 0; same && i < want.length; i++) same = shape.get(i) == want[i];
         if (!same) return "input shape " + shapeText(shape) + " does not match model '" + model + "', which takes " + expected;
         long bytes = t.getData().remaining();
-        if (bytes != expected.byteSize()) {
-            return "input has " + bytes + " bytes of data, but " + expected + " needs " + expected.byteSize();
+        long needed = InputConversion.byteSize(expected, t.getDtype().name());
+        if (bytes != needed) {
+            return "input has " + bytes + " bytes of data, but " + t.getDtype() + shapeText(shape) + " needs " + needed;
         }
         return null;
     }

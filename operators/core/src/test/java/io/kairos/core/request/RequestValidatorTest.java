@@ -98,6 +98,25 @@ class RequestValidatorTest {
     }
 
     @Test
+    void aUint8TensorFeedsAFloat32InputWithOneByteAnElement() {
+        // m takes FLOAT32[2, 3]: 6 elements, 6 bytes as UINT8 (the device widens them), 24 as FLOAT32.
+        assertThat(reason(good().setInput(tensor(DType.UINT8, List.of(2L, 3L), 6)).build())).isNull();
+        assertThat(reason(good().setInput(tensor(DType.UINT8, List.of(2L, 3L), 24)).build()))
+                .contains("24 bytes").contains("UINT8[2, 3] needs 6");
+        assertThat(reason(good().setInput(tensor(DType.UINT8, List.of(3L, 2L), 6)).build())).contains("shape");
+    }
+
+    @Test
+    void aDtypeNoDeviceConvertsIsRejectedWithWhatIsAccepted() {
+        assertThat(reason(good().setInput(tensor(DType.INT8, List.of(2L, 3L), 6)).build()))
+                .contains("INT8").contains("accepted: FLOAT32, UINT8, converted on the device");
+        assertThat(reason(good().setInput(tensor(DType.FLOAT64, List.of(2L, 3L), 48)).build())).contains("FLOAT64");
+        // ids takes INT64, and nothing else: no conversion to integers.
+        assertThat(reason(good().setModel("ids").setInput(tensor(DType.UINT8, List.of(4L), 4)).build()))
+                .contains("UINT8").contains("INT64").doesNotContain("accepted");
+    }
+
+    @Test
     void deadlineIsSendTimePlusSlo() {
         // 1_000_000 us + 50 ms = 1_050_000 us; 0.0004 ms rounds to 0 us
         assertThat(RequestValidator.deadlineMicros(good().build())).isEqualTo(1_050_000);
