@@ -16,6 +16,7 @@ DTYPES = {
     "UINT8": np.dtype("u1"),
     "INT8": np.dtype("i1"),
     "BOOL": np.dtype("?"),  # one byte, 0 or 1
+    "FLOAT16": np.dtype("<f2"),
 }
 
 

@@ -41,7 +41,7 @@ THREAD_GROUPS = [
 
 # Stages, by frame: the frame nearest the leaf that matches one names the stage of a sample.
 STAGES = [
-    ("tensor copy: Avro deepCopy", r"org/apache/avro/generic/GenericData\.deepCopy|AsyncWaitOperator\.processElement"),
+    ("tensor copy: Avro deepCopy", r"org/apache/avro/generic/GenericData\.deepCopy"),
     ("Avro decode", r"org/apache/avro/(io/(BinaryDecoder|ResolvingDecoder|ValidatingDecoder)|generic/GenericDatumReader|specific/SpecificDatumReader)|DataInputDecoder|FramedDecoder|AvroCodec\.decode"),
     ("Avro encode", r"org/apache/avro/(io/(BinaryEncoder|BufferedBinaryEncoder|DirectBinaryEncoder)|generic/GenericDatumWriter|specific/SpecificDatumWriter)|DataOutputEncoder|AvroCodec\.encode|AvroRecordSerializer"),
     ("Flink network (de)serialisation", r"org/apache/flink/runtime/io/network/api/(serialization|writer)|SpanningWrapper|StreamTaskNetworkInput|RecordWriter"),

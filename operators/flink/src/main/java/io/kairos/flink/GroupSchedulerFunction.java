@@ -243,6 +243,8 @@ public final class GroupSchedulerFunction
                     .setPredictedLatencyMicros(0)
                     .setRequests(List.of())
                     .setAction(a.load() ? DeviceAction.LOAD : DeviceAction.UNLOAD)
+                    .setCancelledRequestIds(List.of())
+                    .setArrivalRatePerS(null)
                     .build());
         }
     }
@@ -372,7 +374,11 @@ public final class GroupSchedulerFunction
                 .setDevice(d.device())
                 .setDispatchedAtMicros(now)
                 .setPredictedStartMicros(d.predictedStartMicros())
-                .setPredictedLatencyMicros(d.predictedLatencyMicros());
+                .setPredictedLatencyMicros(d.predictedLatencyMicros())
+                // Every field set: a builder deep-copies the schema's default of each field left unset, on every batch.
+                .setAction(DeviceAction.RUN)
+                .setCancelledRequestIds(List.of())
+                .setArrivalRatePerS(null);
     }
 
     // ---- checkpointing of the queues ----

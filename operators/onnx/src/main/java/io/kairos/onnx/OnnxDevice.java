@@ -370,6 +370,7 @@ public final class OnnxDevice implements Device {
     static OnnxJavaType javaType(String dtype) {
         return switch (dtype) {
             case "FLOAT32" -> OnnxJavaType.FLOAT;
+            case "FLOAT16" -> OnnxJavaType.FLOAT16;
             case "FLOAT64" -> OnnxJavaType.DOUBLE;
             case "INT32" -> OnnxJavaType.INT32;
             case "INT64" -> OnnxJavaType.INT64;
@@ -384,6 +385,7 @@ public final class OnnxDevice implements Device {
     static String dtypeOf(OnnxJavaType type) {
         return switch (type) {
             case FLOAT -> "FLOAT32";
+            case FLOAT16 -> "FLOAT16";
             case DOUBLE -> "FLOAT64";
             case INT32 -> "INT32";
             case INT64 -> "INT64";

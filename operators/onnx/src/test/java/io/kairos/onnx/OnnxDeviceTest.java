@@ -93,13 +93,29 @@ class OnnxDeviceTest {
         float[] actual = floats(e.outputs().get(0));
         for (int j = 0; j < 10; j++) assertThat(actual[j]).as("logit %d", j).isCloseTo(expected[j], within(1e-4f * Math.max(1f, Math.abs(expected[j]))));
         assertThat(compact.getData().position()).isZero(); // the request's own bytes are left as they were
+
+        // FLOAT16 (0, 4, ..., 252 are all exact halves): the same logits again.
+        ByteBuffer halves = ByteBuffer.allocate(128).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 64; i++) halves.putShort(half(i * 4));
+        Tensor half = Tensor.newBuilder().setDtype(DType.FLOAT16).setShape(List.of(64L)).setData(halves.flip()).build();
+        Execution h = run(d, "mlp", List.of(half, tensor(values, 64)));
+        assertThat(h.error()).isNull();
+        assertThat(floats(h.outputs().get(0))).containsExactly(floats(h.outputs().get(1)));
+    }
+
+    /** The half-precision bits of a whole number from 0 to 2048 (exact in binary16). */
+    private static short half(int n) {
+        if (n == 0) return 0;
+        int exponent = 31 - Integer.numberOfLeadingZeros(n);
+        int mantissa = (n << (10 - exponent)) & 0x3FF;
+        return (short) (((exponent + 15) << 10) | mantissa);
     }
 
     @Test
     void aTypeTheDeviceCannotConvertFailsItsBatchWithTheReason() throws Exception {
         OnnxDevice d = device(OnnxTestData.exampleRepository("device-int8"), 64 * MB);
         Tensor signed = Tensor.newBuilder().setDtype(DType.INT8).setShape(List.of(64L)).setData(ByteBuffer.allocate(64)).build();
-        assertThat(run(d, "mlp", List.of(signed)).error()).contains("request 0 of the batch has INT8 64 bytes").contains("[FLOAT32, UINT8]");
+        assertThat(run(d, "mlp", List.of(signed)).error()).contains("request 0 of the batch has INT8 64 bytes").contains("[FLOAT32, UINT8, FLOAT16]");
     }
 
     @Test

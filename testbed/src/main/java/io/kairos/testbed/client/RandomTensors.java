@@ -32,6 +32,7 @@ public final class RandomTensors {
                 case UINT8 -> data.put((byte) random.nextInt(256));
                 case INT8 -> data.put((byte) (random.nextInt(256) - 128));
                 case BOOL -> data.put((byte) random.nextInt(2));
+                case FLOAT16 -> data.putShort((short) (0x3800 | random.nextInt(0x400))); // in [0.5, 1)
             }
         }
         data.flip();

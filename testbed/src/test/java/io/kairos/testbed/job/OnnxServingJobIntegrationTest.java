@@ -145,7 +145,7 @@ class OnnxServingJobIntegrationTest {
                 assertThat(byId.get("wrong-shape").getStatus()).isEqualTo(ResultStatus.REJECTED);
                 assertThat(byId.get("wrong-shape").getReason()).contains("input shape [32, 32, 3]");
                 assertThat(byId.get("signed-bytes").getStatus()).isEqualTo(ResultStatus.REJECTED);
-                assertThat(byId.get("signed-bytes").getReason()).contains("input dtype INT8").contains("accepted: FLOAT32, UINT8, converted on the device");
+                assertThat(byId.get("signed-bytes").getReason()).contains("input dtype INT8").contains("accepted: FLOAT32, UINT8, FLOAT16, converted on the device");
                 for (Map.Entry<String, float[]> e : expected.entrySet()) {
                     InferenceResult r = byId.get(e.getKey());
                     assertThat(r.getStatus()).as(r.getRequestId() + " " + r.getReason()).isEqualTo(ResultStatus.OK);

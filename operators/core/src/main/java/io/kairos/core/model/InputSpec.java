@@ -25,6 +25,7 @@ public record InputSpec(String dtype, long[] shape) {
         return switch (dtype) {
             case "FLOAT32", "INT32" -> 4;
             case "FLOAT64", "INT64" -> 8;
+            case "FLOAT16" -> 2;
             case "UINT8", "INT8", "BOOL" -> 1;
             default -> throw new IllegalArgumentException("unknown dtype " + dtype);
         };

@@ -189,7 +189,7 @@ public final class ModelCatalog implements Serializable {
         try {
             InputSpec.bytesPerElement(dtype);
         } catch (IllegalArgumentException e) {
-            throw new CatalogException(at + ": field 'input.dtype' is '" + dtype + "', expected one of FLOAT32, FLOAT64, INT32, INT64, UINT8, INT8, BOOL");
+            throw new CatalogException(at + ": field 'input.dtype' is '" + dtype + "', expected one of FLOAT32, FLOAT64, INT32, INT64, UINT8, INT8, BOOL, FLOAT16");
         }
         JsonNode shape = in.get("shape");
         if (shape == null || !shape.isArray() || shape.isEmpty()) throw new CatalogException(at + ": field 'input.shape' must be a non-empty array of positive integers");

@@ -169,7 +169,7 @@ class ModelCatalogTest {
 
     @Test
     void badDtype() {
-        assertBad(model("\"input\": {\"dtype\": \"FLOAT16\", \"shape\": [3]}", LINEAR), "model 'm'", "'input.dtype'", "FLOAT16");
+        assertBad(model("\"input\": {\"dtype\": \"BFLOAT16\", \"shape\": [3]}", LINEAR), "model 'm'", "'input.dtype'", "BFLOAT16");
     }
 
     @Test

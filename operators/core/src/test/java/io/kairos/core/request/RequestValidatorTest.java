@@ -104,12 +104,15 @@ class RequestValidatorTest {
         assertThat(reason(good().setInput(tensor(DType.UINT8, List.of(2L, 3L), 24)).build()))
                 .contains("24 bytes").contains("UINT8[2, 3] needs 6");
         assertThat(reason(good().setInput(tensor(DType.UINT8, List.of(3L, 2L), 6)).build())).contains("shape");
+        // FLOAT16: two bytes an element.
+        assertThat(reason(good().setInput(tensor(DType.FLOAT16, List.of(2L, 3L), 12)).build())).isNull();
+        assertThat(reason(good().setInput(tensor(DType.FLOAT16, List.of(2L, 3L), 24)).build())).contains("FLOAT16[2, 3] needs 12");
     }
 
     @Test
     void aDtypeNoDeviceConvertsIsRejectedWithWhatIsAccepted() {
         assertThat(reason(good().setInput(tensor(DType.INT8, List.of(2L, 3L), 6)).build()))
-                .contains("INT8").contains("accepted: FLOAT32, UINT8, converted on the device");
+                .contains("INT8").contains("accepted: FLOAT32, UINT8, FLOAT16, converted on the device");
         assertThat(reason(good().setInput(tensor(DType.FLOAT64, List.of(2L, 3L), 48)).build())).contains("FLOAT64");
         // ids takes INT64, and nothing else: no conversion to integers.
         assertThat(reason(good().setModel("ids").setInput(tensor(DType.UINT8, List.of(4L), 4)).build()))
