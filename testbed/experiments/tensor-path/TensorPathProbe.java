@@ -42,6 +42,9 @@ public class TensorPathProbe {
         System.out.println("device input assembly, one 3x224x224 image into the direct buffer (CPU us, median of 5 rounds of 2,000):");
         System.out.printf("  FLOAT32 request (602,112 B copied)          %8.1f%n", assembly(floats.getData(), "FLOAT32", device));
         System.out.printf("  UINT8 request (150,528 B widened to floats) %8.1f%n", assembly(ByteBuffer.wrap(pixels), "UINT8", device));
+        ByteBuffer halves = ByteBuffer.allocate(pixels.length * 2).order(ByteOrder.LITTLE_ENDIAN);
+        for (byte p : pixels) halves.putShort((short) (0x3800 | (p & 0xFF) << 2)); // values in [0.5, 1)
+        System.out.printf("  FLOAT16 request (301,056 B widened)         %8.1f%n", assembly(halves.flip(), "FLOAT16", device));
 
         System.out.println();
         System.out.println("Kafka compression of one request record (Avro, as the load generator writes it), random tensors:");

@@ -71,6 +71,11 @@ def frame_name(f):
     return f["method"]["type"]["name"] + "." + f["method"]["name"]
 
 
+def short_name(frame):
+    """org/apache/flink/x/Y.method -> Y.method: the flame graph's boxes are narrow."""
+    return frame.rsplit("/", 1)[-1]
+
+
 def stage(frames):
     """frames leaf first"""
     names = [frame_name(f) for f in frames]
@@ -101,7 +106,7 @@ def cpu(path):
         by_group[g] += 1
         by_stage[s] += 1
         cross[(g, s)] += 1
-        stack = [g] + [frame_name(f).replace(";", ":") for f in reversed(frames)]
+        stack = [g] + [short_name(frame_name(f)).replace(";", ":") for f in reversed(frames)]
         collapsed[";".join(stack)] += 1
     return len(events), by_group, by_stage, cross, collapsed
 
@@ -140,7 +145,7 @@ def alloc(path):
     return total, sites
 
 
-def flame_svg(collapsed, title, width=1800, row=16):
+def flame_svg(collapsed, title, width=1600, row=16, min_width=1.5):
     root = {"n": 0, "c": {}}
     for stack, count in collapsed.items():
         node = root
@@ -153,7 +158,7 @@ def flame_svg(collapsed, title, width=1800, row=16):
 
     def walk(node, name, x, depth):
         w = node["n"] / total * width
-        if w < 0.3:
+        if w < min_width:
             return
         rects.append((x, depth, w, name, node["n"]))
         cx = x
@@ -171,7 +176,7 @@ def flame_svg(collapsed, title, width=1800, row=16):
            f'<text x="4" y="{row}">{html.escape(title)} ({total} samples; hover a box for its frame and share)</text>']
     for x, d, w, name, n in rects:
         y = height - (d + 1) * row
-        hue = 10 + (hash(name.split(".")[0]) % 50)
+        hue = 10 + (sum(map(ord, name.split(".")[0])) % 50)
         colour = "#%02x%02x%02x" % (220, 90 + hue * 2, 40 + hue) if d else "#6a8fd0"
         label = html.escape(name)
         chars = int(w / 7)
