@@ -95,6 +95,7 @@ class KairosCliTest {
         assertThat(tooBig.err()).contains("-byte requests, over the 1,032,192 bytes a Kafka record may take by default");
         assertUsageError(run("bench", "--sweep-kb", "12", "--trial-seconds", "1"), "--trial-seconds must be at least 2, got 1");
         assertUsageError(run("bench", "--sweep-kb", "12", "--search-trials", "1"), "--search-trials must be at least 2, got 1");
+        assertUsageError(run("bench", "--sweep-kb", "12", "--consumer-property", "max.fetch.bytes=9"), "--consumer-property: 'max.fetch.bytes' is not a Kafka consumer setting");
         assertUsageError(run("bench", "--sweep-kb", "12", "--compare-delivery"), "--sweep-kb and --compare-delivery are two benchmarks; choose one");
     }
 

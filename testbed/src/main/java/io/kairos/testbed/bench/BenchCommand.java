@@ -88,6 +88,10 @@ public class BenchCommand implements Callable<Integer> {
     @Option(names = "--search-trials", paramLabel = "N", description = "The most trials of each rate search of the sweep (default: ${DEFAULT-VALUE}).")
     int searchTrials = 8;
 
+    @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
+            description = "A Kafka consumer setting for every consumer of the sweep, the pipeline's and the bare round trip's alike (e.g. max.partition.fetch.bytes=16777216).")
+    Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
+
     @Option(names = "--out", paramLabel = "DIR", description = "Output folder of the sweep's sweep.csv and figures (default: testbed/experiments/bench-sweep in the checkout).")
     Path out;
 
@@ -171,6 +175,11 @@ public class BenchCommand implements Callable<Integer> {
         if (sweepKilobytes.length == 0) throw new CommandLine.ParameterException(cl, "--sweep-kb needs at least one size in kB");
         if (trialSeconds < 2) throw new CommandLine.ParameterException(cl, "--trial-seconds must be at least 2, got " + trialSeconds);
         if (searchTrials < 2) throw new CommandLine.ParameterException(cl, "--search-trials must be at least 2, got " + searchTrials);
+        for (String key : consumerProperties.keySet()) {
+            if (!org.apache.kafka.clients.consumer.ConsumerConfig.configNames().contains(key)) {
+                throw new CommandLine.ParameterException(cl, "--consumer-property: '" + key + "' is not a Kafka consumer setting");
+            }
+        }
         if (out != null && Files.exists(out) && !Files.isDirectory(out)) throw new CommandLine.ParameterException(cl, "--out: " + out + " is not a folder");
         try {
             return PayloadModels.forKilobytes(sweepKilobytes);
@@ -192,6 +201,7 @@ public class BenchCommand implements Callable<Integer> {
         List<Double> sizes = Arrays.stream(sweepKilobytes).boxed().toList();
         w.printf(Locale.ROOT, "payload sweep: %d zero-latency devices, buffer timeout %d ms, %s; searches of at most %d trials of %d s; latency: %d runs of %d s at half the pipeline's highest rate%n",
                 devices.devices, bufferTimeout.bufferTimeoutMs, delivery, searchTrials, trialSeconds, runs, durationSeconds);
+        if (!consumerProperties.isEmpty()) w.println("consumer settings of both paths: " + consumerProperties);
         w.printf(Locale.ROOT, "%d cores, max heap %d MB, load average %.2f%n", Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20, java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         for (int i = 0; i < models.size(); i++) {
@@ -204,10 +214,10 @@ public class BenchCommand implements Callable<Integer> {
         List<PayloadSweep.Row> rows;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(SWEEP_BROKER);
              PipelineRig pipeline = new PipelineRig(broker, "sweep", devices.devices, payloads.catalog(), models.get(0).name(),
-                     bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs)) {
+                     bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties)) {
             w.println("done");
             w.flush();
-            rows = new PayloadSweep(broker, pipeline, Duration.ofSeconds(trialSeconds), Duration.ofSeconds(durationSeconds), runs, searchTrials).run(sizes, models);
+            rows = new PayloadSweep(broker, pipeline, Duration.ofSeconds(trialSeconds), Duration.ofSeconds(durationSeconds), runs, searchTrials, consumerProperties).run(sizes, models);
         }
         PayloadSweep.print(rows, w);
         List<Path> files = PayloadSweep.write(rows, dir);

@@ -78,6 +78,7 @@ public final class KafkaRoundTrip {
     private int partitions = 1;
     private int requestBytes;
     private int resultBytes;
+    private Map<String, Object> consumerOverrides = Map.of();
 
     /** A round trip through two topics on these brokers; they are created (one partition) if absent. */
     public KafkaRoundTrip(String bootstrapServers, String requestTopic, String resultTopic) {
@@ -123,6 +124,15 @@ public final class KafkaRoundTrip {
     public KafkaRoundTrip partitions(int partitions) {
         if (partitions < 1) throw new IllegalArgumentException("partitions must be at least 1, got " + partitions);
         this.partitions = partitions;
+        return this;
+    }
+
+    /**
+     * Consumer settings over the low-latency ones, for both consumers (e.g. a larger
+     * {@code max.partition.fetch.bytes}, to see what the default's one big record per fetch costs).
+     */
+    public KafkaRoundTrip consumerProperties(Map<String, ?> overrides) {
+        this.consumerOverrides = Map.copyOf(overrides);
         return this;
     }
 
@@ -280,8 +290,9 @@ public final class KafkaRoundTrip {
     }
 
     private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) throws InterruptedException {
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(ResultConsumer.lowLatencyConfig(bootstrapServers),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> config = ResultConsumer.lowLatencyConfig(bootstrapServers);
+        config.putAll(consumerOverrides);
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         List<PartitionInfo> infos = c.partitionsFor(topic);
         // A topic created a moment ago may not have reached every broker's metadata yet.
         for (long until = System.nanoTime() + 10_000_000_000L; infos.isEmpty() && System.nanoTime() < until; infos = c.partitionsFor(topic)) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The pipeline against the bare Kafka round trip over payload sizes, in one run on one broker: for
@@ -55,6 +56,7 @@ final class PayloadSweep {
     private final int runs;
     private final int maxTrials;
     private final Duration drain = Duration.ofSeconds(3);
+    private final Map<String, String> consumerProperties;
     private int topics;
 
     /**
@@ -64,6 +66,13 @@ final class PayloadSweep {
      * @param maxTrials  the most trials of one search
      */
     PayloadSweep(EmbeddedKafkaBroker broker, PipelineRig pipeline, Duration trial, Duration latencyRun, int runs, int maxTrials) {
+        this(broker, pipeline, trial, latencyRun, runs, maxTrials, Map.of());
+    }
+
+    /** With {@code consumerProperties} over the bare round trip's consumers' settings, as the pipeline's were given them. */
+    PayloadSweep(EmbeddedKafkaBroker broker, PipelineRig pipeline, Duration trial, Duration latencyRun, int runs, int maxTrials,
+                 Map<String, String> consumerProperties) {
+        this.consumerProperties = Map.copyOf(consumerProperties);
         this.broker = broker;
         this.pipeline = pipeline;
         this.trial = trial;
@@ -210,7 +219,7 @@ final class PayloadSweep {
         int n = topics++;
         return new KafkaRoundTrip(broker.bootstrapServers(), "sweep-rt" + n + "-a", "sweep-rt" + n + "-b")
                 .rate(rate).duration(length).warmup(length == trial ? trialWarmup : Duration.ofSeconds(2)).drainTimeout(drain)
-                .recordSizesOf(m);
+                .recordSizesOf(m).consumerProperties(Map.copyOf(consumerProperties));
     }
 
     private static double clampStart(double rate) {
@@ -231,7 +240,8 @@ final class PayloadSweep {
         }
         out.println("  (>= : the search's ceiling or trial budget ended it before a rate failed)");
         for (Row r : rows) {
-            out.printf("  %s kB trials: bare %s; pipeline %s%n", PayloadModels.trim(r.kilobytes()), trials(r.bare()), trials(r.pipeline()));
+            out.printf("  %s kB trials, bare: %s%n", PayloadModels.trim(r.kilobytes()), String.join(", ", r.bare().trials().stream().map(RateSearch.Outcome::toString).toList()));
+            out.printf("  %s kB trials, pipeline: %s%n", PayloadModels.trim(r.kilobytes()), String.join(", ", r.pipeline().trials().stream().map(RateSearch.Outcome::toString).toList()));
         }
         out.println();
         out.println("targets (issue 14):");

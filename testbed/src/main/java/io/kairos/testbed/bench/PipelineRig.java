@@ -17,6 +17,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The serving job with zero-latency simulated devices on a broker, driven open loop, so that what
@@ -45,9 +46,19 @@ final class PipelineRig implements AutoCloseable {
         this(broker, name, devices, ModelCatalog.builtIn(), model, bufferTimeoutMs, delivery, checkpointIntervalMs);
     }
 
-    /** Serving the models of {@code catalog}; {@code model} is the one {@link #run(double, Duration, Duration, Duration)} offers. */
     PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, ModelCatalog catalog, String model, long bufferTimeoutMs,
                 ServingConfig.Delivery delivery, long checkpointIntervalMs) throws Exception {
+        this(broker, name, devices, catalog, model, bufferTimeoutMs, delivery, checkpointIntervalMs, Map.of());
+    }
+
+    /**
+     * Serving the models of {@code catalog}; {@code model} is the one {@link #run(double, Duration, Duration, Duration)}
+     * offers. {@code consumerProperties} go over the settings of every consumer, the job's and the
+     * results collector's (the job hands its Kafka properties to its producers too, which ignore
+     * consumer settings).
+     */
+    PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, ModelCatalog catalog, String model, long bufferTimeoutMs,
+                ServingConfig.Delivery delivery, long checkpointIntervalMs, Map<String, String> consumerProperties) throws Exception {
         this.broker = broker;
         this.catalog = catalog;
         this.model = model;
@@ -66,11 +77,14 @@ final class PipelineRig implements AutoCloseable {
         config.fromEarliest = true;
         config.delivery = delivery;
         config.checkpointIntervalMs = checkpointIntervalMs;
+        config.kafkaProperties.putAll(consumerProperties);
         for (String topic : config.topics()) broker.createTopic(topic, 1);
         Configuration flink = new Configuration();
         flink.set(RestOptions.BIND_PORT, "0");
         job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
-        results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST);
+        Map<String, Object> resultsConsumer = ResultConsumer.lowLatencyConfig(broker.bootstrapServers());
+        resultsConsumer.putAll(consumerProperties);
+        results = new ResultConsumer(resultsConsumer, config.resultsTopic, ResultConsumer.StartAt.EARLIEST);
         awaitServing(model);
     }
 
