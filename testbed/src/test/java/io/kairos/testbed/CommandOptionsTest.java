@@ -106,7 +106,7 @@ class CommandOptionsTest {
                 "bench --skip-throughput=false",
                 "bench --sweep-kb=null",
                 "bench --trial-seconds=4",
-                "bench --search-trials=8",
+                "bench --search-trials=12",
                 "bench --consumer-property={}",
                 "fidelity --devices=2",
                 "fidelity --duration=60",

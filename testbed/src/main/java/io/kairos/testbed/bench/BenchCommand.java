@@ -85,8 +85,8 @@ public class BenchCommand implements Callable<Integer> {
     @Option(names = "--trial-seconds", paramLabel = "S", description = "Seconds per trial of the sweep's rate searches (default: ${DEFAULT-VALUE}).")
     int trialSeconds = 4;
 
-    @Option(names = "--search-trials", paramLabel = "N", description = "The most trials of each rate search of the sweep (default: ${DEFAULT-VALUE}).")
-    int searchTrials = 8;
+    @Option(names = "--search-trials", paramLabel = "N", description = "The most trials of each rate search of the sweep, a failed one tried again included (default: ${DEFAULT-VALUE}).")
+    int searchTrials = 12;
 
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
             description = "A Kafka consumer setting for every consumer of the sweep, the pipeline's and the bare round trip's alike (e.g. max.partition.fetch.bytes=16777216).")

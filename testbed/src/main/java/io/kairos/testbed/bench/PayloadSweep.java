@@ -37,6 +37,8 @@ final class PayloadSweep {
     static final double CEILING_PER_S = 1_000_000;
     /** A search stops when the lowest failed rate is within this of the highest held. */
     static final double PRECISION = 0.1;
+    /** A failed trial is run once more at its rate before the search believes it (see {@link RateSearch}). */
+    static final int RETRIES = 1;
     /** The share of a trial's length within which the backlog left at its end must clear. */
     static final double DRAIN_SHARE = 0.1;
     /** The existing definition's bound on the tail (see {@link PipelineRig.Phase#keptUp}). */
@@ -190,7 +192,7 @@ final class PayloadSweep {
     }
 
     private RateSearch.Result search(double start, RateSearch.Trial trial, ProgressBar bar, String what) throws Exception {
-        RateSearch search = new RateSearch(start, Math.max(start, CEILING_PER_S), maxTrials, PRECISION);
+        RateSearch search = new RateSearch(start, Math.max(start, CEILING_PER_S), maxTrials, PRECISION, RETRIES);
         RateSearch.Result r = search.search(rate -> {
             RateSearch.Outcome o = trial.run(rate);
             bar.step();

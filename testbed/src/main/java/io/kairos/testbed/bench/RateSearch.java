@@ -11,7 +11,9 @@ import java.util.Locale;
  * A trial that holds at the ceiling ends the search there: the limit was not reached.
  *
  * <p>What "holds" means is the trial's to say (see {@link PayloadSweep}); the search only assumes
- * that a path that holds a rate holds every lower one. The rate reported is what the held trial
+ * that a path that holds a rate holds every lower one. A trial that fails is run again at the same
+ * rate up to {@code retries} times, and the rate holds if any of them holds: on a machine shared
+ * with other work a burst of load fails a trial, but no burst makes one hold. The rate reported is what the held trial
  * achieved, which a sender that fell short of its schedule keeps below what was asked.
  *
  * <pre>{@code
@@ -61,6 +63,12 @@ final class RateSearch {
     private final double ceiling;
     private final int maxTrials;
     private final double precision;
+    private final int retries;
+
+    /** A search that believes the first verdict at each rate. */
+    RateSearch(double start, double ceiling, int maxTrials, double precision) {
+        this(start, ceiling, maxTrials, precision, 0);
+    }
 
     /**
      * @param start     the first rate tried
@@ -68,13 +76,16 @@ final class RateSearch {
      * @param maxTrials the most trials of one search
      * @param precision the search stops once the lowest failed rate is at most {@code 1 + precision}
      *                  times the highest held one
+     * @param retries   how many times a failed trial is run again at the same rate (all count against {@code maxTrials})
      */
-    RateSearch(double start, double ceiling, int maxTrials, double precision) {
+    RateSearch(double start, double ceiling, int maxTrials, double precision, int retries) {
         if (!(start > 0) || !(ceiling >= start) || Double.isInfinite(ceiling)) {
             throw new IllegalArgumentException("need 0 < start <= ceiling < infinity, got start " + start + " and ceiling " + ceiling);
         }
         if (maxTrials < 1) throw new IllegalArgumentException("need at least one trial, got " + maxTrials);
         if (!(precision > 0)) throw new IllegalArgumentException("precision must be positive, got " + precision);
+        if (retries < 0) throw new IllegalArgumentException("retries must not be negative, got " + retries);
+        this.retries = retries;
         this.start = start;
         this.ceiling = ceiling;
         this.maxTrials = maxTrials;
@@ -95,6 +106,10 @@ final class RateSearch {
         while (trials.size() < maxTrials) {
             Outcome o = trial.run(rate);
             trials.add(o);
+            for (int again = 0; !o.held() && again < retries && trials.size() < maxTrials; again++) {
+                o = trial.run(rate);
+                trials.add(o);
+            }
             if (o.held()) {
                 if (rate > held) {
                     held = rate;

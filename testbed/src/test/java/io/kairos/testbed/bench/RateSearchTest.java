@@ -100,10 +100,43 @@ class RateSearchTest {
     }
 
     @Test
+    void aFailureIsTriedAgainAndOneHoldAtTheRateIsEnough() throws Exception {
+        // Capacity 10k, but the first trial at 8k is hit by a burst of other load and fails.
+        List<Double> asked = new ArrayList<>();
+        boolean[] burst = {true};
+        RateSearch.Trial flaky = rate -> {
+            asked.add(rate);
+            boolean hit = rate == 8_000 && burst[0];
+            if (hit) burst[0] = false;
+            return rate <= 10_000 && !hit ? RateSearch.Outcome.held(rate, rate) : RateSearch.Outcome.failed(rate, rate, "failed");
+        };
+        RateSearch.Result r = new RateSearch(4_000, 1_000_000, 12, 0.1, 1).search(flaky);
+
+        // 4k holds; 8k fails, again holds; 16k fails twice; 12k fails twice; 10k holds; 11k fails twice.
+        assertThat(asked).containsExactly(4_000.0, 8_000.0, 8_000.0, 16_000.0, 16_000.0, 12_000.0, 12_000.0, 10_000.0, 11_000.0, 11_000.0);
+        assertThat(r.sustainedPerSecond()).isEqualTo(10_000);
+        assertThat(r.limitFound()).isTrue();
+
+        // Without the retry the burst ends the search at 4k with 8k as its limit.
+        burst[0] = true;
+        asked.clear();
+        assertThat(new RateSearch(4_000, 1_000_000, 12, 0.1).search(flaky).sustainedPerSecond()).isLessThan(8_000);
+    }
+
+    @Test
+    void retriesCountAgainstTheTrialBudget() throws Exception {
+        List<Double> asked = new ArrayList<>();
+        RateSearch.Result r = new RateSearch(1_000, 1_000_000, 4, 0.1, 3).search(upTo(1_500, asked));
+        assertThat(asked).containsExactly(1_000.0, 2_000.0, 2_000.0, 2_000.0);
+        assertThat(r.sustainedPerSecond()).isEqualTo(1_000);
+    }
+
+    @Test
     void badSettingsAreRefused() {
         assertThatThrownBy(() -> new RateSearch(0, 10, 3, 0.1)).hasMessageContaining("0 < start <= ceiling");
         assertThatThrownBy(() -> new RateSearch(100, 10, 3, 0.1)).hasMessageContaining("0 < start <= ceiling");
         assertThatThrownBy(() -> new RateSearch(1, 10, 0, 0.1)).hasMessageContaining("at least one trial");
         assertThatThrownBy(() -> new RateSearch(1, 10, 3, 0)).hasMessageContaining("precision must be positive");
+        assertThatThrownBy(() -> new RateSearch(1, 10, 3, 0.1, -1)).hasMessageContaining("retries must not be negative");
     }
 }
