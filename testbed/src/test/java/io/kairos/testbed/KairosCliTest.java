@@ -86,6 +86,20 @@ class KairosCliTest {
     }
 
     @Test
+    void theBenchmarksPayloadSweepChecksItsSizesBeforeStartingAnything() {
+        assertUsageError(run("bench", "--sweep-kb", "0.3,abc"), "Invalid value for option '--sweep-kb' (KB): 'abc' is not a double");
+        assertUsageError(run("bench", "--sweep-kb", "12,0"), "kairos bench: --sweep-kb: a payload size must be a positive number of kB, got 0.0");
+        assertUsageError(run("bench", "--sweep-kb", "-5"), "--sweep-kb: a payload size must be a positive number of kB, got -5.0");
+        Run tooBig = run("bench", "--sweep-kb", "1200");
+        assertUsageError(tooBig, "--sweep-kb: a payload of 1200 kB makes 1,200,");
+        assertThat(tooBig.err()).contains("-byte requests, over the 1,032,192 bytes a Kafka record may take by default");
+        assertUsageError(run("bench", "--sweep-kb", "12", "--trial-seconds", "1"), "--trial-seconds must be at least 2, got 1");
+        assertUsageError(run("bench", "--sweep-kb", "12", "--search-trials", "1"), "--search-trials must be at least 2, got 1");
+        assertUsageError(run("bench", "--sweep-kb", "12", "--consumer-property", "max.fetch.bytes=9"), "--consumer-property: 'max.fetch.bytes' is not a Kafka consumer setting");
+        assertUsageError(run("bench", "--sweep-kb", "12", "--compare-delivery"), "--sweep-kb and --compare-delivery are two benchmarks; choose one");
+    }
+
+    @Test
     void theSandboxChecksServesOptionsBeforeStartingAnything() {
         assertUsageError(run("sandbox", "--", "--devices", "0"), "kairos sandbox: serve option: --devices must be at least 1, got 0");
         assertUsageError(run("sandbox", "--", "--schema-registry-url", "registry:8081"),

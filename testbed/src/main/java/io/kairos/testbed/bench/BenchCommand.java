@@ -12,7 +12,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import io.kairos.core.model.ModelSpec;
+
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,7 +31,9 @@ import java.util.concurrent.Callable;
  * given rate, pipeline p50/p99 beside the round trip's, over several runs, and (2) the highest
  * offered rate the pipeline keeps up with. With {@code --compare-delivery} it measures instead what
  * exactly-once delivery costs: the pipeline's latency (send to a {@code read_committed} receive)
- * at-least-once against exactly-once at several checkpoint intervals.
+ * at-least-once against exactly-once at several checkpoint intervals. With {@code --sweep-kb} it
+ * runs a {@link PayloadSweep} instead: both paths' highest sustained rates and latencies over
+ * request sizes.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Pipeline benchmark: latency against a bare Kafka round trip, and the highest sustained rate.")
@@ -69,6 +77,24 @@ public class BenchCommand implements Callable<Integer> {
             description = "Checkpoint intervals of the exactly-once runs of --compare-delivery (default: ${DEFAULT-VALUE}).")
     long[] exactlyOnceIntervalsMs = {100, 1_000, 10_000};
 
+    @Option(names = "--sweep-kb", paramLabel = "KB", split = ",",
+            description = "Instead: a payload sweep over these request sizes in kB (e.g. 0.3,12,150,600): for each, the highest sustained rate of the pipeline "
+                    + "and of the bare round trip (requests/s and MB/s), and both latencies at half the pipeline's highest rate (--runs runs of --duration s).")
+    double[] sweepKilobytes;
+
+    @Option(names = "--trial-seconds", paramLabel = "S", description = "Seconds per trial of the sweep's rate searches (default: ${DEFAULT-VALUE}).")
+    int trialSeconds = 4;
+
+    @Option(names = "--search-trials", paramLabel = "N", description = "The most trials of each rate search of the sweep, a failed one tried again included (default: ${DEFAULT-VALUE}).")
+    int searchTrials = 12;
+
+    @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
+            description = "A Kafka consumer setting for every consumer of the sweep, the pipeline's and the bare round trip's alike (e.g. max.partition.fetch.bytes=16777216).")
+    Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output folder of the sweep's sweep.csv and figures (default: testbed/experiments/bench-sweep in the checkout).")
+    Path out;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -89,6 +115,7 @@ public class BenchCommand implements Callable<Integer> {
         Duration duration = Duration.ofSeconds(durationSeconds);
         Duration warmup = Duration.ofSeconds(2);
         Duration drain = Duration.ofSeconds(3);
+        if (sweepKilobytes != null) return sweep(out, checkSweep());
         if (compareDelivery) return compareDelivery(out, catalog, duration, warmup);
         out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
                 model, catalog.get(model).input().byteSize(), devices.devices, bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
@@ -138,6 +165,63 @@ public class BenchCommand implements Callable<Integer> {
                 out.printf("  highest sustained rate: %.0f requests/s%n", best);
             }
         }
+        return 0;
+    }
+
+    /** The sweep's sizes as models, or a usage error naming the option. */
+    private PayloadModels checkSweep() {
+        CommandLine cl = spec.commandLine();
+        if (compareDelivery) throw new CommandLine.ParameterException(cl, "--sweep-kb and --compare-delivery are two benchmarks; choose one");
+        if (sweepKilobytes.length == 0) throw new CommandLine.ParameterException(cl, "--sweep-kb needs at least one size in kB");
+        if (trialSeconds < 2) throw new CommandLine.ParameterException(cl, "--trial-seconds must be at least 2, got " + trialSeconds);
+        if (searchTrials < 2) throw new CommandLine.ParameterException(cl, "--search-trials must be at least 2, got " + searchTrials);
+        for (String key : consumerProperties.keySet()) {
+            if (!org.apache.kafka.clients.consumer.ConsumerConfig.configNames().contains(key)) {
+                throw new CommandLine.ParameterException(cl, "--consumer-property: '" + key + "' is not a Kafka consumer setting");
+            }
+        }
+        if (out != null && Files.exists(out) && !Files.isDirectory(out)) throw new CommandLine.ParameterException(cl, "--out: " + out + " is not a folder");
+        try {
+            return PayloadModels.forKilobytes(sweepKilobytes);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, "--sweep-kb: " + e.getMessage());
+        }
+    }
+
+    /** Broker settings for the sweep: big records at high rates fill the disk unless old segments go. */
+    static final Map<String, String> SWEEP_BROKER = Map.of(
+            "log.segment.bytes", Integer.toString(64 << 20),
+            "log.retention.ms", "60000",
+            "log.retention.check.interval.ms", "5000");
+
+    private int sweep(PrintWriter w, PayloadModels payloads) throws Exception {
+        long t0 = System.nanoTime();
+        Path dir = out != null ? out : Path.of(System.getProperty("kairos.home", "")).resolve("testbed").resolve("experiments").resolve("bench-sweep");
+        List<ModelSpec> models = payloads.models();
+        List<Double> sizes = Arrays.stream(sweepKilobytes).boxed().toList();
+        w.printf(Locale.ROOT, "payload sweep: %d zero-latency devices, buffer timeout %d ms, %s; searches of at most %d trials of %d s; latency: %d runs of %d s at half the pipeline's highest rate%n",
+                devices.devices, bufferTimeout.bufferTimeoutMs, delivery, searchTrials, trialSeconds, runs, durationSeconds);
+        if (!consumerProperties.isEmpty()) w.println("consumer settings of both paths: " + consumerProperties);
+        w.printf(Locale.ROOT, "%d cores, max heap %d MB, load average %.2f%n", Runtime.getRuntime().availableProcessors(),
+                Runtime.getRuntime().maxMemory() >> 20, java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        for (int i = 0; i < models.size(); i++) {
+            ModelSpec m = models.get(i);
+            w.printf(Locale.ROOT, "  %s kB: %s, input %s (%,d B), request records %,d B, results %,d B%n", PayloadModels.trim(sweepKilobytes[i]), m.name(), m.input(),
+                    m.input().byteSize(), KafkaRoundTrip.encodedRequestBytes(m), KafkaRoundTrip.encodedResultBytes(m));
+        }
+        w.print("starting Kafka broker and Flink mini-cluster ... ");
+        w.flush();
+        List<PayloadSweep.Row> rows;
+        try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(SWEEP_BROKER);
+             PipelineRig pipeline = new PipelineRig(broker, "sweep", devices.devices, payloads.catalog(), models.get(0).name(),
+                     bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties)) {
+            w.println("done");
+            w.flush();
+            rows = new PayloadSweep(broker, pipeline, Duration.ofSeconds(trialSeconds), Duration.ofSeconds(durationSeconds), runs, searchTrials, consumerProperties).run(sizes, models);
+        }
+        PayloadSweep.print(rows, w);
+        List<Path> files = PayloadSweep.write(rows, dir);
+        w.printf(Locale.ROOT, "%nwrote %s%ntotal wall time %.0f s%n", String.join(", ", files.stream().map(Path::toString).toList()), (System.nanoTime() - t0) / 1e9);
         return 0;
     }
 

@@ -78,6 +78,7 @@ public final class KafkaRoundTrip {
     private int partitions = 1;
     private int requestBytes;
     private int resultBytes;
+    private Map<String, Object> consumerOverrides = Map.of();
 
     /** A round trip through two topics on these brokers; they are created (one partition) if absent. */
     public KafkaRoundTrip(String bootstrapServers, String requestTopic, String resultTopic) {
@@ -123,6 +124,15 @@ public final class KafkaRoundTrip {
     public KafkaRoundTrip partitions(int partitions) {
         if (partitions < 1) throw new IllegalArgumentException("partitions must be at least 1, got " + partitions);
         this.partitions = partitions;
+        return this;
+    }
+
+    /**
+     * Consumer settings over the low-latency ones, for both consumers (e.g. a larger
+     * {@code max.partition.fetch.bytes}, to see what the default's one big record per fetch costs).
+     */
+    public KafkaRoundTrip consumerProperties(Map<String, ?> overrides) {
+        this.consumerOverrides = Map.copyOf(overrides);
         return this;
     }
 
@@ -179,6 +189,7 @@ public final class KafkaRoundTrip {
     public Result run() throws InterruptedException {
         createTopicsIfAbsent();
         AtomicLong received = new AtomicLong();
+        AtomicLong lastReceivedNanos = new AtomicLong(Long.MIN_VALUE);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         // Every answer is a served request to the figures; written by the receiver only, read after it stopped.
         ResultSummary.Stats latency = new ResultSummary.Stats("kafka round trip");
@@ -191,7 +202,7 @@ public final class KafkaRoundTrip {
         KafkaProducer<byte[], byte[]> relayOut = producer();
         relayOut.partitionsFor(resultTopic);
         Thread relay = new Thread(() -> relay(relayIn, relayOut, failure), "round-trip-relay");
-        Thread receiver = new Thread(() -> receive(receiverIn, latency, received, failure), "round-trip-receiver");
+        Thread receiver = new Thread(() -> receive(receiverIn, latency, received, lastReceivedNanos, failure), "round-trip-receiver");
         relay.start();
         receiver.start();
 
@@ -200,6 +211,7 @@ public final class KafkaRoundTrip {
         long maxBehindMicros = 0;
         long elapsedMicros = 0;
         boolean allSent = false;
+        long sentUntilNanos = 0;
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             producer.partitionsFor(requestTopic); // metadata now, not on the first send
             byte[] filler = filler(requestBytes, 2);
@@ -218,6 +230,7 @@ public final class KafkaRoundTrip {
             }
             elapsedMicros = pacer.elapsedMicros();
             producer.flush();
+            sentUntilNanos = System.nanoTime();
             allSent = true;
         } finally {
             // Wait for the answers still on their way (unless sending failed), then stop both loops.
@@ -229,7 +242,8 @@ public final class KafkaRoundTrip {
             receiver.join(10_000);
         }
         if (failure.get() != null) throw new IllegalStateException("round trip failed: " + failure.get(), failure.get());
-        return new Result(sent, measuredSent, received.get(), elapsedMicros, maxBehindMicros, requestBytes, resultBytes, latency);
+        long drainMicros = lastReceivedNanos.get() == Long.MIN_VALUE ? 0 : Math.max(0, (lastReceivedNanos.get() - sentUntilNanos) / 1_000);
+        return new Result(sent, measuredSent, received.get(), elapsedMicros, maxBehindMicros, drainMicros, requestBytes, resultBytes, latency);
     }
 
     /** The serving job's place: every request becomes one answer of the result size, header copied. */
@@ -250,7 +264,8 @@ public final class KafkaRoundTrip {
         }
     }
 
-    private static void receive(KafkaConsumer<byte[], byte[]> in, ResultSummary.Stats latency, AtomicLong received, AtomicReference<Throwable> failure) {
+    private static void receive(KafkaConsumer<byte[], byte[]> in, ResultSummary.Stats latency, AtomicLong received, AtomicLong lastReceivedNanos,
+                                AtomicReference<Throwable> failure) {
         try (in) {
             while (true) {
                 for (ConsumerRecord<byte[], byte[]> r : in.poll(Duration.ofMillis(100))) {
@@ -259,6 +274,7 @@ public final class KafkaRoundTrip {
                     long sentNanos = header.getLong(0);
                     long sentMicros = sentNanos / 1_000;
                     if (header.get(16) == 1) latency.add(ResultStatus.OK, sentMicros, sentMicros + (now - sentNanos) / 1_000, 0);
+                    lastReceivedNanos.set(now);
                     received.incrementAndGet();
                 }
             }
@@ -274,8 +290,9 @@ public final class KafkaRoundTrip {
     }
 
     private KafkaConsumer<byte[], byte[]> consumerAtEnd(String topic) throws InterruptedException {
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(ResultConsumer.lowLatencyConfig(bootstrapServers),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> config = ResultConsumer.lowLatencyConfig(bootstrapServers);
+        config.putAll(consumerOverrides);
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         List<PartitionInfo> infos = c.partitionsFor(topic);
         // A topic created a moment ago may not have reached every broker's metadata yet.
         for (long until = System.nanoTime() + 10_000_000_000L; infos.isEmpty() && System.nanoTime() < until; infos = c.partitionsFor(topic)) {
@@ -327,9 +344,11 @@ public final class KafkaRoundTrip {
      * What a run measured. {@code sent} counts every request, {@code measuredSent} those after the
      * warm-up, {@code received} every answer that came back. Latencies are of the measured round
      * trips, in microseconds, counted as served requests by the shared figures. {@code maxBehindMicros} is how late the sender fell behind its
-     * schedule at worst: if it is large, the client, not Kafka, limited the rate.
+     * schedule at worst: if it is large, the client, not Kafka, limited the rate. {@code drainMicros}
+     * is from the last send (flushed) to the last answer: how long the backlog left when the sending
+     * stopped took to clear.
      */
-    public record Result(long sent, long measuredSent, long received, long elapsedMicros, long maxBehindMicros,
+    public record Result(long sent, long measuredSent, long received, long elapsedMicros, long maxBehindMicros, long drainMicros,
                          int requestBytes, int resultBytes, ResultSummary.Stats latency) {
 
         /** Requests that never came back within the drain timeout. */

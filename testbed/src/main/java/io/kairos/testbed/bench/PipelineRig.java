@@ -17,6 +17,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The serving job with zero-latency simulated devices on a broker, driven open loop, so that what
@@ -26,7 +27,7 @@ import java.util.List;
 final class PipelineRig implements AutoCloseable {
     private final EmbeddedKafkaBroker broker;
     private final ServingConfig config;
-    private final ModelCatalog catalog = ModelCatalog.builtIn();
+    private final ModelCatalog catalog;
     private final JobClient job;
     private final ResultConsumer results;
     private final String model;
@@ -42,7 +43,24 @@ final class PipelineRig implements AutoCloseable {
      */
     PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, String model, long bufferTimeoutMs,
                 ServingConfig.Delivery delivery, long checkpointIntervalMs) throws Exception {
+        this(broker, name, devices, ModelCatalog.builtIn(), model, bufferTimeoutMs, delivery, checkpointIntervalMs);
+    }
+
+    PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, ModelCatalog catalog, String model, long bufferTimeoutMs,
+                ServingConfig.Delivery delivery, long checkpointIntervalMs) throws Exception {
+        this(broker, name, devices, catalog, model, bufferTimeoutMs, delivery, checkpointIntervalMs, Map.of());
+    }
+
+    /**
+     * Serving the models of {@code catalog}; {@code model} is the one {@link #run(double, Duration, Duration, Duration)}
+     * offers. {@code consumerProperties} go over the settings of every consumer, the job's and the
+     * results collector's (the job hands its Kafka properties to its producers too, which ignore
+     * consumer settings).
+     */
+    PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, ModelCatalog catalog, String model, long bufferTimeoutMs,
+                ServingConfig.Delivery delivery, long checkpointIntervalMs, Map<String, String> consumerProperties) throws Exception {
         this.broker = broker;
+        this.catalog = catalog;
         this.model = model;
         config = new ServingConfig();
         config.bootstrapServers = broker.bootstrapServers();
@@ -59,11 +77,19 @@ final class PipelineRig implements AutoCloseable {
         config.fromEarliest = true;
         config.delivery = delivery;
         config.checkpointIntervalMs = checkpointIntervalMs;
+        config.kafkaProperties.putAll(consumerProperties);
         for (String topic : config.topics()) broker.createTopic(topic, 1);
         Configuration flink = new Configuration();
         flink.set(RestOptions.BIND_PORT, "0");
         job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
-        results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST);
+        Map<String, Object> resultsConsumer = ResultConsumer.lowLatencyConfig(broker.bootstrapServers());
+        resultsConsumer.putAll(consumerProperties);
+        results = new ResultConsumer(resultsConsumer, config.resultsTopic, ResultConsumer.StartAt.EARLIEST);
+        awaitServing(model);
+    }
+
+    /** Returns once a request for {@code model} has come back: the job is running and serves it. */
+    void awaitServing(String model) {
         try (RequestProducer p = producer()) {
             results.awaitServing(p, model, Duration.ofSeconds(120));
         }
@@ -79,18 +105,26 @@ final class PipelineRig implements AutoCloseable {
      * the stragglers.
      */
     Phase run(double rate, Duration duration, Duration warmup, Duration drain) throws InterruptedException {
+        return run(model, rate, duration, warmup, drain);
+    }
+
+    /** {@link #run(double, Duration, Duration, Duration)} with requests for {@code model}. */
+    Phase run(String model, double rate, Duration duration, Duration warmup, Duration drain) throws InterruptedException {
         Workload load = new Workload(List.of(ModelLoad.of("bench", model, rate, 600_000, ArrivalSpec.POISSON)));
         ResultSummary.Stats measured = new ResultSummary.Stats("pipeline");
         long[] counts = new long[1];
+        long[] lastReceived = new long[1];
         long start = io.kairos.core.time.WallClock.nowMicros();
         long measureFrom = start + warmup.toNanos() / 1_000;
         results.onResult((r, receivedAt) -> {
             long sent = r.getTimings().getSent();
             if (sent < start) return;
             counts[0]++;
+            lastReceived[0] = Math.max(lastReceived[0], receivedAt);
             if (sent >= measureFrom) measured.add(r.getStatus(), sent, receivedAt, r.getBatchSize());
         });
         RequestProducer.PacingReport pacing;
+        long[] sentUntil = new long[1];
         java.util.concurrent.atomic.AtomicBoolean sending = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread reader = new Thread(() -> {
             while (sending.get()) results.poll(Duration.ofMillis(20));
@@ -98,13 +132,24 @@ final class PipelineRig implements AutoCloseable {
         try (RequestProducer p = producer()) {
             reader.start();
             pacing = p.run(load, 7, duration);
+            sentUntil[0] = io.kairos.core.time.WallClock.nowMicros();
         } finally {
             sending.set(false);
             reader.join();
         }
         long expected = results.distinct() + (pacing.sent() - counts[0]);
         results.awaitResults(expected, drain, drain.multipliedBy(10));
-        return new Phase(pacing.sent(), counts[0], pacing.offeredRatePerSecond(), pacing.p99BehindMicros(), measured);
+        return new Phase(pacing.sent(), counts[0], pacing.offeredRatePerSecond(), pacing.p99BehindMicros(), pacing.elapsedMicros(),
+                Math.max(0, lastReceived[0] - sentUntil[0]), measured);
+    }
+
+    /**
+     * Waits until no result has come for {@code quiet} (at most {@code limit}): what an overloaded
+     * run left in the job has been served, and the next run starts on an idle pipeline.
+     */
+    void settle(Duration quiet, Duration limit) {
+        results.onResult((r, receivedAt) -> {});
+        results.awaitResults(0, quiet, limit);
     }
 
     @Override
@@ -113,8 +158,12 @@ final class PipelineRig implements AutoCloseable {
         job.cancel().get();
     }
 
-    /** What one load phase saw. */
-    record Phase(long sent, long received, double offeredPerSecond, long p99BehindMicros, ResultSummary.Stats measured) {
+    /**
+     * What one load phase saw. {@code elapsedMicros}: how long the sending took, longer than asked
+     * when the sender fell behind its schedule. {@code drainMicros}: from the last send (flushed) to the last result
+     * received, how long the backlog left when the sending stopped took to clear.
+     */
+    record Phase(long sent, long received, double offeredPerSecond, long p99BehindMicros, long elapsedMicros, long drainMicros, ResultSummary.Stats measured) {
         long p50Micros() {
             return measured.p50Micros();
         }
@@ -126,6 +175,11 @@ final class PipelineRig implements AutoCloseable {
         /** Kept up: every request came back, and the tail did not grow into a backlog. */
         boolean keptUp() {
             return received >= sent && p99Micros() < 1_000_000;
+        }
+
+        /** Whether every measured result was served (none rejected or failed). */
+        boolean allServed() {
+            return measured.served() == measured.total();
         }
     }
 }
