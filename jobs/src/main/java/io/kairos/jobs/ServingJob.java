@@ -141,6 +141,10 @@ public final class ServingJob {
             // Answer a fetch as soon as one byte is there; never let the broker hold it for long.
             consumer.setProperty("fetch.min.bytes", "1");
             consumer.setProperty("fetch.max.wait.ms", "5");
+            // Kafka's default of 1 MiB per partition and fetch returns one 600 kB image per round
+            // trip to the broker, so a backlog of big requests drains one record at a time; the
+            // whole fetch stays bounded by fetch.max.bytes (50 MiB).
+            consumer.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_PARTITION_FETCH_BYTES));
             consumer = KafkaClientProperties.over(consumer, config.kafkaProperties);
             KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
                     .setBootstrapServers(config.bootstrapServers)
@@ -274,6 +278,9 @@ public final class ServingJob {
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {
         return new ServingJob(config, catalog, devices, Endpoints.onKafka(config));
     }
+
+    /** What the job's consumers take of one partition per fetch: 16 MiB, some 27 images of 600 kB. */
+    public static final int MAX_PARTITION_FETCH_BYTES = 16 << 20;
 
     /** The results producer's {@code max.request.size}: Kafka's default. */
     static final int RESULTS_MAX_REQUEST_SIZE = ResultBounds.KAFKA_DEFAULT_MAX_REQUEST_SIZE;
