@@ -2,25 +2,18 @@ package io.kairos.sim;
 
 import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.scheduling.ConfiguredPolicy;
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
-import io.kairos.core.scheduling.policy.KairosPolicy;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.workload.ArrivalSpec;
-import io.kairos.workload.AzureLikeTrace;
-import io.kairos.workload.AzureTrace;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,9 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SimulationOutcomesPinnedTest {
 
     private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
-    private static AzureTrace trace;
-
-    /** The Azure experiment's first minute (the experiment's setup, {@code AzureExperiment}), 4 s of it. */
+    /** The Azure experiment's runs ({@link AzureRuns}) on the trace's first minute scaled to 2,000, 6,000 and 12,000 requests/s, 4 s of it. */
     @ParameterizedTest(name = "azure {0} req/s, {1}")
     @CsvSource({
             " 2000, clockwork,       ok=7074 late=0 dropped=0 batches=7074 preemptions=0 busy=19093454 fates=8010 checksum=7189599bb8ff55fb",
@@ -76,11 +67,7 @@ class SimulationOutcomesPinnedTest {
             "12000, work-conserving, ok=15569 late=0 dropped=26510 batches=15983 preemptions=0 busy=42000000 fates=48071 checksum=47d42cb4259dcc71",
     })
     void azure(int rate, String policy, String expected) {
-        Simulation sim = Simulation.builder(CATALOG).devices(12)
-                .workload(azureWorkload(rate))
-                .policy(policy, asPublished(policy))
-                .duration(4_000_000).warmup(500_000).seed(1).build();
-        assertThat(outcomes(sim)).isEqualTo(expected);
+        assertThat(outcomes(AzureRuns.simulation(policy, AzureRuns.workload(rate, 1), 4_000_000, 500_000))).isEqualTo(expected);
     }
 
     /** Four models on six devices placed unevenly, bursty, noisy, with hand-over delays and cold starts. */
@@ -127,20 +114,6 @@ class SimulationOutcomesPinnedTest {
         }
         assertThat(azure).containsExactlyInAnyOrderElementsOf(Policies.names());
         assertThat(mixed).containsExactlyInAnyOrderElementsOf(Policies.names());
-    }
-
-    private static synchronized Workload azureWorkload(int rate) {
-        if (trace == null) trace = AzureLikeTrace.of(46_000, 9500, 60).generate(1);
-        List<String> instances = new ArrayList<>();
-        for (int i = 0; i < 61 * 66; i++) instances.add(ModelCatalog.instanceName("resnet50", i));
-        return trace.toInstanceWorkload(instances, 100, trace.rateScaleFor(rate, 0, 1), 0, 1);
-    }
-
-    // As the experiments run the other systems' policies (Experiment.asPublished in the testbed).
-    private static Map<String, String> asPublished(String policy) {
-        if (policy.equals(KairosPolicy.NAME)) return Map.of();
-        if (policy.equals(DynamicBatcherPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
-        return Map.of(ConfiguredPolicy.SHED_EARLY, "false");
     }
 
     /** The run's counts and a checksum of every fate, in the order the simulator decided them. */
