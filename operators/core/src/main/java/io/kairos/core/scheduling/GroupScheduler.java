@@ -51,16 +51,23 @@ public final class GroupScheduler implements GroupView {
     // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
     // policies can stop scanning early. A queue's key depends on its head: it is taken out before
     // its head changes and put back after.
-    private final TreeSet<RequestQueue> active = new TreeSet<>(
-            Comparator.comparingLong(RequestQueue::latestStartAlone).thenComparing(RequestQueue::model));
+    private final TreeSet<RequestQueue> active = new TreeSet<>(GroupScheduler::byLatestStartAlone);
     private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
     // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
     private final Set<RequestQueue> batchable = new LinkedHashSet<>();
     private final Collection<RequestQueue> batchableView = Collections.unmodifiableSet(batchable);
+    // The batchable queues holding two full batches or more: the only ones early shedding drops
+    // from, so that it need not walk every batchable queue on every call. Visited in the order of
+    // `batchable`, which each queue's batchable stamp records.
+    private final List<RequestQueue> overfull = new ArrayList<>();
+    private long batchableStamps;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
+    // Whether every device holds every model (none placed with a model list): then one earliest
+    // start and one idle device serve every model.
+    private boolean uniform;
     private SchedulingPolicy policy;
     private boolean shedding;
     private boolean shedEarly;
@@ -88,6 +95,7 @@ public final class GroupScheduler implements GroupView {
         this.group = group;
         this.catalog = catalog;
         this.devices = List.copyOf(devices);
+        this.uniform = holdEveryModel(this.devices);
         setPolicy(policy);
     }
 
@@ -159,6 +167,7 @@ public final class GroupScheduler implements GroupView {
             }
         }
         this.devices = List.copyOf(newDevices);
+        this.uniform = holdEveryModel(this.devices);
         return actions;
     }
 
@@ -269,13 +278,18 @@ public final class GroupScheduler implements GroupView {
         if (newHead && !q.isEmpty()) active.remove(q);
         q.add(request);
         if (newHead) active.add(q);
-        if (q.size() == 2) batchable.add(q);
+        if (q.size() == 2) {
+            batchable.add(q);
+            q.setBatchableStamp(++batchableStamps);
+        }
+        if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
         pending++;
     }
 
     // After requests leave a queue.
     private void shrunk(RequestQueue q) {
         if (q.size() < 2) batchable.remove(q);
+        if (q.size() < 2 * q.profile().maxBatch() && !overfull.isEmpty()) overfull.remove(q);
     }
 
     /**
@@ -310,6 +324,7 @@ public final class GroupScheduler implements GroupView {
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
         active.clear();
         batchable.clear();
+        overfull.clear();
         pending = 0;
         return all;
     }
@@ -473,7 +488,7 @@ public final class GroupScheduler implements GroupView {
     private List<Drop> shed(long nowMicros) {
         if (pending == 0) return Collections.emptyList();
         List<Drop> dropped = new ArrayList<>(0);
-        if (!devices.isEmpty() && everyDeviceHoldsEveryModel()) {
+        if (!devices.isEmpty() && uniform) {
             if (!shedding) return dropped;
             // One earliest start for every model: the unreachable heads are at the front of the order.
             long start = earliestStart(null, nowMicros);
@@ -515,17 +530,11 @@ public final class GroupScheduler implements GroupView {
      * Below capacity a queue seldom holds two full batches, and when it does its head has time.
      */
     private List<Drop> shedForFullBatches(long nowMicros, List<Drop> dropped) {
-        if (batchable.isEmpty()) return dropped;
-        boolean everyDevice = everyDeviceHoldsEveryModel();
+        if (overfull.isEmpty()) return dropped;
+        boolean everyDevice = uniform;
         long anyStart = everyDevice ? earliestStart(null, nowMicros) : 0;
-        List<RequestQueue> candidates = null;
-        for (RequestQueue q : batchable) {
-            if (q.size() >= 2 * q.profile().maxBatch()) {
-                if (candidates == null) candidates = new ArrayList<>(2);
-                candidates.add(q);
-            }
-        }
-        if (candidates == null) return dropped;
+        List<RequestQueue> candidates = new ArrayList<>(overfull);
+        if (candidates.size() > 1) candidates.sort(Comparator.comparingLong(RequestQueue::batchableStamp));
         for (RequestQueue q : candidates) {
             LatencyProfile p = q.profile();
             int full = p.maxBatch();
@@ -568,11 +577,22 @@ public final class GroupScheduler implements GroupView {
         return best;
     }
 
-    private boolean everyDeviceHoldsEveryModel() {
+    @Override
+    public boolean everyDeviceHoldsEveryModel() {
+        return uniform;
+    }
+
+    private static boolean holdEveryModel(List<DeviceView> devices) {
         for (DeviceView d : devices) {
             if (d.models() != null) return false;
         }
         return true;
+    }
+
+    // The order of the active queues: by the latest start of their head alone, then by model.
+    private static int byLatestStartAlone(RequestQueue a, RequestQueue b) {
+        int c = Long.compare(a.latestStartAlone(), b.latestStartAlone());
+        return c != 0 ? c : a.model().compareTo(b.model());
     }
 
     /** The first instant at which some head request becomes unreachable, if nothing is dispatched. */

@@ -43,6 +43,12 @@ public interface GroupView {
     List<DeviceView> devices();
 
     /**
+     * Whether every device of the group holds every model (none is placed with a model list): then
+     * the device a policy picks for one model is the one it would pick for any.
+     */
+    boolean everyDeviceHoldsEveryModel();
+
+    /**
      * Starts a batch of the {@code size} earliest-deadline requests of {@code model} on
      * {@code device} after the work already booked there.
      */

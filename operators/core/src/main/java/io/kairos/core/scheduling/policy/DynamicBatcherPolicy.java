@@ -138,13 +138,14 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         rejectTimedOut(now, group);
         if (!IdleDevices.anyIdle(now, group)) return Math.min(IdleDevices.nextFree(group), nextTimeout(group));
         long wake = NO_WAKE;
-        List<String> models = new ArrayList<>(group.modelsWithPending());
+        boolean uniform = group.everyDeviceHoldsEveryModel();
+        List<RequestQueue> queues = new ArrayList<>(group.pendingQueues());
         // Oldest waiting model first, so that no model starves another of idle devices.
-        models.sort(Comparator.comparingLong(m -> group.queue(m).oldestArrival()));
-        for (String model : models) {
-            RequestQueue q = group.queue(model);
+        queues.sort(Comparator.comparingLong(RequestQueue::oldestArrival));
+        for (RequestQueue q : queues) {
+            String model = q.model();
             Batching b = batching.of(model);
-            int maxBatch = Math.min(b.maxBatch(), group.profile(model).maxBatch());
+            int maxBatch = Math.min(b.maxBatch(), q.profile().maxBatch());
             while (!q.isEmpty()) {
                 int size = batchSize(q.size(), maxBatch, b.preferred);
                 if (size == 0) {
@@ -155,9 +156,9 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     }
                     size = Math.min(q.size(), maxBatch);
                 }
-                DeviceView idle = IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, model);
                 if (idle == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
                     break;
                 }
                 group.dispatch(model, size, idle, now);

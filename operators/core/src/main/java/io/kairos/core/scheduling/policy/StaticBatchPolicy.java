@@ -49,14 +49,15 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
     public long schedule(long now, GroupView group) {
         if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
         long wake = NO_WAKE;
+        boolean uniform = group.everyDeviceHoldsEveryModel();
         for (String model : group.modelsWithPending()) {
             RequestQueue q = group.queue(model);
             LatencyProfile p = group.profile(model);
             int batch = Math.min(this.batch.of(model), p.maxBatch());
             while (q.size() >= batch) {
-                DeviceView idle = IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, model);
                 if (idle == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
                     break;
                 }
                 group.dispatch(model, batch, idle, now);
