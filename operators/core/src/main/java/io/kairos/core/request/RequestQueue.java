@@ -26,6 +26,8 @@ public final class RequestQueue {
     private long oldestArrival = Long.MAX_VALUE;
     // The scheduler's mark of when the queue last came to hold two requests: an order among such queues.
     private long batchableStamp;
+    // The scheduler's number for the queue, where it keeps what else it knows of the model.
+    private int number = -1;
 
     public RequestQueue(String model, LatencyProfile profile) {
         this.model = model;
@@ -65,6 +67,15 @@ public final class RequestQueue {
 
     public void setBatchableStamp(long stamp) {
         this.batchableStamp = stamp;
+    }
+
+    /** The scheduler's number for this queue (its models in the order they came), or -1. */
+    public int number() {
+        return number;
+    }
+
+    public void setNumber(int number) {
+        this.number = number;
     }
 
     public int size() {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -45,7 +46,8 @@ public final class GroupScheduler implements GroupView {
     private final String group;
     private final ModelCatalog catalog;
     private final Map<String, RequestQueue> queues = new HashMap<>();
-    private final Map<String, ArrivalRate> arrivalRates = new HashMap<>();
+    // Each model's arrival rate, at its queue's number: an arrival looks its model up once.
+    private final List<ArrivalRate> arrivalRates = new ArrayList<>();
     // The queues that are not empty, by the latest time their head request could start alone. A
     // group may serve thousands of models of which a few hundred have work at any instant (the
     // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
@@ -233,8 +235,8 @@ public final class GroupScheduler implements GroupView {
      * the SLOs and the rate.
      */
     public void admit(Request request) {
-        arrivalRates.computeIfAbsent(request.model(), m -> new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS)).arrived(request.arrivalMicros());
         RequestQueue q = queueOf(request.model());
+        arrivalRates.get(q.number()).arrived(request.arrivalMicros());
         if (pending >= maxPending) {
             RequestQueue urgent = active.first();
             if (request.deadlineMicros() - q.profile().latencyAt(0) <= urgent.latestStartAlone()) {
@@ -266,6 +268,8 @@ public final class GroupScheduler implements GroupView {
                 q.setEstimate(estimate);
             }
             queues.put(model, q);
+            q.setNumber(arrivalRates.size());
+            arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
         }
@@ -298,8 +302,8 @@ public final class GroupScheduler implements GroupView {
      * What a planner re-solves a batching table for ({@code kairos plan smdp}).
      */
     public double arrivalRatePerSecond(String model, long nowMicros) {
-        ArrivalRate r = arrivalRates.get(model);
-        return r == null ? 0 : r.perSecond(nowMicros);
+        RequestQueue q = queues.get(model);
+        return q == null ? 0 : arrivalRates.get(q.number()).perSecond(nowMicros);
     }
 
     public int pendingCount() {
@@ -547,8 +551,11 @@ public final class GroupScheduler implements GroupView {
             while (q.size() >= 2 * full && finish > q.headDeadline()) {
                 Request r = q.poll();
                 pending--;
-                dropped.add(new Drop(r, "shed under overload: " + q.size() + " requests of model '" + q.model() + "' wait behind it, and in a full batch of "
-                        + full + " on the earliest-free device it would finish " + (finish - r.deadlineMicros()) + " us late"));
+                int behind = q.size();
+                long late = finish - r.deadlineMicros();
+                String model = q.model();
+                dropped.add(new Drop(r, () -> "shed under overload: " + behind + " requests of model '" + model + "' wait behind it, and in a full batch of "
+                        + full + " on the earliest-free device it would finish " + late + " us late"));
             }
             shrunk(q);
             if (!q.isEmpty()) active.add(q);
@@ -562,8 +569,8 @@ public final class GroupScheduler implements GroupView {
         while (!q.isEmpty() && finish > q.headDeadline()) {
             Request r = q.poll();
             pending--;
-            dropped.add(new Drop(r, "deadline unreachable: alone on the earliest-free device it would finish "
-                    + (finish - r.deadlineMicros()) + " us late"));
+            long late = finish - r.deadlineMicros();
+            dropped.add(new Drop(r, () -> "deadline unreachable: alone on the earliest-free device it would finish " + late + " us late"));
         }
         shrunk(q);
     }
@@ -600,8 +607,52 @@ public final class GroupScheduler implements GroupView {
         return active.isEmpty() ? SchedulingPolicy.NO_WAKE : active.first().latestStartAlone() + 1;
     }
 
-    /** A request shed by the scheduler and why. */
-    public record Drop(Request request, String reason) {}
+    /**
+     * A request shed by the scheduler and why. The reason of the drops that come by the million
+     * under overload is written only when asked for: the simulator never reads it.
+     */
+    public static final class Drop {
+        private final Request request;
+        private String reason;
+        private Supplier<String> why;
+
+        public Drop(Request request, String reason) {
+            this.request = request;
+            this.reason = reason;
+        }
+
+        Drop(Request request, Supplier<String> why) {
+            this.request = request;
+            this.why = why;
+        }
+
+        public Request request() {
+            return request;
+        }
+
+        public String reason() {
+            if (reason == null) {
+                reason = why.get();
+                why = null;
+            }
+            return reason;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Drop d && d.request.equals(request) && d.reason().equals(reason());
+        }
+
+        @Override
+        public int hashCode() {
+            return request.hashCode() * 31 + reason().hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "Drop[request=" + request + ", reason=" + reason() + "]";
+        }
+    }
 
     /**
      * What one call of {@link #schedule} decided, and when to call it again if nothing arrives.
