@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -55,6 +56,12 @@ public final class GroupScheduler implements GroupView {
     // its head changes and put back after.
     private final TreeSet<RequestQueue> active = new TreeSet<>(GroupScheduler::byLatestStartAlone);
     private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
+    // The same queues in two other orders, kept only once a policy asked for them: by the arrival
+    // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
+    // the active order. A queue's keys change only where its place in `active` does (leave, join),
+    // but for an earlier arrival behind the head, which moves it by oldest arrival (enqueue).
+    private TreeSet<RequestQueue> byHeadArrival;
+    private TreeSet<RequestQueue> byOldestArrival;
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
     // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
@@ -215,9 +222,9 @@ public final class GroupScheduler implements GroupView {
         LatencyProfile updated = q.estimate().add(batch.size(), report.latencyMicros());
         if (updated == null) return;
         // The queue's place in the order depends on its profile: out before the change, back after.
-        boolean wasActive = !q.isEmpty() && active.remove(q);
+        boolean wasActive = !q.isEmpty() && leave(q);
         q.setProfile(updated);
-        if (wasActive) active.add(q);
+        if (wasActive) join(q);
         batchExtra = Math.max(batchExtra, updated.latencyAt(updated.batchSizeCount() - 1) - updated.latencyAt(0));
     }
 
@@ -243,11 +250,11 @@ public final class GroupScheduler implements GroupView {
                 overflowDrops.add(new Drop(request, queueFull()));
                 return;
             }
-            active.remove(urgent);
+            leave(urgent);
             overflowDrops.add(new Drop(urgent.poll(), queueFull()));
             pending--;
             shrunk(urgent);
-            if (!urgent.isEmpty()) active.add(urgent);
+            if (!urgent.isEmpty()) join(urgent);
         }
         enqueue(q, request);
     }
@@ -279,15 +286,33 @@ public final class GroupScheduler implements GroupView {
     // Keeps the order of the active queues: a queue whose head changes is taken out and put back.
     private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
-        if (newHead && !q.isEmpty()) active.remove(q);
+        // Only the order by oldest arrival moves when an earlier arrival comes behind the head.
+        boolean newOldest = !newHead && byOldestArrival != null && request.arrivalMicros() < q.oldestArrival();
+        if (newHead && !q.isEmpty()) leave(q);
+        if (newOldest) byOldestArrival.remove(q);
         q.add(request);
-        if (newHead) active.add(q);
+        if (newHead) join(q);
+        if (newOldest) byOldestArrival.add(q);
         if (q.size() == 2) {
             batchable.add(q);
             q.setBatchableStamp(++batchableStamps);
         }
         if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
         pending++;
+    }
+
+    // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
+    private boolean leave(RequestQueue q) {
+        boolean was = active.remove(q);
+        if (byHeadArrival != null) byHeadArrival.remove(q);
+        if (byOldestArrival != null) byOldestArrival.remove(q);
+        return was;
+    }
+
+    private void join(RequestQueue q) {
+        active.add(q);
+        if (byHeadArrival != null) byHeadArrival.add(q);
+        if (byOldestArrival != null) byOldestArrival.add(q);
     }
 
     // After requests leave a queue.
@@ -327,6 +352,8 @@ public final class GroupScheduler implements GroupView {
         List<Request> all = new ArrayList<>(pending);
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
         active.clear();
+        if (byHeadArrival != null) byHeadArrival.clear();
+        if (byOldestArrival != null) byOldestArrival.clear();
         batchable.clear();
         overfull.clear();
         pending = 0;
@@ -384,6 +411,24 @@ public final class GroupScheduler implements GroupView {
     }
 
     @Override
+    public NavigableSet<RequestQueue> pendingQueuesByHeadArrival() {
+        if (byHeadArrival == null) {
+            byHeadArrival = new TreeSet<>(GroupScheduler::byHeadArrival);
+            byHeadArrival.addAll(active);
+        }
+        return Collections.unmodifiableNavigableSet(byHeadArrival);
+    }
+
+    @Override
+    public NavigableSet<RequestQueue> pendingQueuesByOldestArrival() {
+        if (byOldestArrival == null) {
+            byOldestArrival = new TreeSet<>(GroupScheduler::byOldestArrival);
+            byOldestArrival.addAll(active);
+        }
+        return Collections.unmodifiableNavigableSet(byOldestArrival);
+    }
+
+    @Override
     public Collection<RequestQueue> batchableQueues() {
         return batchableView;
     }
@@ -411,11 +456,11 @@ public final class GroupScheduler implements GroupView {
     public Dispatch dispatch(String model, int size, DeviceView device, long nowMicros) {
         if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
         RequestQueue q = queues.get(model);
-        active.remove(q);
+        leave(q);
         Request[] batch = q.take(size);
         pending -= size;
         shrunk(q);
-        if (!q.isEmpty()) active.add(q);
+        if (!q.isEmpty()) join(q);
         // A model the device does not hold is loaded first: the batch takes its load time longer.
         ModelSpec spec = catalog.get(model);
         long latency = q.profile().latencyMicros(size) + device.loadMicros(spec);
@@ -432,11 +477,11 @@ public final class GroupScheduler implements GroupView {
         if (q == null || count < 1 || count > q.size()) {
             throw new IllegalArgumentException("cannot reject " + count + " of " + (q == null ? 0 : q.size()) + " requests of model '" + model + "'");
         }
-        active.remove(q);
+        leave(q);
         for (Request r : q.take(count)) rejected.add(new Drop(r, reason));
         pending -= count;
         shrunk(q);
-        if (!q.isEmpty()) active.add(q);
+        if (!q.isEmpty()) join(q);
     }
 
     @Override
@@ -497,25 +542,26 @@ public final class GroupScheduler implements GroupView {
             // One earliest start for every model: the unreachable heads are at the front of the order.
             long start = earliestStart(null, nowMicros);
             while (!active.isEmpty() && active.first().latestStartAlone() < start) {
-                RequestQueue q = active.pollFirst();
+                RequestQueue q = active.first();
+                leave(q);
                 dropUnreachable(q, start, dropped);
-                if (!q.isEmpty()) active.add(q);
+                if (!q.isEmpty()) join(q);
             }
             return dropped;
         }
         for (RequestQueue q : new ArrayList<>(active)) {
             long start = earliestStart(q.model(), nowMicros);
             if (start == Long.MAX_VALUE) {
-                active.remove(q);
+                leave(q);
                 while (!q.isEmpty()) {
                     dropped.add(new Drop(q.poll(), "no device of serving group '" + group + "' holds model '" + q.model() + "'"));
                     pending--;
                 }
                 shrunk(q);
             } else if (shedding && q.latestStartAlone() < start) {
-                active.remove(q);
+                leave(q);
                 dropUnreachable(q, start, dropped);
-                if (!q.isEmpty()) active.add(q);
+                if (!q.isEmpty()) join(q);
             }
         }
         return dropped;
@@ -547,7 +593,7 @@ public final class GroupScheduler implements GroupView {
             long finish = start + p.latencyAt(p.batchSizeCount() - 1);
             if (finish <= q.headDeadline()) continue;
             if (dropped.isEmpty()) dropped = new ArrayList<>();
-            active.remove(q);
+            leave(q);
             while (q.size() >= 2 * full && finish > q.headDeadline()) {
                 Request r = q.poll();
                 pending--;
@@ -558,7 +604,7 @@ public final class GroupScheduler implements GroupView {
                         + full + " on the earliest-free device it would finish " + late + " us late"));
             }
             shrunk(q);
-            if (!q.isEmpty()) active.add(q);
+            if (!q.isEmpty()) join(q);
         }
         return dropped;
     }
@@ -594,6 +640,16 @@ public final class GroupScheduler implements GroupView {
             if (d.models() != null) return false;
         }
         return true;
+    }
+
+    private static int byHeadArrival(RequestQueue a, RequestQueue b) {
+        int c = Long.compare(a.peek().arrivalMicros(), b.peek().arrivalMicros());
+        return c != 0 ? c : byLatestStartAlone(a, b);
+    }
+
+    private static int byOldestArrival(RequestQueue a, RequestQueue b) {
+        int c = Long.compare(a.oldestArrival(), b.oldestArrival());
+        return c != 0 ? c : byLatestStartAlone(a, b);
     }
 
     // The order of the active queues: by the latest start of their head alone, then by model.

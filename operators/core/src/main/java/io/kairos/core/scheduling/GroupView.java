@@ -5,6 +5,7 @@ import io.kairos.core.request.RequestQueue;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.NavigableSet;
 
 /**
  * What a policy sees of its serving group, and what it may do to it: dispatch a batch, and, where
@@ -23,6 +24,18 @@ public interface GroupView {
      * dispatch, never both at once.
      */
     Collection<RequestQueue> pendingQueues();
+
+    /**
+     * The pending queues in order of their head request's arrival, ties in the order of
+     * {@link #pendingQueues}: FIFO across models. Kept from the first call on; a live view.
+     */
+    NavigableSet<RequestQueue> pendingQueuesByHeadArrival();
+
+    /**
+     * The pending queues in order of their oldest request's arrival ({@link RequestQueue#oldestArrival}),
+     * ties in the order of {@link #pendingQueues}. Kept from the first call on; a live view.
+     */
+    NavigableSet<RequestQueue> pendingQueuesByOldestArrival();
 
     /**
      * The pending queues with two requests or more, in no particular order: the only ones whose

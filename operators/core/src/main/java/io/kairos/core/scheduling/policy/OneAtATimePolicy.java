@@ -70,17 +70,21 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
         while (true) {
             DeviceView device = IdleDevices.idleAny(now, group);
             if (device == null) return group.pendingQueues().isEmpty() ? NO_WAKE : IdleDevices.nextFree(group);
+            if (group.pendingQueues().isEmpty()) return NO_WAKE;
+            if (!byDeadline) {
+                // The oldest head, ties in the pending order: the front of the order by head arrival.
+                group.dispatch(group.pendingQueuesByHeadArrival().first().model(), 1, device, now);
+                continue;
+            }
             RequestQueue first = null;
             long firstKey = Long.MAX_VALUE;
             for (RequestQueue q : group.pendingQueues()) {
-                if (byDeadline && first != null && q.latestStartAlone() >= firstKey) break;
-                long key = byDeadline ? q.headDeadline() : q.peek().arrivalMicros();
-                if (key < firstKey) {
+                if (first != null && q.latestStartAlone() >= firstKey) break;
+                if (q.headDeadline() < firstKey) {
                     first = q;
-                    firstKey = key;
+                    firstKey = q.headDeadline();
                 }
             }
-            if (first == null) return NO_WAKE;
             group.dispatch(first.model(), 1, device, now);
         }
     }
