@@ -61,6 +61,11 @@ public final class GroupScheduler implements GroupView {
     // the active order. A queue's keys change only where its place in `active` does (leave, join),
     // but for an earlier arrival behind the head, which moves it by oldest arrival (enqueue).
     private TreeSet<RequestQueue> byHeadArrival;
+    // The pending queues holding at least `holdingAtLeast` requests or a full batch, for a policy
+    // that serves only such queues (static batching); kept once asked for.
+    private Set<RequestQueue> holding;
+    private Collection<RequestQueue> holdingView;
+    private int holdingAtLeast;
     private TreeSet<RequestQueue> byOldestArrival;
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
@@ -298,6 +303,7 @@ public final class GroupScheduler implements GroupView {
             q.setBatchableStamp(++batchableStamps);
         }
         if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
+        if (holding != null && q.size() == Math.min(holdingAtLeast, q.profile().maxBatch())) holding.add(q);
         pending++;
     }
 
@@ -319,6 +325,7 @@ public final class GroupScheduler implements GroupView {
     private void shrunk(RequestQueue q) {
         if (q.size() < 2) batchable.remove(q);
         if (q.size() < 2 * q.profile().maxBatch() && !overfull.isEmpty()) overfull.remove(q);
+        if (holding != null && q.size() < Math.min(holdingAtLeast, q.profile().maxBatch())) holding.remove(q);
     }
 
     /**
@@ -356,6 +363,7 @@ public final class GroupScheduler implements GroupView {
         if (byOldestArrival != null) byOldestArrival.clear();
         batchable.clear();
         overfull.clear();
+        if (holding != null) holding.clear();
         pending = 0;
         return all;
     }
@@ -426,6 +434,19 @@ public final class GroupScheduler implements GroupView {
             byOldestArrival.addAll(active);
         }
         return Collections.unmodifiableNavigableSet(byOldestArrival);
+    }
+
+    @Override
+    public Collection<RequestQueue> queuesHoldingAtLeast(int n) {
+        if (holding == null || holdingAtLeast != n) {
+            holding = new LinkedHashSet<>();
+            holdingView = Collections.unmodifiableSet(holding);
+            holdingAtLeast = n;
+            for (RequestQueue q : active) {
+                if (q.size() >= Math.min(n, q.profile().maxBatch())) holding.add(q);
+            }
+        }
+        return holdingView;
     }
 
     @Override

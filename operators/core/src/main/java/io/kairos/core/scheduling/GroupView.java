@@ -38,6 +38,13 @@ public interface GroupView {
     NavigableSet<RequestQueue> pendingQueuesByOldestArrival();
 
     /**
+     * The pending queues holding at least {@code n} requests, or a full batch of their model
+     * (its largest allowed size) if that is fewer; in no particular order. Kept from the first
+     * call on, for one {@code n} at a time; a live view.
+     */
+    Collection<RequestQueue> queuesHoldingAtLeast(int n);
+
+    /**
      * The pending queues with two requests or more, in no particular order: the only ones whose
      * batch can be larger than one. A live view, like {@link #pendingQueues}.
      */
