@@ -142,9 +142,11 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         long wake = NO_WAKE;
         boolean uniform = group.everyDeviceHoldsEveryModel();
         List<RequestQueue> queues;
+        Rest rest = null;
         if (uniform && batching.models().isEmpty()) {
             queues = new ArrayList<>();
-            wake = front(now, group, queues);
+            rest = front(now, group, queues);
+            wake = rest.release();
         } else {
             queues = new ArrayList<>(group.pendingQueues());
             // Oldest waiting model first, so that no model starves another of idle devices.
@@ -172,20 +174,25 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                 group.dispatch(model, size, idle, now);
             }
         }
+        // The queues behind the front that would ask for a device find none, now that the front has them.
+        if (rest != null && rest.asks()) wake = Math.min(wake, IdleDevices.nextFree(group));
         return Math.min(wake, nextTimeout(group));
     }
+
+    /** What the queues behind the front ask for: the first release of a delay, and whether one would take a device. */
+    private record Rest(long release, boolean asks) {}
 
     /**
      * The same order, oldest waiting model first, when every device holds every model and every
      * model batches alike, without sorting thousands of queues on every call: fills {@code front}
-     * with the queues that the idle devices can reach, in that order, and returns when the others
-     * ask for a device again. Each queue that does not wait for its delay takes at least one idle
+     * with the queues that the idle devices can reach, in that order, and returns what the others
+     * ask for. Each queue that does not wait for its delay takes at least one idle
      * device, so past the first {@code idle} of them every queue finds none: it asks again when
      * the first device frees, or, waiting, when its delay ends. The queues still in their delay
      * are the last in the order (their oldest request came less than a delay ago), and the
      * earliest of their releases is the first of them.
      */
-    private long front(long now, GroupView group, List<RequestQueue> front) {
+    private Rest front(long now, GroupView group, List<RequestQueue> front) {
         Batching b = batching.group();
         int idle = 0;
         for (DeviceView d : group.devices()) {
@@ -202,7 +209,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
             front.add(q);
             if (!waits(now, q, b)) served++;
         }
-        if (rest == null) return NO_WAKE;
+        if (rest == null) return new Rest(NO_WAKE, false);
         boolean asks = !waits(now, rest, b);
         long release = NO_WAKE;
         for (Iterator<RequestQueue> back = order.descendingIterator(); back.hasNext(); ) {
@@ -212,7 +219,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
             else asks = true;
             if (q == rest) break;
         }
-        return asks ? Math.min(release, IdleDevices.nextFree(group)) : release;
+        return new Rest(release, asks);
     }
 
     /** Whether {@code q} waits for more requests or for its delay to end, rather than asking for a device now. */
