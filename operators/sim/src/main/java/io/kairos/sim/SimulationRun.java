@@ -235,9 +235,10 @@ final class SimulationRun {
         int size = d.size();
         // Each request carries an equal share of its batch's energy, zeta of the size it ran as.
         double share = sim.catalog().get(d.model()).batchEnergyMillijoules(size).orElse(Double.NaN) / size;
+        ResultSummary.Batch counted = results.batchOf(d.model());
         for (Request r : d.requests()) {
-            if (failed) fate(r, ResultStatus.FAILED, now, 0, Double.NaN);
-            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size, share);
+            if (failed) fate(r, ResultStatus.FAILED, now, 0, Double.NaN, counted);
+            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size, share, counted);
         }
     }
 
@@ -247,7 +248,15 @@ final class SimulationRun {
     }
 
     private void fate(Request r, ResultStatus status, long end, int batchSize, double energyMj) {
-        if (r.arrivalMicros() >= warmup) results.addTimed(r.model(), status, r.arrivalMicros(), end, batchSize, energyMj);
+        fate(r, status, end, batchSize, energyMj, null);
+    }
+
+    /** {@code counted}: where the results of the request's model are counted, or null to look it up. */
+    private void fate(Request r, ResultStatus status, long end, int batchSize, double energyMj, ResultSummary.Batch counted) {
+        if (r.arrivalMicros() >= warmup) {
+            if (counted != null) counted.add(status, r.arrivalMicros(), end, batchSize, energyMj);
+            else results.addTimed(r.model(), status, r.arrivalMicros(), end, batchSize, energyMj);
+        }
         listener.onFate(r, status, end, batchSize);
         source.ended(r, end);
     }

@@ -80,6 +80,31 @@ public final class ResultSummary {
         overall.add(status, startMicros, endMicros, batchSize, energyMj);
     }
 
+    /**
+     * Adds results of one model timed as in {@link #addTimed}, for a caller that adds many of one
+     * model at once (the simulator, a batch's requests): it looks the model up once. Call
+     * {@link Batch#add} for each result.
+     */
+    public Batch batchOf(String model) {
+        return new Batch(model);
+    }
+
+    /** Results of one model, added as {@link #addTimed} adds them; the model's row is made on the first. */
+    public final class Batch {
+        private final String model;
+        private Stats stats;
+
+        private Batch(String model) {
+            this.model = model;
+        }
+
+        public void add(ResultStatus status, long startMicros, long endMicros, int batchSize, double energyMj) {
+            if (stats == null) stats = byModel.computeIfAbsent(model, Stats::new);
+            stats.add(status, startMicros, endMicros, batchSize, energyMj);
+            overall.add(status, startMicros, endMicros, batchSize, energyMj);
+        }
+    }
+
     private static void addTo(Stats s, ResultStatus status, long sentMicros, long emittedMicros, int batchSize, double energyMj) {
         if (sentMicros > 0) s.add(status, sentMicros, emittedMicros, batchSize, energyMj);
         else s.addUntimed(status, batchSize, energyMj);

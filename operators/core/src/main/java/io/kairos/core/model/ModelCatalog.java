@@ -101,6 +101,12 @@ public final class ModelCatalog implements Serializable {
      * (the RL thesis serves 61 models duplicated 66 times). {@code null} if neither.
      */
     public ModelSpec get(String name) {
+        // Instances first: a name asked for once is asked for again, by the million in a simulation of thousands of instances.
+        Map<String, ModelSpec> known = instances;
+        if (known != null) {
+            ModelSpec instance = known.get(name);
+            if (instance != null) return instance;
+        }
         ModelSpec spec = models().get(name);
         if (spec != null) return spec;
         int hash = name.lastIndexOf(INSTANCE_SEPARATOR);

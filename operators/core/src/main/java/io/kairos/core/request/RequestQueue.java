@@ -24,6 +24,10 @@ public final class RequestQueue {
     // that Triton's batcher, which asks on every schedule, scans once per batch rather than per call.
     private static final long UNKNOWN = Long.MIN_VALUE;
     private long oldestArrival = Long.MAX_VALUE;
+    // The scheduler's mark of when the queue last came to hold two requests: an order among such queues.
+    private long batchableStamp;
+    // The scheduler's number for the queue, where it keeps what else it knows of the model.
+    private int number = -1;
 
     public RequestQueue(String model, LatencyProfile profile) {
         this.model = model;
@@ -54,6 +58,24 @@ public final class RequestQueue {
 
     public void setEstimate(LatencyEstimator.ModelEstimate estimate) {
         this.estimate = estimate;
+    }
+
+    /** When, in the scheduler's count, the queue last came to hold two requests or more. */
+    public long batchableStamp() {
+        return batchableStamp;
+    }
+
+    public void setBatchableStamp(long stamp) {
+        this.batchableStamp = stamp;
+    }
+
+    /** The scheduler's number for this queue (its models in the order they came), or -1. */
+    public int number() {
+        return number;
+    }
+
+    public void setNumber(int number) {
+        this.number = number;
     }
 
     public int size() {

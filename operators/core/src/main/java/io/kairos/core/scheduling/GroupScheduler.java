@@ -16,8 +16,10 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -45,22 +47,41 @@ public final class GroupScheduler implements GroupView {
     private final String group;
     private final ModelCatalog catalog;
     private final Map<String, RequestQueue> queues = new HashMap<>();
-    private final Map<String, ArrivalRate> arrivalRates = new HashMap<>();
+    // Each model's arrival rate, at its queue's number: an arrival looks its model up once.
+    private final List<ArrivalRate> arrivalRates = new ArrayList<>();
     // The queues that are not empty, by the latest time their head request could start alone. A
     // group may serve thousands of models of which a few hundred have work at any instant (the
     // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
     // policies can stop scanning early. A queue's key depends on its head: it is taken out before
     // its head changes and put back after.
-    private final TreeSet<RequestQueue> active = new TreeSet<>(
-            Comparator.comparingLong(RequestQueue::latestStartAlone).thenComparing(RequestQueue::model));
+    private final TreeSet<RequestQueue> active = new TreeSet<>(GroupScheduler::byLatestStartAlone);
     private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
+    // The same queues in two other orders, kept only once a policy asked for them: by the arrival
+    // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
+    // the active order. A queue's keys change only where its place in `active` does (leave, join),
+    // but for an earlier arrival behind the head, which moves it by oldest arrival (enqueue).
+    private TreeSet<RequestQueue> byHeadArrival;
+    // The pending queues holding at least `holdingAtLeast` requests or a full batch, for a policy
+    // that serves only such queues (static batching); kept once asked for.
+    private Set<RequestQueue> holding;
+    private Collection<RequestQueue> holdingView;
+    private int holdingAtLeast;
+    private TreeSet<RequestQueue> byOldestArrival;
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
     // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
     private final Set<RequestQueue> batchable = new LinkedHashSet<>();
     private final Collection<RequestQueue> batchableView = Collections.unmodifiableSet(batchable);
+    // The batchable queues holding two full batches or more: the only ones early shedding drops
+    // from, so that it need not walk every batchable queue on every call. Visited in the order of
+    // `batchable`, which each queue's batchable stamp records.
+    private final List<RequestQueue> overfull = new ArrayList<>();
+    private long batchableStamps;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
+    // Whether every device holds every model (none placed with a model list): then one earliest
+    // start and one idle device serve every model.
+    private boolean uniform;
     private SchedulingPolicy policy;
     private boolean shedding;
     private boolean shedEarly;
@@ -88,6 +109,7 @@ public final class GroupScheduler implements GroupView {
         this.group = group;
         this.catalog = catalog;
         this.devices = List.copyOf(devices);
+        this.uniform = holdEveryModel(this.devices);
         setPolicy(policy);
     }
 
@@ -159,6 +181,7 @@ public final class GroupScheduler implements GroupView {
             }
         }
         this.devices = List.copyOf(newDevices);
+        this.uniform = holdEveryModel(this.devices);
         return actions;
     }
 
@@ -204,9 +227,9 @@ public final class GroupScheduler implements GroupView {
         LatencyProfile updated = q.estimate().add(batch.size(), report.latencyMicros());
         if (updated == null) return;
         // The queue's place in the order depends on its profile: out before the change, back after.
-        boolean wasActive = !q.isEmpty() && active.remove(q);
+        boolean wasActive = !q.isEmpty() && leave(q);
         q.setProfile(updated);
-        if (wasActive) active.add(q);
+        if (wasActive) join(q);
         batchExtra = Math.max(batchExtra, updated.latencyAt(updated.batchSizeCount() - 1) - updated.latencyAt(0));
     }
 
@@ -224,19 +247,19 @@ public final class GroupScheduler implements GroupView {
      * the SLOs and the rate.
      */
     public void admit(Request request) {
-        arrivalRates.computeIfAbsent(request.model(), m -> new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS)).arrived(request.arrivalMicros());
         RequestQueue q = queueOf(request.model());
+        arrivalRates.get(q.number()).arrived(request.arrivalMicros());
         if (pending >= maxPending) {
             RequestQueue urgent = active.first();
             if (request.deadlineMicros() - q.profile().latencyAt(0) <= urgent.latestStartAlone()) {
                 overflowDrops.add(new Drop(request, queueFull()));
                 return;
             }
-            active.remove(urgent);
+            leave(urgent);
             overflowDrops.add(new Drop(urgent.poll(), queueFull()));
             pending--;
             shrunk(urgent);
-            if (!urgent.isEmpty()) active.add(urgent);
+            if (!urgent.isEmpty()) join(urgent);
         }
         enqueue(q, request);
     }
@@ -257,6 +280,8 @@ public final class GroupScheduler implements GroupView {
                 q.setEstimate(estimate);
             }
             queues.put(model, q);
+            q.setNumber(arrivalRates.size());
+            arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
         }
@@ -266,16 +291,41 @@ public final class GroupScheduler implements GroupView {
     // Keeps the order of the active queues: a queue whose head changes is taken out and put back.
     private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
-        if (newHead && !q.isEmpty()) active.remove(q);
+        // Only the order by oldest arrival moves when an earlier arrival comes behind the head.
+        boolean newOldest = !newHead && byOldestArrival != null && request.arrivalMicros() < q.oldestArrival();
+        if (newHead && !q.isEmpty()) leave(q);
+        if (newOldest) byOldestArrival.remove(q);
         q.add(request);
-        if (newHead) active.add(q);
-        if (q.size() == 2) batchable.add(q);
+        if (newHead) join(q);
+        if (newOldest) byOldestArrival.add(q);
+        if (q.size() == 2) {
+            batchable.add(q);
+            q.setBatchableStamp(++batchableStamps);
+        }
+        if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
+        if (holding != null && q.size() == Math.min(holdingAtLeast, q.profile().maxBatch())) holding.add(q);
         pending++;
+    }
+
+    // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
+    private boolean leave(RequestQueue q) {
+        boolean was = active.remove(q);
+        if (byHeadArrival != null) byHeadArrival.remove(q);
+        if (byOldestArrival != null) byOldestArrival.remove(q);
+        return was;
+    }
+
+    private void join(RequestQueue q) {
+        active.add(q);
+        if (byHeadArrival != null) byHeadArrival.add(q);
+        if (byOldestArrival != null) byOldestArrival.add(q);
     }
 
     // After requests leave a queue.
     private void shrunk(RequestQueue q) {
         if (q.size() < 2) batchable.remove(q);
+        if (q.size() < 2 * q.profile().maxBatch() && !overfull.isEmpty()) overfull.remove(q);
+        if (holding != null && q.size() < Math.min(holdingAtLeast, q.profile().maxBatch())) holding.remove(q);
     }
 
     /**
@@ -284,8 +334,8 @@ public final class GroupScheduler implements GroupView {
      * What a planner re-solves a batching table for ({@code kairos plan smdp}).
      */
     public double arrivalRatePerSecond(String model, long nowMicros) {
-        ArrivalRate r = arrivalRates.get(model);
-        return r == null ? 0 : r.perSecond(nowMicros);
+        RequestQueue q = queues.get(model);
+        return q == null ? 0 : arrivalRates.get(q.number()).perSecond(nowMicros);
     }
 
     public int pendingCount() {
@@ -309,7 +359,11 @@ public final class GroupScheduler implements GroupView {
         List<Request> all = new ArrayList<>(pending);
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
         active.clear();
+        if (byHeadArrival != null) byHeadArrival.clear();
+        if (byOldestArrival != null) byOldestArrival.clear();
         batchable.clear();
+        overfull.clear();
+        if (holding != null) holding.clear();
         pending = 0;
         return all;
     }
@@ -365,6 +419,37 @@ public final class GroupScheduler implements GroupView {
     }
 
     @Override
+    public NavigableSet<RequestQueue> pendingQueuesByHeadArrival() {
+        if (byHeadArrival == null) {
+            byHeadArrival = new TreeSet<>(GroupScheduler::byHeadArrival);
+            byHeadArrival.addAll(active);
+        }
+        return Collections.unmodifiableNavigableSet(byHeadArrival);
+    }
+
+    @Override
+    public NavigableSet<RequestQueue> pendingQueuesByOldestArrival() {
+        if (byOldestArrival == null) {
+            byOldestArrival = new TreeSet<>(GroupScheduler::byOldestArrival);
+            byOldestArrival.addAll(active);
+        }
+        return Collections.unmodifiableNavigableSet(byOldestArrival);
+    }
+
+    @Override
+    public Collection<RequestQueue> queuesHoldingAtLeast(int n) {
+        if (holding == null || holdingAtLeast != n) {
+            holding = new LinkedHashSet<>();
+            holdingView = Collections.unmodifiableSet(holding);
+            holdingAtLeast = n;
+            for (RequestQueue q : active) {
+                if (q.size() >= Math.min(n, q.profile().maxBatch())) holding.add(q);
+            }
+        }
+        return holdingView;
+    }
+
+    @Override
     public Collection<RequestQueue> batchableQueues() {
         return batchableView;
     }
@@ -392,11 +477,11 @@ public final class GroupScheduler implements GroupView {
     public Dispatch dispatch(String model, int size, DeviceView device, long nowMicros) {
         if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
         RequestQueue q = queues.get(model);
-        active.remove(q);
+        leave(q);
         Request[] batch = q.take(size);
         pending -= size;
         shrunk(q);
-        if (!q.isEmpty()) active.add(q);
+        if (!q.isEmpty()) join(q);
         // A model the device does not hold is loaded first: the batch takes its load time longer.
         ModelSpec spec = catalog.get(model);
         long latency = q.profile().latencyMicros(size) + device.loadMicros(spec);
@@ -413,11 +498,11 @@ public final class GroupScheduler implements GroupView {
         if (q == null || count < 1 || count > q.size()) {
             throw new IllegalArgumentException("cannot reject " + count + " of " + (q == null ? 0 : q.size()) + " requests of model '" + model + "'");
         }
-        active.remove(q);
+        leave(q);
         for (Request r : q.take(count)) rejected.add(new Drop(r, reason));
         pending -= count;
         shrunk(q);
-        if (!q.isEmpty()) active.add(q);
+        if (!q.isEmpty()) join(q);
     }
 
     @Override
@@ -473,30 +558,31 @@ public final class GroupScheduler implements GroupView {
     private List<Drop> shed(long nowMicros) {
         if (pending == 0) return Collections.emptyList();
         List<Drop> dropped = new ArrayList<>(0);
-        if (!devices.isEmpty() && everyDeviceHoldsEveryModel()) {
+        if (!devices.isEmpty() && uniform) {
             if (!shedding) return dropped;
             // One earliest start for every model: the unreachable heads are at the front of the order.
             long start = earliestStart(null, nowMicros);
             while (!active.isEmpty() && active.first().latestStartAlone() < start) {
-                RequestQueue q = active.pollFirst();
+                RequestQueue q = active.first();
+                leave(q);
                 dropUnreachable(q, start, dropped);
-                if (!q.isEmpty()) active.add(q);
+                if (!q.isEmpty()) join(q);
             }
             return dropped;
         }
         for (RequestQueue q : new ArrayList<>(active)) {
             long start = earliestStart(q.model(), nowMicros);
             if (start == Long.MAX_VALUE) {
-                active.remove(q);
+                leave(q);
                 while (!q.isEmpty()) {
                     dropped.add(new Drop(q.poll(), "no device of serving group '" + group + "' holds model '" + q.model() + "'"));
                     pending--;
                 }
                 shrunk(q);
             } else if (shedding && q.latestStartAlone() < start) {
-                active.remove(q);
+                leave(q);
                 dropUnreachable(q, start, dropped);
-                if (!q.isEmpty()) active.add(q);
+                if (!q.isEmpty()) join(q);
             }
         }
         return dropped;
@@ -515,17 +601,11 @@ public final class GroupScheduler implements GroupView {
      * Below capacity a queue seldom holds two full batches, and when it does its head has time.
      */
     private List<Drop> shedForFullBatches(long nowMicros, List<Drop> dropped) {
-        if (batchable.isEmpty()) return dropped;
-        boolean everyDevice = everyDeviceHoldsEveryModel();
+        if (overfull.isEmpty()) return dropped;
+        boolean everyDevice = uniform;
         long anyStart = everyDevice ? earliestStart(null, nowMicros) : 0;
-        List<RequestQueue> candidates = null;
-        for (RequestQueue q : batchable) {
-            if (q.size() >= 2 * q.profile().maxBatch()) {
-                if (candidates == null) candidates = new ArrayList<>(2);
-                candidates.add(q);
-            }
-        }
-        if (candidates == null) return dropped;
+        List<RequestQueue> candidates = new ArrayList<>(overfull);
+        if (candidates.size() > 1) candidates.sort(Comparator.comparingLong(RequestQueue::batchableStamp));
         for (RequestQueue q : candidates) {
             LatencyProfile p = q.profile();
             int full = p.maxBatch();
@@ -534,15 +614,18 @@ public final class GroupScheduler implements GroupView {
             long finish = start + p.latencyAt(p.batchSizeCount() - 1);
             if (finish <= q.headDeadline()) continue;
             if (dropped.isEmpty()) dropped = new ArrayList<>();
-            active.remove(q);
+            leave(q);
             while (q.size() >= 2 * full && finish > q.headDeadline()) {
                 Request r = q.poll();
                 pending--;
-                dropped.add(new Drop(r, "shed under overload: " + q.size() + " requests of model '" + q.model() + "' wait behind it, and in a full batch of "
-                        + full + " on the earliest-free device it would finish " + (finish - r.deadlineMicros()) + " us late"));
+                int behind = q.size();
+                long late = finish - r.deadlineMicros();
+                String model = q.model();
+                dropped.add(new Drop(r, () -> "shed under overload: " + behind + " requests of model '" + model + "' wait behind it, and in a full batch of "
+                        + full + " on the earliest-free device it would finish " + late + " us late"));
             }
             shrunk(q);
-            if (!q.isEmpty()) active.add(q);
+            if (!q.isEmpty()) join(q);
         }
         return dropped;
     }
@@ -553,8 +636,8 @@ public final class GroupScheduler implements GroupView {
         while (!q.isEmpty() && finish > q.headDeadline()) {
             Request r = q.poll();
             pending--;
-            dropped.add(new Drop(r, "deadline unreachable: alone on the earliest-free device it would finish "
-                    + (finish - r.deadlineMicros()) + " us late"));
+            long late = finish - r.deadlineMicros();
+            dropped.add(new Drop(r, () -> "deadline unreachable: alone on the earliest-free device it would finish " + late + " us late"));
         }
         shrunk(q);
     }
@@ -568,11 +651,32 @@ public final class GroupScheduler implements GroupView {
         return best;
     }
 
-    private boolean everyDeviceHoldsEveryModel() {
+    @Override
+    public boolean everyDeviceHoldsEveryModel() {
+        return uniform;
+    }
+
+    private static boolean holdEveryModel(List<DeviceView> devices) {
         for (DeviceView d : devices) {
             if (d.models() != null) return false;
         }
         return true;
+    }
+
+    private static int byHeadArrival(RequestQueue a, RequestQueue b) {
+        int c = Long.compare(a.peek().arrivalMicros(), b.peek().arrivalMicros());
+        return c != 0 ? c : byLatestStartAlone(a, b);
+    }
+
+    private static int byOldestArrival(RequestQueue a, RequestQueue b) {
+        int c = Long.compare(a.oldestArrival(), b.oldestArrival());
+        return c != 0 ? c : byLatestStartAlone(a, b);
+    }
+
+    // The order of the active queues: by the latest start of their head alone, then by model.
+    private static int byLatestStartAlone(RequestQueue a, RequestQueue b) {
+        int c = Long.compare(a.latestStartAlone(), b.latestStartAlone());
+        return c != 0 ? c : a.model().compareTo(b.model());
     }
 
     /** The first instant at which some head request becomes unreachable, if nothing is dispatched. */
@@ -580,8 +684,52 @@ public final class GroupScheduler implements GroupView {
         return active.isEmpty() ? SchedulingPolicy.NO_WAKE : active.first().latestStartAlone() + 1;
     }
 
-    /** A request shed by the scheduler and why. */
-    public record Drop(Request request, String reason) {}
+    /**
+     * A request shed by the scheduler and why. The reason of the drops that come by the million
+     * under overload is written only when asked for: the simulator never reads it.
+     */
+    public static final class Drop {
+        private final Request request;
+        private String reason;
+        private Supplier<String> why;
+
+        public Drop(Request request, String reason) {
+            this.request = request;
+            this.reason = reason;
+        }
+
+        Drop(Request request, Supplier<String> why) {
+            this.request = request;
+            this.why = why;
+        }
+
+        public Request request() {
+            return request;
+        }
+
+        public String reason() {
+            if (reason == null) {
+                reason = why.get();
+                why = null;
+            }
+            return reason;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Drop d && d.request.equals(request) && d.reason().equals(reason());
+        }
+
+        @Override
+        public int hashCode() {
+            return request.hashCode() * 31 + reason().hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "Drop[request=" + request + ", reason=" + reason() + "]";
+        }
+    }
 
     /**
      * What one call of {@link #schedule} decided, and when to call it again if nothing arrives.

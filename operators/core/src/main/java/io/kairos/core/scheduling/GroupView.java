@@ -5,6 +5,7 @@ import io.kairos.core.request.RequestQueue;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.NavigableSet;
 
 /**
  * What a policy sees of its serving group, and what it may do to it: dispatch a batch, and, where
@@ -25,6 +26,25 @@ public interface GroupView {
     Collection<RequestQueue> pendingQueues();
 
     /**
+     * The pending queues in order of their head request's arrival, ties in the order of
+     * {@link #pendingQueues}: FIFO across models. Kept from the first call on; a live view.
+     */
+    NavigableSet<RequestQueue> pendingQueuesByHeadArrival();
+
+    /**
+     * The pending queues in order of their oldest request's arrival ({@link RequestQueue#oldestArrival}),
+     * ties in the order of {@link #pendingQueues}. Kept from the first call on; a live view.
+     */
+    NavigableSet<RequestQueue> pendingQueuesByOldestArrival();
+
+    /**
+     * The pending queues holding at least {@code n} requests, or a full batch of their model
+     * (its largest allowed size) if that is fewer; in no particular order. Kept from the first
+     * call on, for one {@code n} at a time; a live view.
+     */
+    Collection<RequestQueue> queuesHoldingAtLeast(int n);
+
+    /**
      * The pending queues with two requests or more, in no particular order: the only ones whose
      * batch can be larger than one. A live view, like {@link #pendingQueues}.
      */
@@ -41,6 +61,12 @@ public interface GroupView {
     LatencyProfile profile(String model);
 
     List<DeviceView> devices();
+
+    /**
+     * Whether every device of the group holds every model (none is placed with a model list): then
+     * the device a policy picks for one model is the one it would pick for any.
+     */
+    boolean everyDeviceHoldsEveryModel();
 
     /**
      * Starts a batch of the {@code size} earliest-deadline requests of {@code model} on

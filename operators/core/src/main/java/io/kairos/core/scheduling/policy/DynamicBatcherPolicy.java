@@ -11,6 +11,8 @@ import io.kairos.core.scheduling.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Iterator;
+import java.util.NavigableSet;
 import java.util.List;
 
 /**
@@ -138,13 +140,22 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         rejectTimedOut(now, group);
         if (!IdleDevices.anyIdle(now, group)) return Math.min(IdleDevices.nextFree(group), nextTimeout(group));
         long wake = NO_WAKE;
-        List<String> models = new ArrayList<>(group.modelsWithPending());
-        // Oldest waiting model first, so that no model starves another of idle devices.
-        models.sort(Comparator.comparingLong(m -> group.queue(m).oldestArrival()));
-        for (String model : models) {
-            RequestQueue q = group.queue(model);
+        boolean uniform = group.everyDeviceHoldsEveryModel();
+        List<RequestQueue> queues;
+        Rest rest = null;
+        if (uniform && batching.models().isEmpty()) {
+            queues = new ArrayList<>();
+            rest = front(now, group, queues);
+            wake = rest.release();
+        } else {
+            queues = new ArrayList<>(group.pendingQueues());
+            // Oldest waiting model first, so that no model starves another of idle devices.
+            queues.sort(Comparator.comparingLong(RequestQueue::oldestArrival));
+        }
+        for (RequestQueue q : queues) {
+            String model = q.model();
             Batching b = batching.of(model);
-            int maxBatch = Math.min(b.maxBatch(), group.profile(model).maxBatch());
+            int maxBatch = Math.min(b.maxBatch(), q.profile().maxBatch());
             while (!q.isEmpty()) {
                 int size = batchSize(q.size(), maxBatch, b.preferred);
                 if (size == 0) {
@@ -155,15 +166,66 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     }
                     size = Math.min(q.size(), maxBatch);
                 }
-                DeviceView idle = IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, model);
                 if (idle == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
                     break;
                 }
                 group.dispatch(model, size, idle, now);
             }
         }
+        // The queues behind the front that would ask for a device find none, now that the front has them.
+        if (rest != null && rest.asks()) wake = Math.min(wake, IdleDevices.nextFree(group));
         return Math.min(wake, nextTimeout(group));
+    }
+
+    /** What the queues behind the front ask for: the first release of a delay, and whether one would take a device. */
+    private record Rest(long release, boolean asks) {}
+
+    /**
+     * The same order, oldest waiting model first, when every device holds every model and every
+     * model batches alike, without sorting thousands of queues on every call: fills {@code front}
+     * with the queues that the idle devices can reach, in that order, and returns what the others
+     * ask for. Each queue that does not wait for its delay takes at least one idle
+     * device, so past the first {@code idle} of them every queue finds none: it asks again when
+     * the first device frees, or, waiting, when its delay ends. The queues still in their delay
+     * are the last in the order (their oldest request came less than a delay ago), and the
+     * earliest of their releases is the first of them.
+     */
+    private Rest front(long now, GroupView group, List<RequestQueue> front) {
+        Batching b = batching.group();
+        int idle = 0;
+        for (DeviceView d : group.devices()) {
+            if (d.freeAtMicros() <= now) idle++;
+        }
+        NavigableSet<RequestQueue> order = group.pendingQueuesByOldestArrival();
+        int served = 0;
+        RequestQueue rest = null;
+        for (RequestQueue q : order) {
+            if (served == idle) {
+                rest = q;
+                break;
+            }
+            front.add(q);
+            if (!waits(now, q, b)) served++;
+        }
+        if (rest == null) return new Rest(NO_WAKE, false);
+        boolean asks = !waits(now, rest, b);
+        long release = NO_WAKE;
+        for (Iterator<RequestQueue> back = order.descendingIterator(); back.hasNext(); ) {
+            RequestQueue q = back.next();
+            if (now >= q.oldestArrival() + b.maxQueueDelayMicros()) break; // released, and so are the ones before it
+            if (waits(now, q, b)) release = q.oldestArrival() + b.maxQueueDelayMicros();
+            else asks = true;
+            if (q == rest) break;
+        }
+        return new Rest(release, asks);
+    }
+
+    /** Whether {@code q} waits for more requests or for its delay to end, rather than asking for a device now. */
+    private static boolean waits(long now, RequestQueue q, Batching b) {
+        int maxBatch = Math.min(b.maxBatch(), q.profile().maxBatch());
+        return batchSize(q.size(), maxBatch, b.preferred) == 0 && now < q.oldestArrival() + b.maxQueueDelayMicros();
     }
 
     /**

@@ -18,6 +18,19 @@ final class IdleDevices {
     }
 
     /**
+     * The device that has been idle longest at {@code now}, or null if none is idle: when every
+     * device holds every model ({@link GroupView#everyDeviceHoldsEveryModel}), {@link #idleFor}
+     * of any model, looked up once for a scan of thousands of queues.
+     */
+    static DeviceView idleAny(long now, GroupView group) {
+        DeviceView best = null;
+        for (DeviceView d : group.devices()) {
+            if (d.freeAtMicros() <= now && (best == null || d.freeAtMicros() < best.freeAtMicros())) best = d;
+        }
+        return best;
+    }
+
+    /**
      * Whether any device of the group is idle at {@code now}. Policies that start batches on idle
      * devices only ask this first: with every device busy, as under overload, there is nothing to
      * decide, and the scan of thousands of pending queues is skipped on every arrival.

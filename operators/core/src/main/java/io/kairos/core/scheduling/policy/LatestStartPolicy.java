@@ -124,10 +124,15 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
         for (RequestQueue q : group.pendingQueues()) {
             // Queues come by latest start alone; from here on none can beat the best found.
             if (best != null && q.latestStartAlone() - extra > best.latestStart()) break;
+            // A lone request's only strategy starts by its latest start alone, which cannot beat the best so far from here.
+            if (best != null && q.size() == 1 && q.latestStartAlone() >= best.latestStart()) continue;
             if (!device.holds(q.model())) continue;
-            Strategy s = largestFeasible(q, start);
-            if (s != null && (best == null || s.latestStart() < best.latestStart() || (s.latestStart() == best.latestStart() && s.take() > best.take()))) {
-                best = s;
+            int i = largestFeasible(q, start);
+            if (i < 0) continue;
+            long latestStart = q.headDeadline() - q.profile().latencyAt(i);
+            int take = Math.min(q.profile().batchSizeAt(i), q.size());
+            if (best == null || latestStart < best.latestStart() || (latestStart == best.latestStart() && take > best.take())) {
+                best = new Strategy(q, take, i, latestStart);
             }
         }
         if (best == null) return false;
@@ -171,12 +176,18 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      */
     private Strategy whenBehind(Strategy urgent, long start, GroupView group, DeviceView device, double efficiencyGain) {
         Strategy efficient = urgent;
+        double best = efficient.efficiency();
         for (RequestQueue q : group.batchableQueues()) {
             if (q == urgent.queue() || !device.holds(q.model())) continue;
-            Strategy s = largestFeasible(q, start);
-            if (s != null && (s.efficiency() > efficient.efficiency()
-                    || (s.efficiency() == efficient.efficiency() && s.latestStart() < efficient.latestStart()))) {
-                efficient = s;
+            int i = largestFeasible(q, start);
+            if (i < 0) continue;
+            LatencyProfile p = q.profile();
+            int take = Math.min(p.batchSizeAt(i), q.size());
+            double efficiency = take / (double) p.latencyAt(i);
+            long latestStart = q.headDeadline() - p.latencyAt(i);
+            if (efficiency > best || (efficiency == best && latestStart < efficient.latestStart())) {
+                efficient = new Strategy(q, take, i, latestStart);
+                best = efficiency;
             }
         }
         return efficient.efficiency() >= efficiencyGain * urgent.efficiency() ? efficient : urgent;
@@ -184,19 +195,20 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
 
     /**
      * The largest batch of {@code q} that can start at {@code start} and finish by its head's
-     * deadline: a full allowed size, or, padded, a shorter queue where {@link #paddingPays}.
+     * deadline: a full allowed size, or, padded, a shorter queue where {@link #paddingPays}. Returns
+     * the index of its allowed size (it takes that size or the whole queue, whichever is fewer),
+     * or -1 if none.
      */
-    private Strategy largestFeasible(RequestQueue q, long start) {
+    private int largestFeasible(RequestQueue q, long start) {
         LatencyProfile p = q.profile();
         long deadline = q.headDeadline();
         for (int i = p.batchSizeCount() - 1; i >= 0; i--) {
             int size = p.batchSizeAt(i);
             int take = Math.min(size, q.size());
             if (take < size && !(padded && paddingPays(p, i, take))) continue;
-            long latestStart = deadline - p.latencyAt(i);
-            if (latestStart >= start) return new Strategy(q, take, i, latestStart);
+            if (deadline - p.latencyAt(i) >= start) return i;
         }
-        return null;
+        return -1;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
@@ -39,6 +40,7 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
     @Override
     public long schedule(long now, GroupView group) {
         if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
+        if (group.everyDeviceHoldsEveryModel()) return scheduleAnywhere(now, group);
         while (true) {
             String first = null;
             long firstKey = Long.MAX_VALUE;
@@ -57,6 +59,33 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
             }
             if (first == null) return wake;
             group.dispatch(first, 1, IdleDevices.idleFor(now, group, first), now);
+        }
+    }
+
+    /**
+     * The same when every device holds every model: one idle device serves whichever queue comes
+     * first, and once none is idle, every queue would wait for the first device to free.
+     */
+    private long scheduleAnywhere(long now, GroupView group) {
+        while (true) {
+            DeviceView device = IdleDevices.idleAny(now, group);
+            if (device == null) return group.pendingQueues().isEmpty() ? NO_WAKE : IdleDevices.nextFree(group);
+            if (group.pendingQueues().isEmpty()) return NO_WAKE;
+            if (!byDeadline) {
+                // The oldest head, ties in the pending order: the front of the order by head arrival.
+                group.dispatch(group.pendingQueuesByHeadArrival().first().model(), 1, device, now);
+                continue;
+            }
+            RequestQueue first = null;
+            long firstKey = Long.MAX_VALUE;
+            for (RequestQueue q : group.pendingQueues()) {
+                if (first != null && q.latestStartAlone() >= firstKey) break;
+                if (q.headDeadline() < firstKey) {
+                    first = q;
+                    firstKey = q.headDeadline();
+                }
+            }
+            group.dispatch(first.model(), 1, device, now);
         }
     }
 }

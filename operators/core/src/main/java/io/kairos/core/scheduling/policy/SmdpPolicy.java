@@ -106,9 +106,13 @@ public final class SmdpPolicy implements SchedulingPolicy {
     @Override
     public long schedule(long now, GroupView group) {
         if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
+        boolean uniform = group.everyDeviceHoldsEveryModel();
         while (true) {
             long wake = NO_WAKE;
             boolean served = false;
+            // Every device holding every model, the one idle device serves whichever queue is first.
+            DeviceView anyIdle = uniform ? IdleDevices.idleAny(now, group) : null;
+            if (uniform && anyIdle == null && tables.size() < group.pendingQueues().size()) return wakeWhenBusy(now, group);
             for (RequestQueue q : group.pendingQueues()) {
                 String model = q.model();
                 long decision = batchOrWake(now, q);
@@ -116,7 +120,7 @@ public final class SmdpPolicy implements SchedulingPolicy {
                     if (decision < 0) wake = Math.min(wake, -decision);
                     continue;
                 }
-                DeviceView idle = IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? anyIdle : IdleDevices.idleFor(now, group, model);
                 if (idle == null) {
                     wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
                     continue;
@@ -127,6 +131,27 @@ public final class SmdpPolicy implements SchedulingPolicy {
             }
             if (!served) return wake;
         }
+    }
+
+    /**
+     * When to ask again with every device busy and every device holding every model: when the first
+     * device frees, if some queue would be served then (every queue without a table is), else when
+     * the first guard fires. Only the queues with a table need a look.
+     */
+    private long wakeWhenBusy(long now, GroupView group) {
+        long wake = NO_WAKE;
+        boolean served = false;
+        int withTable = 0;
+        for (String model : tables.keySet()) {
+            RequestQueue q = group.queue(model);
+            if (q == null || q.isEmpty()) continue;
+            withTable++;
+            long decision = batchOrWake(now, q);
+            if (decision > 0) served = true;
+            else if (decision < 0) wake = Math.min(wake, -decision);
+        }
+        if (group.pendingQueues().size() > withTable) served = true;
+        return served ? Math.min(wake, IdleDevices.nextFree(group)) : wake;
     }
 
     /**

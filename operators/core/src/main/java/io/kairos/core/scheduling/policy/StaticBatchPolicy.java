@@ -1,12 +1,15 @@
 package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.scheduling.DeviceView;
-import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.PerModel;
 import io.kairos.core.scheduling.SchedulingPolicy;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 
 /**
  * Static batching: a model's requests go out only in batches of exactly {@code batch} (a whole
@@ -21,6 +24,8 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
     public static final int DEFAULT_BATCH = 8;
 
     private final PerModel<Integer> batch;
+    // The smallest batch of any model: only queues holding that many, or a full batch, can go.
+    private final int least;
 
     public StaticBatchPolicy() {
         this(PerModel.of(DEFAULT_BATCH));
@@ -28,6 +33,9 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
 
     private StaticBatchPolicy(PerModel<Integer> batch) {
         this.batch = batch;
+        int smallest = batch.group();
+        for (int b : batch.models().values()) smallest = Math.min(smallest, b);
+        this.least = smallest;
     }
 
     @Override
@@ -49,19 +57,29 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
     public long schedule(long now, GroupView group) {
         if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
         long wake = NO_WAKE;
-        for (String model : group.modelsWithPending()) {
-            RequestQueue q = group.queue(model);
-            LatencyProfile p = group.profile(model);
-            int batch = Math.min(this.batch.of(model), p.maxBatch());
+        boolean uniform = group.everyDeviceHoldsEveryModel();
+        // The queues that hold a batch, in the order of the pending queues: the others wait.
+        List<RequestQueue> full = new ArrayList<>();
+        for (RequestQueue q : group.queuesHoldingAtLeast(least)) {
+            if (q.size() >= batchOf(q)) full.add(q);
+        }
+        if (full.size() > 1) full.sort(Comparator.comparingLong(RequestQueue::latestStartAlone).thenComparing(RequestQueue::model));
+        for (RequestQueue q : full) {
+            String model = q.model();
+            int batch = batchOf(q);
             while (q.size() >= batch) {
-                DeviceView idle = IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, model);
                 if (idle == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
                     break;
                 }
                 group.dispatch(model, batch, idle, now);
             }
         }
         return wake;
+    }
+
+    private int batchOf(RequestQueue q) {
+        return Math.min(batch.of(q.model()), q.profile().maxBatch());
     }
 }

@@ -23,6 +23,7 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
     @Override
     public long schedule(long now, GroupView group) {
         if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
+        if (group.everyDeviceHoldsEveryModel()) return scheduleAnywhere(now, group);
         while (true) {
             RequestQueue first = null;
             long wake = NO_WAKE;
@@ -37,6 +38,24 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
             }
             if (first == null) return wake;
             DeviceView device = IdleDevices.idleFor(now, group, first.model());
+            group.dispatch(first.model(), largestFeasible(now, first, first.profile()), device, now);
+        }
+    }
+
+    /**
+     * The same when every device holds every model: one idle device serves whichever queue wins,
+     * and once none is idle, every queue would wait for the first device to free.
+     */
+    private static long scheduleAnywhere(long now, GroupView group) {
+        while (true) {
+            DeviceView device = IdleDevices.idleAny(now, group);
+            if (device == null) return group.pendingQueues().isEmpty() ? NO_WAKE : IdleDevices.nextFree(group);
+            RequestQueue first = null;
+            for (RequestQueue q : group.pendingQueues()) {
+                if (first != null && q.latestStartAlone() >= first.headDeadline()) break;
+                if (first == null || q.headDeadline() < first.headDeadline()) first = q;
+            }
+            if (first == null) return NO_WAKE;
             group.dispatch(first.model(), largestFeasible(now, first, first.profile()), device, now);
         }
     }

@@ -1,0 +1,136 @@
+package io.kairos.sim;
+
+import io.kairos.core.device.ExecutionNoise;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.ModelLoad;
+import io.kairos.workload.Workload;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The simulator's results, request by request, pinned for every policy of the registry: the work
+ * that made the simulator fast (incremental structures in the scheduler and the policies, fewer
+ * objects per event) must not change a single outcome. Each case runs a fixed-seed simulation and
+ * compares its counts and a checksum of every request's fate (id, status, end, batch size, in the
+ * order the simulator decides them) with what the simulator gave before that work (commit
+ * 9ba1a7a); a change that alters any outcome, or the order of the outcomes, fails here.
+ *
+ * <p>Two workloads: the Azure experiment's (4,026 ResNet50 instances on 12 devices that each hold
+ * every model, an Azure-Functions-like trace, SLO 100 ms, the policies as the experiment runs
+ * them) below capacity and past it; and a mixed one (four models with their own SLOs on six
+ * devices with different placements, bursty arrivals, noisy devices, hand-over delays and cold
+ * starts, every policy with its defaults), which takes the paths the first one does not.
+ */
+class SimulationOutcomesPinnedTest {
+
+    private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
+    /** The Azure experiment's runs ({@link AzureRuns}) on the trace's first minute scaled to 2,000, 6,000 and 12,000 requests/s, 4 s of it. */
+    @ParameterizedTest(name = "azure {0} req/s, {1}")
+    @CsvSource({
+            " 2000, clockwork,       ok=7074 late=0 dropped=0 batches=7074 preemptions=0 busy=19093454 fates=8010 checksum=7189599bb8ff55fb",
+            " 2000, edf,             ok=7074 late=0 dropped=0 batches=7074 preemptions=0 busy=19093454 fates=8010 checksum=7189599bb8ff55fb",
+            " 2000, fifo,            ok=7074 late=0 dropped=0 batches=7074 preemptions=0 busy=19093454 fates=8010 checksum=7189599bb8ff55fb",
+            " 2000, flex,            ok=7074 late=0 dropped=0 batches=7073 preemptions=0 busy=19091554 fates=8010 checksum=b5501ef71ea51509",
+            " 2000, kairos,          ok=7074 late=0 dropped=0 batches=7073 preemptions=0 busy=19091554 fates=8010 checksum=b5501ef71ea51509",
+            " 2000, smdp,            ok=7074 late=0 dropped=0 batches=7073 preemptions=0 busy=19091554 fates=8010 checksum=bed2bc9665297990",
+            " 2000, static,          ok=1968 late=24 dropped=5082 batches=251 preemptions=0 busy=2083805 fates=8010 checksum=65cf0df984fb42e1",
+            " 2000, triton,          ok=7074 late=0 dropped=0 batches=6778 preemptions=0 busy=18547572 fates=8010 checksum=47d8a5330b8d9ee9",
+            " 2000, work-conserving, ok=7074 late=0 dropped=0 batches=7073 preemptions=0 busy=19091554 fates=8010 checksum=bed2bc9665297990",
+            " 6000, clockwork,       ok=21034 late=0 dropped=0 batches=13319 preemptions=0 busy=42000000 fates=24019 checksum=21d35c65c8ff1576",
+            " 6000, edf,             ok=15554 late=0 dropped=5480 batches=15986 preemptions=0 busy=42000000 fates=24019 checksum=6037b48e98a9d10b",
+            " 6000, fifo,            ok=15554 late=0 dropped=5480 batches=15986 preemptions=0 busy=42000000 fates=24019 checksum=6037b48e98a9d10b",
+            " 6000, flex,            ok=21008 late=0 dropped=26 batches=13183 preemptions=212 busy=42000000 fates=24019 checksum=30fe1cb808becfdb",
+            " 6000, kairos,          ok=21034 late=0 dropped=0 batches=12879 preemptions=0 busy=42000000 fates=24019 checksum=c138e8ff8c8de14f",
+            " 6000, smdp,            ok=21034 late=0 dropped=0 batches=12343 preemptions=0 busy=42000000 fates=24019 checksum=4bdcdc8505b234b5",
+            " 6000, static,          ok=9011 late=52 dropped=11971 batches=1137 preemptions=0 busy=9442678 fates=24019 checksum=a5203bedcfe390af",
+            " 6000, triton,          ok=21034 late=0 dropped=0 batches=12315 preemptions=0 busy=42000000 fates=24019 checksum=fc5a3b727a4c3af",
+            " 6000, work-conserving, ok=21034 late=0 dropped=0 batches=13299 preemptions=0 busy=42000000 fates=24019 checksum=6d49ce8331e1e163",
+            "12000, clockwork,       ok=26781 late=0 dropped=15298 batches=11184 preemptions=0 busy=42000000 fates=48071 checksum=49265fc27069e857",
+            "12000, edf,             ok=15559 late=0 dropped=26520 batches=15991 preemptions=0 busy=42000000 fates=48071 checksum=115bb021d58b1cd2",
+            "12000, fifo,            ok=15559 late=0 dropped=26520 batches=15991 preemptions=0 busy=42000000 fates=48071 checksum=115bb021d58b1cd2",
+            "12000, flex,            ok=32141 late=0 dropped=9938 batches=8758 preemptions=132 busy=42000000 fates=48071 checksum=d52089af1d7e914d",
+            "12000, kairos,          ok=33067 late=0 dropped=9012 batches=8015 preemptions=0 busy=42000000 fates=48071 checksum=a24bff4391f97367",
+            "12000, smdp,            ok=20474 late=11582 dropped=10023 batches=7451 preemptions=0 busy=42000000 fates=48071 checksum=7f766ee6e34a505f",
+            "12000, static,          ok=22469 late=132 dropped=19478 batches=2839 preemptions=0 busy=23567359 fates=48071 checksum=6cdd76db53443f95",
+            "12000, triton,          ok=16011 late=16072 dropped=9996 batches=7397 preemptions=0 busy=42000000 fates=48071 checksum=a936507bd36960d7",
+            "12000, work-conserving, ok=15569 late=0 dropped=26510 batches=15983 preemptions=0 busy=42000000 fates=48071 checksum=47d42cb4259dcc71",
+    })
+    void azure(int rate, String policy, String expected) {
+        assertThat(outcomes(AzureRuns.simulation(policy, AzureRuns.workload(rate, 1), 4_000_000, 500_000))).isEqualTo(expected);
+    }
+
+    /** Four models on six devices placed unevenly, bursty, noisy, with hand-over delays and cold starts. */
+    @ParameterizedTest(name = "mixed {0}")
+    @CsvSource({
+            "clockwork,       ok=15052 late=1001 dropped=7348 batches=5183 preemptions=0 busy=20995379 fates=26828 checksum=a79924194afad2cd",
+            "edf,             ok=14904 late=917 dropped=7580 batches=15859 preemptions=0 busy=18976803 fates=26828 checksum=c30e28477b60d5f9",
+            "fifo,            ok=6119 late=240 dropped=17042 batches=6405 preemptions=0 busy=20021722 fates=26828 checksum=5a5f4099edb0bd77",
+            "flex,            ok=15689 late=2194 dropped=5518 batches=3499 preemptions=916 busy=20136462 fates=26828 checksum=6a604e08f99ecc17",
+            "kairos,          ok=17927 late=1685 dropped=3789 batches=3784 preemptions=0 busy=20239954 fates=26828 checksum=9baa58c40db7680",
+            "smdp,            ok=17759 late=2230 dropped=3412 batches=3203 preemptions=0 busy=20324177 fates=26828 checksum=380adc266d5a4e72",
+            "static,          ok=17389 late=2176 dropped=3836 batches=2446 preemptions=0 busy=17043745 fates=26828 checksum=1b7da9690f4ad84e",
+            "triton,          ok=13047 late=3158 dropped=7196 batches=2032 preemptions=0 busy=20137594 fates=26828 checksum=5ccdad481898efb8",
+            "work-conserving, ok=19309 late=1231 dropped=2861 batches=5436 preemptions=0 busy=20128020 fates=26828 checksum=1f42ca1c3d6fe00a",
+    })
+    void mixed(String policy, String expected) {
+        Set<String> vision = Set.of("resnet50", "googlenet");
+        Set<String> small = Set.of("googlenet", "bert-tiny", "mlp");
+        List<Set<String>> placement = Arrays.asList(vision, vision, small, small, null, null);
+        ArrivalSpec bursty = ArrivalSpec.gamma(4);
+        Workload workload = new Workload(List.of(
+                ModelLoad.of("a", "resnet50", 700, 40, bursty),
+                ModelLoad.of("a", "googlenet", 1800, 20, bursty),
+                ModelLoad.of("b", "bert-tiny", 600, 30, bursty),
+                ModelLoad.of("b", "mlp", 3500, 8, bursty)));
+        Simulation sim = Simulation.builder(CATALOG).placement(placement).policy(policy)
+                .workload(workload)
+                .noise(ExecutionNoise.lognormal(0.1))
+                .dispatchDelay(Delay.empirical(new long[] {0, 150, 400}))
+                .coldStarts(new ColdStarts(30_000, 2))
+                .duration(4_000_000).warmup(500_000).seed(7).build();
+        assertThat(outcomes(sim)).isEqualTo(expected);
+    }
+
+    @Test
+    void everyPolicyOfTheRegistryIsPinned() throws NoSuchMethodException {
+        Set<String> azure = new HashSet<>();
+        Set<String> mixed = new HashSet<>();
+        for (String row : getClass().getDeclaredMethod("azure", int.class, String.class, String.class).getAnnotation(CsvSource.class).value()) {
+            azure.add(row.split(",")[1].trim());
+        }
+        for (String row : getClass().getDeclaredMethod("mixed", String.class, String.class).getAnnotation(CsvSource.class).value()) {
+            mixed.add(row.split(",")[0].trim());
+        }
+        assertThat(azure).containsExactlyInAnyOrderElementsOf(Policies.names());
+        assertThat(mixed).containsExactlyInAnyOrderElementsOf(Policies.names());
+    }
+
+    /** The run's counts and a checksum of every fate, in the order the simulator decided them. */
+    private static String outcomes(Simulation sim) {
+        long[] fates = {0, 0};
+        SimulationReport r = sim.run((request, status, end, batch) -> {
+            long h = fates[1];
+            h = h * 1_000_003 + request.id().hashCode();
+            h = h * 31 + status.ordinal();
+            h = h * 1_000_003 + end;
+            h = h * 31 + batch;
+            fates[1] = h;
+            fates[0]++;
+        });
+        String s = String.format(Locale.ROOT, "ok=%d late=%d dropped=%d batches=%d preemptions=%d busy=%d fates=%d checksum=%x",
+                r.ok(), r.late(), r.dropped(), r.batches(), r.preemptions(), r.busyMicros(), fates[0], fates[1]);
+        System.out.println("PINNED " + sim.policyName() + " " + s);
+        return s;
+    }
+}
