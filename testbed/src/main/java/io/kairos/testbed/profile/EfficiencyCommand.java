@@ -68,6 +68,10 @@ public class EfficiencyCommand implements Callable<Integer> {
     @Option(names = "--intra-op-threads", description = "default: ${DEFAULT-VALUE}")
     int intraOpThreads = 1;
 
+    @Option(names = "--warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "The device warms up before it takes traffic, as serve --warmup does (default: ${DEFAULT-VALUE}).")
+    boolean warmUp = true;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -92,7 +96,10 @@ public class EfficiencyCommand implements Callable<Integer> {
         config.fromEarliest = true;
         config.checkpointIntervalMs = 0;
         config.policy = "triton";
-        config.policyParams = Map.of("max_batch", Integer.toString(batch), "max_queue_delay_ms", "50");
+        config.warmUp = warmUp;
+        // The whole backlog waits in the scheduler: none of it may be shed for a full queue.
+        config.policyParams = Map.of("max_batch", Integer.toString(batch), "max_queue_delay_ms", "50",
+                "max_pending", Integer.toString(batches * batch));
         ModelCatalog catalog = ServeCommand.catalog(config);
         // Each batch once: the results of one batch share its execution start and end.
         Map<Long, ExecutedBatch> executed = new HashMap<>();
@@ -110,14 +117,16 @@ public class EfficiencyCommand implements Callable<Integer> {
             }
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
-            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(1, flink));
             compiler.start();
+            jobStart = JvmActivity.now();
+            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(1, flink));
             try (ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.onResult((r, at) -> {
                     if (r.getStatus() != ResultStatus.OK && r.getStatus() != ResultStatus.LATE) return;
                     executed.computeIfAbsent(r.getTimings().getExecStart(), start -> new ExecutedBatch(start, r.getTimings().getExecEnd(), r.getBatchSize()));
                 });
                 results.awaitResults(n, Duration.ofSeconds(30), Duration.ofMinutes(10));
+                jobEnd = JvmActivity.now();
             } finally {
                 compiler.stop();
                 job.cancel().get();
@@ -147,6 +156,13 @@ public class EfficiencyCommand implements Callable<Integer> {
         }
         Window whole = new Window(ran);
         out.printf("whole run (the compiler's warm-up included): %.0f requests/s, %.3f of the loop%n", whole.rate(), whole.rate() / loopRate);
+        long firstBatchMicros = ran.get(0).start();
+        out.printf("start-up: JVM start to the job's submission %.1f s; submission to the first batch %.2f s (Flink's start-up and the device's warm-up: %s)%n",
+                (jobStart.wallMicros() / 1000 - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3,
+                (firstBatchMicros - jobStart.wallMicros()) / 1e6, warmUp ? "on" : "off");
+        JvmActivity during = jobEnd.minus(jobStart);
+        out.printf("the JVM while the job ran (%.1f s): JIT compiler %.1f s, GC %.1f s in %d collections, %d classes loaded%n",
+                during.wallMicros() / 1e6, during.compilerMs() / 1e3, during.gcMs() / 1e3, during.gcCount(), during.classesLoaded());
         Window steady;
         if (steadyFrom + tenth <= ran.size()) {
             steady = new Window(ran.subList(steadyFrom, ran.size()));
@@ -159,7 +175,32 @@ public class EfficiencyCommand implements Callable<Integer> {
         }
         out.printf("efficiency: job throughput / loop throughput %.3f (execution time, loop / job: %.3f)%n",
                 steady.rate() / loopRate, loop.p50Ms() / steady.execP50Ms());
+        out.printf("summary: whole %.3f steady %.3f loop_ms %.3f served %d first_batch_s %.2f jit_s %.1f gc_s %.1f warmup %s%n",
+                whole.rate() / loopRate, steady.rate() / loopRate, loop.p50Ms(), ran.stream().mapToInt(ExecutedBatch::size).sum(),
+                (firstBatchMicros - jobStart.wallMicros()) / 1e6, during.compilerMs() / 1e3, during.gcMs() / 1e3, warmUp);
         return 0;
+    }
+
+    private JvmActivity jobStart;
+    private JvmActivity jobEnd;
+
+    /** What the JVM had done by an instant: compiler time, collections, classes loaded (totals since it started). */
+    private record JvmActivity(long wallMicros, long compilerMs, long gcMs, long gcCount, long classesLoaded) {
+        static JvmActivity now() {
+            long gcMs = 0;
+            long gcCount = 0;
+            for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                gcMs += Math.max(0, gc.getCollectionTime());
+                gcCount += Math.max(0, gc.getCollectionCount());
+            }
+            return new JvmActivity(WallClock.nowMicros(), ManagementFactory.getCompilationMXBean().getTotalCompilationTime(), gcMs, gcCount,
+                    ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount());
+        }
+
+        JvmActivity minus(JvmActivity before) {
+            return new JvmActivity(wallMicros - before.wallMicros, compilerMs - before.compilerMs, gcMs - before.gcMs,
+                    gcCount - before.gcCount, classesLoaded - before.classesLoaded);
+        }
     }
 
     private static final double STEADY_COMPILER_SHARE = 0.10;
