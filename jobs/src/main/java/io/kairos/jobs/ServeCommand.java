@@ -90,6 +90,11 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--intra-op-threads", description = "CPU threads of one ONNX batch; 0 = the cores shared evenly among the devices (default: ${DEFAULT-VALUE}).")
     int intraOpThreads = DEFAULTS.intraOpThreads;
 
+    @Option(names = "--warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Each ONNX device loads the repository's models and runs each at every batch size of its manifest on synthetic inputs "
+                    + "before it takes traffic; logged with its duration, metric kairos.warmUpMillis (default: ${DEFAULT-VALUE}).")
+    boolean warmUp = DEFAULTS.warmUp;
+
     @CommandLine.Mixin
     BufferTimeoutOption bufferTimeout = new BufferTimeoutOption();
 
@@ -172,6 +177,7 @@ public class ServeCommand implements Callable<Integer> {
         c.modelRepository = repository == null ? null : repository instanceof RepositoryCopy ? modelRepository : repository.localRoot().toString();
         c.deviceMemoryMb = deviceMemoryMb;
         c.intraOpThreads = intraOpThreads;
+        c.warmUp = warmUp;
         c.bufferTimeoutMs = bufferTimeout.bufferTimeoutMs;
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;

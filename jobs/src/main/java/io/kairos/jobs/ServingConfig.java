@@ -55,6 +55,12 @@ public final class ServingConfig implements Serializable {
     public long deviceMemoryMb = 1024;
     /** CPU threads of one ONNX batch; 0: the machine's cores shared evenly among the devices. */
     public int intraOpThreads = 0;
+    /**
+     * Each ONNX device loads the repository's models and runs each at every batch size of its
+     * manifest on synthetic inputs before it takes traffic (Triton's model_warmup), so that the
+     * first batches do not pay the runtime's and the JIT compiler's first-run costs.
+     */
+    public boolean warmUp = true;
     public long bufferTimeoutMs = 1;
     public long asyncTimeoutMs = 30_000;
     public int asyncCapacity = 1_000;

@@ -272,7 +272,7 @@ public final class ServingJob {
     public static DeviceFactory devices(ServingConfig config) {
         if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
-        return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads);
+        return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads, config.warmUp);
     }
 
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {

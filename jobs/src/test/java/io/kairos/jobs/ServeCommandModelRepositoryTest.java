@@ -28,6 +28,8 @@ class ServeCommandModelRepositoryTest {
         assertThat(c.modelRepository).isEqualTo(Path.of("models").toAbsolutePath().toString());
         assertThat(c.deviceMemoryMb).isEqualTo(64);
         assertThat(c.intraOpThreads).isEqualTo(2);
+        assertThat(c.warmUp).as("devices warm up unless told not to").isTrue();
+        assertThat(config("--no-warmup").warmUp).isFalse();
         assertThat(config().modelRepository).isNull();
         assertThatThrownBy(() -> config("--model-repository", "models", "--models", "m.json"))
                 .hasMessageContaining("--models and --model-repository exclude each other");

@@ -58,6 +58,7 @@ class CommandOptionsTest {
                 "serve --requests-topic=kairos-requests",
                 "serve --results-topic=kairos-results",
                 "serve --simulated-speed=1.0",
+                "serve --warmup=true",
                 "serve --telemetry-topic=kairos-telemetry",
                 "profile --gpu=null",
                 "profile --intra-op-threads=1",
@@ -128,7 +129,8 @@ class CommandOptionsTest {
                 "efficiency --batch=16",
                 "efficiency --batches=3000",
                 "efficiency --intra-op-threads=1",
-                "efficiency --model=resnet");
+                "efficiency --model=resnet",
+                "efficiency --warmup=true");
     }
 
     @Test

@@ -14,10 +14,13 @@ import io.kairos.schema.internal.DispatchedBatch;
 import org.apache.flink.api.common.externalresource.ExternalResourceInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -47,6 +50,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * device (see {@link Device#execute}), so that it does not hold the device for the batches behind
  * it.
  *
+ * <p>Before it takes batches, the device warms up ({@link Device#warmUp}: an ONNX device loads and
+ * runs its models on synthetic inputs); the warm-up is logged and its duration is the gauge
+ * {@code warmUpMillis}; none of its batches is an outcome.
+ *
  * <p>Metrics (group {@code kairos}): {@code batchesFailed} (an execution error),
  * {@code batchesTimedOut}, {@code coldStarts}, {@code batchesCancelled} (preempted in time),
  * {@code cancelsTooLate} (preempted after they completed), {@code deviceBusyMicros} (start to end
@@ -54,6 +61,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * thread, hence thread-safe counters.
  */
 public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
+    private static final Logger LOG = LoggerFactory.getLogger(AsyncInference.class);
     private final ModelCatalog catalog;
     private final DeviceFactory devices;
     private final Clock clock;
@@ -89,7 +97,12 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         onDevice = new ConcurrentHashMap<>();
         int slot = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         device = devices.create(slot, gpuOf(slot, getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE)), catalog);
+        // Before the first batch: open() returns, and this subtask takes batches, only once it is done.
+        Device.WarmUp warmUp = device.warmUp();
+        if (warmUp != Device.WarmUp.NONE) LOG.info(warmUp.describe(slot));
         MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        long warmUpMillis = warmUp.micros() / 1000;
+        metrics.gauge("warmUpMillis", (Gauge<Long>) () -> warmUpMillis);
         batchesFailed = metrics.counter("batchesFailed", new ThreadSafeSimpleCounter());
         batchesTimedOut = metrics.counter("batchesTimedOut", new ThreadSafeSimpleCounter());
         coldStarts = metrics.counter("coldStarts", new ThreadSafeSimpleCounter());

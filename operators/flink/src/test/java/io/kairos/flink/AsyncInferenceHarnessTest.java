@@ -56,6 +56,17 @@ class AsyncInferenceHarnessTest {
         final List<Handed> handed = new CopyOnWriteArrayList<>();
         // Thrown by the next execute() instead of handing back a future, once.
         volatile RuntimeException throwNext;
+        // Warm-ups, and the batches handed over before the first of them.
+        final java.util.concurrent.atomic.AtomicInteger warmUps = new java.util.concurrent.atomic.AtomicInteger();
+        volatile int handedBeforeWarmUp = -1;
+
+        /** A warm-up of 250 ms: what a real device's summary of its synthetic batches says (OnnxDeviceTest runs a real one). */
+        @Override
+        public WarmUp warmUp() {
+            handedBeforeWarmUp = handed.size();
+            warmUps.incrementAndGet();
+            return new WarmUp(250_000, List.of("resnet50"), 2, List.of());
+        }
 
         @Override
         public int slot() {
@@ -139,6 +150,21 @@ class AsyncInferenceHarnessTest {
     private List<BatchOutcome> outcomes() throws Exception {
         runMails();
         return new ArrayList<>(harness.extractOutputValues());
+    }
+
+    @Test
+    void theDeviceWarmsUpOnceBeforeItsFirstBatchAndTheWarmUpGivesNoOutcome() throws Exception {
+        assertThat(device.warmUps).hasValue(1);
+        assertThat(device.handedBeforeWarmUp).isZero();
+        assertThat(metrics.gauge("warmUpMillis")).isEqualTo(250);
+        assertThat(outcomes()).isEmpty();
+        assertThat(metrics.count("deviceBusyMicros")).as("the warm-up's batches are not the device's work").isZero();
+        assertThat(metrics.count("coldStarts")).isZero();
+
+        harness.processElement(run("b1"), 0);
+        device.handed.get(0).execution().complete(new Device.Execution(T0 + 100, T0 + 3_600, false, List.of(), null));
+        assertThat(outcomes()).singleElement().satisfies(o -> assertThat(o.getBatch().getBatchId()).isEqualTo("b1"));
+        assertThat(device.warmUps).hasValue(1);
     }
 
     @Test

@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,10 +57,17 @@ public final class OnnxDevice implements Device {
      *                          machine share its cores instead of fighting over them
      * @param gpuIndex          the GPU of this device, used when the process can use CUDA
      *                          ({@link #cudaProblem}); -1: CPU
+     * @param warmUp            whether {@link #warmUp()} loads and warms the repository's models
+     *                          (serve {@code --warmup}); false: it does nothing
      */
-    public record Options(long memoryBudgetBytes, int intraOpThreads, int gpuIndex) {
+    public record Options(long memoryBudgetBytes, int intraOpThreads, int gpuIndex, boolean warmUp) {
         public Options {
             if (intraOpThreads < 1) throw new IllegalArgumentException("intra-op threads must be at least 1, got " + intraOpThreads);
+        }
+
+        /** Without a warm-up. */
+        public Options(long memoryBudgetBytes, int intraOpThreads, int gpuIndex) {
+            this(memoryBudgetBytes, intraOpThreads, gpuIndex, false);
         }
 
         /** CPU cores shared evenly among {@code devices} devices, at least one each. */
@@ -394,6 +402,56 @@ public final class OnnxDevice implements Device {
             case BOOL -> "BOOL";
             default -> null;
         };
+    }
+
+    /**
+     * Before the device takes traffic (Triton's {@code model_warmup}): loads each model of the
+     * repository, in folder order and as long as they fit the memory budget together, and runs it
+     * once at each batch size of its manifest on zero-filled inputs, through {@link #execute} as a
+     * real batch would go (the runner thread, the stacking, one {@code session.run}, the split), so
+     * that the session, ONNX Runtime and the JIT-compiled device path are warm when the first real
+     * batch comes. The outputs are dropped here: nothing reaches the caller's results.
+     *
+     * <p>The models stay loaded. The scheduler's view of the device starts with none loaded and so
+     * books a load in front of each model's first batch that the device then does not need: the
+     * device reports that batch as no cold start and the view re-bases on that report. Models it
+     * never sends are the least recently used here and the first to be evicted, so the view never
+     * counts a model as loaded that the device has not. Call it once, before the first batch.
+     */
+    @Override
+    public WarmUp warmUp() {
+        if (!options.warmUp()) return WarmUp.NONE;
+        long start = clockMicros.getAsLong();
+        List<String> warmed = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        int batches = 0;
+        long bytes = 0;
+        for (OnnxModel m : repository.models().values()) {
+            if (bytes + m.memoryBytes() > options.memoryBudgetBytes()) {
+                problems.add("'" + m.name() + "' (" + m.memoryBytes() + " bytes) does not fit the device's memory budget beside the models before it");
+                continue;
+            }
+            ByteBuffer zeros = ByteBuffer.allocate((int) m.input().byteSize());
+            Tensor input = Tensor.newBuilder().setDtype(DType.valueOf(m.input().dtype()))
+                    .setShape(Arrays.stream(m.input().shape()).boxed().toList()).setData(zeros).build();
+            String failed = null;
+            for (int size : m.batchSizes()) {
+                Execution e = execute(m.name(), size, Collections.nCopies(size, input)).join();
+                if (e.error() != null) {
+                    failed = "'" + m.name() + "' at batch " + size + ": " + e.error();
+                    break;
+                }
+                batches++;
+            }
+            if (failed == null) {
+                warmed.add(m.name());
+                bytes += m.memoryBytes();
+            } else {
+                problems.add(failed);
+                unload(m.name()).join();
+            }
+        }
+        return new WarmUp(clockMicros.getAsLong() - start, warmed, batches, problems);
     }
 
     /** How long the last load of each model took on this device, in microseconds (a snapshot). */

@@ -17,11 +17,19 @@ public final class OnnxDevices {
      * the process cannot use is an error, not a silent fall back to the CPU.
      */
     public static DeviceFactory factory(RepositorySource repository, long memoryBudgetBytes, int intraOpThreads) {
+        return factory(repository, memoryBudgetBytes, intraOpThreads, false);
+    }
+
+    /**
+     * As {@link #factory(RepositorySource, long, int)}; with {@code warmUp}, each device loads and
+     * warms the repository's models before it takes traffic ({@link OnnxDevice#warmUp}).
+     */
+    public static DeviceFactory factory(RepositorySource repository, long memoryBudgetBytes, int intraOpThreads, boolean warmUp) {
         return (slot, gpu, catalog) -> {
             String cuda = gpu >= 0 ? OnnxDevice.cudaProblem() : null;
             if (cuda != null) throw new IllegalStateException("device " + slot + " was given GPU " + gpu + " by Flink, but " + cuda);
             return new OnnxDevice(slot, ModelRepository.readManifests(repository.localRoot()),
-                    new OnnxDevice.Options(memoryBudgetBytes, intraOpThreads, gpu >= 0 ? gpu : slot), WallClock::nowMicros);
+                    new OnnxDevice.Options(memoryBudgetBytes, intraOpThreads, gpu >= 0 ? gpu : slot, warmUp), WallClock::nowMicros);
         };
     }
 }

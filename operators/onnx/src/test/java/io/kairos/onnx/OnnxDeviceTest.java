@@ -1,6 +1,7 @@
 package io.kairos.onnx;
 
 import io.kairos.onnx.examples.ExampleModels;
+import io.kairos.core.device.Device;
 import io.kairos.core.device.Device.Execution;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.DType;
@@ -223,6 +224,54 @@ class OnnxDeviceTest {
         assertThat(run(d, "mlp", one).coldStart()).isTrue();
         assertThat(d.load("resnet50")).failsWithin(30, TimeUnit.SECONDS)
                 .withThrowableOfType(java.util.concurrent.ExecutionException.class).withMessageContaining("no model 'resnet50'");
+    }
+
+    @Test
+    void aDeviceThatWarmsUpLoadsTheModelsThatFitAndRunsEachAtEveryBatchSizeBeforeTraffic() throws Exception {
+        // Folder order: cnn (8 MiB), mlp (1 MiB), resnet (32 MiB); a 40 MiB budget holds the first two, or resnet.
+        OnnxDevice d = new OnnxDevice(0, ModelRepository.readManifests(OnnxTestData.exampleRepository("device-warm-up")),
+                new OnnxDevice.Options(40 * MB, 1, -1, true), WallClock::nowMicros);
+        devices.add(d);
+        Device.WarmUp w = d.warmUp();
+        assertThat(w.models()).containsExactly("cnn", "mlp");
+        assertThat(w.batches()).as("batch sizes 1, 2, 4, 8, 16, 32 of each").isEqualTo(12);
+        assertThat(w.problems()).singleElement().asString().contains("'resnet'", "memory budget");
+        assertThat(w.micros()).isPositive();
+        assertThat(w.describe(0)).contains("device 0 warmed up [cnn, mlp]", "12 synthetic batches", "not warmed up: 'resnet'");
+        assertThat(d.loadedModels()).containsExactly("cnn", "mlp");
+        assertThat(d.lastLoadMicros()).containsOnlyKeys("cnn", "mlp");
+
+        // The first real batch finds its model loaded: no cold start, and its own outputs.
+        ExampleModels.Mlp mlp = ExampleModels.Mlp.seeded(ExampleModels.SEED);
+        float[] x = randomFloats(new Random(3), 64);
+        Execution first = run(d, "mlp", List.of(tensor(x, 64)));
+        assertThat(first.coldStart()).isFalse();
+        assertThat(floats(first.outputs().get(0))[0]).isCloseTo(mlp.forward(x)[0], within(1e-4f));
+        // The model left out loads on its first batch, as without a warm-up, in place of the least recently used (cnn).
+        Execution resnet = run(d, "resnet", List.of(tensor(new float[3 * 32 * 32], 3, 32, 32)));
+        assertThat(resnet.error()).isNull();
+        assertThat(resnet.coldStart()).isTrue();
+        assertThat(d.loadedModels()).containsExactly("mlp", "resnet");
+    }
+
+    @Test
+    void withoutTheWarmUpOptionNothingRunsOrLoadsBeforeTraffic() throws Exception {
+        OnnxDevice d = device(OnnxTestData.exampleRepository("device-no-warm-up"), 64 * MB);
+        assertThat(d.warmUp()).isSameAs(Device.WarmUp.NONE);
+        assertThat(d.loadedModels()).isEmpty();
+        assertThat(run(d, "mlp", List.of(tensor(new float[64], 64))).coldStart()).isTrue();
+    }
+
+    @Test
+    void aModelThatFailsItsWarmUpIsReportedAndLeftUnloadedWhileTheOthersWarmUp() throws Exception {
+        Path repository = OnnxTestData.exampleRepository("device-warm-up-broken");
+        Files.write(repository.resolve("cnn").resolve(ModelRepository.MODEL_FILE), new byte[] {1, 2, 3});
+        OnnxDevice d = new OnnxDevice(0, ModelRepository.readManifests(repository), new OnnxDevice.Options(64 * MB, 1, -1, true), WallClock::nowMicros);
+        devices.add(d);
+        Device.WarmUp w = d.warmUp();
+        assertThat(w.models()).containsExactly("mlp", "resnet");
+        assertThat(w.problems()).singleElement().asString().startsWith("'cnn' at batch 1: ").contains("cannot load model 'cnn'");
+        assertThat(d.loadedModels()).containsExactly("mlp", "resnet");
     }
 
     @Test

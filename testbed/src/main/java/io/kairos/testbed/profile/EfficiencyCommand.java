@@ -68,6 +68,10 @@ public class EfficiencyCommand implements Callable<Integer> {
     @Option(names = "--intra-op-threads", description = "default: ${DEFAULT-VALUE}")
     int intraOpThreads = 1;
 
+    @Option(names = "--warmup", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "The device warms up before it takes traffic, as serve --warmup does (default: ${DEFAULT-VALUE}).")
+    boolean warmUp = true;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -92,7 +96,10 @@ public class EfficiencyCommand implements Callable<Integer> {
         config.fromEarliest = true;
         config.checkpointIntervalMs = 0;
         config.policy = "triton";
-        config.policyParams = Map.of("max_batch", Integer.toString(batch), "max_queue_delay_ms", "50");
+        config.warmUp = warmUp;
+        // The whole backlog waits in the scheduler: none of it may be shed for a full queue.
+        config.policyParams = Map.of("max_batch", Integer.toString(batch), "max_queue_delay_ms", "50",
+                "max_pending", Integer.toString(batches * batch));
         ModelCatalog catalog = ServeCommand.catalog(config);
         // Each batch once: the results of one batch share its execution start and end.
         Map<Long, ExecutedBatch> executed = new HashMap<>();
@@ -110,14 +117,18 @@ public class EfficiencyCommand implements Callable<Integer> {
             }
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
-            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(1, flink));
             compiler.start();
+            jobStart = JvmActivity.now();
+            cpuAtStart = ThreadCpu.read();
+            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(1, flink));
             try (ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.onResult((r, at) -> {
                     if (r.getStatus() != ResultStatus.OK && r.getStatus() != ResultStatus.LATE) return;
                     executed.computeIfAbsent(r.getTimings().getExecStart(), start -> new ExecutedBatch(start, r.getTimings().getExecEnd(), r.getBatchSize()));
                 });
                 results.awaitResults(n, Duration.ofSeconds(30), Duration.ofMinutes(10));
+                jobEnd = JvmActivity.now();
+                cpuAtEnd = ThreadCpu.read();
             } finally {
                 compiler.stop();
                 job.cancel().get();
@@ -147,6 +158,18 @@ public class EfficiencyCommand implements Callable<Integer> {
         }
         Window whole = new Window(ran);
         out.printf("whole run (the compiler's warm-up included): %.0f requests/s, %.3f of the loop%n", whole.rate(), whole.rate() / loopRate);
+        long firstBatchMicros = ran.get(0).start();
+        // The same requests over the time from the job's submission: the start (Flink's start-up,
+        // the device's warm-up) charged to the run, so that a warm-up cannot buy its figure above
+        // by moving the start out of the window.
+        double fromSubmission = whole.rate() * whole.seconds() / ((ran.get(ran.size() - 1).end() - jobStart.wallMicros()) / 1e6);
+        out.printf("whole run from the job's submission (its start-up included): %.0f requests/s, %.3f of the loop%n", fromSubmission, fromSubmission / loopRate);
+        out.printf("start-up: JVM start to the job's submission %.1f s; submission to the first batch %.2f s (Flink's start-up and the device's warm-up: %s)%n",
+                (jobStart.wallMicros() / 1000 - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3,
+                (firstBatchMicros - jobStart.wallMicros()) / 1e6, warmUp ? "on" : "off");
+        JvmActivity during = jobEnd.minus(jobStart);
+        out.printf("the JVM while the job ran (%.1f s): JIT compiler %.1f s, GC %.1f s in %d collections, %d classes loaded%n",
+                during.wallMicros() / 1e6, during.compilerMs() / 1e3, during.gcMs() / 1e3, during.gcCount(), during.classesLoaded());
         Window steady;
         if (steadyFrom + tenth <= ran.size()) {
             steady = new Window(ran.subList(steadyFrom, ran.size()));
@@ -159,7 +182,90 @@ public class EfficiencyCommand implements Callable<Integer> {
         }
         out.printf("efficiency: job throughput / loop throughput %.3f (execution time, loop / job: %.3f)%n",
                 steady.rate() / loopRate, loop.p50Ms() / steady.execP50Ms());
+        if (cpuAtStart != null && cpuAtEnd != null) {
+            ThreadCpu cpu = cpuAtEnd.minus(cpuAtStart);
+            // CPU seconds, not wall seconds: what each took of the machine, whatever else ran on it.
+            out.printf("CPU while the job ran: the process %.1f s; JIT compiler threads %.1f s (%.0f%%), the device's thread %.1f s, GC threads %.1f s, the rest %.1f s%n",
+                    cpu.total(), cpu.jit(), 100 * cpu.jit() / Math.max(1e-9, cpu.total()), cpu.device(), cpu.gc(),
+                    cpu.total() - cpu.jit() - cpu.device() - cpu.gc());
+        }
+        // The whole run against the job's own steady state: what the start costs, free of the
+        // loop's drift between its two runs minutes apart on a shared machine.
+        out.printf("whole run / steady state (the job against itself): %.3f; device busy over the whole run %.1f%%%n",
+                whole.rate() / steady.rate(), 100 * whole.busy());
+        out.printf("summary: from_submission %.3f whole %.3f steady %.3f whole/steady %.3f busy %.3f loop_ms %.3f exec_first_tenth_ms %.3f exec_steady_ms %.3f served %d first_batch_s %.2f jit_s %.1f gc_s %.1f warmup %s%n",
+                fromSubmission / loopRate, whole.rate() / loopRate, steady.rate() / loopRate, whole.rate() / steady.rate(), whole.busy(), loop.p50Ms(),
+                new Window(ran.subList(0, tenth)).execP50Ms(), steady.execP50Ms(), ran.stream().mapToInt(ExecutedBatch::size).sum(),
+                (firstBatchMicros - jobStart.wallMicros()) / 1e6, during.compilerMs() / 1e3, during.gcMs() / 1e3, warmUp);
         return 0;
+    }
+
+    private JvmActivity jobStart;
+    private JvmActivity jobEnd;
+    private ThreadCpu cpuAtStart;
+    private ThreadCpu cpuAtEnd;
+
+    /**
+     * CPU seconds of the process and of its JIT compiler, device and GC threads, from Linux's
+     * {@code /proc/self/task} (the compiler's threads are invisible to the JVM's thread beans);
+     * null where there is no such file system.
+     */
+    private record ThreadCpu(double total, double jit, double device, double gc) {
+        private static final double TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux this runs on
+
+        static ThreadCpu read() {
+            java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+            if (tasks == null) return null;
+            double total; // the process's, with the threads that ended
+            try {
+                total = cpuSeconds(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat")));
+            } catch (java.io.IOException | RuntimeException e) {
+                return null;
+            }
+            double jit = 0, device = 0, gc = 0;
+            for (java.io.File task : tasks) {
+                try {
+                    String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    double seconds = cpuSeconds(stat);
+                    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) jit += seconds;
+                    else if (name.startsWith("kairos-onnx-dev")) device += seconds;
+                    else if (name.startsWith("GC Thread") || name.startsWith("G1 ")) gc += seconds;
+                } catch (java.io.IOException | RuntimeException e) {
+                    // A thread that ended meanwhile: its time is gone from the task list either way.
+                }
+            }
+            return new ThreadCpu(total, jit, device, gc);
+        }
+
+        /** utime + stime of a {@code stat} line, in seconds (the fields after the name in parentheses). */
+        private static double cpuSeconds(String stat) {
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
+        }
+
+        ThreadCpu minus(ThreadCpu before) {
+            return new ThreadCpu(total - before.total, jit - before.jit, device - before.device, gc - before.gc);
+        }
+    }
+
+    /** What the JVM had done by an instant: compiler time, collections, classes loaded (totals since it started). */
+    private record JvmActivity(long wallMicros, long compilerMs, long gcMs, long gcCount, long classesLoaded) {
+        static JvmActivity now() {
+            long gcMs = 0;
+            long gcCount = 0;
+            for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+                gcMs += Math.max(0, gc.getCollectionTime());
+                gcCount += Math.max(0, gc.getCollectionCount());
+            }
+            return new JvmActivity(WallClock.nowMicros(), ManagementFactory.getCompilationMXBean().getTotalCompilationTime(), gcMs, gcCount,
+                    ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount());
+        }
+
+        JvmActivity minus(JvmActivity before) {
+            return new JvmActivity(wallMicros - before.wallMicros, compilerMs - before.compilerMs, gcMs - before.gcMs,
+                    gcCount - before.gcCount, classesLoaded - before.classesLoaded);
+        }
     }
 
     private static final double STEADY_COMPILER_SHARE = 0.10;

@@ -76,6 +76,8 @@ class OnnxServingJobIntegrationTest {
             c.intraOpThreads = 1;
             // At a URI, as on a cluster: the client and each device slot copy it through Flink's file system.
             c.modelRepository = repository.toUri().toString();
+            // Models load on their first batches, which this test checks are flagged as cold starts.
+            c.warmUp = false;
         });
         ModelCatalog catalog = ServeCommand.catalog(config);
         assertThat(catalog.names()).containsExactlyInAnyOrder("mlp", "cnn", "resnet");
@@ -169,6 +171,49 @@ class OnnxServingJobIntegrationTest {
                 assertThat(cold.stream().map(t -> t.getModel() + "@" + t.getDevice()).distinct().count()).isLessThanOrEqualTo(6);
                 long coldResults = results.stream().filter(InferenceResult::getColdStart).count();
                 assertThat(coldResults).isEqualTo(cold.stream().mapToInt(BatchTelemetry::getBatchSize).sum());
+            } finally {
+                job.cancel().get();
+            }
+        }
+    }
+
+    @Test
+    void everyDeviceWarmsUpBeforeTrafficAndTheWarmUpGivesNoResultAndNoTelemetry() throws Exception {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "onnx-it-warm-up-", c -> {
+            c.policy = "triton";
+            c.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "20");
+            c.intraOpThreads = 1;
+            c.modelRepository = repository.toString();
+            c.warmUp = true;
+        });
+        assertThat(config.devices).isGreaterThan(1);
+        ModelCatalog catalog = ServeCommand.catalog(config);
+        int n = 30;
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
+            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.getExecutionEnvironment());
+            try {
+                for (int i = 0; i < n; i++) {
+                    String model = List.of("mlp", "cnn", "resnet").get(i % 3);
+                    boolean image = !model.equals("mlp");
+                    InferenceRequest r = request(model + "-" + i, model, new float[image ? 3 * 32 * 32 : 64], image ? List.of(3L, 32L, 32L) : List.of(64L));
+                    r.setSloMs(120_000); // sent while the job starts and its devices warm up: none may be late for it
+                    send(kafka, config, r);
+                }
+                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= n, Duration.ofSeconds(90));
+                // Exactly the requests' results, all OK, and none waited for a load: every device
+                // loaded and ran every model before it took the first batch.
+                assertThat(results).extracting(InferenceResult::getRequestId).doesNotHaveDuplicates().hasSize(n);
+                assertThat(results).allSatisfy(r -> {
+                    assertThat(r.getStatus()).as(r.getReason()).isEqualTo(ResultStatus.OK);
+                    assertThat(r.getColdStart()).as(r.getRequestId()).isFalse();
+                });
+                // The warm-up's synthetic batches (18 a device) are no batches of the job's telemetry.
+                kafka.readUntil(config.telemetryTopic, BatchTelemetry.class,
+                        l -> l.stream().mapToInt(BatchTelemetry::getBatchSize).sum() >= n, Duration.ofSeconds(30));
+                List<BatchTelemetry> telemetry = kafka.readUntil(config.telemetryTopic, BatchTelemetry.class, l -> false, Duration.ofSeconds(3));
+                assertThat(telemetry.stream().mapToInt(BatchTelemetry::getBatchSize).sum()).isEqualTo(n);
+                assertThat(telemetry).noneMatch(BatchTelemetry::getColdStart);
+                assertThat(kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> false, Duration.ofSeconds(1))).hasSize(n);
             } finally {
                 job.cancel().get();
             }
@@ -327,6 +372,7 @@ class OnnxServingJobIntegrationTest {
             c.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "5");
             c.intraOpThreads = 1;
             c.modelRepository = repository.toString();
+            c.warmUp = false; // the MLP's first request loads it
         });
         ModelCatalog catalog = ServeCommand.catalog(config);
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {

@@ -39,8 +39,41 @@ public interface Device extends AutoCloseable {
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * Readies the device before it takes traffic, in the manner of Triton's {@code model_warmup}:
+     * a device that has a first-run cost (a runtime to initialise, kernels to pick, code for the
+     * JIT compiler to compile) pays it here on synthetic inputs, so that the first real batch runs
+     * as fast as the later ones. Blocks until done. Nothing it runs is traffic: no execution of it
+     * is handed to anyone, so it produces no result and no telemetry. A device with nothing to warm
+     * (simulated) returns {@link WarmUp#NONE} at once.
+     */
+    default WarmUp warmUp() {
+        return WarmUp.NONE;
+    }
+
     @Override
     default void close() {}
+
+    /**
+     * What a warm-up did: how long it took, the models it left loaded and warm, the batches it ran
+     * (synthetic), and one line per model it could not warm up (that model is served as if there
+     * were no warm-up: its first batch loads it).
+     */
+    record WarmUp(long micros, List<String> models, int batches, List<String> problems) {
+        public static final WarmUp NONE = new WarmUp(0, List.of(), 0, List.of());
+
+        public WarmUp {
+            models = List.copyOf(models);
+            problems = List.copyOf(problems);
+        }
+
+        /** One line for the log. */
+        public String describe(int slot) {
+            if (this == NONE || (models.isEmpty() && problems.isEmpty())) return "device " + slot + ": no warm-up";
+            return "device " + slot + " warmed up " + models + " (" + batches + " synthetic batches, every batch size of each) in "
+                    + micros / 1000 + " ms before taking traffic" + (problems.isEmpty() ? "" : "; not warmed up: " + String.join("; ", problems));
+        }
+    }
 
     /** What happened to one batch. {@code outputs} is empty when the device produces no tensors. */
     record Execution(long startMicros, long endMicros, boolean coldStart, List<Tensor> outputs, String error) {
