@@ -2,12 +2,9 @@ package io.kairos.control;
 
 import io.kairos.schema.ControlDecision;
 import io.kairos.wire.AvroCodec;
-import io.kairos.wire.KafkaClientProperties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -35,13 +32,8 @@ public final class ControlTopic {
         AvroCodec<ControlDecision> codec = AvroCodec.of(ControlDecision.class);
         List<ControlDecision> decisions = new ArrayList<>();
         int skipped = 0;
-        Map<String, Object> own = Map.of("bootstrap.servers", bootstrapServers,
-                "enable.auto.commit", false, "default.api.timeout.ms", (int) timeout.toMillis());
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaClientProperties.over(own, clientProperties),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<PartitionInfo> info = consumer.partitionsFor(topic);
-            if (info == null || info.isEmpty()) throw new IllegalArgumentException("topic '" + topic + "' does not exist");
-            List<TopicPartition> partitions = info.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+        try (KafkaConsumer<byte[], byte[]> consumer = TopicConsumers.reader(bootstrapServers, clientProperties, timeout)) {
+            List<TopicPartition> partitions = TopicConsumers.partitions(consumer, topic);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);

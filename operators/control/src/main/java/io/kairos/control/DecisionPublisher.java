@@ -11,7 +11,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -91,10 +90,10 @@ public final class DecisionPublisher implements AutoCloseable {
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaClientProperties.over(consumerConfig, clientProperties),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
         try {
-            partitions(consumer, controlTopic);
+            TopicConsumers.partitions(consumer, controlTopic);
             // From the end as it is now, before anything is published: no outcome of ours can be
             // written before this position.
-            List<TopicPartition> all = partitions(consumer, outcomesTopic);
+            List<TopicPartition> all = TopicConsumers.partitions(consumer, outcomesTopic);
             consumer.assign(all);
             consumer.seekToEnd(all);
             for (TopicPartition p : all) consumer.position(p);
@@ -104,12 +103,6 @@ public final class DecisionPublisher implements AutoCloseable {
         }
         this.outcomes = consumer;
         this.producer = new KafkaProducer<>(KafkaClientProperties.over(producerConfig, clientProperties), new ByteArraySerializer(), new ByteArraySerializer());
-    }
-
-    private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
-        List<PartitionInfo> info = consumer.partitionsFor(topic);
-        if (info == null || info.isEmpty()) throw new IllegalArgumentException("topic '" + topic + "' does not exist");
-        return info.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
     }
 
     public String writer() {

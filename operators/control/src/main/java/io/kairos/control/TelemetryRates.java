@@ -2,12 +2,9 @@ package io.kairos.control;
 
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.wire.AvroCodec;
-import io.kairos.wire.KafkaClientProperties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.time.Duration;
 import java.util.List;
@@ -37,14 +34,9 @@ public final class TelemetryRates {
                                             String group, String model, int tail, Duration timeout) {
         if (tail < 1) throw new IllegalArgumentException("tail must be at least 1, got " + tail);
         AvroCodec<BatchTelemetry> codec = AvroCodec.of(BatchTelemetry.class);
-        Map<String, Object> own = Map.of("bootstrap.servers", bootstrapServers,
-                "enable.auto.commit", false, "default.api.timeout.ms", (int) timeout.toMillis());
         Estimate best = null;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(KafkaClientProperties.over(own, clientProperties),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<PartitionInfo> info = consumer.partitionsFor(topic);
-            if (info == null || info.isEmpty()) throw new IllegalArgumentException("topic '" + topic + "' does not exist");
-            List<TopicPartition> partitions = info.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+        try (KafkaConsumer<byte[], byte[]> consumer = TopicConsumers.reader(bootstrapServers, clientProperties, timeout)) {
+            List<TopicPartition> partitions = TopicConsumers.partitions(consumer, topic);
             consumer.assign(partitions);
             Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);

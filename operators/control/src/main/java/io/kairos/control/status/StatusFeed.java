@@ -1,5 +1,6 @@
 package io.kairos.control.status;
 
+import io.kairos.control.TopicConsumers;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
@@ -9,7 +10,6 @@ import io.kairos.wire.KafkaClientProperties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -57,10 +57,10 @@ public final class StatusFeed implements AutoCloseable {
                 "client.id", "kairos-status", "fetch.max.wait.ms", 100, "default.api.timeout.ms", 15_000);
         this.consumer = new KafkaConsumer<>(KafkaClientProperties.over(own, clientProperties), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         try {
-            List<TopicPartition> fromStart = new ArrayList<>(partitions(topics.control()));
-            fromStart.addAll(partitions(topics.outcomes()));
-            List<TopicPartition> fromEnd = new ArrayList<>(partitions(topics.results()));
-            fromEnd.addAll(partitions(topics.telemetry()));
+            List<TopicPartition> fromStart = new ArrayList<>(TopicConsumers.partitions(consumer, topics.control()));
+            fromStart.addAll(TopicConsumers.partitions(consumer, topics.outcomes()));
+            List<TopicPartition> fromEnd = new ArrayList<>(TopicConsumers.partitions(consumer, topics.results()));
+            fromEnd.addAll(TopicConsumers.partitions(consumer, topics.telemetry()));
             List<TopicPartition> all = new ArrayList<>(fromStart);
             all.addAll(fromEnd);
             consumer.assign(all);
@@ -74,12 +74,6 @@ public final class StatusFeed implements AutoCloseable {
         this.thread = new Thread(this::run, "kairos-status-feed");
         thread.setDaemon(true);
         thread.start();
-    }
-
-    private List<TopicPartition> partitions(String topic) {
-        List<PartitionInfo> info = consumer.partitionsFor(topic);
-        if (info == null || info.isEmpty()) throw new IllegalArgumentException("topic '" + topic + "' does not exist");
-        return info.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
     }
 
     private void run() {
