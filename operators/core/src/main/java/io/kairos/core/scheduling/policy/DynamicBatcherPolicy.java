@@ -36,6 +36,15 @@ import java.util.List;
  * cap: the profile's largest size), {@code max_queue_delay_ms} (at least 0, default 1),
  * {@code preferred_batch_sizes} (e.g. {@code 4,8}; default none), {@code queue_timeout_ms}
  * ({@code slo}, the default, or milliseconds, 0 for no timeout).
+ *
+ * <p>Parameter, group-wide: {@code lookahead_ms} (at least 0, default 0). A Triton instance pulls
+ * its next batch the moment it frees; a Kairos device is fed across the job's network, so a batch
+ * sent when the device is predicted idle reaches it a hand-over later, and when the prediction
+ * (the learned p99) is late, a device report's round trip later still. With a lookahead, a device
+ * predicted to free within it counts as idle: its next batch is formed and sent that much ahead and
+ * waits on the device, which then runs back to back. 0 is Triton's own behaviour (and the
+ * simulator's, where the hand-over takes no time); one batch's execution time keeps one batch
+ * queued on every device.
  */
 public final class DynamicBatcherPolicy implements SchedulingPolicy {
     public static final String NAME = "triton";
@@ -43,6 +52,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
     public static final String MAX_QUEUE_DELAY_MS = "max_queue_delay_ms";
     public static final String PREFERRED_BATCH_SIZES = "preferred_batch_sizes";
     public static final String QUEUE_TIMEOUT_MS = "queue_timeout_ms";
+    public static final String LOOKAHEAD_MS = "lookahead_ms";
     /** The value of {@link #QUEUE_TIMEOUT_MS} that makes each request's timeout its SLO (the default). */
     public static final String TIMEOUT_SLO = "slo";
 
@@ -96,13 +106,16 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
     // Every model times out at its deadline: the queues' deadline order finds the expired ones
     // without a scan of every model (the Azure experiment holds thousands).
     private final boolean allAtDeadline;
+    // A device predicted to free within this counts as idle (lookahead_ms).
+    private final long lookahead;
 
     public DynamicBatcherPolicy() {
-        this(PerModel.of(DEFAULT));
+        this(PerModel.of(DEFAULT), 0);
     }
 
-    private DynamicBatcherPolicy(PerModel<Batching> batching) {
+    private DynamicBatcherPolicy(PerModel<Batching> batching, long lookaheadMicros) {
         this.batching = batching;
+        this.lookahead = lookaheadMicros;
         this.allAtDeadline = batching.group().queueTimeoutMicros() == AT_DEADLINE
                 && batching.models().values().stream().allMatch(b -> b.queueTimeoutMicros() == AT_DEADLINE);
     }
@@ -114,7 +127,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
 
     @Override
     public SchedulingPolicy configure(ParamReader params) {
-        return new DynamicBatcherPolicy(params.perModel(DynamicBatcherPolicy::read));
+        return new DynamicBatcherPolicy(params.perModel(DynamicBatcherPolicy::read), params.millisAsMicros(LOOKAHEAD_MS, 0));
     }
 
     private static Batching read(ParamReader p) {
@@ -135,17 +148,24 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         return batching;
     }
 
+    /** Parameter {@code lookahead_ms}: how long before its predicted end a busy device counts as idle. */
+    public long lookaheadMicros() {
+        return lookahead;
+    }
+
     @Override
     public long schedule(long now, GroupView group) {
         rejectTimedOut(now, group);
-        if (!IdleDevices.anyIdle(now, group)) return Math.min(IdleDevices.nextFree(group), nextTimeout(group));
+        // Devices are looked at as of `ready`: idle then means fed now, ahead of the lookahead.
+        long ready = saturatedAdd(now, lookahead);
+        if (!IdleDevices.anyIdle(ready, group)) return Math.min(ahead(IdleDevices.nextFree(group)), nextTimeout(group));
         long wake = NO_WAKE;
         boolean uniform = group.everyDeviceHoldsEveryModel();
         List<RequestQueue> queues;
         Rest rest = null;
         if (uniform && batching.models().isEmpty()) {
             queues = new ArrayList<>();
-            rest = front(now, group, queues);
+            rest = front(now, ready, group, queues);
             wake = rest.release();
         } else {
             queues = new ArrayList<>(group.pendingQueues());
@@ -166,17 +186,27 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     }
                     size = Math.min(q.size(), maxBatch);
                 }
-                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(ready, group) : IdleDevices.idleFor(ready, group, model);
                 if (idle == null) {
-                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, ahead(uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model)));
                     break;
                 }
                 group.dispatch(model, size, idle, now);
             }
         }
         // The queues behind the front that would ask for a device find none, now that the front has them.
-        if (rest != null && rest.asks()) wake = Math.min(wake, IdleDevices.nextFree(group));
+        if (rest != null && rest.asks()) wake = Math.min(wake, ahead(IdleDevices.nextFree(group)));
         return Math.min(wake, nextTimeout(group));
+    }
+
+    /** When a device freeing at {@code freeAt} counts as idle: the lookahead before it. */
+    private long ahead(long freeAt) {
+        return freeAt == NO_WAKE ? NO_WAKE : freeAt - lookahead;
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return sum < a ? Long.MAX_VALUE : sum;
     }
 
     /** What the queues behind the front ask for: the first release of a delay, and whether one would take a device. */
@@ -192,11 +222,11 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
      * are the last in the order (their oldest request came less than a delay ago), and the
      * earliest of their releases is the first of them.
      */
-    private Rest front(long now, GroupView group, List<RequestQueue> front) {
+    private Rest front(long now, long ready, GroupView group, List<RequestQueue> front) {
         Batching b = batching.group();
         int idle = 0;
         for (DeviceView d : group.devices()) {
-            if (d.freeAtMicros() <= now) idle++;
+            if (d.freeAtMicros() <= ready) idle++;
         }
         NavigableSet<RequestQueue> order = group.pendingQueuesByOldestArrival();
         int served = 0;

@@ -113,6 +113,43 @@ class DynamicBatcherPolicyTest {
     }
 
     @Test
+    void withALookaheadTheNextBatchIsSentBeforeTheDeviceFrees() {
+        // The device is booked until 20 ms; lookahead 3 ms: from 17 ms on it counts as idle, and the
+        // batch sent then is booked to start at 20 ms, back to back with the one before.
+        DeviceView d0 = device(0);
+        d0.book(0, 20_000);
+        GroupScheduler g = scheduler(params("max_batch", "4", "lookahead_ms", "3"), d0);
+        for (int i = 0; i < 4; i++) g.admit(req("r" + i, "R", 0, FAR));
+
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.dispatches()).isEmpty();
+        assertThat(o.nextWakeMicros()).isEqualTo(17_000);
+        assertThat(g.schedule(16_999).dispatches()).isEmpty();
+
+        GroupScheduler.Outcome ahead = g.schedule(17_000);
+        assertThat(ahead.dispatches()).singleElement().satisfies(d -> {
+            assertThat(d.size()).isEqualTo(4);
+            assertThat(d.predictedStartMicros()).isEqualTo(20_000);
+        });
+        // R at 4 takes 5.1 ms: the device is now booked until 25.1 ms, and a second full batch
+        // waits for 22.1 ms, not for 25.1.
+        for (int i = 4; i < 8; i++) g.admit(req("r" + i, "R", 17_500, FAR));
+        assertThat(g.schedule(17_500).nextWakeMicros()).isEqualTo(22_100);
+        assertThat(g.schedule(22_100).dispatches()).singleElement()
+                .satisfies(d -> assertThat(d.predictedStartMicros()).isEqualTo(25_100));
+    }
+
+    @Test
+    void theLookaheadDoesNotShortenTheQueueDelay() {
+        // An idle device and one request: the lookahead is about devices, the 10 ms delay still holds.
+        GroupScheduler g = scheduler(params("max_batch", "4", "max_queue_delay_ms", "10", "lookahead_ms", "3"), device(0));
+        g.admit(req("r0", "R", 0, FAR));
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.dispatches()).isEmpty();
+        assertThat(o.nextWakeMicros()).isEqualTo(10_000);
+    }
+
+    @Test
     void picksTheIdleDeviceOverABusyOne() {
         DeviceView busy = device(0);
         busy.book(0, 20_000);
@@ -303,6 +340,8 @@ class DynamicBatcherPolicyTest {
         assertThatThrownBy(() -> scheduler(params("preferred_batch_sizes", "4,x"), device(0))).hasMessageContaining("'4,x'");
         assertThatThrownBy(() -> scheduler(params("preferred_batch_sizes", "4,32", "max_batch", "16"), device(0)))
                 .hasMessageContaining("must not exceed max_batch (16)");
+        assertThatThrownBy(() -> scheduler(params("lookahead_ms", "-1"), device(0)))
+                .hasMessageContaining("lookahead_ms").hasMessageContaining("'-1'");
         assertThatThrownBy(() -> scheduler(params("queue_timeout_ms", "soon"), device(0)))
                 .hasMessageContaining("queue_timeout_ms").hasMessageContaining("'soon'");
         assertThat(((DynamicBatcherPolicy) new DynamicBatcherPolicy().configure(new io.kairos.core.scheduling.ParamReader("g", "triton",
