@@ -72,6 +72,12 @@ public class EfficiencyCommand implements Callable<Integer> {
             description = "The device warms up before it takes traffic, as serve --warmup does (default: ${DEFAULT-VALUE}).")
     boolean warmUp = true;
 
+    @Option(names = "--lookahead-ms", paramLabel = "MS",
+            description = "The triton policy's lookahead_ms: the device counts as idle this long before its predicted end, so its next batch"
+                    + " is already on its way when it frees. Default: the loop's p50 per batch (one batch kept queued on the device); 0 for"
+                    + " Triton's own behaviour, a batch sent only when the device is predicted idle.")
+    Double lookaheadMs;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -89,6 +95,13 @@ public class EfficiencyCommand implements Callable<Integer> {
         out.printf("plain session.run loop before the job, %s batch %d: %d runs, p50 %.4f ms per batch, %.0f requests/s%n",
                 model, batch, before.runs(), before.p50Ms(), before.rate(batch));
 
+        if (lookaheadMs != null && !(lookaheadMs >= 0 && Double.isFinite(lookaheadMs))) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--lookahead-ms must be a number of milliseconds, at least 0, got " + lookaheadMs);
+        }
+        // One batch's time ahead: the next batch is on the device while this one runs, as a
+        // Triton instance would pull it, whatever the hand-over and the report's way back take.
+        double lookahead = lookaheadMs != null ? lookaheadMs : Math.ceil(before.p50Ms() * 10) / 10;
+        out.printf("lookahead: %.1f ms (%s)%n", lookahead, lookaheadMs != null ? "--lookahead-ms" : "the loop's p50 per batch");
         ServingConfig config = new ServingConfig();
         config.modelRepository = repository.toAbsolutePath().toString();
         config.devices = 1;
@@ -99,7 +112,8 @@ public class EfficiencyCommand implements Callable<Integer> {
         config.warmUp = warmUp;
         // The whole backlog waits in the scheduler: none of it may be shed for a full queue.
         config.policyParams = Map.of("max_batch", Integer.toString(batch), "max_queue_delay_ms", "50",
-                "max_pending", Integer.toString(batches * batch));
+                "max_pending", Integer.toString(batches * batch),
+                "lookahead_ms", Double.toString(lookahead));
         ModelCatalog catalog = ServeCommand.catalog(config);
         // Each batch once: the results of one batch share its execution start and end.
         Map<Long, ExecutedBatch> executed = new HashMap<>();
@@ -193,8 +207,8 @@ public class EfficiencyCommand implements Callable<Integer> {
         // loop's drift between its two runs minutes apart on a shared machine.
         out.printf("whole run / steady state (the job against itself): %.3f; device busy over the whole run %.1f%%%n",
                 whole.rate() / steady.rate(), 100 * whole.busy());
-        out.printf("summary: from_submission %.3f whole %.3f steady %.3f whole/steady %.3f busy %.3f loop_ms %.3f exec_first_tenth_ms %.3f exec_steady_ms %.3f served %d first_batch_s %.2f jit_s %.1f gc_s %.1f warmup %s%n",
-                fromSubmission / loopRate, whole.rate() / loopRate, steady.rate() / loopRate, whole.rate() / steady.rate(), whole.busy(), loop.p50Ms(),
+        out.printf("summary: lookahead_ms %.1f from_submission %.3f whole %.3f steady %.3f whole/steady %.3f busy %.3f loop_ms %.3f exec_first_tenth_ms %.3f exec_steady_ms %.3f served %d first_batch_s %.2f jit_s %.1f gc_s %.1f warmup %s%n",
+                lookahead, fromSubmission / loopRate, whole.rate() / loopRate, steady.rate() / loopRate, whole.rate() / steady.rate(), whole.busy(), loop.p50Ms(),
                 new Window(ran.subList(0, tenth)).execP50Ms(), steady.execP50Ms(), ran.stream().mapToInt(ExecutedBatch::size).sum(),
                 (firstBatchMicros - jobStart.wallMicros()) / 1e6, during.compilerMs() / 1e3, during.gcMs() / 1e3, warmUp);
         return 0;
