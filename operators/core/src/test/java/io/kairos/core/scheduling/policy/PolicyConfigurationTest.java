@@ -160,7 +160,7 @@ class PolicyConfigurationTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("serving group 'g': clockwork has no parameter 'max_batch' (set to '8'); it knows efficiency_gain, lookahead_ms, max_pending, shed, shed_early");
         assertThatThrownBy(() -> configure("triton", Map.of("batch", "8")))
-                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows max_batch, max_pending, max_queue_delay_ms, preferred_batch_sizes, queue_timeout_ms, shed, shed_early");
+                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows lookahead_ms, max_batch, max_pending, max_queue_delay_ms, preferred_batch_sizes, queue_timeout_ms, shed, shed_early");
         assertThatThrownBy(() -> configure("flex", Map.of("lamda", "2")))
                 .hasMessage("serving group 'g': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, shed, shed_early");
     }
