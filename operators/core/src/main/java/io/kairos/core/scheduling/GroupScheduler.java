@@ -49,6 +49,9 @@ public final class GroupScheduler implements GroupView {
     private final Map<String, RequestQueue> queues = new HashMap<>();
     // Each model's arrival rate, at its queue's number: an arrival looks its model up once.
     private final List<ArrivalRate> arrivalRates = new ArrayList<>();
+    // Each model's catalog entry, at its queue's number: a dispatch looks nothing up by name.
+    private final List<ModelSpec> specs = new ArrayList<>();
+    private final List<RequestQueue> byNumber = new ArrayList<>();
     // The queues that are not empty, by the latest time their head request could start alone. A
     // group may serve thousands of models of which a few hundred have work at any instant (the
     // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
@@ -271,7 +274,8 @@ public final class GroupScheduler implements GroupView {
     private RequestQueue queueOf(String model) {
         RequestQueue q = queues.get(model);
         if (q == null) {
-            LatencyProfile prior = catalog.get(model).latency();
+            ModelSpec spec = catalog.get(model);
+            LatencyProfile prior = spec.latency();
             if (estimator == null) {
                 q = new RequestQueue(model, prior);
             } else {
@@ -282,6 +286,8 @@ public final class GroupScheduler implements GroupView {
             queues.put(model, q);
             q.setNumber(arrivalRates.size());
             arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
+            specs.add(spec);
+            byNumber.add(q);
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
         }
@@ -297,7 +303,10 @@ public final class GroupScheduler implements GroupView {
         if (newOldest) byOldestArrival.remove(q);
         q.add(request);
         if (newHead) join(q);
-        if (newOldest) byOldestArrival.add(q);
+        if (newOldest) {
+            q.keepOrderKeys(true);
+            byOldestArrival.add(q);
+        }
         if (q.size() == 2) {
             batchable.add(q);
             q.setBatchableStamp(++batchableStamps);
@@ -316,6 +325,7 @@ public final class GroupScheduler implements GroupView {
     }
 
     private void join(RequestQueue q) {
+        q.keepOrderKeys(byOldestArrival != null);
         active.add(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
@@ -431,6 +441,7 @@ public final class GroupScheduler implements GroupView {
     public NavigableSet<RequestQueue> pendingQueuesByOldestArrival() {
         if (byOldestArrival == null) {
             byOldestArrival = new TreeSet<>(GroupScheduler::byOldestArrival);
+            for (RequestQueue q : active) q.keepOrderKeys(true);
             byOldestArrival.addAll(active);
         }
         return Collections.unmodifiableNavigableSet(byOldestArrival);
@@ -476,14 +487,21 @@ public final class GroupScheduler implements GroupView {
     @Override
     public Dispatch dispatch(String model, int size, DeviceView device, long nowMicros) {
         if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
-        RequestQueue q = queues.get(model);
+        return dispatch(queues.get(model), size, device, nowMicros);
+    }
+
+    @Override
+    public Dispatch dispatch(RequestQueue q, int size, DeviceView device, long nowMicros) {
+        String model = q.model();
+        if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
+        if (q.number() < 0 || q.number() >= byNumber.size() || byNumber.get(q.number()) != q) throw new IllegalArgumentException("the queue of model '" + model + "' is not one of serving group '" + group + "'");
         leave(q);
         Request[] batch = q.take(size);
         pending -= size;
         shrunk(q);
         if (!q.isEmpty()) join(q);
         // A model the device does not hold is loaded first: the batch takes its load time longer.
-        ModelSpec spec = catalog.get(model);
+        ModelSpec spec = specs.get(q.number());
         long latency = q.profile().latencyMicros(size) + device.loadMicros(spec);
         Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
         device.book(d, nowMicros);
@@ -663,19 +681,20 @@ public final class GroupScheduler implements GroupView {
         return true;
     }
 
+    // The comparators read the keys each queue had as it joined the orders (RequestQueue.keepOrderKeys).
     private static int byHeadArrival(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.peek().arrivalMicros(), b.peek().arrivalMicros());
+        int c = Long.compare(a.headArrivalKey(), b.headArrivalKey());
         return c != 0 ? c : byLatestStartAlone(a, b);
     }
 
     private static int byOldestArrival(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.oldestArrival(), b.oldestArrival());
+        int c = Long.compare(a.oldestArrivalKey(), b.oldestArrivalKey());
         return c != 0 ? c : byLatestStartAlone(a, b);
     }
 
     // The order of the active queues: by the latest start of their head alone, then by model.
     private static int byLatestStartAlone(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.latestStartAlone(), b.latestStartAlone());
+        int c = Long.compare(a.latestStartKey(), b.latestStartKey());
         return c != 0 ? c : a.model().compareTo(b.model());
     }
 

@@ -75,6 +75,14 @@ public interface GroupView {
     Dispatch dispatch(String model, int size, DeviceView device, long nowMicros);
 
     /**
+     * {@link #dispatch(String, int, DeviceView, long)} from a queue of this group the policy holds
+     * ({@link #pendingQueues} and the other orders), without looking its model up by name.
+     */
+    default Dispatch dispatch(RequestQueue queue, int size, DeviceView device, long nowMicros) {
+        return dispatch(queue.model(), size, device, nowMicros);
+    }
+
+    /**
      * Drops the {@code count} earliest-deadline requests of {@code model} with {@code reason}: what a
      * policy with a queue policy of its own does with requests it gives up on (Triton's timeout).
      * They get a {@code DROPPED} result like the ones the group sheds.

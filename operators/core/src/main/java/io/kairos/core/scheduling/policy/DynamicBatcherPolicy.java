@@ -171,7 +171,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
                     break;
                 }
-                group.dispatch(model, size, idle, now);
+                group.dispatch(q, size, idle, now);
             }
         }
         // The queues behind the front that would ask for a device find none, now that the front has them.
