@@ -90,7 +90,11 @@ public final class ResultSummary {
         return new Batch(model);
     }
 
-    /** Results of one model, added as {@link #addTimed} adds them; the model's row is made on the first. */
+    /**
+     * Results of one model, added as {@link #addTimed} adds them; the model's row is made on the
+     * first. A caller may keep it for as many results of the model as it likes (the simulator, one
+     * per model for a whole run).
+     */
     public final class Batch {
         private final String model;
         private Stats stats;
