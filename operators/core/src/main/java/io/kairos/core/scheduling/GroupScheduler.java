@@ -57,8 +57,8 @@ public final class GroupScheduler implements GroupView {
     // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
     // policies can stop scanning early. A queue's key depends on its head: it is taken out before
     // its head changes and put back after.
-    private final TreeSet<RequestQueue> active = new TreeSet<>(GroupScheduler::byLatestStartAlone);
-    private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
+    // Read-only to the policies: it is its own view.
+    private final QueueOrder active = new QueueOrder();
     // The same queues in two other orders, kept only once a policy asked for them: by the arrival
     // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
     // the active order. A queue's keys change only where its place in `active` does (leave, join),
@@ -318,7 +318,7 @@ public final class GroupScheduler implements GroupView {
 
     // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
     private boolean leave(RequestQueue q) {
-        boolean was = active.remove(q);
+        boolean was = active.leave(q);
         if (byHeadArrival != null) byHeadArrival.remove(q);
         if (byOldestArrival != null) byOldestArrival.remove(q);
         return was;
@@ -326,7 +326,7 @@ public final class GroupScheduler implements GroupView {
 
     private void join(RequestQueue q) {
         q.keepOrderKeys(byOldestArrival != null);
-        active.add(q);
+        active.join(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
     }
@@ -368,7 +368,7 @@ public final class GroupScheduler implements GroupView {
     public List<Request> drainPending() {
         List<Request> all = new ArrayList<>(pending);
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
-        active.clear();
+        active.reset();
         if (byHeadArrival != null) byHeadArrival.clear();
         if (byOldestArrival != null) byOldestArrival.clear();
         batchable.clear();
@@ -425,7 +425,7 @@ public final class GroupScheduler implements GroupView {
 
     @Override
     public Collection<RequestQueue> pendingQueues() {
-        return activeView;
+        return active;
     }
 
     @Override
@@ -692,7 +692,7 @@ public final class GroupScheduler implements GroupView {
         return c != 0 ? c : byLatestStartAlone(a, b);
     }
 
-    // The order of the active queues: by the latest start of their head alone, then by model.
+    // The order of the active queues (QueueOrder keeps the same): by the latest start of their head alone, then by model.
     private static int byLatestStartAlone(RequestQueue a, RequestQueue b) {
         int c = Long.compare(a.latestStartKey(), b.latestStartKey());
         return c != 0 ? c : a.model().compareTo(b.model());
