@@ -70,6 +70,9 @@ public final class GroupScheduler implements GroupView {
     private Collection<RequestQueue> holdingView;
     private int holdingAtLeast;
     private TreeSet<RequestQueue> byOldestArrival;
+    // The same two orders in arrays (QueueOrder), kept once a policy asked for them as such.
+    private QueueOrder headOrder;
+    private QueueOrder oldestOrder;
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
     // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
@@ -298,14 +301,18 @@ public final class GroupScheduler implements GroupView {
     private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
         // Only the order by oldest arrival moves when an earlier arrival comes behind the head.
-        boolean newOldest = !newHead && byOldestArrival != null && request.arrivalMicros() < q.oldestArrival();
+        boolean newOldest = !newHead && (byOldestArrival != null || oldestOrder != null) && request.arrivalMicros() < q.oldestArrival();
         if (newHead && !q.isEmpty()) leave(q);
-        if (newOldest) byOldestArrival.remove(q);
+        if (newOldest) {
+            if (byOldestArrival != null) byOldestArrival.remove(q);
+            if (oldestOrder != null) oldestOrder.leave(q);
+        }
         q.add(request);
         if (newHead) join(q);
         if (newOldest) {
             q.keepOrderKeys(true);
-            byOldestArrival.add(q);
+            if (byOldestArrival != null) byOldestArrival.add(q);
+            if (oldestOrder != null) oldestOrder.join(q);
         }
         if (q.size() == 2) {
             batchable.add(q);
@@ -321,14 +328,18 @@ public final class GroupScheduler implements GroupView {
         boolean was = active.leave(q);
         if (byHeadArrival != null) byHeadArrival.remove(q);
         if (byOldestArrival != null) byOldestArrival.remove(q);
+        if (headOrder != null) headOrder.leave(q);
+        if (oldestOrder != null) oldestOrder.leave(q);
         return was;
     }
 
     private void join(RequestQueue q) {
-        q.keepOrderKeys(byOldestArrival != null);
+        q.keepOrderKeys(byOldestArrival != null || oldestOrder != null);
         active.join(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
+        if (headOrder != null) headOrder.join(q);
+        if (oldestOrder != null) oldestOrder.join(q);
     }
 
     // After requests leave a queue.
@@ -371,6 +382,8 @@ public final class GroupScheduler implements GroupView {
         active.reset();
         if (byHeadArrival != null) byHeadArrival.clear();
         if (byOldestArrival != null) byOldestArrival.clear();
+        if (headOrder != null) headOrder.reset();
+        if (oldestOrder != null) oldestOrder.reset();
         batchable.clear();
         overfull.clear();
         if (holding != null) holding.clear();
@@ -445,6 +458,27 @@ public final class GroupScheduler implements GroupView {
             byOldestArrival.addAll(active);
         }
         return Collections.unmodifiableNavigableSet(byOldestArrival);
+    }
+
+    @Override
+    public OrderedQueues queuesByHeadArrival() {
+        if (headOrder == null) {
+            headOrder = new QueueOrder(QueueOrder.By.HEAD_ARRIVAL);
+            for (RequestQueue q : active) headOrder.join(q);
+        }
+        return headOrder;
+    }
+
+    @Override
+    public OrderedQueues queuesByOldestArrival() {
+        if (oldestOrder == null) {
+            oldestOrder = new QueueOrder(QueueOrder.By.OLDEST_ARRIVAL);
+            for (RequestQueue q : active) {
+                q.keepOrderKeys(true);
+                oldestOrder.join(q);
+            }
+        }
+        return oldestOrder;
     }
 
     @Override

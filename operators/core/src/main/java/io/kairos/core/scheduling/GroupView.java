@@ -38,6 +38,20 @@ public interface GroupView {
     NavigableSet<RequestQueue> pendingQueuesByOldestArrival();
 
     /**
+     * The order of {@link #pendingQueuesByHeadArrival}, kept by the scheduler in arrays rather than
+     * a tree, which with thousands of queues costs far less to keep. Kept from the first call on; a
+     * live view.
+     */
+    default OrderedQueues queuesByHeadArrival() {
+        return OrderedQueues.of(pendingQueuesByHeadArrival());
+    }
+
+    /** The order of {@link #pendingQueuesByOldestArrival}, kept as {@link #queuesByHeadArrival} is. */
+    default OrderedQueues queuesByOldestArrival() {
+        return OrderedQueues.of(pendingQueuesByOldestArrival());
+    }
+
+    /**
      * The pending queues holding at least {@code n} requests, or a full batch of their model
      * (its largest allowed size) if that is fewer; in no particular order. Kept from the first
      * call on, for one {@code n} at a time; a live view.

@@ -10,8 +10,8 @@ import java.util.NoSuchElementException;
 
 /**
  * The pending queues of a serving group in the order of their head's latest start alone, then
- * model name ({@link RequestQueue#latestStartKey}, as each queue had it when it joined): a sorted
- * list cut into blocks of at most {@value #BLOCK}, each block's keys in an array beside it.
+ * model name ({@link RequestQueue#latestStartKey}, as each queue had it when it joined), or first
+ * by their head's or oldest arrival ({@link By}): a sorted list cut into blocks of at most {@value #BLOCK}, each block's keys in an array beside it.
  *
  * <p>Why not a {@link java.util.TreeSet}: with thousands of queues (the Azure workload: 4,026) a
  * red-black tree cost a cache miss per level on every join and leave, a walk down its left spine
@@ -24,8 +24,13 @@ import java.util.NoSuchElementException;
  * changed throws {@link ConcurrentModificationException}. The scheduler changes it with
  * {@link #join}, {@link #leave} and {@link #reset}.
  */
-final class QueueOrder extends AbstractCollection<RequestQueue> {
+final class QueueOrder extends AbstractCollection<RequestQueue> implements OrderedQueues {
     private static final int BLOCK = 64;
+
+    /** What a queue is ordered by first; ties by its latest start alone, then by model. */
+    enum By { LATEST_START, HEAD_ARRIVAL, OLDEST_ARRIVAL }
+
+    private final By by;
 
     private RequestQueue[][] queues = new RequestQueue[8][];
     private long[][] keys = new long[8][];
@@ -34,14 +39,36 @@ final class QueueOrder extends AbstractCollection<RequestQueue> {
     private int size;
     private int changes;
 
-    private static int compare(long keyA, RequestQueue a, long keyB, RequestQueue b) {
+    /** By latest start alone, then model. */
+    QueueOrder() {
+        this(By.LATEST_START);
+    }
+
+    QueueOrder(By by) {
+        this.by = by;
+    }
+
+    private long keyOf(RequestQueue q) {
+        return switch (by) {
+            case LATEST_START -> q.latestStartKey();
+            case HEAD_ARRIVAL -> q.headArrivalKey();
+            case OLDEST_ARRIVAL -> q.oldestArrivalKey();
+        };
+    }
+
+    private int compare(long keyA, RequestQueue a, long keyB, RequestQueue b) {
         int c = Long.compare(keyA, keyB);
-        return c != 0 ? c : a.model().compareTo(b.model());
+        if (c != 0) return c;
+        if (by != By.LATEST_START) {
+            c = Long.compare(a.latestStartKey(), b.latestStartKey());
+            if (c != 0) return c;
+        }
+        return a.model().compareTo(b.model());
     }
 
     /** Adds {@code q} at its place by its order key; false if it is there already. */
     boolean join(RequestQueue q) {
-        long key = q.latestStartKey();
+        long key = keyOf(q);
         if (blocks == 0) insertBlock(0);
         int b = blockOf(key, q);
         int i = indexIn(b, key, q);
@@ -68,7 +95,7 @@ final class QueueOrder extends AbstractCollection<RequestQueue> {
     /** Takes {@code q} out, found by the order key it joined with; false if it is not here. */
     boolean leave(RequestQueue q) {
         if (blocks == 0) return false;
-        long key = q.latestStartKey();
+        long key = keyOf(q);
         int b = blockOf(key, q);
         int i = indexIn(b, key, q);
         if (i < 0 || queues[b][i] != q) return false;
@@ -95,10 +122,38 @@ final class QueueOrder extends AbstractCollection<RequestQueue> {
         changes++;
     }
 
-    /** The first queue of the order. */
-    RequestQueue first() {
+    @Override
+    public RequestQueue first() {
         if (size == 0) throw new NoSuchElementException("no pending queue");
         return queues[0][0];
+    }
+
+    @Override
+    public Iterator<RequestQueue> descendingIterator() {
+        return new Iterator<>() {
+            private final int expected = changes;
+            private int block = blocks - 1;
+            private int index = blocks == 0 ? -1 : counts[blocks - 1] - 1;
+            private boolean more = size > 0;
+
+            @Override
+            public boolean hasNext() {
+                return more;
+            }
+
+            @Override
+            public RequestQueue next() {
+                if (expected != changes) throw new ConcurrentModificationException();
+                if (block < 0) throw new NoSuchElementException();
+                RequestQueue q = queues[block][index];
+                if (--index < 0) {
+                    block--;
+                    index = block < 0 ? -1 : counts[block] - 1;
+                }
+                more = block >= 0;
+                return q;
+            }
+        };
     }
 
     @Override
@@ -109,7 +164,7 @@ final class QueueOrder extends AbstractCollection<RequestQueue> {
     @Override
     public boolean contains(Object o) {
         if (!(o instanceof RequestQueue q) || blocks == 0) return false;
-        long key = q.latestStartKey();
+        long key = keyOf(q);
         int b = blockOf(key, q);
         int i = indexIn(b, key, q);
         return i >= 0 && queues[b][i] == q;

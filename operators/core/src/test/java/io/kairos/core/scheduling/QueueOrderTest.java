@@ -56,6 +56,30 @@ class QueueOrderTest {
     }
 
     @Test
+    void ordersByOldestArrivalThenLatestStartThenModelFromEitherEnd() {
+        Random random = new Random(5);
+        TreeSet<RequestQueue> tree = new TreeSet<>((a, b) -> {
+            int c = Long.compare(a.oldestArrivalKey(), b.oldestArrivalKey());
+            if (c != 0) return c;
+            c = Long.compare(a.latestStartKey(), b.latestStartKey());
+            return c != 0 ? c : a.model().compareTo(b.model());
+        });
+        QueueOrder order = new QueueOrder(QueueOrder.By.OLDEST_ARRIVAL);
+        for (int i = 0; i < 2_000; i++) {
+            RequestQueue q = new RequestQueue("m" + random.nextInt(100_000) + "#" + i, PROFILE);
+            q.add(new Request("r" + i, q.model(), random.nextInt(50), 100 + random.nextInt(50) * 10L, null));
+            q.keepOrderKeys(true);
+            assertThat(order.join(q)).isEqualTo(tree.add(q));
+            if (i % 3 == 0) assertThat(order.leave(tree.first())).isEqualTo(tree.remove(tree.first()));
+        }
+        assertThat(order).containsExactlyElementsOf(tree);
+        assertThat(order.first()).isSameAs(tree.first());
+        List<RequestQueue> backwards = new ArrayList<>();
+        order.descendingIterator().forEachRemaining(backwards::add);
+        assertThat(backwards).containsExactlyElementsOf(tree.descendingSet());
+    }
+
+    @Test
     void isReadOnlyToPoliciesAndFailsFastAfterAChange() {
         QueueOrder order = new QueueOrder();
         RequestQueue a = queue("a", 10);

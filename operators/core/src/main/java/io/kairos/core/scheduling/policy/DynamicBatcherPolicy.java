@@ -4,6 +4,7 @@ import io.kairos.core.request.Request;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.OrderedQueues;
 import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.PerModel;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
-import java.util.NavigableSet;
 import java.util.List;
 
 /**
@@ -198,7 +198,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         for (DeviceView d : group.devices()) {
             if (d.freeAtMicros() <= now) idle++;
         }
-        NavigableSet<RequestQueue> order = group.pendingQueuesByOldestArrival();
+        OrderedQueues order = group.queuesByOldestArrival();
         int served = 0;
         RequestQueue rest = null;
         for (RequestQueue q : order) {

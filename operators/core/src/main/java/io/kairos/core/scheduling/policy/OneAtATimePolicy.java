@@ -73,7 +73,7 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
             if (group.pendingQueues().isEmpty()) return NO_WAKE;
             if (!byDeadline) {
                 // The oldest head, ties in the pending order: the front of the order by head arrival.
-                group.dispatch(group.pendingQueuesByHeadArrival().first(), 1, device, now);
+                group.dispatch(group.queuesByHeadArrival().first(), 1, device, now);
                 continue;
             }
             RequestQueue first = null;
