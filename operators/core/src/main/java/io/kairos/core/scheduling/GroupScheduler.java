@@ -528,7 +528,7 @@ public final class GroupScheduler implements GroupView {
     public Dispatch dispatch(RequestQueue q, int size, DeviceView device, long nowMicros) {
         String model = q.model();
         if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
-        if (q.number() < 0 || q.number() >= byNumber.size() || byNumber.get(q.number()) != q) throw new IllegalArgumentException("the queue of model '" + model + "' is not one of serving group '" + group + "'");
+        checkOwn(q);
         leave(q);
         Request[] batch = q.take(size);
         pending -= size;
@@ -547,7 +547,15 @@ public final class GroupScheduler implements GroupView {
     @Override
     public void reject(String model, int count, String reason) {
         RequestQueue q = queues.get(model);
-        if (q == null || count < 1 || count > q.size()) {
+        if (q == null) throw new IllegalArgumentException("cannot reject " + count + " of 0 requests of model '" + model + "'");
+        reject(q, count, reason);
+    }
+
+    @Override
+    public void reject(RequestQueue q, int count, String reason) {
+        String model = q.model();
+        checkOwn(q);
+        if (count < 1 || count > q.size()) {
             throw new IllegalArgumentException("cannot reject " + count + " of " + (q == null ? 0 : q.size()) + " requests of model '" + model + "'");
         }
         leave(q);
@@ -555,6 +563,13 @@ public final class GroupScheduler implements GroupView {
         pending -= count;
         shrunk(q);
         if (!q.isEmpty()) join(q);
+    }
+
+    // A queue a policy hands back must be one of this group's, found without a lookup by name.
+    private void checkOwn(RequestQueue q) {
+        if (q.number() < 0 || q.number() >= byNumber.size() || byNumber.get(q.number()) != q) {
+            throw new IllegalArgumentException("the queue of model '" + q.model() + "' is not one of serving group '" + group + "'");
+        }
     }
 
     @Override

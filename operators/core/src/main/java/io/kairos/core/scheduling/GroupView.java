@@ -103,6 +103,11 @@ public interface GroupView {
      */
     void reject(String model, int count, String reason);
 
+    /** {@link #reject(String, int, String)} from a queue of this group the policy holds, without looking its model up by name. */
+    default void reject(RequestQueue queue, int count, String reason) {
+        reject(queue.model(), count, reason);
+    }
+
     /** Whether the engine can abort a batch on its device, i.e. whether {@link #preempt} may be called. */
     boolean preemptionAllowed();
 

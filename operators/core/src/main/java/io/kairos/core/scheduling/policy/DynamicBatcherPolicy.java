@@ -250,26 +250,26 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
 
     /** Drops every model's requests that waited their timeout. */
     private void rejectTimedOut(long now, GroupView group) {
-        List<String> expiring = new ArrayList<>(0);
+        List<RequestQueue> expiring = new ArrayList<>(0);
         if (allAtDeadline) {
             // Queues come in order of their head's latest start alone, which is before its deadline:
             // past the first queue whose latest start is after now, no head has reached its deadline.
             for (RequestQueue q : group.pendingQueues()) {
                 if (q.latestStartAlone() > now) break;
-                if (q.headDeadline() <= now) expiring.add(q.model());
+                if (q.headDeadline() <= now) expiring.add(q);
             }
         } else {
             for (String model : group.modelsWithPending()) {
                 long timeout = batching.of(model).queueTimeoutMicros();
-                if (timeout != NEVER && expiry(group.queue(model).peek(), timeout) <= now) expiring.add(model);
+                RequestQueue q = group.queue(model);
+                if (timeout != NEVER && expiry(q.peek(), timeout) <= now) expiring.add(q);
             }
         }
-        for (String model : expiring) {
-            long timeout = batching.of(model).queueTimeoutMicros();
-            RequestQueue q = group.queue(model);
+        for (RequestQueue q : expiring) {
+            long timeout = batching.of(q.model()).queueTimeoutMicros();
             int expired = 0;
             while (expired < q.size() && expiry(q.get(expired), timeout) <= now) expired++;
-            group.reject(model, expired, timeout == AT_DEADLINE
+            group.reject(q, expired, timeout == AT_DEADLINE
                     ? "queue timeout: still queued at its deadline (Triton's queue policy, timeout = SLO)"
                     : "queue timeout: queued longer than " + timeout / 1000.0 + " ms (Triton's queue policy)");
         }
