@@ -1,6 +1,7 @@
 package io.kairos.sim;
 
 import io.kairos.core.metrics.ResultSummary;
+import io.kairos.core.model.ModelSpec;
 import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingGroups;
 import io.kairos.core.plan.ServingPlan;
@@ -67,11 +68,25 @@ final class SimulationRun {
 
     // What the report counts: requests arriving at or after the warm-up, batches starting then.
     private final ResultSummary results = new ResultSummary();
+    // Per model, found by one lookup per batch or drop: thousands of models (the Azure workload)
+    // make every lookup by name a few cache misses.
+    private final Map<String, ModelTally> tallies = new HashMap<>();
     private long simulated;
     private long batches;
     private long busyMicros;
     private long coldStarts;
     private long preemptions;
+
+    /** Where a model's results are counted, and its catalog entry, for the energy of its batches. */
+    private static final class ModelTally {
+        final ResultSummary.Batch counted;
+        final ModelSpec spec;
+
+        ModelTally(ResultSummary.Batch counted, ModelSpec spec) {
+            this.counted = counted;
+            this.spec = spec;
+        }
+    }
 
     SimulationRun(Simulation sim, FateListener listener) {
         this.sim = sim;
@@ -234,12 +249,21 @@ final class SimulationRun {
         }
         int size = d.size();
         // Each request carries an equal share of its batch's energy, zeta of the size it ran as.
-        double share = sim.catalog().get(d.model()).batchEnergyMillijoules(size).orElse(Double.NaN) / size;
-        ResultSummary.Batch counted = results.batchOf(d.model());
+        ModelTally tally = tally(d.model());
+        double share = tally.spec.batchEnergyMillijoules(size).orElse(Double.NaN) / size;
         for (Request r : d.requests()) {
-            if (failed) fate(r, ResultStatus.FAILED, now, 0, Double.NaN, counted);
-            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size, share, counted);
+            if (failed) fate(r, ResultStatus.FAILED, now, 0, Double.NaN, tally.counted);
+            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size, share, tally.counted);
         }
+    }
+
+    private ModelTally tally(String model) {
+        ModelTally t = tallies.get(model);
+        if (t == null) {
+            t = new ModelTally(results.batchOf(model), sim.catalog().get(model));
+            tallies.put(model, t);
+        }
+        return t;
     }
 
     /** The part of [from, to) inside the measured window, so that utilisation cannot pass 100 %. */
@@ -254,8 +278,7 @@ final class SimulationRun {
     /** {@code counted}: where the results of the request's model are counted, or null to look it up. */
     private void fate(Request r, ResultStatus status, long end, int batchSize, double energyMj, ResultSummary.Batch counted) {
         if (r.arrivalMicros() >= warmup) {
-            if (counted != null) counted.add(status, r.arrivalMicros(), end, batchSize, energyMj);
-            else results.addTimed(r.model(), status, r.arrivalMicros(), end, batchSize, energyMj);
+            (counted != null ? counted : tally(r.model()).counted).add(status, r.arrivalMicros(), end, batchSize, energyMj);
         }
         listener.onFate(r, status, end, batchSize);
         source.ended(r, end);

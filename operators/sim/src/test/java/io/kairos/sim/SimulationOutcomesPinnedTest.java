@@ -70,6 +70,43 @@ class SimulationOutcomesPinnedTest {
         assertThat(outcomes(AzureRuns.simulation(policy, AzureRuns.workload(rate, 1), 4_000_000, 500_000))).isEqualTo(expected);
     }
 
+    /**
+     * Every model's figures and the overall row as the report's CSV gives them (counts, latency
+     * percentiles, mean batch size, span, energy), from the same Azure runs: the results'
+     * bookkeeping (a histogram per model filled in bulk) must not move a figure. Pinned from
+     * commit ca986b0.
+     */
+    @ParameterizedTest(name = "azure figures {0} req/s, {1}")
+    @CsvSource({
+            " 6000, clockwork, models=1760 checksum=d70140bdd1d4eceb",
+            " 6000, edf, models=1760 checksum=6bf316682606277b",
+            " 6000, fifo, models=1760 checksum=6bf316682606277b",
+            " 6000, flex, models=1760 checksum=f850fafc92081012",
+            " 6000, kairos, models=1760 checksum=b47650b0e4f7a42a",
+            " 6000, smdp, models=1760 checksum=10b4a671ed9bd61a",
+            " 6000, static, models=1760 checksum=b3bd6d1027079272",
+            " 6000, triton, models=1760 checksum=2480c5a444fbac96",
+            " 6000, work-conserving, models=1760 checksum=a777fa654ad3909b",
+            " 12000, clockwork, models=2238 checksum=830e787ca5f91b49",
+            " 12000, edf, models=2238 checksum=293524b2d617e65d",
+            " 12000, fifo, models=2238 checksum=293524b2d617e65d",
+            " 12000, flex, models=2238 checksum=47f36172823620d2",
+            " 12000, kairos, models=2238 checksum=6a59b42f36ac7301",
+            " 12000, smdp, models=2238 checksum=c418caf26de68e0f",
+            " 12000, static, models=2238 checksum=5966affb17052287",
+            " 12000, triton, models=2238 checksum=acab34813ecfaf7a",
+            " 12000, work-conserving, models=2238 checksum=58e05ff9d106df06",
+    })
+    void azureFigures(int rate, String policy, String expected) {
+        SimulationReport r = AzureRuns.simulation(policy, AzureRuns.workload(rate, 1), 4_000_000, 500_000).run();
+        List<String> rows = r.byModel().csvRows();
+        long h = 0;
+        for (String row : rows) {
+            for (int i = 0; i < row.length(); i++) h = h * 31 + row.charAt(i);
+        }
+        assertThat("models=" + (rows.size() - 1) + " checksum=" + Long.toHexString(h)).isEqualTo(expected);
+    }
+
     /** Four models on six devices placed unevenly, bursty, noisy, with hand-over delays and cold starts. */
     @ParameterizedTest(name = "mixed {0}")
     @CsvSource({

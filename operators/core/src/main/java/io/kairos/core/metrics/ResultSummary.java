@@ -5,6 +5,7 @@ import io.kairos.schema.ResultStatus;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -89,7 +90,11 @@ public final class ResultSummary {
         return new Batch(model);
     }
 
-    /** Results of one model, added as {@link #addTimed} adds them; the model's row is made on the first. */
+    /**
+     * Results of one model, added as {@link #addTimed} adds them; the model's row is made on the
+     * first. A caller may keep it for as many results of the model as it likes (the simulator, one
+     * per model for a whole run).
+     */
     public final class Batch {
         private final String model;
         private Stats stats;
@@ -184,11 +189,21 @@ public final class ResultSummary {
     /** The figures of one model, or of all models together. */
     public static final class Stats {
         private static final ResultStatus[] STATUSES = ResultStatus.values();
+        private static final int FLUSH_AT = 4096;
 
         private final String name;
         private final long[] counts = new long[STATUSES.length];
         // Auto-resizing with 3 significant digits: latencies are reported to 0.1 %, from 1 us up.
-        private final Histogram latency = new Histogram(3);
+        // Made on the first flush of the latencies below: null until then.
+        private Histogram latency;
+        // Latencies not yet in the histogram, recorded into it in bulk when a figure is asked for
+        // or FLUSH_AT of them wait: a histogram per model reaching 100 ms takes 64 kB, so that with
+        // thousands of models (the simulator's Azure workload: 4,026) one recorded on every result
+        // cost a cache miss per result and hundreds of megabytes per run. The histogram's figures
+        // depend only on the values recorded, not on when.
+        private long[] unrecorded;
+        private int unrecordedCount;
+        private long latencyCount;
         private long latencySumMicros;
         private long executed;
         private long executedBatchSizeSum;
@@ -222,9 +237,29 @@ public final class ResultSummary {
                 // Producer and job may run on hosts whose clocks differ by more than the latency;
                 // a negative difference is clock skew, recorded as zero rather than lost.
                 long micros = Math.max(0, endMicros - startMicros);
-                latency.recordValue(micros);
+                if (unrecorded == null || unrecordedCount == unrecorded.length) makeRoom();
+                unrecorded[unrecordedCount++] = micros;
+                latencyCount++;
                 latencySumMicros += micros;
             }
+        }
+
+        private void makeRoom() {
+            if (unrecorded == null) unrecorded = new long[8];
+            else if (unrecorded.length < FLUSH_AT) unrecorded = Arrays.copyOf(unrecorded, unrecorded.length * 2);
+            else flush();
+        }
+
+        private void flush() {
+            if (latency == null) latency = new Histogram(3);
+            for (int i = 0; i < unrecordedCount; i++) latency.recordValue(unrecorded[i]);
+            unrecordedCount = 0;
+        }
+
+        // Every latency recorded so far; only for a figure (a histogram is made if none was).
+        private Histogram latencies() {
+            flush();
+            return latency;
         }
 
         /** Adds a result with no start time (bytes that could not be decoded): it counts, without latency or span. */
@@ -245,7 +280,10 @@ public final class ResultSummary {
 
         void merge(Stats other) {
             for (int i = 0; i < counts.length; i++) counts[i] += other.counts[i];
-            latency.add(other.latency);
+            if (other.latencyCount > 0) {
+                latencies().add(other.latencies());
+                latencyCount += other.latencyCount;
+            }
             latencySumMicros += other.latencySumMicros;
             executed += other.executed;
             executedBatchSizeSum += other.executedBatchSizeSum;
@@ -318,7 +356,7 @@ public final class ResultSummary {
          * HdrHistogram's precision (3 significant digits); 0 with no served request.
          */
         public long latencyMicrosAt(double percentile) {
-            return latency.getTotalCount() == 0 ? 0 : latency.getValueAtPercentile(percentile);
+            return latencyCount == 0 ? 0 : latencies().getValueAtPercentile(percentile);
         }
 
         public long p50Micros() {
@@ -335,12 +373,12 @@ public final class ResultSummary {
 
         /** Exact mean of the served requests' latencies; NaN with none. */
         public double meanLatencyMicros() {
-            long n = latency.getTotalCount();
+            long n = latencyCount;
             return n == 0 ? Double.NaN : (double) latencySumMicros / n;
         }
 
         public long maxLatencyMicros() {
-            return latency.getTotalCount() == 0 ? 0 : latency.getMaxValue();
+            return latencyCount == 0 ? 0 : latencies().getMaxValue();
         }
 
         /** Mean batch size seen by the requests that ran on a device; NaN with none. */

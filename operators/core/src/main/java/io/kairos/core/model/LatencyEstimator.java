@@ -120,6 +120,12 @@ public final class LatencyEstimator {
         /** Adds a measurement at size index i; true when the profile changed. */
         private boolean record(int i, long micros) {
             long[] w = windows[i];
+            // A full window that gives up the very value it takes keeps its percentile: the common
+            // case of a device that runs as profiled, with nothing to sort.
+            if (counts[i] == w.length && w[next[i]] == micros) {
+                next[i] = (next[i] + 1) % w.length;
+                return false;
+            }
             w[next[i]] = micros;
             next[i] = (next[i] + 1) % w.length;
             if (counts[i] < w.length) counts[i]++;

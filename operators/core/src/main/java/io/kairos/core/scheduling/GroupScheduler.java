@@ -49,13 +49,16 @@ public final class GroupScheduler implements GroupView {
     private final Map<String, RequestQueue> queues = new HashMap<>();
     // Each model's arrival rate, at its queue's number: an arrival looks its model up once.
     private final List<ArrivalRate> arrivalRates = new ArrayList<>();
+    // Each model's catalog entry, at its queue's number: a dispatch looks nothing up by name.
+    private final List<ModelSpec> specs = new ArrayList<>();
+    private final List<RequestQueue> byNumber = new ArrayList<>();
     // The queues that are not empty, by the latest time their head request could start alone. A
     // group may serve thousands of models of which a few hundred have work at any instant (the
     // Azure workload: 4,026 instances), so shedding looks only at the front of this order and
     // policies can stop scanning early. A queue's key depends on its head: it is taken out before
     // its head changes and put back after.
-    private final TreeSet<RequestQueue> active = new TreeSet<>(GroupScheduler::byLatestStartAlone);
-    private final Collection<RequestQueue> activeView = Collections.unmodifiableSortedSet(active);
+    // Read-only to the policies: it is its own view.
+    private final QueueOrder active = new QueueOrder();
     // The same queues in two other orders, kept only once a policy asked for them: by the arrival
     // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
     // the active order. A queue's keys change only where its place in `active` does (leave, join),
@@ -67,6 +70,9 @@ public final class GroupScheduler implements GroupView {
     private Collection<RequestQueue> holdingView;
     private int holdingAtLeast;
     private TreeSet<RequestQueue> byOldestArrival;
+    // The same two orders in arrays (QueueOrder), kept once a policy asked for them as such.
+    private QueueOrder headOrder;
+    private QueueOrder oldestOrder;
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
     // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
@@ -271,7 +277,8 @@ public final class GroupScheduler implements GroupView {
     private RequestQueue queueOf(String model) {
         RequestQueue q = queues.get(model);
         if (q == null) {
-            LatencyProfile prior = catalog.get(model).latency();
+            ModelSpec spec = catalog.get(model);
+            LatencyProfile prior = spec.latency();
             if (estimator == null) {
                 q = new RequestQueue(model, prior);
             } else {
@@ -282,6 +289,8 @@ public final class GroupScheduler implements GroupView {
             queues.put(model, q);
             q.setNumber(arrivalRates.size());
             arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
+            specs.add(spec);
+            byNumber.add(q);
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
         }
@@ -292,12 +301,19 @@ public final class GroupScheduler implements GroupView {
     private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
         // Only the order by oldest arrival moves when an earlier arrival comes behind the head.
-        boolean newOldest = !newHead && byOldestArrival != null && request.arrivalMicros() < q.oldestArrival();
+        boolean newOldest = !newHead && (byOldestArrival != null || oldestOrder != null) && request.arrivalMicros() < q.oldestArrival();
         if (newHead && !q.isEmpty()) leave(q);
-        if (newOldest) byOldestArrival.remove(q);
+        if (newOldest) {
+            if (byOldestArrival != null) byOldestArrival.remove(q);
+            if (oldestOrder != null) oldestOrder.leave(q);
+        }
         q.add(request);
         if (newHead) join(q);
-        if (newOldest) byOldestArrival.add(q);
+        if (newOldest) {
+            q.keepOrderKeys(true);
+            if (byOldestArrival != null) byOldestArrival.add(q);
+            if (oldestOrder != null) oldestOrder.join(q);
+        }
         if (q.size() == 2) {
             batchable.add(q);
             q.setBatchableStamp(++batchableStamps);
@@ -309,16 +325,21 @@ public final class GroupScheduler implements GroupView {
 
     // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
     private boolean leave(RequestQueue q) {
-        boolean was = active.remove(q);
+        boolean was = active.leave(q);
         if (byHeadArrival != null) byHeadArrival.remove(q);
         if (byOldestArrival != null) byOldestArrival.remove(q);
+        if (headOrder != null) headOrder.leave(q);
+        if (oldestOrder != null) oldestOrder.leave(q);
         return was;
     }
 
     private void join(RequestQueue q) {
-        active.add(q);
+        q.keepOrderKeys(byOldestArrival != null || oldestOrder != null);
+        active.join(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
+        if (headOrder != null) headOrder.join(q);
+        if (oldestOrder != null) oldestOrder.join(q);
     }
 
     // After requests leave a queue.
@@ -358,9 +379,11 @@ public final class GroupScheduler implements GroupView {
     public List<Request> drainPending() {
         List<Request> all = new ArrayList<>(pending);
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
-        active.clear();
+        active.reset();
         if (byHeadArrival != null) byHeadArrival.clear();
         if (byOldestArrival != null) byOldestArrival.clear();
+        if (headOrder != null) headOrder.reset();
+        if (oldestOrder != null) oldestOrder.reset();
         batchable.clear();
         overfull.clear();
         if (holding != null) holding.clear();
@@ -415,7 +438,7 @@ public final class GroupScheduler implements GroupView {
 
     @Override
     public Collection<RequestQueue> pendingQueues() {
-        return activeView;
+        return active;
     }
 
     @Override
@@ -431,9 +454,31 @@ public final class GroupScheduler implements GroupView {
     public NavigableSet<RequestQueue> pendingQueuesByOldestArrival() {
         if (byOldestArrival == null) {
             byOldestArrival = new TreeSet<>(GroupScheduler::byOldestArrival);
+            for (RequestQueue q : active) q.keepOrderKeys(true);
             byOldestArrival.addAll(active);
         }
         return Collections.unmodifiableNavigableSet(byOldestArrival);
+    }
+
+    @Override
+    public OrderedQueues queuesByHeadArrival() {
+        if (headOrder == null) {
+            headOrder = new QueueOrder(QueueOrder.By.HEAD_ARRIVAL);
+            for (RequestQueue q : active) headOrder.join(q);
+        }
+        return headOrder;
+    }
+
+    @Override
+    public OrderedQueues queuesByOldestArrival() {
+        if (oldestOrder == null) {
+            oldestOrder = new QueueOrder(QueueOrder.By.OLDEST_ARRIVAL);
+            for (RequestQueue q : active) {
+                q.keepOrderKeys(true);
+                oldestOrder.join(q);
+            }
+        }
+        return oldestOrder;
     }
 
     @Override
@@ -476,14 +521,21 @@ public final class GroupScheduler implements GroupView {
     @Override
     public Dispatch dispatch(String model, int size, DeviceView device, long nowMicros) {
         if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
-        RequestQueue q = queues.get(model);
+        return dispatch(queues.get(model), size, device, nowMicros);
+    }
+
+    @Override
+    public Dispatch dispatch(RequestQueue q, int size, DeviceView device, long nowMicros) {
+        String model = q.model();
+        if (!device.holds(model)) throw new IllegalArgumentException(device + " does not hold " + model);
+        checkOwn(q);
         leave(q);
         Request[] batch = q.take(size);
         pending -= size;
         shrunk(q);
         if (!q.isEmpty()) join(q);
         // A model the device does not hold is loaded first: the batch takes its load time longer.
-        ModelSpec spec = catalog.get(model);
+        ModelSpec spec = specs.get(q.number());
         long latency = q.profile().latencyMicros(size) + device.loadMicros(spec);
         Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
         device.book(d, nowMicros);
@@ -495,7 +547,15 @@ public final class GroupScheduler implements GroupView {
     @Override
     public void reject(String model, int count, String reason) {
         RequestQueue q = queues.get(model);
-        if (q == null || count < 1 || count > q.size()) {
+        if (q == null) throw new IllegalArgumentException("cannot reject " + count + " of 0 requests of model '" + model + "'");
+        reject(q, count, reason);
+    }
+
+    @Override
+    public void reject(RequestQueue q, int count, String reason) {
+        String model = q.model();
+        checkOwn(q);
+        if (count < 1 || count > q.size()) {
             throw new IllegalArgumentException("cannot reject " + count + " of " + (q == null ? 0 : q.size()) + " requests of model '" + model + "'");
         }
         leave(q);
@@ -503,6 +563,13 @@ public final class GroupScheduler implements GroupView {
         pending -= count;
         shrunk(q);
         if (!q.isEmpty()) join(q);
+    }
+
+    // A queue a policy hands back must be one of this group's, found without a lookup by name.
+    private void checkOwn(RequestQueue q) {
+        if (q.number() < 0 || q.number() >= byNumber.size() || byNumber.get(q.number()) != q) {
+            throw new IllegalArgumentException("the queue of model '" + q.model() + "' is not one of serving group '" + group + "'");
+        }
     }
 
     @Override
@@ -663,19 +730,20 @@ public final class GroupScheduler implements GroupView {
         return true;
     }
 
+    // The comparators read the keys each queue had as it joined the orders (RequestQueue.keepOrderKeys).
     private static int byHeadArrival(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.peek().arrivalMicros(), b.peek().arrivalMicros());
+        int c = Long.compare(a.headArrivalKey(), b.headArrivalKey());
         return c != 0 ? c : byLatestStartAlone(a, b);
     }
 
     private static int byOldestArrival(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.oldestArrival(), b.oldestArrival());
+        int c = Long.compare(a.oldestArrivalKey(), b.oldestArrivalKey());
         return c != 0 ? c : byLatestStartAlone(a, b);
     }
 
-    // The order of the active queues: by the latest start of their head alone, then by model.
+    // The order of the active queues (QueueOrder keeps the same): by the latest start of their head alone, then by model.
     private static int byLatestStartAlone(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.latestStartAlone(), b.latestStartAlone());
+        int c = Long.compare(a.latestStartKey(), b.latestStartKey());
         return c != 0 ? c : a.model().compareTo(b.model());
     }
 

@@ -38,6 +38,20 @@ public interface GroupView {
     NavigableSet<RequestQueue> pendingQueuesByOldestArrival();
 
     /**
+     * The order of {@link #pendingQueuesByHeadArrival}, kept by the scheduler in arrays rather than
+     * a tree, which with thousands of queues costs far less to keep. Kept from the first call on; a
+     * live view.
+     */
+    default OrderedQueues queuesByHeadArrival() {
+        return OrderedQueues.of(pendingQueuesByHeadArrival());
+    }
+
+    /** The order of {@link #pendingQueuesByOldestArrival}, kept as {@link #queuesByHeadArrival} is. */
+    default OrderedQueues queuesByOldestArrival() {
+        return OrderedQueues.of(pendingQueuesByOldestArrival());
+    }
+
+    /**
      * The pending queues holding at least {@code n} requests, or a full batch of their model
      * (its largest allowed size) if that is fewer; in no particular order. Kept from the first
      * call on, for one {@code n} at a time; a live view.
@@ -75,11 +89,24 @@ public interface GroupView {
     Dispatch dispatch(String model, int size, DeviceView device, long nowMicros);
 
     /**
+     * {@link #dispatch(String, int, DeviceView, long)} from a queue of this group the policy holds
+     * ({@link #pendingQueues} and the other orders), without looking its model up by name.
+     */
+    default Dispatch dispatch(RequestQueue queue, int size, DeviceView device, long nowMicros) {
+        return dispatch(queue.model(), size, device, nowMicros);
+    }
+
+    /**
      * Drops the {@code count} earliest-deadline requests of {@code model} with {@code reason}: what a
      * policy with a queue policy of its own does with requests it gives up on (Triton's timeout).
      * They get a {@code DROPPED} result like the ones the group sheds.
      */
     void reject(String model, int count, String reason);
+
+    /** {@link #reject(String, int, String)} from a queue of this group the policy holds, without looking its model up by name. */
+    default void reject(RequestQueue queue, int count, String reason) {
+        reject(queue.model(), count, reason);
+    }
 
     /** Whether the engine can abort a batch on its device, i.e. whether {@link #preempt} may be called. */
     boolean preemptionAllowed();

@@ -4,6 +4,7 @@ import io.kairos.core.request.Request;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.OrderedQueues;
 import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.PerModel;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
-import java.util.NavigableSet;
 import java.util.List;
 
 /**
@@ -191,7 +191,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     wake = Math.min(wake, ahead(uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model)));
                     break;
                 }
-                group.dispatch(model, size, idle, now);
+                group.dispatch(q, size, idle, now);
             }
         }
         // The queues behind the front that would ask for a device find none, now that the front has them.
@@ -228,7 +228,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         for (DeviceView d : group.devices()) {
             if (d.freeAtMicros() <= ready) idle++;
         }
-        NavigableSet<RequestQueue> order = group.pendingQueuesByOldestArrival();
+        OrderedQueues order = group.queuesByOldestArrival();
         int served = 0;
         RequestQueue rest = null;
         for (RequestQueue q : order) {
@@ -280,26 +280,26 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
 
     /** Drops every model's requests that waited their timeout. */
     private void rejectTimedOut(long now, GroupView group) {
-        List<String> expiring = new ArrayList<>(0);
+        List<RequestQueue> expiring = new ArrayList<>(0);
         if (allAtDeadline) {
             // Queues come in order of their head's latest start alone, which is before its deadline:
             // past the first queue whose latest start is after now, no head has reached its deadline.
             for (RequestQueue q : group.pendingQueues()) {
                 if (q.latestStartAlone() > now) break;
-                if (q.headDeadline() <= now) expiring.add(q.model());
+                if (q.headDeadline() <= now) expiring.add(q);
             }
         } else {
             for (String model : group.modelsWithPending()) {
                 long timeout = batching.of(model).queueTimeoutMicros();
-                if (timeout != NEVER && expiry(group.queue(model).peek(), timeout) <= now) expiring.add(model);
+                RequestQueue q = group.queue(model);
+                if (timeout != NEVER && expiry(q.peek(), timeout) <= now) expiring.add(q);
             }
         }
-        for (String model : expiring) {
-            long timeout = batching.of(model).queueTimeoutMicros();
-            RequestQueue q = group.queue(model);
+        for (RequestQueue q : expiring) {
+            long timeout = batching.of(q.model()).queueTimeoutMicros();
             int expired = 0;
             while (expired < q.size() && expiry(q.get(expired), timeout) <= now) expired++;
-            group.reject(model, expired, timeout == AT_DEADLINE
+            group.reject(q, expired, timeout == AT_DEADLINE
                     ? "queue timeout: still queued at its deadline (Triton's queue policy, timeout = SLO)"
                     : "queue timeout: queued longer than " + timeout / 1000.0 + " ms (Triton's queue policy)");
         }

@@ -73,7 +73,7 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
             if (group.pendingQueues().isEmpty()) return NO_WAKE;
             if (!byDeadline) {
                 // The oldest head, ties in the pending order: the front of the order by head arrival.
-                group.dispatch(group.pendingQueuesByHeadArrival().first().model(), 1, device, now);
+                group.dispatch(group.queuesByHeadArrival().first(), 1, device, now);
                 continue;
             }
             RequestQueue first = null;
@@ -85,7 +85,7 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
                     firstKey = q.headDeadline();
                 }
             }
-            group.dispatch(first.model(), 1, device, now);
+            group.dispatch(first, 1, device, now);
         }
     }
 }

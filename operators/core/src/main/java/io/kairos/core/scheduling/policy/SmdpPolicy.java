@@ -125,7 +125,7 @@ public final class SmdpPolicy implements SchedulingPolicy {
                     wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
                     continue;
                 }
-                group.dispatch(model, (int) decision, idle, now);
+                group.dispatch(q, (int) decision, idle, now);
                 served = true;
                 break; // the queues are a live view: scan them afresh after a dispatch
             }

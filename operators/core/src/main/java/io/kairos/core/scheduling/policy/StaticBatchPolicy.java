@@ -73,7 +73,7 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
                     wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
                     break;
                 }
-                group.dispatch(model, batch, idle, now);
+                group.dispatch(q, batch, idle, now);
             }
         }
         return wake;

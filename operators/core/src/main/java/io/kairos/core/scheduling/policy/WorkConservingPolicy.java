@@ -38,7 +38,7 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
             }
             if (first == null) return wake;
             DeviceView device = IdleDevices.idleFor(now, group, first.model());
-            group.dispatch(first.model(), largestFeasible(now, first, first.profile()), device, now);
+            group.dispatch(first, largestFeasible(now, first, first.profile()), device, now);
         }
     }
 
@@ -56,7 +56,7 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
                 if (first == null || q.headDeadline() < first.headDeadline()) first = q;
             }
             if (first == null) return NO_WAKE;
-            group.dispatch(first.model(), largestFeasible(now, first, first.profile()), device, now);
+            group.dispatch(first, largestFeasible(now, first, first.profile()), device, now);
         }
     }
 
