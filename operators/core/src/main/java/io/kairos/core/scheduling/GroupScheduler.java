@@ -20,6 +20,7 @@ import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -77,6 +78,13 @@ public final class GroupScheduler implements GroupView {
     // `batchable`, which each queue's batchable stamp records.
     private final List<RequestQueue> overfull = new ArrayList<>();
     private long batchableStamps;
+    // The batchable queues in order of a key that a policy computes from their head, size and
+    // profile (the latest-start policies: the latest start of their largest batch), kept once
+    // asked for. A queue's key is kept at its number; it is taken out before its key may change
+    // and put back after: in leave and join, and when a request joins behind its head.
+    private ToLongFunction<RequestQueue> batchableKey;
+    private TreeSet<RequestQueue> batchableByKey;
+    private long[] batchableKeys = new long[0];
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     // Whether every device holds every model (none placed with a model list): then one earliest
@@ -302,6 +310,15 @@ public final class GroupScheduler implements GroupView {
             batchable.add(q);
             q.setBatchableStamp(++batchableStamps);
         }
+        if (!newHead && batchableByKey != null && q.size() >= 2) {
+            // One more behind the head: the key may change with the size, seldom (the largest batch it can make).
+            if (q.size() == 2) {
+                keyBatchable(q);
+            } else if (batchableKey.applyAsLong(q) != batchableKeys[q.number()]) {
+                batchableByKey.remove(q);
+                keyBatchable(q);
+            }
+        }
         if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
         if (holding != null && q.size() == Math.min(holdingAtLeast, q.profile().maxBatch())) holding.add(q);
         pending++;
@@ -310,6 +327,7 @@ public final class GroupScheduler implements GroupView {
     // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
     private boolean leave(RequestQueue q) {
         boolean was = active.remove(q);
+        if (batchableByKey != null && q.size() >= 2) batchableByKey.remove(q);
         if (byHeadArrival != null) byHeadArrival.remove(q);
         if (byOldestArrival != null) byOldestArrival.remove(q);
         return was;
@@ -317,6 +335,7 @@ public final class GroupScheduler implements GroupView {
 
     private void join(RequestQueue q) {
         active.add(q);
+        if (batchableByKey != null && q.size() >= 2) keyBatchable(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
     }
@@ -362,6 +381,7 @@ public final class GroupScheduler implements GroupView {
         if (byHeadArrival != null) byHeadArrival.clear();
         if (byOldestArrival != null) byOldestArrival.clear();
         batchable.clear();
+        if (batchableByKey != null) batchableByKey.clear();
         overfull.clear();
         if (holding != null) holding.clear();
         pending = 0;
@@ -452,6 +472,28 @@ public final class GroupScheduler implements GroupView {
     @Override
     public Collection<RequestQueue> batchableQueues() {
         return batchableView;
+    }
+
+    @Override
+    public NavigableSet<RequestQueue> batchableQueuesBy(ToLongFunction<RequestQueue> key) {
+        if (batchableByKey == null || batchableKey != key) {
+            batchableKey = key;
+            batchableByKey = new TreeSet<>(this::byBatchableKey);
+            for (RequestQueue q : batchable) keyBatchable(q);
+        }
+        return Collections.unmodifiableNavigableSet(batchableByKey);
+    }
+
+    private void keyBatchable(RequestQueue q) {
+        int n = q.number();
+        if (n >= batchableKeys.length) batchableKeys = Arrays.copyOf(batchableKeys, Math.max(16, Math.max(n + 1, 2 * batchableKeys.length)));
+        batchableKeys[n] = batchableKey.applyAsLong(q);
+        batchableByKey.add(q);
+    }
+
+    private int byBatchableKey(RequestQueue a, RequestQueue b) {
+        int c = Long.compare(batchableKeys[a.number()], batchableKeys[b.number()]);
+        return c != 0 ? c : Integer.compare(a.number(), b.number());
     }
 
     @Override
