@@ -78,13 +78,11 @@ public final class GroupScheduler implements GroupView {
     // `batchable`, which each queue's batchable stamp records.
     private final List<RequestQueue> overfull = new ArrayList<>();
     private long batchableStamps;
-    // The batchable queues in order of a key that a policy computes from their head, size and
-    // profile (the latest-start policies: the latest start of their largest batch), kept once
-    // asked for. A queue's key is kept at its number; it is taken out before its key may change
-    // and put back after: in leave and join, and when a request joins behind its head.
-    private ToLongFunction<RequestQueue> batchableKey;
-    private TreeSet<RequestQueue> batchableByKey;
-    private long[] batchableKeys = new long[0];
+    // The batchable queues in a heap by a key that a policy computes from their head, size and
+    // profile (the latest-start policies: the latest start of their largest batch; Flex: their
+    // length), kept once asked for. A queue leaves it and joins it again in leave and join, and is
+    // re-keyed when a request joins behind its head.
+    private QueueHeap batchableByKey;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     // Whether every device holds every model (none placed with a model list): then one earliest
@@ -313,10 +311,9 @@ public final class GroupScheduler implements GroupView {
         if (!newHead && batchableByKey != null && q.size() >= 2) {
             // One more behind the head: the key may change with the size, seldom (the largest batch it can make).
             if (q.size() == 2) {
-                keyBatchable(q);
-            } else if (batchableKey.applyAsLong(q) != batchableKeys[q.number()]) {
-                batchableByKey.remove(q);
-                keyBatchable(q);
+                batchableByKey.add(q);
+            } else {
+                batchableByKey.rekey(q);
             }
         }
         if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
@@ -335,7 +332,7 @@ public final class GroupScheduler implements GroupView {
 
     private void join(RequestQueue q) {
         active.add(q);
-        if (batchableByKey != null && q.size() >= 2) keyBatchable(q);
+        if (batchableByKey != null && q.size() >= 2) batchableByKey.add(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
     }
@@ -475,25 +472,12 @@ public final class GroupScheduler implements GroupView {
     }
 
     @Override
-    public NavigableSet<RequestQueue> batchableQueuesBy(ToLongFunction<RequestQueue> key) {
-        if (batchableByKey == null || batchableKey != key) {
-            batchableKey = key;
-            batchableByKey = new TreeSet<>(this::byBatchableKey);
-            for (RequestQueue q : batchable) keyBatchable(q);
+    public QueueHeap batchableQueuesBy(ToLongFunction<RequestQueue> key) {
+        if (batchableByKey == null || batchableByKey.key() != key) {
+            batchableByKey = new QueueHeap(key);
+            for (RequestQueue q : batchable) batchableByKey.add(q);
         }
-        return Collections.unmodifiableNavigableSet(batchableByKey);
-    }
-
-    private void keyBatchable(RequestQueue q) {
-        int n = q.number();
-        if (n >= batchableKeys.length) batchableKeys = Arrays.copyOf(batchableKeys, Math.max(16, Math.max(n + 1, 2 * batchableKeys.length)));
-        batchableKeys[n] = batchableKey.applyAsLong(q);
-        batchableByKey.add(q);
-    }
-
-    private int byBatchableKey(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(batchableKeys[a.number()], batchableKeys[b.number()]);
-        return c != 0 ? c : Integer.compare(a.number(), b.number());
+        return batchableByKey;
     }
 
     @Override

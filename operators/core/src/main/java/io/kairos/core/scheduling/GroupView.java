@@ -52,13 +52,13 @@ public interface GroupView {
     Collection<RequestQueue> batchableQueues();
 
     /**
-     * The {@linkplain #batchableQueues batchable queues} in order of {@code key}, then in an order
-     * of the scheduler's: an index for a policy that would otherwise compute something of every
-     * batchable queue on every call. {@code key} must depend on nothing but a queue's head
-     * deadline, size and profile: the scheduler computes it again when one of those changes.
-     * Kept from the first call on, for one key (the same object) at a time; a live view.
+     * The {@linkplain #batchableQueues batchable queues} in a heap by {@code key}: an index for a
+     * policy that would otherwise compute something of every batchable queue on every call.
+     * {@code key} must depend on nothing but a queue's head deadline, size and profile: the
+     * scheduler computes it again when one of those changes. Kept from the first call on, for one
+     * key (the same object) at a time; a live view, to be read, never changed, by the policy.
      */
-    NavigableSet<RequestQueue> batchableQueuesBy(ToLongFunction<RequestQueue> key);
+    QueueHeap batchableQueuesBy(ToLongFunction<RequestQueue> key);
 
     /**
      * The most that any queued model's largest batch takes beyond its smallest: no strategy of a

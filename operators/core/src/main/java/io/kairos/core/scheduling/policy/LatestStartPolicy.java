@@ -5,6 +5,7 @@ import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.ParamReader;
+import io.kairos.core.scheduling.QueueHeap;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
 import java.util.List;
@@ -142,18 +143,13 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     /**
      * The strategy with the earliest latest start that can start at {@code start}, ties to the
      * larger batch, then to the queue first in the pending order. The queues of two requests or
-     * more come by the latest start of their largest batch (see {@link #largestBatchStart}),
-     * below which none of their strategies starts; of the queues of one request, whose only
+     * more are in a heap by the latest start of their largest batch (see {@link #largestBatchStart}),
+     * below which none of their strategies starts: only those at most the best found are looked
+     * at; of the queues of one request, whose only
      * strategy starts at their latest start alone, the first feasible in the pending order.
      */
     private Strategy earliest(long start, GroupView group, DeviceView device) {
-        Strategy best = null;
-        ToLongFunction<RequestQueue> key = padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE;
-        for (RequestQueue q : group.batchableQueuesBy(key)) {
-            if (best != null && key.applyAsLong(q) > best.latestStart()) break;
-            Strategy s = strategy(q, start, device);
-            if (s != null && (best == null || precedes(s, best))) best = s;
-        }
+        Strategy best = earliestBatchable(group.batchableQueuesBy(padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE), 0, start, device, null);
         for (RequestQueue q : group.pendingQueues()) {
             if (best != null && q.latestStartAlone() > best.latestStart()) break;
             if (q.size() > 1) continue;
@@ -163,6 +159,15 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             break;
         }
         return best;
+    }
+
+    /** The earliest strategy of the queues in the subtree at place {@code i} of the heap, or {@code best} if none precedes it. */
+    private Strategy earliestBatchable(QueueHeap heap, int i, long start, DeviceView device, Strategy best) {
+        if (i >= heap.size() || (best != null && heap.keyAt(i) > best.latestStart())) return best;
+        Strategy s = strategy(heap.at(i), start, device);
+        if (s != null && (best == null || precedes(s, best))) best = s;
+        best = earliestBatchable(heap, 2 * i + 1, start, device, best);
+        return earliestBatchable(heap, 2 * i + 2, start, device, best);
     }
 
     /** The best strategy of {@code q} on {@code device} from {@code start}, or null if none. */

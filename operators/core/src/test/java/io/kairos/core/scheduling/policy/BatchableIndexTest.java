@@ -4,8 +4,11 @@ import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.QueueHeap;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.function.ToLongFunction;
@@ -21,10 +24,15 @@ class BatchableIndexTest {
     // Head deadline less 1 ms per request: a key that moves with the head and with the size.
     private static final ToLongFunction<RequestQueue> KEY = q -> q.headDeadline() - 1000L * q.size();
 
-    private static List<String> models(Iterable<RequestQueue> queues) {
-        List<String> out = new java.util.ArrayList<>();
-        for (RequestQueue q : queues) out.add(q.model());
-        return out;
+    // The heap's queues by key: the order a policy's search would rank them in.
+    private static List<String> models(QueueHeap heap) {
+        List<Integer> places = new ArrayList<>();
+        for (int i = 0; i < heap.size(); i++) {
+            places.add(i);
+            if (i > 0) assertThat(heap.keyAt((i - 1) / 2)).as("heap order at %d", i).isLessThanOrEqualTo(heap.keyAt(i));
+        }
+        places.sort(Comparator.comparingLong(heap::keyAt));
+        return places.stream().map(i -> heap.at(i).model()).toList();
     }
 
     @Test
@@ -44,7 +52,7 @@ class BatchableIndexTest {
         s.dispatch("R2", 2, s.devices().get(0), 0); // R2 keeps one: out of the index
         assertThat(models(s.batchableQueuesBy(KEY))).containsExactly("R");
         s.dispatch("R", 7, s.devices().get(0), 0);
-        assertThat(s.batchableQueuesBy(KEY)).isEmpty();
+        assertThat(models(s.batchableQueuesBy(KEY))).isEmpty();
         // Another key rebuilds the index from the batchable queues.
         s.admit(req("a2", "A", 0, 95_000));
         assertThat(models(s.batchableQueuesBy(q -> -q.size()))).containsExactly("A");
@@ -52,7 +60,8 @@ class BatchableIndexTest {
 
     /**
      * The indexed pick against the scan it replaces, on random queues of four models (two with one
-     * batch size, two with five) and random device starts, padded and not: the same strategy.
+     * batch size, two with five) and random device starts, padded and not, with batches leaving and
+     * requests joining between picks: the same strategy.
      */
     @Test
     void indexedPickIsTheScansPick() {
@@ -67,11 +76,17 @@ class BatchableIndexTest {
                     String model = models[random.nextInt(models.length)];
                     s.admit(req(trial + "-" + i, model, 0, 20_000 + random.nextInt(40) * 500L));
                 }
-                for (int k = 0; k < 5; k++) {
+                for (int k = 0; k < 8; k++) {
                     long start = random.nextInt(40) * 500L;
                     LatestStartPolicy.Pick indexed = policy.pick(start, s, d, true);
                     LatestStartPolicy.Pick scanned = policy.pick(start, s, d, false);
                     assertThat(indexed).as("trial %d, start %d", trial, start).isEqualTo(scanned);
+                    // Change the queues between picks: a batch leaves, or a request joins.
+                    if (indexed != null && random.nextBoolean()) {
+                        s.dispatch(indexed.model(), indexed.take(), d, 0);
+                    } else {
+                        s.admit(req(trial + "-x" + k, models[random.nextInt(models.length)], 0, 20_000 + random.nextInt(40) * 500L));
+                    }
                 }
             }
         }
