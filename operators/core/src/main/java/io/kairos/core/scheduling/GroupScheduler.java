@@ -80,8 +80,8 @@ public final class GroupScheduler implements GroupView {
     private long batchableStamps;
     // The batchable queues in a heap by a key that a policy computes from their head, size and
     // profile (the latest-start policies: the latest start of their largest batch; Flex: their
-    // length), kept once asked for. A queue leaves it and joins it again in leave and join, and is
-    // re-keyed when a request joins behind its head.
+    // length), kept once asked for. A queue is re-keyed where it joins the orders again and when a
+    // request joins behind its head, and leaves the heap where it shrinks below two.
     private QueueHeap batchableByKey;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
@@ -324,7 +324,6 @@ public final class GroupScheduler implements GroupView {
     // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
     private boolean leave(RequestQueue q) {
         boolean was = active.remove(q);
-        if (batchableByKey != null && q.size() >= 2) batchableByKey.remove(q);
         if (byHeadArrival != null) byHeadArrival.remove(q);
         if (byOldestArrival != null) byOldestArrival.remove(q);
         return was;
@@ -332,14 +331,17 @@ public final class GroupScheduler implements GroupView {
 
     private void join(RequestQueue q) {
         active.add(q);
-        if (batchableByKey != null && q.size() >= 2) batchableByKey.add(q);
+        if (batchableByKey != null && q.size() >= 2) batchableByKey.put(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
     }
 
     // After requests leave a queue.
     private void shrunk(RequestQueue q) {
-        if (q.size() < 2) batchable.remove(q);
+        if (q.size() < 2) {
+            batchable.remove(q);
+            if (batchableByKey != null) batchableByKey.remove(q);
+        }
         if (q.size() < 2 * q.profile().maxBatch() && !overfull.isEmpty()) overfull.remove(q);
         if (holding != null && q.size() < Math.min(holdingAtLeast, q.profile().maxBatch())) holding.remove(q);
     }

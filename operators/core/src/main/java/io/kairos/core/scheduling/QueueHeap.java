@@ -60,7 +60,18 @@ public final class QueueHeap {
         up(size++);
     }
 
+    /** Adds {@code q}, or computes its key again if it is in the heap. */
+    void put(RequestQueue q) {
+        if (q.number() < places.length && places[q.number()] != 0) {
+            rekey(q);
+        } else {
+            add(q);
+        }
+    }
+
+    /** Removes {@code q} if it is in the heap. */
     void remove(RequestQueue q) {
+        if (q.number() >= places.length || places[q.number()] == 0) return;
         int i = places[q.number()] - 1;
         places[q.number()] = 0;
         int last = --size;
