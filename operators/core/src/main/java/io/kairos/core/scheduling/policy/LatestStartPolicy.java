@@ -29,8 +29,8 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     /** How many of the most urgent queues the fluid test of {@link #behind} looks at. */
     static final int BEHIND_SCAN = 16;
 
-    // The order of the batchable queues dispatchBest walks: one key object per padding rule, so that
-    // a group keeps its index when its policy is configured anew.
+    // The key of the batchable queues' heap that earliest searches: one key object per padding
+    // rule, so that a group keeps its heap when its policy is configured anew.
     private static final ToLongFunction<RequestQueue> LARGEST_START_PADDED = q -> largestBatchStart(q, true);
     private static final ToLongFunction<RequestQueue> LARGEST_START_WHOLE = q -> largestBatchStart(q, false);
 
@@ -145,8 +145,8 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      * larger batch, then to the queue first in the pending order. The queues of two requests or
      * more are in a heap by the latest start of their largest batch (see {@link #largestBatchStart}),
      * below which none of their strategies starts: only those at most the best found are looked
-     * at; of the queues of one request, whose only
-     * strategy starts at their latest start alone, the first feasible in the pending order.
+     * at. Of the queues of one request, whose only strategy starts at their latest start alone,
+     * the first feasible in the pending order.
      */
     private Strategy earliest(long start, GroupView group, DeviceView device) {
         Strategy best = earliestBatchable(group.batchableQueuesBy(padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE), 0, start, device, null);
