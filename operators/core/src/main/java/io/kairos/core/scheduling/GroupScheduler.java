@@ -20,6 +20,7 @@ import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -83,6 +84,11 @@ public final class GroupScheduler implements GroupView {
     // `batchable`, which each queue's batchable stamp records.
     private final List<RequestQueue> overfull = new ArrayList<>();
     private long batchableStamps;
+    // The batchable queues in a heap by a key that a policy computes from their head, size and
+    // profile (the latest-start policies: the latest start of their largest batch; Flex: their
+    // length), kept once asked for. A queue is re-keyed where it joins the orders again and when a
+    // request joins behind its head, and leaves the heap where it shrinks below two.
+    private QueueHeap batchableByKey;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     // Whether every device holds every model (none placed with a model list): then one earliest
@@ -318,6 +324,14 @@ public final class GroupScheduler implements GroupView {
             batchable.add(q);
             q.setBatchableStamp(++batchableStamps);
         }
+        if (!newHead && batchableByKey != null && q.size() >= 2) {
+            // One more behind the head: the key may change with the size, seldom (the largest batch it can make).
+            if (q.size() == 2) {
+                batchableByKey.add(q);
+            } else {
+                batchableByKey.rekey(q);
+            }
+        }
         if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
         if (holding != null && q.size() == Math.min(holdingAtLeast, q.profile().maxBatch())) holding.add(q);
         pending++;
@@ -336,6 +350,7 @@ public final class GroupScheduler implements GroupView {
     private void join(RequestQueue q) {
         q.keepOrderKeys(byOldestArrival != null || oldestOrder != null);
         active.join(q);
+        if (batchableByKey != null && q.size() >= 2) batchableByKey.put(q);
         if (byHeadArrival != null) byHeadArrival.add(q);
         if (byOldestArrival != null) byOldestArrival.add(q);
         if (headOrder != null) headOrder.join(q);
@@ -344,7 +359,10 @@ public final class GroupScheduler implements GroupView {
 
     // After requests leave a queue.
     private void shrunk(RequestQueue q) {
-        if (q.size() < 2) batchable.remove(q);
+        if (q.size() < 2) {
+            batchable.remove(q);
+            if (batchableByKey != null) batchableByKey.remove(q);
+        }
         if (q.size() < 2 * q.profile().maxBatch() && !overfull.isEmpty()) overfull.remove(q);
         if (holding != null && q.size() < Math.min(holdingAtLeast, q.profile().maxBatch())) holding.remove(q);
     }
@@ -385,6 +403,7 @@ public final class GroupScheduler implements GroupView {
         if (headOrder != null) headOrder.reset();
         if (oldestOrder != null) oldestOrder.reset();
         batchable.clear();
+        if (batchableByKey != null) batchableByKey.clear();
         overfull.clear();
         if (holding != null) holding.clear();
         pending = 0;
@@ -497,6 +516,15 @@ public final class GroupScheduler implements GroupView {
     @Override
     public Collection<RequestQueue> batchableQueues() {
         return batchableView;
+    }
+
+    @Override
+    public QueueHeap batchableQueuesBy(ToLongFunction<RequestQueue> key) {
+        if (batchableByKey == null || batchableByKey.key() != key) {
+            batchableByKey = new QueueHeap(key);
+            for (RequestQueue q : batchable) batchableByKey.add(q);
+        }
+        return batchableByKey;
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.kairos.core.request.RequestQueue;
 import java.util.Collection;
 import java.util.List;
 import java.util.NavigableSet;
+import java.util.function.ToLongFunction;
 
 /**
  * What a policy sees of its serving group, and what it may do to it: dispatch a batch, and, where
@@ -63,6 +64,15 @@ public interface GroupView {
      * batch can be larger than one. A live view, like {@link #pendingQueues}.
      */
     Collection<RequestQueue> batchableQueues();
+
+    /**
+     * The {@linkplain #batchableQueues batchable queues} in a heap by {@code key}: an index for a
+     * policy that would otherwise compute something of every batchable queue on every call.
+     * {@code key} must depend on nothing but a queue's head deadline, size and profile: the
+     * scheduler computes it again when one of those changes. Kept from the first call on, for one
+     * key (the same object) at a time; a live view, to be read, never changed, by the policy.
+     */
+    QueueHeap batchableQueuesBy(ToLongFunction<RequestQueue> key);
 
     /**
      * The most that any queued model's largest batch takes beyond its smallest: no strategy of a

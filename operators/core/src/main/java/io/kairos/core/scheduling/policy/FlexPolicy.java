@@ -6,7 +6,10 @@ import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.ParamReader;
+import io.kairos.core.scheduling.QueueHeap;
 import io.kairos.core.scheduling.SchedulingPolicy;
+
+import java.util.function.ToLongFunction;
 
 /**
  * Shepherd's online scheduler Flex (Zhang et al., "SHEPHERD: Serving DNNs in the Wild", NSDI'23,
@@ -49,6 +52,10 @@ public final class FlexPolicy implements SchedulingPolicy {
     public static final String NAME = "flex";
     public static final String LAMBDA = "lambda";
     public static final double DEFAULT_LAMBDA = 3.03;
+
+    // The batchable queues in a heap, longest first: a candidate holds at most its queue's
+    // requests, so a search for the largest leaves every subtree whose root is shorter than the best found.
+    private static final ToLongFunction<RequestQueue> LONGEST_FIRST = q -> -q.size();
 
     private final double lambda;
 
@@ -107,10 +114,16 @@ public final class FlexPolicy implements SchedulingPolicy {
     /** Preempts the first running batch that a candidate lambda times its size can replace; false if none. */
     private static boolean preemptOne(long now, GroupView group, double lambda) {
         Candidate[] queued = null; // for devices holding every model: the two largest queued candidates, of different models
+        int longest = -1; // the most requests a queue holds (at least 1), once asked for
         for (DeviceView device : group.devices()) {
             Dispatch running = device.preemptibleAt(now);
             // Flex only ever starts a batch on an idle device, so what it booked is running now.
             if (running == null || running.predictedStartMicros() > now) continue;
+            if (longest < 0) longest = longestQueue(group);
+            // Only sizes decide, and no candidate is larger than its requests: another model's at
+            // most the longest queue, the running model's at most its queue and the running batch.
+            // Most calls end here, without the candidates or a look-up of the running model.
+            if (longest + running.size() < lambda * running.size()) continue;
             Candidate c;
             if (device.models() == null) {
                 // A candidate of one never replaces a batch (lambda > 1), so the queues of one request need no look.
@@ -135,7 +148,8 @@ public final class FlexPolicy implements SchedulingPolicy {
      * The largest candidate batch across the models {@code device} holds, started at now, or null if
      * none meets its head deadline. With {@code running} given, its requests count as queued.
      *
-     * <p>Only queues of two requests or more can give more than one, so those are scanned; a
+     * <p>Only queues of two requests or more can give more than one, so those are searched, in a
+     * heap by length, leaving out those shorter than the best found (a candidate is no larger than its queue); a
      * candidate of one, when nothing larger fits, is the feasible head with the earliest deadline,
      * found near the front of the pending queues. Same result as scanning every queue, without
      * doing so on every arrival when thousands of queues hold one request each.
@@ -143,9 +157,7 @@ public final class FlexPolicy implements SchedulingPolicy {
     private static Candidate largestCandidate(long now, GroupView group, DeviceView device, Dispatch running) {
         String runningModel = running == null ? null : running.model();
         Candidate best = null;
-        for (RequestQueue q : group.batchableQueues()) {
-            if (device.holds(q.model()) && !q.model().equals(runningModel)) best = better(best, candidate(now, q, q.profile(), null));
-        }
+        best = largestBatchable(now, group.batchableQueuesBy(LONGEST_FIRST), 0, device, runningModel, best);
         if (running != null) best = better(best, withRunning(now, group, running));
         if (best != null && best.size() > 1) return best;
         for (RequestQueue q : group.pendingQueues()) {
@@ -158,21 +170,48 @@ public final class FlexPolicy implements SchedulingPolicy {
         return best;
     }
 
+    /** The length of the longest pending queue, or 1 if none holds more. */
+    private static int longestQueue(GroupView group) {
+        QueueHeap longestFirst = group.batchableQueuesBy(LONGEST_FIRST);
+        return longestFirst.isEmpty() ? 1 : longestFirst.at(0).size();
+    }
+
+    /**
+     * The largest candidate of the queues in the subtree at place {@code i} of the heap (longest
+     * first) that {@code device} holds, other than {@code runningModel}'s, or {@code best} if none
+     * is larger: a subtree whose root is shorter than the best holds none.
+     */
+    private static Candidate largestBatchable(long now, QueueHeap heap, int i, DeviceView device, String runningModel, Candidate best) {
+        if (i >= heap.size()) return best;
+        RequestQueue q = heap.at(i);
+        if (best != null && q.size() < best.size()) return best;
+        if (device.holds(q.model()) && !q.model().equals(runningModel)) best = better(best, candidate(now, q, q.profile(), null));
+        best = largestBatchable(now, heap, 2 * i + 1, device, runningModel, best);
+        return largestBatchable(now, heap, 2 * i + 2, device, runningModel, best);
+    }
+
     /** The largest candidate of the queues of two requests or more, and the largest of another model. */
     private static Candidate[] largestTwoBatchable(long now, GroupView group) {
-        Candidate first = null;
-        Candidate second = null;
-        for (RequestQueue q : group.batchableQueues()) {
-            Candidate c = candidate(now, q, q.profile(), null);
-            if (c == null) continue;
-            if (better(first, c) == c) {
-                second = first;
-                first = c;
+        Candidate[] two = new Candidate[2];
+        largestTwo(now, group.batchableQueuesBy(LONGEST_FIRST), 0, two);
+        return two;
+    }
+
+    private static void largestTwo(long now, QueueHeap heap, int i, Candidate[] two) {
+        if (i >= heap.size()) return;
+        RequestQueue q = heap.at(i);
+        if (two[1] != null && q.size() < two[1].size()) return;
+        Candidate c = candidate(now, q, q.profile(), null);
+        if (c != null) {
+            if (better(two[0], c) == c) {
+                two[1] = two[0];
+                two[0] = c;
             } else {
-                second = better(second, c);
+                two[1] = better(two[1], c);
             }
         }
-        return new Candidate[] {first, second};
+        largestTwo(now, heap, 2 * i + 1, two);
+        largestTwo(now, heap, 2 * i + 2, two);
     }
 
     private static Candidate better(Candidate best, Candidate c) {

@@ -5,9 +5,11 @@ import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.ParamReader;
+import io.kairos.core.scheduling.QueueHeap;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * The strategy queue by latest start time, Clockwork's controller (OSDI'20). Each model and batch
@@ -26,6 +28,11 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     static final String EFFICIENCY_GAIN = "efficiency_gain";
     /** How many of the most urgent queues the fluid test of {@link #behind} looks at. */
     static final int BEHIND_SCAN = 16;
+
+    // The key of the batchable queues' heap that earliest searches: one key object per padding
+    // rule, so that a group keeps its heap when its policy is configured anew.
+    private static final ToLongFunction<RequestQueue> LARGEST_START_PADDED = q -> largestBatchStart(q, true);
+    private static final ToLongFunction<RequestQueue> LARGEST_START_WHOLE = q -> largestBatchStart(q, false);
 
     private final double defaultLookaheadMs;
     private final double defaultEfficiencyGain;
@@ -119,6 +126,95 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      */
     private boolean dispatchBest(long now, GroupView group, DeviceView device, double efficiencyGain) {
         long start = device.startAtMicros(now);
+        Strategy best = earliest(start, group, device);
+        // The index finds the earliest strategy of all; the scan of the pending queues stops where
+        // the largest batch's extra latency says none can come earlier. They agree unless a
+        // profile's latency at some size exceeds its smallest's by more than that (a learned
+        // profile out of order): then the scan decides, as it always has.
+        if (best != null && best.latency() - best.queue().profile().latencyAt(0) > group.largestBatchExtraMicros()) {
+            best = earliestByScan(start, group, device);
+        }
+        if (best == null) return false;
+        if (efficiencyGain > 0 && behind(start, group)) best = whenBehind(best, start, group, device, efficiencyGain);
+        group.dispatch(best.queue().model(), best.take(), device, now);
+        return true;
+    }
+
+    /**
+     * The strategy with the earliest latest start that can start at {@code start}, ties to the
+     * larger batch, then to the queue first in the pending order. The queues of two requests or
+     * more are in a heap by the latest start of their largest batch (see {@link #largestBatchStart}),
+     * below which none of their strategies starts: only those at most the best found are looked
+     * at. Of the queues of one request, whose only strategy starts at their latest start alone,
+     * the first feasible in the pending order.
+     */
+    private Strategy earliest(long start, GroupView group, DeviceView device) {
+        Strategy best = earliestBatchable(group.batchableQueuesBy(padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE), 0, start, device, null);
+        for (RequestQueue q : group.pendingQueues()) {
+            if (best != null && q.latestStartAlone() > best.latestStart()) break;
+            if (q.size() > 1) continue;
+            Strategy s = strategy(q, start, device);
+            if (s == null) continue;
+            if (best == null || precedes(s, best)) best = s;
+            break;
+        }
+        return best;
+    }
+
+    /** The earliest strategy of the queues in the subtree at place {@code i} of the heap, or {@code best} if none precedes it. */
+    private Strategy earliestBatchable(QueueHeap heap, int i, long start, DeviceView device, Strategy best) {
+        if (i >= heap.size() || (best != null && heap.keyAt(i) > best.latestStart())) return best;
+        Strategy s = strategy(heap.at(i), start, device);
+        if (s != null && (best == null || precedes(s, best))) best = s;
+        best = earliestBatchable(heap, 2 * i + 1, start, device, best);
+        return earliestBatchable(heap, 2 * i + 2, start, device, best);
+    }
+
+    /** The best strategy of {@code q} on {@code device} from {@code start}, or null if none. */
+    private Strategy strategy(RequestQueue q, long start, DeviceView device) {
+        if (!device.holds(q.model())) return null;
+        int i = largestFeasible(q, start);
+        if (i < 0) return null;
+        return new Strategy(q, Math.min(q.profile().batchSizeAt(i), q.size()), i, q.headDeadline() - q.profile().latencyAt(i));
+    }
+
+    /** Whether {@code s} comes before {@code t}: earlier latest start, then larger batch, then the pending order. */
+    private static boolean precedes(Strategy s, Strategy t) {
+        if (s.latestStart() != t.latestStart()) return s.latestStart() < t.latestStart();
+        if (s.take() != t.take()) return s.take() > t.take();
+        RequestQueue a = s.queue();
+        RequestQueue b = t.queue();
+        if (a.latestStartAlone() != b.latestStartAlone()) return a.latestStartAlone() < b.latestStartAlone();
+        return a.model().compareTo(b.model()) < 0;
+    }
+
+    /**
+     * The earliest latest start any strategy of a queue can have, whatever the start: its head's
+     * deadline less the longest latency among the sizes it may run at given its length (all sizes
+     * up to its length, and, padded, the larger ones where {@link #paddingPays}).
+     */
+    static long largestBatchStart(RequestQueue q, boolean padded) {
+        LatencyProfile p = q.profile();
+        long longest = 0;
+        for (int i = p.batchSizeCount() - 1; i >= 0; i--) {
+            int size = p.batchSizeAt(i);
+            int take = Math.min(size, q.size());
+            if (take < size && !(padded && paddingPays(p, i, take))) continue;
+            longest = Math.max(longest, p.latencyAt(i));
+        }
+        return q.headDeadline() - longest;
+    }
+
+    /** What {@link #earliest} (indexed) or {@link #earliestByScan} picks: for a test to compare them. */
+    record Pick(String model, int take, long latestStart) {}
+
+    Pick pick(long start, GroupView group, DeviceView device, boolean indexed) {
+        Strategy s = indexed ? earliest(start, group, device) : earliestByScan(start, group, device);
+        return s == null ? null : new Pick(s.queue().model(), s.take(), s.latestStart());
+    }
+
+    /** The pending queues in order, each looked at until none can beat the best found: what {@link #earliest} finds, in the worst case. */
+    private Strategy earliestByScan(long start, GroupView group, DeviceView device) {
         Strategy best = null;
         long extra = group.largestBatchExtraMicros();
         for (RequestQueue q : group.pendingQueues()) {
@@ -135,10 +231,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
                 best = new Strategy(q, take, i, latestStart);
             }
         }
-        if (best == null) return false;
-        if (efficiencyGain > 0 && behind(start, group)) best = whenBehind(best, start, group, device, efficiencyGain);
-        group.dispatch(best.queue().model(), best.take(), device, now);
-        return true;
+        return best;
     }
 
     /**
