@@ -178,7 +178,7 @@ public class BenchCommand implements Callable<Integer> {
         if (compareDelivery) throw new CommandLine.ParameterException(cl, "--sweep-kb and --compare-delivery are two benchmarks; choose one");
         if (sweepKilobytes.length == 0) throw new CommandLine.ParameterException(cl, "--sweep-kb needs at least one size in kB");
         if (trialSeconds < 2) throw new CommandLine.ParameterException(cl, "--trial-seconds must be at least 2, got " + trialSeconds);
-        if (atMegabytesPerSecond < 0) throw new CommandLine.ParameterException(cl, "--at-mb-per-s must be positive, got " + atMegabytesPerSecond);
+        if (atMegabytesPerSecond < 0) throw new CommandLine.ParameterException(cl, "--at-mb-per-s must not be negative, got " + atMegabytesPerSecond);
         if (searchTrials < 2) throw new CommandLine.ParameterException(cl, "--search-trials must be at least 2, got " + searchTrials);
         for (String key : consumerProperties.keySet()) {
             if (!org.apache.kafka.clients.consumer.ConsumerConfig.configNames().contains(key)) {
