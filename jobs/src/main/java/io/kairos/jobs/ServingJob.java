@@ -145,7 +145,13 @@ public final class ServingJob {
             // trip to the broker, so a backlog of big requests drains one record at a time; the
             // whole fetch stays bounded by fetch.max.bytes (50 MiB).
             consumer.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_PARTITION_FETCH_BYTES));
+            // The control topic is quiet for minutes: a fetch parked at the broker is answered the
+            // moment a decision arrives, so a long wait costs a decision nothing and spares the
+            // broker an empty fetch every 5 ms.
+            Properties controlConsumer = (Properties) consumer.clone();
+            controlConsumer.setProperty("fetch.max.wait.ms", Integer.toString(CONTROL_FETCH_MAX_WAIT_MS));
             consumer = KafkaClientProperties.over(consumer, config.kafkaProperties);
+            controlConsumer = KafkaClientProperties.over(controlConsumer, config.kafkaProperties);
             KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
                     .setBootstrapServers(config.bootstrapServers)
                     .setTopics(config.requestsTopic)
@@ -162,22 +168,19 @@ public final class ServingJob {
                     .setGroupId(config.consumerGroup + "-control")
                     .setStartingOffsets(OffsetsInitializer.earliest())
                     .setDeserializer(new ControlDecisionDeserializer())
-                    .setProperties(consumer)
+                    .setProperties(controlConsumer)
                     .build();
-            Properties producer = new Properties();
-            // Send at once: batching happens in the scheduler, not in the producer.
-            producer.setProperty("linger.ms", "0");
-            producer.setProperty("batch.size", "65536");
-            // Set rather than assumed: the results are cut to fit it (resultBounds).
-            producer.setProperty("max.request.size", Integer.toString(RESULTS_MAX_REQUEST_SIZE));
-            producer = KafkaClientProperties.over(producer, config.kafkaProperties);
+            Properties producer = producerSettings(ProducerRole.OTHER, config);
+            Properties resultsProducer = producerSettings(ProducerRole.RESULTS, config);
+            Properties telemetryProducer = producerSettings(ProducerRole.TELEMETRY, config);
+            Properties reportsProducer = producerSettings(ProducerRole.DEVICE_REPORTS, config);
             DeliveryGuarantee guarantee = config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE;
             KafkaSink<InferenceResult> results = KafkaSink.<InferenceResult>builder()
                     .setBootstrapServers(config.bootstrapServers)
                     .setRecordSerializer(new AvroRecordSerializer<>(config.resultsTopic, InferenceResult.class, InferenceResult::getRequestId))
                     .setDeliveryGuarantee(guarantee)
                     .setTransactionalIdPrefix(transactionalIdPrefix(config))
-                    .setKafkaProducerConfig(producer)
+                    .setKafkaProducerConfig(resultsProducer)
                     .setProperty("transaction.timeout.ms", Long.toString(config.transactionTimeoutMs))
                     .build();
             // The other sinks stay at least once whatever the delivery of the results: each record is
@@ -188,7 +191,7 @@ public final class ServingJob {
                     .setBootstrapServers(config.bootstrapServers)
                     .setRecordSerializer(new AvroRecordSerializer<>(config.telemetryTopic, BatchTelemetry.class, BatchTelemetry::getBatchId))
                     .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                    .setKafkaProducerConfig(producer)
+                    .setKafkaProducerConfig(telemetryProducer)
                     .build();
             // Outcomes keyed by writer: each writer's in one partition, in the order they were decided.
             KafkaSink<DecisionOutcome> outcomes = KafkaSink.<DecisionOutcome>builder()
@@ -219,9 +222,33 @@ public final class ServingJob {
                     .setBootstrapServers(config.bootstrapServers)
                     .setRecordSerializer(new AvroRecordSerializer<>(config.deviceReportsTopic, DeviceReport.class, DeviceReport::getGroup))
                     .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                    .setKafkaProducerConfig(producer)
+                    .setKafkaProducerConfig(reportsProducer)
                     .build();
             return open.withDeviceReports(reportsOut, reportsIn);
+        }
+
+        /** What a producer of the job writes, for its settings ({@link #producerSettings}). */
+        enum ProducerRole { RESULTS, DEVICE_REPORTS, TELEMETRY, OTHER }
+
+        /**
+         * The settings of the job's producer of {@code role}, the user's Kafka properties over them.
+         * Every producer sends at once ({@code linger.ms=0}: batching happens in the scheduler),
+         * but for the telemetry, which nobody waits for: it lingers {@value #TELEMETRY_LINGER_MS} ms,
+         * so that the record of every batch (a record per request when batches are of one) goes to
+         * the broker a few hundred to a produce request, not one each. The results and the device
+         * reports, which a client and the scheduler wait for, keep one produce request in flight per
+         * connection: the first record leaves at once, and those that come while it is in flight
+         * go together in the next, so the broker is sent fewer, fuller requests the busier the job
+         * is, without a wait when it is not.
+         */
+        static Properties producerSettings(ProducerRole role, ServingConfig config) {
+            Properties producer = new Properties();
+            producer.setProperty("linger.ms", role == ProducerRole.TELEMETRY ? Integer.toString(TELEMETRY_LINGER_MS) : "0");
+            producer.setProperty("batch.size", "65536");
+            // Set rather than assumed: the results are cut to fit it (resultBounds).
+            producer.setProperty("max.request.size", Integer.toString(RESULTS_MAX_REQUEST_SIZE));
+            if (role == ProducerRole.RESULTS || role == ProducerRole.DEVICE_REPORTS) producer.setProperty("max.in.flight.requests.per.connection", "1");
+            return KafkaClientProperties.over(producer, config.kafkaProperties);
         }
 
         /**
@@ -278,6 +305,12 @@ public final class ServingJob {
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {
         return new ServingJob(config, catalog, devices, Endpoints.onKafka(config));
     }
+
+    /** How long the telemetry's producer gathers records before it sends them: nobody waits for telemetry. */
+    public static final int TELEMETRY_LINGER_MS = 20;
+
+    /** How long the broker may hold a fetch of the control topic that finds nothing (it answers at once when a decision comes). */
+    public static final int CONTROL_FETCH_MAX_WAIT_MS = 500;
 
     /** What the job's consumers take of one partition per fetch: 16 MiB, some 27 images of 600 kB. */
     public static final int MAX_PARTITION_FETCH_BYTES = 16 << 20;

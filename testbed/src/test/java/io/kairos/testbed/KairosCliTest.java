@@ -89,6 +89,7 @@ class KairosCliTest {
     void theBenchmarksPayloadSweepChecksItsSizesBeforeStartingAnything() {
         assertUsageError(run("bench", "--sweep-kb", "0.3,abc"), "Invalid value for option '--sweep-kb' (KB): 'abc' is not a double");
         assertUsageError(run("bench", "--sweep-kb", "12,0"), "kairos bench: --sweep-kb: a payload size must be a positive number of kB, got 0.0");
+        assertUsageError(run("bench", "--sweep-kb", "12", "--at-mb-per-s", "-1"), "kairos bench: --at-mb-per-s must not be negative, got -1.0");
         assertUsageError(run("bench", "--sweep-kb", "-5"), "--sweep-kb: a payload size must be a positive number of kB, got -5.0");
         Run tooBig = run("bench", "--sweep-kb", "1200");
         assertUsageError(tooBig, "--sweep-kb: a payload of 1200 kB makes 1,200,");

@@ -88,6 +88,10 @@ public class BenchCommand implements Callable<Integer> {
     @Option(names = "--search-trials", paramLabel = "N", description = "The most trials of each rate search of the sweep, a failed one tried again included (default: ${DEFAULT-VALUE}).")
     int searchTrials = 12;
 
+    @Option(names = "--at-mb-per-s", paramLabel = "MB",
+            description = "With --sweep-kb: no rate searches; the latency runs of each size at this many MB/s of requests, with both paths' CPU per request.")
+    double atMegabytesPerSecond;
+
     @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
             description = "A Kafka consumer setting for every consumer of the sweep, the pipeline's and the bare round trip's alike (e.g. max.partition.fetch.bytes=16777216).")
     Map<String, String> consumerProperties = new java.util.LinkedHashMap<>();
@@ -174,6 +178,7 @@ public class BenchCommand implements Callable<Integer> {
         if (compareDelivery) throw new CommandLine.ParameterException(cl, "--sweep-kb and --compare-delivery are two benchmarks; choose one");
         if (sweepKilobytes.length == 0) throw new CommandLine.ParameterException(cl, "--sweep-kb needs at least one size in kB");
         if (trialSeconds < 2) throw new CommandLine.ParameterException(cl, "--trial-seconds must be at least 2, got " + trialSeconds);
+        if (atMegabytesPerSecond < 0) throw new CommandLine.ParameterException(cl, "--at-mb-per-s must not be negative, got " + atMegabytesPerSecond);
         if (searchTrials < 2) throw new CommandLine.ParameterException(cl, "--search-trials must be at least 2, got " + searchTrials);
         for (String key : consumerProperties.keySet()) {
             if (!org.apache.kafka.clients.consumer.ConsumerConfig.configNames().contains(key)) {
@@ -217,7 +222,10 @@ public class BenchCommand implements Callable<Integer> {
                      bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties)) {
             w.println("done");
             w.flush();
-            rows = new PayloadSweep(broker, pipeline, Duration.ofSeconds(trialSeconds), Duration.ofSeconds(durationSeconds), runs, searchTrials, consumerProperties).run(sizes, models);
+            PayloadSweep sweep = new PayloadSweep(broker, pipeline, Duration.ofSeconds(trialSeconds), Duration.ofSeconds(durationSeconds), runs, searchTrials, consumerProperties)
+                    .atBytesPerSecond(atMegabytesPerSecond * 1e6);
+            rows = sweep.run(sizes, models);
+            w.printf(Locale.ROOT, "%nidle, the job started and nothing offered, the process took %.3f cores (all threads but the sender's)%n", sweep.idleCores());
         }
         PayloadSweep.print(rows, w);
         List<Path> files = PayloadSweep.write(rows, dir);

@@ -47,7 +47,7 @@ final class PayloadSweep {
     static final List<String> COLUMNS = List.of("payload_kb", "model", "input", "request_bytes", "result_bytes",
             "bare_per_s", "bare_mb_per_s", "bare_limit_found", "pipeline_per_s", "pipeline_mb_per_s", "pipeline_limit_found", "mb_ratio",
             "half_rate_per_s", "bare_p50_ms", "bare_p99_ms", "pipeline_p50_ms", "pipeline_p99_ms", "p99_ratio",
-            "bare_trials", "pipeline_trials", "seconds");
+            "bare_trials", "pipeline_trials", "seconds", "bare_cpu_us_per_request", "pipeline_cpu_us_per_request", "cpu_ratio");
     static final String CSV = "sweep.csv";
 
     private final EmbeddedKafkaBroker broker;
@@ -59,6 +59,9 @@ final class PayloadSweep {
     private final int maxTrials;
     private final Duration drain = Duration.ofSeconds(3);
     private final Map<String, String> consumerProperties;
+    private double fixedBytesPerSecond;
+    /** CPU of the idle process, in cores, measured before the first size. */
+    private double idleCores;
     private int topics;
 
     /**
@@ -84,9 +87,21 @@ final class PayloadSweep {
         this.maxTrials = maxTrials;
     }
 
+    /**
+     * Instead of the rate searches, the latency runs of each size at this many bytes of requests
+     * per second: both paths at one rate, so that two builds can be compared on their latency and
+     * their CPU per request, which a machine shared with other work disturbs far less than it
+     * does the highest sustained rate.
+     */
+    PayloadSweep atBytesPerSecond(double bytesPerSecond) {
+        this.fixedBytesPerSecond = bytesPerSecond;
+        return this;
+    }
+
     /** What one payload size measured; latencies in microseconds, 0 where not measured. */
     record Row(double kilobytes, ModelSpec model, int requestBytes, int resultBytes, RateSearch.Result bare, RateSearch.Result pipeline,
-               double halfRate, long bareP50, long bareP99, long pipelineP50, long pipelineP99, double seconds) {
+               double halfRate, long bareP50, long bareP99, long pipelineP50, long pipelineP99, double seconds,
+               double bareCpuMicros, double pipelineCpuMicros) {
 
         double bareMegabytes() {
             return bare.sustainedPerSecond() * requestBytes / 1e6;
@@ -101,6 +116,11 @@ final class PayloadSweep {
             return bare.sustainedPerSecond() == 0 ? Double.NaN : pipeline.sustainedPerSecond() / bare.sustainedPerSecond();
         }
 
+        /** The pipeline's CPU per request over the bare round trip's, each of the whole process but the sender and the JIT compiler. */
+        double cpuRatio() {
+            return bareCpuMicros == 0 || pipelineCpuMicros == 0 ? Double.NaN : pipelineCpuMicros / bareCpuMicros;
+        }
+
         double p99Ratio() {
             return bareP99 == 0 || pipelineP99 == 0 ? Double.NaN : (double) pipelineP99 / bareP99;
         }
@@ -110,7 +130,7 @@ final class PayloadSweep {
                     f0(bare.sustainedPerSecond()), f2(bareMegabytes()), Boolean.toString(bare.limitFound()),
                     f0(pipeline.sustainedPerSecond()), f2(pipelineMegabytes()), Boolean.toString(pipeline.limitFound()), f3(megabytesRatio()),
                     f0(halfRate), ms(bareP50), ms(bareP99), ms(pipelineP50), ms(pipelineP99), f3(p99Ratio()),
-                    trials(bare), trials(pipeline), f0(seconds));
+                    trials(bare), trials(pipeline), f0(seconds), f1(bareCpuMicros), f1(pipelineCpuMicros), f3(cpuRatio()));
         }
     }
 
@@ -150,6 +170,11 @@ final class PayloadSweep {
             bar.step();
             pipeline.run(first.name(), warmRate, trial, trialWarmup, drain);
             bar.step();
+            // What the process takes with nothing offered (the idle job's timers and polls, the broker's):
+            // part of every figure of CPU per request below, and printed beside them.
+            long idle0 = processCpuNanos(), idleT0 = System.nanoTime();
+            Thread.sleep(3_000);
+            idleCores = (processCpuNanos() - idle0) / (double) (System.nanoTime() - idleT0);
             double startBytesPerSecond = FIRST_START_BYTES_PER_S;
             for (int i = 0; i < models.size(); i++) {
                 long t0 = System.nanoTime();
@@ -159,21 +184,34 @@ final class PayloadSweep {
                 String size = PayloadModels.trim(kilobytes.get(i)) + " kB";
                 pipeline.awaitServing(m.name());
 
-                double bareStart = clampStart(startBytesPerSecond / requestBytes);
-                RateSearch.Result bare = search(bareStart, rate -> bareTrial(m, rate), bar, size + " bare");
-                double pipelineStart = clampStart(bare.sustainedPerSecond() > 0 ? bare.sustainedPerSecond() / 2 : bareStart);
-                RateSearch.Result pipe = search(pipelineStart, rate -> pipelineTrial(m, rate), bar, size + " pipeline");
-                if (bare.sustainedPerSecond() > 0) startBytesPerSecond = bare.sustainedPerSecond() * requestBytes / 2;
+                RateSearch.Result bare, pipe;
+                double half;
+                if (fixedBytesPerSecond > 0) {
+                    bare = pipe = new RateSearch.Result(0, false, List.of());
+                    half = fixedBytesPerSecond / requestBytes;
+                    bar.stepBy(2L * maxTrials);
+                } else {
+                    double bareStart = clampStart(startBytesPerSecond / requestBytes);
+                    bare = search(bareStart, rate -> bareTrial(m, rate), bar, size + " bare");
+                    double pipelineStart = clampStart(bare.sustainedPerSecond() > 0 ? bare.sustainedPerSecond() / 2 : bareStart);
+                    pipe = search(pipelineStart, rate -> pipelineTrial(m, rate), bar, size + " pipeline");
+                    if (bare.sustainedPerSecond() > 0) startBytesPerSecond = bare.sustainedPerSecond() * requestBytes / 2;
+                    half = pipe.sustainedPerSecond() / 2;
+                }
 
-                double half = pipe.sustainedPerSecond() / 2;
                 long[] bareP50 = new long[runs], bareP99 = new long[runs], pipeP50 = new long[runs], pipeP99 = new long[runs];
+                double[] bareCpu = new double[runs], pipeCpu = new double[runs];
                 if (half > 0) {
                     for (int r = 0; r < runs; r++) {
+                        long cpu0 = processCpuNanos();
                         KafkaRoundTrip.Result b = roundTrip(m, half, latencyRun).run();
+                        bareCpu[r] = (processCpuNanos() - cpu0) / 1e3 / Math.max(1, b.sent());
                         bareP50[r] = b.p50Micros();
                         bareP99[r] = b.p99Micros();
                         bar.step();
+                        cpu0 = processCpuNanos();
                         PipelineRig.Phase p = pipeline.run(m.name(), half, latencyRun, Duration.ofSeconds(2), drain);
+                        pipeCpu[r] = (processCpuNanos() - cpu0) / 1e3 / Math.max(1, p.sent());
                         pipeP50[r] = p.p50Micros();
                         pipeP99[r] = p.p99Micros();
                         bar.step();
@@ -184,11 +222,62 @@ final class PayloadSweep {
                 }
                 Row row = new Row(kilobytes.get(i), m, requestBytes, resultBytes, bare, pipe, half,
                         half > 0 ? BenchCommand.median(bareP50) : 0, half > 0 ? BenchCommand.median(bareP99) : 0,
-                        half > 0 ? BenchCommand.median(pipeP50) : 0, half > 0 ? BenchCommand.median(pipeP99) : 0, (System.nanoTime() - t0) / 1e9);
+                        half > 0 ? BenchCommand.median(pipeP50) : 0, half > 0 ? BenchCommand.median(pipeP99) : 0, (System.nanoTime() - t0) / 1e9,
+                        half > 0 ? median(bareCpu) : 0, half > 0 ? median(pipeCpu) : 0);
                 rows.add(row);
             }
         }
         return rows;
+    }
+
+    /** The CPU the process took while idle, in cores (after {@link #run}). */
+    double idleCores() {
+        return idleCores;
+    }
+
+    /**
+     * CPU time of this whole process but the calling thread and the JIT compiler: broker, job and
+     * clients share the process, so a path's CPU per request is what it costs the machine, the
+     * broker's share included. The calling thread is the sender of both paths, left out: its
+     * pacer spins the last stretch before each send, which takes whatever CPU is free and says
+     * nothing of the path.
+     */
+    private static long processCpuNanos() {
+        long process = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return process - java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - compilerCpuNanos();
+    }
+
+    /**
+     * CPU time of the JIT compiler's threads (Linux: {@code /proc/self/task}; 0 elsewhere), also
+     * left out: over runs of seconds the compiler is still at work on whatever code ran first,
+     * up to a core on two, which says nothing of either path.
+     */
+    private static long compilerCpuNanos() {
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) return 0;
+        long ticks = 0;
+        try (var dirs = Files.list(tasks)) {
+            for (Path task : dirs.toList()) {
+                try {
+                    String comm = Files.readString(task.resolve("comm")).strip();
+                    if (!comm.startsWith("C1 Compiler") && !comm.startsWith("C2 Compiler")) continue;
+                    String stat = Files.readString(task.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
+                } catch (IOException | RuntimeException e) {
+                    // a thread that ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return ticks * 10_000_000L; // USER_HZ = 100 on Linux
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private RateSearch.Result search(double start, RateSearch.Trial trial, ProgressBar bar, String what) throws Exception {
@@ -230,15 +319,16 @@ final class PayloadSweep {
 
     /** Prints the table of the rows and the targets of issue 14, met or not. */
     static void print(List<Row> rows, PrintWriter out) {
-        out.printf("%n%-8s %-14s %9s | %-21s | %-21s | %6s | %8s | %-15s | %-15s | %5s%n", "payload", "model", "request B",
-                "bare round trip", "pipeline", "MB", "at /s", "bare ms", "pipeline ms", "p99");
-        out.printf("%-8s %-14s %9s | %10s %10s | %10s %10s | %6s | %8s | %7s %7s | %7s %7s | %5s%n", "kB", "", "",
-                "req/s", "MB/s", "req/s", "MB/s", "ratio", "(half)", "p50", "p99", "p50", "p99", "ratio");
+        out.printf("%n%-8s %-14s %9s | %-21s | %-21s | %6s | %8s | %-15s | %-15s | %5s | %-21s%n", "payload", "model", "request B",
+                "bare round trip", "pipeline", "MB", "at /s", "bare ms", "pipeline ms", "p99", "CPU us per request");
+        out.printf("%-8s %-14s %9s | %10s %10s | %10s %10s | %6s | %8s | %7s %7s | %7s %7s | %5s | %6s %8s %5s%n", "kB", "", "",
+                "req/s", "MB/s", "req/s", "MB/s", "ratio", "(half)", "p50", "p99", "p50", "p99", "ratio", "bare", "pipeline", "ratio");
         for (Row r : rows) {
-            out.printf(Locale.ROOT, "%-8s %-14s %9d | %10s %10.2f | %10s %10.2f | %6.2f | %8.0f | %7.2f %7.2f | %7.2f %7.2f | %5.2f%n",
+            out.printf(Locale.ROOT, "%-8s %-14s %9d | %10s %10.2f | %10s %10.2f | %6.2f | %8.0f | %7.2f %7.2f | %7.2f %7.2f | %5.2f | %6.1f %8.1f %5.2f%n",
                     PayloadModels.trim(r.kilobytes()), r.model().name(), r.requestBytes(),
                     rate(r.bare()), r.bareMegabytes(), rate(r.pipeline()), r.pipelineMegabytes(), r.megabytesRatio(),
-                    r.halfRate(), r.bareP50() / 1e3, r.bareP99() / 1e3, r.pipelineP50() / 1e3, r.pipelineP99() / 1e3, r.p99Ratio());
+                    r.halfRate(), r.bareP50() / 1e3, r.bareP99() / 1e3, r.pipelineP50() / 1e3, r.pipelineP99() / 1e3, r.p99Ratio(),
+                    r.bareCpuMicros(), r.pipelineCpuMicros(), r.cpuRatio());
         }
         out.println("  (>= : the search's ceiling or trial budget ended it before a rate failed)");
         for (Row r : rows) {
@@ -324,6 +414,10 @@ final class PayloadSweep {
 
     private static String f0(double v) {
         return String.format(Locale.ROOT, "%.0f", v);
+    }
+
+    private static String f1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
     }
 
     private static String f2(double v) {

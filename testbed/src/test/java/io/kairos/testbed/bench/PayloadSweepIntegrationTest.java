@@ -46,6 +46,10 @@ class PayloadSweepIntegrationTest {
                 .isEqualTo(Math.round(Double.parseDouble(row.get(t.index("pipeline_per_s"))) / 2.0), org.assertj.core.api.Assertions.within(1.0));
         assertThat(Double.parseDouble(row.get(t.index("bare_p99_ms")))).isPositive();
         assertThat(Double.parseDouble(row.get(t.index("pipeline_p99_ms")))).isPositive();
+        // Each path's CPU per request (the process but the sender and the JIT compiler), and the idle process's.
+        assertThat(Double.parseDouble(row.get(t.index("bare_cpu_us_per_request")))).isPositive();
+        assertThat(Double.parseDouble(row.get(t.index("pipeline_cpu_us_per_request")))).isPositive();
+        assertThat(out.toString()).containsPattern("idle, the job started and nothing offered, the process took [0-9.]+ cores");
         assertThat(dir.resolve("throughput.png")).isNotEmptyFile();
         assertThat(dir.resolve("p99.png")).isNotEmptyFile();
     }

@@ -1,0 +1,48 @@
+package io.kairos.jobs;
+
+import io.kairos.jobs.ServingJob.Endpoints.ProducerRole;
+import org.junit.jupiter.api.Test;
+
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The settings of the job's Kafka producers, and the user's over them. */
+class KafkaClientSettingsTest {
+
+    @Test
+    void onlyTheTelemetryLingersAndOnlyWhatSomeoneWaitsForKeepsOneRequestInFlight() {
+        ServingConfig config = new ServingConfig();
+        Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
+        Properties reports = ServingJob.Endpoints.producerSettings(ProducerRole.DEVICE_REPORTS, config);
+        Properties telemetry = ServingJob.Endpoints.producerSettings(ProducerRole.TELEMETRY, config);
+        Properties other = ServingJob.Endpoints.producerSettings(ProducerRole.OTHER, config);
+
+        assertThat(results.getProperty("linger.ms")).isEqualTo("0");
+        assertThat(reports.getProperty("linger.ms")).isEqualTo("0");
+        assertThat(other.getProperty("linger.ms")).isEqualTo("0");
+        assertThat(telemetry.getProperty("linger.ms")).isEqualTo("20");
+
+        assertThat(results.getProperty("max.in.flight.requests.per.connection")).isEqualTo("1");
+        assertThat(reports.getProperty("max.in.flight.requests.per.connection")).isEqualTo("1");
+        assertThat(telemetry.getProperty("max.in.flight.requests.per.connection")).isNull();
+        assertThat(other.getProperty("max.in.flight.requests.per.connection")).isNull();
+
+        for (Properties p : new Properties[]{results, reports, telemetry, other}) {
+            assertThat(p.getProperty("max.request.size")).isEqualTo(Integer.toString(ServingJob.RESULTS_MAX_REQUEST_SIZE));
+        }
+    }
+
+    @Test
+    void theUsersKafkaPropertiesGoOverEveryProducersOwn() {
+        ServingConfig config = new ServingConfig();
+        config.kafkaProperties.put("linger.ms", "3");
+        config.kafkaProperties.put("max.in.flight.requests.per.connection", "5");
+        for (ProducerRole role : ProducerRole.values()) {
+            Properties p = ServingJob.Endpoints.producerSettings(role, config);
+            assertThat(p.getProperty("linger.ms")).as(role.name()).isEqualTo("3");
+            assertThat(p.getProperty("max.in.flight.requests.per.connection")).as(role.name()).isEqualTo("5");
+        }
+    }
+
+}
