@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -60,18 +59,15 @@ public final class GroupScheduler implements GroupView {
     // its head changes and put back after.
     // Read-only to the policies: it is its own view.
     private final QueueOrder active = new QueueOrder();
-    // The same queues in two other orders, kept only once a policy asked for them: by the arrival
-    // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
-    // the active order. A queue's keys change only where its place in `active` does (leave, join),
-    // but for an earlier arrival behind the head, which moves it by oldest arrival (enqueue).
-    private TreeSet<RequestQueue> byHeadArrival;
     // The pending queues holding at least `holdingAtLeast` requests or a full batch, for a policy
     // that serves only such queues (static batching); kept once asked for.
     private Set<RequestQueue> holding;
     private Collection<RequestQueue> holdingView;
     private int holdingAtLeast;
-    private TreeSet<RequestQueue> byOldestArrival;
-    // The same two orders in arrays (QueueOrder), kept once a policy asked for them as such.
+    // The same queues in two other orders, kept only once a policy asked for them: by the arrival
+    // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
+    // the active order. A queue's keys change only where its place in `active` does (leave, join),
+    // but for an earlier arrival behind the head, which moves it by oldest arrival (enqueue).
     private QueueOrder headOrder;
     private QueueOrder oldestOrder;
     // The active queues holding two requests or more: the only ones that can make a batch larger
@@ -307,18 +303,14 @@ public final class GroupScheduler implements GroupView {
     private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
         // Only the order by oldest arrival moves when an earlier arrival comes behind the head.
-        boolean newOldest = !newHead && (byOldestArrival != null || oldestOrder != null) && request.arrivalMicros() < q.oldestArrival();
+        boolean newOldest = !newHead && oldestOrder != null && request.arrivalMicros() < q.oldestArrival();
         if (newHead && !q.isEmpty()) leave(q);
-        if (newOldest) {
-            if (byOldestArrival != null) byOldestArrival.remove(q);
-            if (oldestOrder != null) oldestOrder.leave(q);
-        }
+        if (newOldest) oldestOrder.leave(q);
         q.add(request);
         if (newHead) join(q);
         if (newOldest) {
             q.keepOrderKeys(true);
-            if (byOldestArrival != null) byOldestArrival.add(q);
-            if (oldestOrder != null) oldestOrder.join(q);
+            oldestOrder.join(q);
         }
         if (q.size() == 2) {
             batchable.add(q);
@@ -340,19 +332,15 @@ public final class GroupScheduler implements GroupView {
     // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
     private boolean leave(RequestQueue q) {
         boolean was = active.leave(q);
-        if (byHeadArrival != null) byHeadArrival.remove(q);
-        if (byOldestArrival != null) byOldestArrival.remove(q);
         if (headOrder != null) headOrder.leave(q);
         if (oldestOrder != null) oldestOrder.leave(q);
         return was;
     }
 
     private void join(RequestQueue q) {
-        q.keepOrderKeys(byOldestArrival != null || oldestOrder != null);
+        q.keepOrderKeys(oldestOrder != null);
         active.join(q);
         if (batchableByKey != null && q.size() >= 2) batchableByKey.put(q);
-        if (byHeadArrival != null) byHeadArrival.add(q);
-        if (byOldestArrival != null) byOldestArrival.add(q);
         if (headOrder != null) headOrder.join(q);
         if (oldestOrder != null) oldestOrder.join(q);
     }
@@ -398,8 +386,6 @@ public final class GroupScheduler implements GroupView {
         List<Request> all = new ArrayList<>(pending);
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
         active.reset();
-        if (byHeadArrival != null) byHeadArrival.clear();
-        if (byOldestArrival != null) byOldestArrival.clear();
         if (headOrder != null) headOrder.reset();
         if (oldestOrder != null) oldestOrder.reset();
         batchable.clear();
@@ -458,25 +444,6 @@ public final class GroupScheduler implements GroupView {
     @Override
     public Collection<RequestQueue> pendingQueues() {
         return active;
-    }
-
-    @Override
-    public NavigableSet<RequestQueue> pendingQueuesByHeadArrival() {
-        if (byHeadArrival == null) {
-            byHeadArrival = new TreeSet<>(GroupScheduler::byHeadArrival);
-            byHeadArrival.addAll(active);
-        }
-        return Collections.unmodifiableNavigableSet(byHeadArrival);
-    }
-
-    @Override
-    public NavigableSet<RequestQueue> pendingQueuesByOldestArrival() {
-        if (byOldestArrival == null) {
-            byOldestArrival = new TreeSet<>(GroupScheduler::byOldestArrival);
-            for (RequestQueue q : active) q.keepOrderKeys(true);
-            byOldestArrival.addAll(active);
-        }
-        return Collections.unmodifiableNavigableSet(byOldestArrival);
     }
 
     @Override
@@ -756,23 +723,6 @@ public final class GroupScheduler implements GroupView {
             if (d.models() != null) return false;
         }
         return true;
-    }
-
-    // The comparators read the keys each queue had as it joined the orders (RequestQueue.keepOrderKeys).
-    private static int byHeadArrival(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.headArrivalKey(), b.headArrivalKey());
-        return c != 0 ? c : byLatestStartAlone(a, b);
-    }
-
-    private static int byOldestArrival(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.oldestArrivalKey(), b.oldestArrivalKey());
-        return c != 0 ? c : byLatestStartAlone(a, b);
-    }
-
-    // The order of the active queues (QueueOrder keeps the same): by the latest start of their head alone, then by model.
-    private static int byLatestStartAlone(RequestQueue a, RequestQueue b) {
-        int c = Long.compare(a.latestStartKey(), b.latestStartKey());
-        return c != 0 ? c : a.model().compareTo(b.model());
     }
 
     /** The first instant at which some head request becomes unreachable, if nothing is dispatched. */

@@ -5,7 +5,6 @@ import io.kairos.core.request.RequestQueue;
 
 import java.util.Collection;
 import java.util.List;
-import java.util.NavigableSet;
 import java.util.function.ToLongFunction;
 
 /**
@@ -30,27 +29,13 @@ public interface GroupView {
      * The pending queues in order of their head request's arrival, ties in the order of
      * {@link #pendingQueues}: FIFO across models. Kept from the first call on; a live view.
      */
-    NavigableSet<RequestQueue> pendingQueuesByHeadArrival();
+    OrderedQueues queuesByHeadArrival();
 
     /**
      * The pending queues in order of their oldest request's arrival ({@link RequestQueue#oldestArrival}),
      * ties in the order of {@link #pendingQueues}. Kept from the first call on; a live view.
      */
-    NavigableSet<RequestQueue> pendingQueuesByOldestArrival();
-
-    /**
-     * The order of {@link #pendingQueuesByHeadArrival}, kept by the scheduler in arrays rather than
-     * a tree, which with thousands of queues costs far less to keep. Kept from the first call on; a
-     * live view.
-     */
-    default OrderedQueues queuesByHeadArrival() {
-        return OrderedQueues.of(pendingQueuesByHeadArrival());
-    }
-
-    /** The order of {@link #pendingQueuesByOldestArrival}, kept as {@link #queuesByHeadArrival} is. */
-    default OrderedQueues queuesByOldestArrival() {
-        return OrderedQueues.of(pendingQueuesByOldestArrival());
-    }
+    OrderedQueues queuesByOldestArrival();
 
     /**
      * The pending queues holding at least {@code n} requests, or a full batch of their model
