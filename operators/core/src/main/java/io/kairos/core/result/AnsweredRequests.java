@@ -1,5 +1,7 @@
 package io.kairos.core.result;
 
+import io.kairos.core.time.Micros;
+
 import java.io.Serializable;
 import java.util.Set;
 
@@ -100,7 +102,7 @@ public final class AnsweredRequests {
         long horizonMicros = Math.multiplyExact(settings.horizonMs(), 1000L);
         long catchUpMicros = Math.multiplyExact(settings.catchUpMs(), 1000L);
         return new AnsweredRequests(Set.copyOf(ids), anchorMillis, restoredAtMicros,
-                saturatedAdd(restoredAtMicros, horizonMicros), saturatedAdd(restoredAtMicros, catchUpMicros),
+                Micros.saturatedAdd(restoredAtMicros, horizonMicros), Micros.saturatedAdd(restoredAtMicros, catchUpMicros),
                 Math.multiplyExact(settings.marginMs(), 1000L));
     }
 
@@ -114,7 +116,7 @@ public final class AnsweredRequests {
      * request could not be decoded), must not be written because one is already out.
      */
     public boolean alreadyAnswered(String requestId, long sentAtMicros, long nowMicros) {
-        return nowMicros < untilMicros && sentAtMicros < saturatedAdd(restoredAtMicros, marginMicros) && ids.contains(requestId);
+        return nowMicros < untilMicros && sentAtMicros < Micros.saturatedAdd(restoredAtMicros, marginMicros) && ids.contains(requestId);
     }
 
     /** Whether the set has been dropped: nothing is held back from now on. */
@@ -134,10 +136,5 @@ public final class AnsweredRequests {
     /** How many request ids are held. */
     public int size() {
         return ids.size();
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
     }
 }

@@ -8,6 +8,7 @@ import io.kairos.core.scheduling.OrderedQueues;
 import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.PerModel;
 import io.kairos.core.scheduling.SchedulingPolicy;
+import io.kairos.core.time.Micros;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -157,7 +158,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
     public long schedule(long now, GroupView group) {
         rejectTimedOut(now, group);
         // Devices are looked at as of `ready`: idle then means fed now, ahead of the lookahead.
-        long ready = saturatedAdd(now, lookahead);
+        long ready = Micros.saturatedAdd(now, lookahead);
         if (!IdleDevices.anyIdle(ready, group)) return Math.min(ahead(IdleDevices.nextFree(group)), nextTimeout(group));
         long wake = NO_WAKE;
         boolean uniform = group.everyDeviceHoldsEveryModel();
@@ -204,10 +205,6 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         return freeAt == NO_WAKE ? NO_WAKE : freeAt - lookahead;
     }
 
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return sum < a ? Long.MAX_VALUE : sum;
-    }
 
     /** What the queues behind the front ask for: the first release of a delay, and whether one would take a device. */
     private record Rest(long release, boolean asks) {}
@@ -326,7 +323,6 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
 
     private static long expiry(Request r, long timeout) {
         if (timeout == AT_DEADLINE) return r.deadlineMicros();
-        long at = r.arrivalMicros() + timeout;
-        return at < r.arrivalMicros() ? Long.MAX_VALUE : at; // saturate: a timeout of centuries never fires
+        return Micros.saturatedAdd(r.arrivalMicros(), timeout); // a timeout of centuries never fires
     }
 }
