@@ -5,6 +5,7 @@ import io.kairos.testbed.ProgressLine;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
+import io.kairos.testbed.profile.ThreadCpu;
 import me.tongfei.progressbar.ProgressBar;
 
 import java.io.IOException;
@@ -248,30 +249,13 @@ final class PayloadSweep {
     }
 
     /**
-     * CPU time of the JIT compiler's threads (Linux: {@code /proc/self/task}; 0 elsewhere), also
+     * CPU time of the JIT compiler's threads ({@link ThreadCpu}; 0 where it cannot be read), also
      * left out: over runs of seconds the compiler is still at work on whatever code ran first,
      * up to a core on two, which says nothing of either path.
      */
     private static long compilerCpuNanos() {
-        Path tasks = Path.of("/proc/self/task");
-        if (!Files.isDirectory(tasks)) return 0;
-        long ticks = 0;
-        try (var dirs = Files.list(tasks)) {
-            for (Path task : dirs.toList()) {
-                try {
-                    String comm = Files.readString(task.resolve("comm")).strip();
-                    if (!comm.startsWith("C1 Compiler") && !comm.startsWith("C2 Compiler")) continue;
-                    String stat = Files.readString(task.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
-                } catch (IOException | RuntimeException e) {
-                    // a thread that ended meanwhile
-                }
-            }
-        } catch (IOException e) {
-            return 0;
-        }
-        return ticks * 10_000_000L; // USER_HZ = 100 on Linux
+        ThreadCpu cpu = ThreadCpu.read();
+        return cpu == null ? 0 : Math.round(cpu.jit() * 1e9);
     }
 
     private static double median(double[] values) {

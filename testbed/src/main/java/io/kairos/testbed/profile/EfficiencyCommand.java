@@ -219,50 +219,6 @@ public class EfficiencyCommand implements Callable<Integer> {
     private ThreadCpu cpuAtStart;
     private ThreadCpu cpuAtEnd;
 
-    /**
-     * CPU seconds of the process and of its JIT compiler, device and GC threads, from Linux's
-     * {@code /proc/self/task} (the compiler's threads are invisible to the JVM's thread beans);
-     * null where there is no such file system.
-     */
-    private record ThreadCpu(double total, double jit, double device, double gc) {
-        private static final double TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux this runs on
-
-        static ThreadCpu read() {
-            java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
-            if (tasks == null) return null;
-            double total; // the process's, with the threads that ended
-            try {
-                total = cpuSeconds(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat")));
-            } catch (java.io.IOException | RuntimeException e) {
-                return null;
-            }
-            double jit = 0, device = 0, gc = 0;
-            for (java.io.File task : tasks) {
-                try {
-                    String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
-                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                    double seconds = cpuSeconds(stat);
-                    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) jit += seconds;
-                    else if (name.startsWith("kairos-onnx-dev")) device += seconds;
-                    else if (name.startsWith("GC Thread") || name.startsWith("G1 ")) gc += seconds;
-                } catch (java.io.IOException | RuntimeException e) {
-                    // A thread that ended meanwhile: its time is gone from the task list either way.
-                }
-            }
-            return new ThreadCpu(total, jit, device, gc);
-        }
-
-        /** utime + stime of a {@code stat} line, in seconds (the fields after the name in parentheses). */
-        private static double cpuSeconds(String stat) {
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
-        }
-
-        ThreadCpu minus(ThreadCpu before) {
-            return new ThreadCpu(total - before.total, jit - before.jit, device - before.device, gc - before.gc);
-        }
-    }
-
     /** What the JVM had done by an instant: compiler time, collections, classes loaded (totals since it started). */
     private record JvmActivity(long wallMicros, long compilerMs, long gcMs, long gcCount, long classesLoaded) {
         static JvmActivity now() {
