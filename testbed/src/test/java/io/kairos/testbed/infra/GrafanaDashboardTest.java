@@ -82,18 +82,18 @@ public class GrafanaDashboardTest {
 
     @Test
     void theMetricsOfTheJobAreFoundInItsCode() throws Exception {
-        // The derivation itself: metrics the README documents, one of each kind.
+        // The derivation itself: metrics the monitoring page documents, one of each kind.
         assertThat(registeredMetrics()).containsEntry("arrivals", "counter").containsEntry("sloAttainment", "gauge")
                 .containsEntry("batchSize", "histogram").containsEntry("deviceBusyMicros", "counter")
                 .containsEntry("decisionsApplied", "counter").containsEntry("coldStarts", "counter");
     }
 
     @Test
-    void theReadmesTableOfMetricsNamesEveryMetricTheJobRegisters() throws Exception {
-        String readme = Files.readString(ROOT.resolve("README.md"));
-        int start = readme.indexOf("| operator | metrics |");
-        assertThat(start).as("README's table of metrics").isPositive();
-        String table = readme.substring(start, readme.indexOf("\n\n", start));
+    void theMonitoringPagesTableOfMetricsNamesEveryMetricTheJobRegisters() throws Exception {
+        String page = Files.readString(ROOT.resolve("docs/operations/monitoring.md"));
+        int start = page.indexOf("| operator | metrics |");
+        assertThat(start).as("docs/operations/monitoring.md's table of metrics").isPositive();
+        String table = page.substring(start, page.indexOf("\n\n", start));
         Set<String> documented = new TreeSet<>();
         Matcher m = Pattern.compile("`([a-z][A-Za-z]+)`").matcher(table);
         while (m.find()) documented.add(m.group(1));

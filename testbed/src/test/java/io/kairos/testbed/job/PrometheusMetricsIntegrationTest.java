@@ -33,8 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The job's metrics as Prometheus reads them: the serving job on a mini-cluster with Flink's
  * Prometheus reporter (the one infra/cluster and the containers run), scraped after a few
- * requests. Every metric the code registers is there under the name the README and the Grafana
- * dashboard use, and the README's filter finds exactly the job's own metrics, while a bare
+ * requests. Every metric the code registers is there under the name docs/operations/monitoring.md and the Grafana
+ * dashboard use, and that page's filter finds exactly the job's own metrics, while a bare
  * {@code grep kairos_} matches nearly every line (every metric carries the job's name).
  */
 class PrometheusMetricsIntegrationTest {
@@ -105,7 +105,7 @@ class PrometheusMetricsIntegrationTest {
                 assertThat(body).containsPattern("(?m)^" + PREFIX + "batchSize\\{.*quantile=\"0\\.99\",\\} ")
                         .containsPattern("(?m)^" + PREFIX + "batchSize_count\\{");
 
-                // README: `grep '^flink_taskmanager_job_task_operator_kairos_'` lists the job's metrics; `grep kairos_` nearly everything.
+                // docs/operations/monitoring.md: `grep '^flink_taskmanager_job_task_operator_kairos_'` lists the job's metrics; `grep kairos_` nearly everything.
                 List<String> lines = body.lines().toList();
                 long own = lines.stream().filter(l -> l.startsWith(PREFIX)).count();
                 long bare = lines.stream().filter(l -> l.contains("kairos_")).count();
