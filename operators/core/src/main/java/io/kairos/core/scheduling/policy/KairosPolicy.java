@@ -20,7 +20,7 @@ package io.kairos.core.scheduling.policy;
  *       least {@code efficiency_gain} (1.1) times as efficient: a batch of 16 rather than one of 8
  *       or a lone request. Below capacity the test fails and the order is Clockwork's.</li>
  * </ul>
- * Where the others lose (see BENCHMARKS.md, policy experiments): Clockwork splits batches small
+ * Where the others lose (see BENCHMARKS.md, "Policies"): Clockwork splits batches small
  * at tight SLOs and under overload; work-conserving and Flex serve whatever is first or largest
  * now, so urgent small queues expire in bursts below capacity; Triton waits a fixed delay whatever
  * the deadline.
