@@ -4,6 +4,7 @@ import io.kairos.jobs.cli.Kairos;
 import io.kairos.testbed.bench.BenchCommand;
 import io.kairos.testbed.bench.OverloadCommand;
 import io.kairos.testbed.demo.DemoCommand;
+import io.kairos.testbed.docs.DocsCommand;
 import io.kairos.testbed.experiment.ExperimentCommand;
 import io.kairos.testbed.faults.CheckResultsCommand;
 import io.kairos.testbed.fidelity.FidelityCommand;
@@ -15,7 +16,7 @@ import java.io.PrintWriter;
 /**
  * What {@code bin/kairos} runs: the product's command line ({@link Kairos}: serve, profile,
  * control, plan) with the testbed's commands added to it (demo, load generator, collector, benchmarks,
- * overload, experiments, fidelity, efficiency, the fault run's checker, the sandbox for clients' tests), under the same error handling.
+ * overload, experiments, fidelity, efficiency, the fault run's checker, the sandbox for clients' tests, the documentation's check), under the same error handling.
  */
 public final class KairosCli {
     private KairosCli() {}
@@ -36,7 +37,7 @@ public final class KairosCli {
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Kairos());
         for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(), new OverloadCommand(),
-                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new SandboxCommand()}) {
+                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new SandboxCommand(), new DocsCommand()}) {
             cl.addSubcommand(command);
         }
         return Kairos.withErrorHandling(cl, out, err);

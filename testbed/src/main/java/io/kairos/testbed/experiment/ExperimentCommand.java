@@ -52,7 +52,7 @@ public class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--triton-grid", negatable = true, description = "Run triton with each setting of its grid (max queue delay x preferred batch sizes) and keep the best at each point; --no-triton-grid: once with its defaults (default: the experiment's; azure runs it once, its hour x 15 settings being most of an hour of CPU).")
     Boolean tritonGrid;
 
-    @Option(names = "--threads", paramLabel = "N", description = "Simulations run at once (default: available processors, here ${DEFAULT-VALUE}).")
+    @Option(names = "--threads", paramLabel = "N", description = "Simulations run at once (default: the machine's available processors).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--redraw", description = "Simulate nothing: print the table, check and draw again from DIR/results.csv.")

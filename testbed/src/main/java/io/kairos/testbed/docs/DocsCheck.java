@@ -1,0 +1,243 @@
+package io.kairos.testbed.docs;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The documentation's check: every relative link of README.md, BENCHMARKS.md and the pages under
+ * docs/ reaches a file or folder of the repository, and every {@code #anchor} a heading or an
+ * explicit anchor of the page it names; and the command-line reference (docs/reference/cli.md)
+ * names every command of the command line and every option of {@code serve}. Links in code
+ * (fenced blocks, inline code) and absolute URLs are not checked.
+ */
+public final class DocsCheck {
+    /** The generated command-line reference, relative to the repository's root. */
+    public static final String CLI_REFERENCE = "docs/reference/cli.md";
+    /** How the command-line reference is written again. */
+    public static final String REGENERATE = "bin/kairos docs cli --output " + CLI_REFERENCE;
+
+    /** One problem, at a line of a file (line 0: the file as a whole). */
+    public record Problem(String file, int line, String message) {
+        @Override
+        public String toString() {
+            return file + (line > 0 ? ":" + line : "") + ": " + message;
+        }
+    }
+
+    /** What a check found, and how much it looked at. */
+    public record Result(List<Problem> problems, int files, int links, int commands, int options) {
+        public String summary() {
+            String looked = files + " files, " + links + " relative links, " + commands + " commands, " + options + " options of serve";
+            return problems.isEmpty() ? "docs check: no problems (" + looked + ")"
+                    : "docs check: " + problems.size() + (problems.size() == 1 ? " problem" : " problems") + " (" + looked + ")";
+        }
+    }
+
+    private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:");
+    private static final Pattern ATX = Pattern.compile("^ {0,3}(#{1,6})(?:[ \\t]+(.*))?$");
+
+    private final Path root;
+    private final Map<Path, Markdown> pages = new HashMap<>();
+
+    private DocsCheck(Path root) {
+        this.root = root.toAbsolutePath().normalize();
+    }
+
+    /** Checks the links of the pages under {@code root} and, with {@code commandLine} (the root command), the reference's coverage of it. */
+    public static Result check(Path root, CommandSpec commandLine) {
+        DocsCheck check = new DocsCheck(root);
+        List<Problem> problems = new ArrayList<>();
+        List<Path> files = check.pagesToCheck(problems);
+        int links = 0;
+        for (Path file : files) links += check.checkLinks(file, problems);
+        int[] counted = commandLine == null ? new int[2] : check.checkCoverage(commandLine, problems);
+        return new Result(List.copyOf(problems), files.size(), links, counted[0], counted[1]);
+    }
+
+    /** README.md, BENCHMARKS.md and every Markdown page under docs/, in that order (docs/ by path). */
+    private List<Path> pagesToCheck(List<Problem> problems) {
+        List<Path> files = new ArrayList<>();
+        for (String top : List.of("README.md", "BENCHMARKS.md")) {
+            Path p = root.resolve(top);
+            if (Files.isRegularFile(p)) files.add(p);
+            else problems.add(new Problem(top, 0, "missing"));
+        }
+        Path docs = root.resolve("docs");
+        if (Files.isDirectory(docs)) {
+            try (Stream<Path> walk = Files.walk(docs)) {
+                walk.filter(p -> Files.isRegularFile(p) && p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".md"))
+                        .sorted((a, b) -> relative(a).compareTo(relative(b)))
+                        .forEach(files::add);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return files;
+    }
+
+    /** Checks the relative links of {@code file}; returns how many it checked. */
+    private int checkLinks(Path file, List<Problem> problems) {
+        int checked = 0;
+        for (Markdown.Link link : page(file).links()) {
+            String target = link.target();
+            if (SCHEME.matcher(target).find() || target.startsWith("//")) continue; // absolute: http, https, mailto ...
+            checked++;
+            String why = whyDead(file, target);
+            if (why != null) problems.add(new Problem(relative(file), link.line(), "dead link '" + target + "' (" + why + ")"));
+        }
+        return checked;
+    }
+
+    /** Why {@code target}, written in {@code file}, leads nowhere, or null when it resolves. */
+    private String whyDead(Path file, String target) {
+        if (target.isEmpty()) return "empty target";
+        int hash = target.indexOf('#');
+        String path = hash < 0 ? target : target.substring(0, hash);
+        String fragment = hash < 0 ? null : decode(target.substring(hash + 1));
+        int query = path.indexOf('?');
+        if (query >= 0) path = path.substring(0, query);
+        path = decode(path);
+        Path resolved;
+        if (path.isEmpty()) {
+            resolved = file;
+        } else {
+            resolved = (path.startsWith("/") ? root.resolve(path.substring(1)) : file.getParent().resolve(path)).normalize();
+            if (!resolved.startsWith(root)) return "outside the repository";
+            if (!Files.exists(resolved)) return "no such file or folder: " + relative(resolved);
+        }
+        if (fragment == null || fragment.isEmpty() || !isMarkdown(resolved)) return null;
+        Markdown page = page(resolved);
+        if (page.anchors().contains(fragment)) return null;
+        String where = resolved.equals(file) ? "this page" : relative(resolved);
+        String hint = page.anchors().contains(fragment.toLowerCase(Locale.ROOT)) ? "; anchors are lower case" : "";
+        return "no heading or anchor '#" + fragment + "' in " + where + hint;
+    }
+
+    private static boolean isMarkdown(Path p) {
+        return Files.isRegularFile(p) && p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".md");
+    }
+
+    private static String decode(String s) {
+        try {
+            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return s;
+        }
+    }
+
+    private Markdown page(Path file) {
+        return pages.computeIfAbsent(file, f -> {
+            try {
+                return Markdown.parse(Files.readString(f));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private String relative(Path p) {
+        return root.relativize(p.toAbsolutePath().normalize()).toString().replace('\\', '/');
+    }
+
+    /**
+     * Checks that the reference names every command under {@code commandLine}'s root (as its
+     * qualified name, e.g. {@code kairos control show}) and every long option of {@code serve}
+     * (in serve's section when the page has one; a negatable one may be written {@code --[no-]name},
+     * as its usage writes it). Returns {commands, options} checked.
+     */
+    private int[] checkCoverage(CommandSpec commandLine, List<Problem> problems) {
+        CommandSpec top = commandLine.root();
+        List<CommandSpec> commands = new ArrayList<>();
+        collect(top, commands);
+        Path reference = root.resolve(CLI_REFERENCE);
+        if (!Files.isRegularFile(reference)) {
+            problems.add(new Problem(CLI_REFERENCE, 0, "missing (write it with " + REGENERATE + ")"));
+            return new int[] {0, 0};
+        }
+        String text;
+        try {
+            text = Files.readString(reference);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        for (CommandSpec c : commands) {
+            if (!mentions(text, c.qualifiedName(" "))) {
+                problems.add(new Problem(CLI_REFERENCE, 0, "missing command '" + c.qualifiedName(" ") + "' (regenerate with " + REGENERATE + ")"));
+            }
+        }
+        int options = 0;
+        CommandLine serve = top.subcommands().get("serve");
+        if (serve != null) {
+            String serveName = serve.getCommandSpec().qualifiedName(" ");
+            String section = section(text, serveName);
+            for (OptionSpec o : serve.getCommandSpec().options()) {
+                if (o.hidden()) continue;
+                for (String name : o.names()) {
+                    if (!name.startsWith("--")) continue;
+                    options++;
+                    if (!mentions(section, name) && !(o.negatable() && mentions(section, "--[no-]" + name.replaceFirst("^--(no-)?", "")))) {
+                        problems.add(new Problem(CLI_REFERENCE, 0, "missing option '" + name + "' of '" + serveName + "' (regenerate with " + REGENERATE + ")"));
+                    }
+                }
+            }
+        }
+        return new int[] {commands.size(), options};
+    }
+
+    /** {@code spec}'s subcommands, depth first in the order they were added, each once (aliases aside), hidden ones left out. */
+    static void collect(CommandSpec spec, List<CommandSpec> into) {
+        for (Map.Entry<String, CommandLine> e : spec.subcommands().entrySet()) {
+            CommandSpec sub = e.getValue().getCommandSpec();
+            if (!e.getKey().equals(sub.name()) || sub.usageMessage().hidden()) continue;
+            into.add(sub);
+            collect(sub, into);
+        }
+    }
+
+    /** Whether {@code words} occur in {@code text} as whole words (a hyphen counts as part of a word). */
+    private static boolean mentions(String text, String words) {
+        return Pattern.compile("(?<![\\w-])" + Pattern.quote(words) + "(?![\\w-])").matcher(text).find();
+    }
+
+    /** The part of {@code text} under a heading that names {@code command}, up to the next heading as high; all of it when none does. */
+    private static String section(String text, String command) {
+        String[] lines = text.split("\\R", -1);
+        boolean inFence = false;
+        int start = -1;
+        int level = 0;
+        StringBuilder out = new StringBuilder();
+        for (String line : lines) {
+            String t = line.strip();
+            if (t.startsWith("```") || t.startsWith("~~~")) inFence = !inFence;
+            Matcher h = inFence ? null : ATX.matcher(line);
+            if (h != null && h.matches()) {
+                int l = h.group(1).length();
+                if (start >= 0 && l <= level) break;
+                if (start < 0 && h.group(2) != null && mentions(h.group(2).replace("`", ""), command)
+                        && h.group(2).replace("`", "").strip().endsWith(command)) {
+                    start = 1;
+                    level = l;
+                    continue;
+                }
+            }
+            if (start >= 0) out.append(line).append('\n');
+        }
+        return start < 0 ? text : out.toString();
+    }
+}

@@ -1,0 +1,86 @@
+package io.kairos.testbed.docs;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code kairos docs}: the documentation's own checks and generated pages, from a checkout. Both
+ * subcommands read the command line they run in from picocli's model of it (its root), so that
+ * the reference and its check cover whatever bin/kairos holds.
+ */
+@Command(name = "docs", mixinStandardHelpOptions = true,
+        description = "Check the documentation's links and its coverage of the command line, and write the command-line reference.",
+        subcommands = {DocsCommand.CheckCommand.class, DocsCommand.CliCommand.class})
+public class DocsCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "missing command: one of " + spec.subcommands().keySet());
+    }
+
+    /** The repository's root: kairos.home (bin/kairos sets it), else the current folder. */
+    static Path defaultRoot() {
+        return Path.of(System.getProperty("kairos.home", "."));
+    }
+
+    @Command(name = "check", mixinStandardHelpOptions = true,
+            description = {"Check that every relative link and #anchor of README.md, BENCHMARKS.md and docs/**/*.md resolves "
+                    + "(links in code and absolute URLs aside), and that " + DocsCheck.CLI_REFERENCE + " names every command "
+                    + "and every option of serve. Prints one line per problem and a summary; exit code 1 on any problem."})
+    static final class CheckCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--root", paramLabel = "DIR", description = "The repository's root (default: the checkout bin/kairos runs from, else the current folder).")
+        Path root;
+
+        @Override
+        public Integer call() {
+            Path at = root == null ? defaultRoot() : root;
+            if (!Files.isDirectory(at)) throw new ParameterException(spec.commandLine(), "--root: not a folder: " + at);
+            DocsCheck.Result result = DocsCheck.check(at, spec.root());
+            PrintWriter out = spec.commandLine().getOut();
+            result.problems().forEach(out::println);
+            out.println(result.summary());
+            out.flush();
+            return result.problems().isEmpty() ? 0 : 1;
+        }
+    }
+
+    @Command(name = "cli", mixinStandardHelpOptions = true,
+            description = "Write the command-line reference (" + DocsCheck.CLI_REFERENCE + ") from the commands' own usage text, "
+                    + CliReference.WIDTH + " columns wide whatever the terminal.")
+    static final class CliCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--output", paramLabel = "FILE", description = "Write the page to FILE (default: print it).")
+        Path output;
+
+        @Override
+        public Integer call() throws Exception {
+            String page = CliReference.generate(spec.root());
+            if (output == null) {
+                spec.commandLine().getOut().print(page);
+                spec.commandLine().getOut().flush();
+            } else {
+                Path parent = output.toAbsolutePath().getParent();
+                if (parent != null) Files.createDirectories(parent);
+                Files.writeString(output, page, StandardCharsets.UTF_8);
+                spec.commandLine().getErr().println("kairos docs cli: wrote " + output);
+            }
+            return 0;
+        }
+    }
+}
