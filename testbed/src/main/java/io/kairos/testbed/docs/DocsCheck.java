@@ -65,7 +65,10 @@ public final class DocsCheck {
         List<Problem> problems = new ArrayList<>();
         List<Path> files = check.pagesToCheck(problems);
         int links = 0;
-        for (Path file : files) links += check.checkLinks(file, problems);
+        for (Path file : files) {
+            links += check.checkLinks(file, problems);
+            check.checkLength(file, problems);
+        }
         int[] counted = commandLine == null ? new int[2] : check.checkCoverage(commandLine, problems);
         return new Result(List.copyOf(problems), files.size(), links, counted[0], counted[1]);
     }
@@ -89,6 +92,36 @@ public final class DocsCheck {
             }
         }
         return files;
+    }
+
+    /** The README's most lines: an entry point and a map, not a manual. */
+    public static final int README_LINES = 200;
+    /** A page's most lines, unless its head says why it is longer. */
+    public static final int PAGE_LINES = 400;
+    /** How many lines at a page's top may give the reason for its length. */
+    private static final int HEAD_LINES = 20;
+
+    /**
+     * A page short enough to read at once: README.md at most {@link #README_LINES} lines; any other
+     * page at most {@link #PAGE_LINES}, or a reason in its first lines that names the limit
+     * ("... runs past 400 lines because ...").
+     */
+    private void checkLength(Path file, List<Problem> problems) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String name = relative(file);
+        if (name.equals("README.md")) {
+            if (lines.size() > README_LINES) problems.add(new Problem(name, 0, lines.size() + " lines, over the README's " + README_LINES));
+            return;
+        }
+        if (lines.size() <= PAGE_LINES) return;
+        boolean reasoned = lines.stream().limit(HEAD_LINES).anyMatch(l -> l.contains(PAGE_LINES + " lines"));
+        if (!reasoned) problems.add(new Problem(name, 0, lines.size() + " lines, over " + PAGE_LINES
+                + ", and no reason in its first " + HEAD_LINES + " lines (say why it runs past " + PAGE_LINES + " lines, or split it)"));
     }
 
     /** Checks the relative links of {@code file}; returns how many it checked. */

@@ -109,6 +109,23 @@ class DocsCheckTest {
     }
 
     @Test
+    void aReadmeOver200LinesAndAPageOver400WithoutAReasonFail() throws IOException {
+        writeGoodTree();
+        write("README.md", "# Kairos\n" + "line\n".repeat(199));   // 200 lines: at the limit
+        write("docs/long.md", "# Long\n" + "line\n".repeat(399));  // 400 lines: at the limit
+        assertThat(problems()).isEmpty();
+
+        write("README.md", "# Kairos\n" + "line\n".repeat(200));
+        write("docs/long.md", "# Long\n" + "line\n".repeat(400));
+        assertThat(problems()).containsExactly(
+                "README.md: 201 lines, over the README's 200",
+                "docs/long.md: 401 lines, over 400, and no reason in its first 20 lines (say why it runs past 400 lines, or split it)");
+
+        write("docs/long.md", "# Long\n\nThis log runs past 400 lines because it is kept whole.\n" + "line\n".repeat(400));
+        assertThat(problems()).containsExactly("README.md: 201 lines, over the README's 200");
+    }
+
+    @Test
     void aDeadFileLinkIsNamedWithItsLine() throws IOException {
         writeGoodTree();
         write("docs/guide.md", """
