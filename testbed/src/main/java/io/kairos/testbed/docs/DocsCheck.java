@@ -69,6 +69,7 @@ public final class DocsCheck {
             links += check.checkLinks(file, problems);
             check.checkLength(file, problems);
         }
+        check.checkReach(files, problems);
         int[] counted = commandLine == null ? new int[2] : check.checkCoverage(commandLine, problems);
         return new Result(List.copyOf(problems), files.size(), links, counted[0], counted[1]);
     }
@@ -122,6 +123,51 @@ public final class DocsCheck {
         boolean reasoned = lines.stream().limit(HEAD_LINES).anyMatch(l -> l.contains(PAGE_LINES + " lines"));
         if (!reasoned) problems.add(new Problem(name, 0, lines.size() + " lines, over " + PAGE_LINES
                 + ", and no reason in its first " + HEAD_LINES + " lines (say why it runs past " + PAGE_LINES + " lines, or split it)"));
+    }
+
+    /** How many links from the README may lead to a page: its map, then the page the map names. */
+    public static final int CLICKS = 2;
+
+    /**
+     * Every page under docs/ can be reached from README.md in at most {@link #CLICKS} links (a
+     * page no one can find is as good as lost), following links between Markdown pages only.
+     */
+    private void checkReach(List<Path> files, List<Problem> problems) {
+        Path readme = root.resolve("README.md");
+        if (!Files.isRegularFile(readme)) return;
+        Map<Path, Integer> clicks = new HashMap<>();
+        clicks.put(readme, 0);
+        List<Path> frontier = List.of(readme);
+        for (int depth = 1; depth <= CLICKS; depth++) {
+            List<Path> next = new ArrayList<>();
+            for (Path from : frontier) {
+                for (Markdown.Link link : page(from).links()) {
+                    Path to = linkedPage(from, link.target());
+                    if (to != null && !clicks.containsKey(to)) {
+                        clicks.put(to, depth);
+                        next.add(to);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        for (Path file : files) {
+            String name = relative(file);
+            if (name.startsWith("docs/") && !clicks.containsKey(file)) {
+                problems.add(new Problem(name, 0, "not reachable from README.md in " + CLICKS + " links"));
+            }
+        }
+    }
+
+    /** The Markdown page a relative link leads to, or null (an absolute URL, another kind of file, a dead link). */
+    private Path linkedPage(Path from, String target) {
+        if (SCHEME.matcher(target).find() || target.startsWith("//")) return null;
+        int cut = target.length();
+        for (char c : new char[] {'#', '?'}) if (target.indexOf(c) >= 0) cut = Math.min(cut, target.indexOf(c));
+        String path = decode(target.substring(0, cut));
+        if (path.isEmpty()) return null;
+        Path resolved = (path.startsWith("/") ? root.resolve(path.substring(1)) : from.getParent().resolve(path)).normalize();
+        return resolved.startsWith(root) && isMarkdown(resolved) ? resolved : null;
     }
 
     /** Checks the relative links of {@code file}; returns how many it checked. */

@@ -91,7 +91,12 @@ class DocsCheckTest {
         Files.writeString(file, text);
     }
 
+    /** Every problem the check finds but pages out of the README's reach: each test here adds pages of its own, and one test checks reach. */
     private List<String> problems() {
+        return allProblems().stream().filter(p -> !p.endsWith("not reachable from README.md in 2 links")).toList();
+    }
+
+    private List<String> allProblems() {
         return DocsCheck.check(dir, commandLine()).problems().stream().map(DocsCheck.Problem::toString).toList();
     }
 
@@ -123,6 +128,19 @@ class DocsCheckTest {
 
         write("docs/long.md", "# Long\n\nThis log runs past 400 lines because it is kept whole.\n" + "line\n".repeat(400));
         assertThat(problems()).containsExactly("README.md: 201 lines, over the README's 200");
+    }
+
+    @Test
+    void aPageMoreThanTwoLinksFromTheReadmeIsNamed() throws IOException {
+        writeGoodTree();
+        // README -> guide (1) -> deeper (2) -> deepest (3); lost: linked from nowhere.
+        write("docs/guide.md", "# Guide\n\n## Set up a broker\n\n<a id=\"custom\"></a>\n[deeper](deeper.md), [the reference](reference/cli.md)\n");
+        write("docs/deeper.md", "# Deeper\n\n[deepest](sub/deepest.md)\n");
+        write("docs/sub/deepest.md", "# Deepest\n\n[back](../../README.md)\n");
+        write("docs/lost.md", "# Lost\n");
+        assertThat(allProblems()).containsExactly(
+                "docs/lost.md: not reachable from README.md in 2 links",
+                "docs/sub/deepest.md: not reachable from README.md in 2 links");
     }
 
     @Test
