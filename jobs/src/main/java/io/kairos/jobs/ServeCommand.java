@@ -1,6 +1,7 @@
 package io.kairos.jobs;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
@@ -240,6 +241,7 @@ public class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        requireFlink();
         ServingConfig config = config();
         if (!config.kafkaProperties.isEmpty()) { // what the clients will be given, credentials masked
             spec.commandLine().getOut().println("serve: Kafka client properties " + KafkaOptions.describe(config.kafkaProperties));
@@ -250,6 +252,26 @@ public class ServeCommand implements Callable<Integer> {
         ServingJob.onKafka(config, catalog).build(env);
         env.execute("kairos-serving");
         return 0;
+    }
+
+    /**
+     * Stops {@code serve} in one line where Flink is not on the class path: the binary
+     * distribution's command line leaves Flink to the cluster, which runs the job jar.
+     */
+    static void requireFlink() {
+        try {
+            Class.forName("org.apache.flink.streaming.api.environment.StreamExecutionEnvironment", false, ServeCommand.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            Path jobs = Path.of(System.getProperty("kairos.home", "."), "job");
+            Path jar = jobs.resolve("kairos-jobs-VERSION-job.jar");
+            try (var files = Files.list(jobs)) {
+                jar = files.filter(f -> f.getFileName().toString().endsWith("-job.jar")).findFirst().orElse(jar);
+            } catch (IOException | UncheckedIOException notThere) {
+                // named by its pattern then
+            }
+            throw new IllegalStateException("the job runs in Flink, which is not on this command line's class path: submit it to a Flink cluster "
+                    + "with 'flink run " + jar + "' and these flags, or run serve from a checkout");
+        }
     }
 
     /** A command line that reads flag defaults from {@code --config FILE} if given, with one-line errors. */

@@ -3,6 +3,7 @@ package io.kairos.jobs;
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.LatencyEstimator;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.OnnxDevice;
 import io.kairos.flink.AcceptDecisions;
 import io.kairos.core.result.ResultBounds;

@@ -2,6 +2,7 @@ package io.kairos.jobs;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.flink.kafka.ResultsTopicLog;
+import io.kairos.jobs.config.ServingConfig;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;

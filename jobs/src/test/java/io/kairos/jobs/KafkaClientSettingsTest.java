@@ -1,6 +1,7 @@
 package io.kairos.jobs;
 
 import io.kairos.jobs.ServingJob.Endpoints.ProducerRole;
+import io.kairos.jobs.config.ServingConfig;
 import org.junit.jupiter.api.Test;
 
 import java.util.Properties;

@@ -1,5 +1,6 @@
 package io.kairos.jobs;
 
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.wire.RegistryFraming;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

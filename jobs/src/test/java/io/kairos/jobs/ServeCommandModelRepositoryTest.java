@@ -1,6 +1,7 @@
 package io.kairos.jobs;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.examples.ExampleModels;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

@@ -1,6 +1,7 @@
 package io.kairos.jobs;
 
 import io.kairos.flink.RepositoryCopy;
+import io.kairos.jobs.config.ServingConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -3,6 +3,7 @@ package io.kairos.jobs;
 import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;

@@ -1,9 +1,10 @@
 package io.kairos.testbed;
 
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.wire.KafkaClientProperties;
 import io.kairos.testbed.options.ProgressOption;
+import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.testbed.client.ResultConsumer;
 import me.tongfei.progressbar.ProgressBar;

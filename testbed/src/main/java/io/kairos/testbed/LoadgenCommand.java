@@ -1,11 +1,12 @@
 package io.kairos.testbed;
 
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.wire.KafkaClientProperties;
 import io.kairos.jobs.options.ModelsOption;
 import io.kairos.testbed.options.ArrivalsOption;
 import io.kairos.testbed.options.ProgressOption;
+import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.testbed.options.SeedOption;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.workload.ArrivalSpec;

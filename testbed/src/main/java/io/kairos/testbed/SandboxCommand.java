@@ -2,7 +2,7 @@ package io.kairos.testbed;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.ServeCommand;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.testbed.client.RequestProducer;

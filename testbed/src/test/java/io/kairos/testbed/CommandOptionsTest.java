@@ -136,7 +136,7 @@ class CommandOptionsTest {
     @Test
     void sharedFlagsTakeTheirDefaultsFromOnePlace() {
         // The serving job's defaults (ServingConfig) are what every command that shares a flag starts from.
-        var defaults = io.kairos.jobs.ServingConfig.DEFAULTS;
+        var defaults = io.kairos.jobs.config.ServingConfig.DEFAULTS;
         assertThat(flags()).contains(
                 "serve --bootstrap-servers=" + defaults.bootstrapServers,
                 "loadgen --bootstrap-servers=" + defaults.bootstrapServers,

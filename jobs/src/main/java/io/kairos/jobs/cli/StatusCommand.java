@@ -6,7 +6,7 @@ import io.kairos.control.status.StatusServer;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.time.WallClock;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.PolicyOptions;
 import picocli.CommandLine;

@@ -1,6 +1,6 @@
 package io.kairos.jobs.options;
 
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import picocli.CommandLine.Option;
 
 /** Flink's network buffer timeout, the latency floor of each hop: {@code serve}, {@code bench}. */

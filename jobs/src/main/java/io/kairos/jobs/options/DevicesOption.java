@@ -1,6 +1,6 @@
 package io.kairos.jobs.options;
 
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 

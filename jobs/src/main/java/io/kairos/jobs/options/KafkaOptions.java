@@ -1,6 +1,6 @@
 package io.kairos.jobs.options;
 
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.wire.KafkaClientProperties;
 import io.kairos.wire.Secrets;
 import org.apache.kafka.clients.admin.AdminClientConfig;

@@ -2,7 +2,7 @@ package io.kairos.jobs.options;
 
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 

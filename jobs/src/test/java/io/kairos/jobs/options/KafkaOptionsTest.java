@@ -2,7 +2,7 @@ package io.kairos.jobs.options;
 
 import io.kairos.core.result.ResultBounds;
 import io.kairos.jobs.ServeCommand;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.cli.KairosRun;
 import org.junit.jupiter.api.Test;

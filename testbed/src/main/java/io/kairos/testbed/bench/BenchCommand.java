@@ -3,7 +3,7 @@ package io.kairos.testbed.bench;
 import io.kairos.jobs.options.BufferTimeoutOption;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;

@@ -3,7 +3,7 @@ package io.kairos.testbed.bench;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelSpec;
-import io.kairos.testbed.ProgressLine;
+import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;

@@ -4,7 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;

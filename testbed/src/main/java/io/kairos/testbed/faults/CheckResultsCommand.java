@@ -1,6 +1,6 @@
 package io.kairos.testbed.faults;
 
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.StageTimes;

@@ -16,7 +16,7 @@ import io.kairos.sim.Simulation;
 import io.kairos.sim.TimedDecision;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.Workload;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;

@@ -9,7 +9,7 @@ import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.OnnxDevice;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.ServeCommand;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;

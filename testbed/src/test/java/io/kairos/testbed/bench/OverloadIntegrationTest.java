@@ -2,7 +2,7 @@ package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.ConfiguredPolicy;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.testbed.SharedBroker;
 import io.kairos.testbed.job.TestConfigs;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;

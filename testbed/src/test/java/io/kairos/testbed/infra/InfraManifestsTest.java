@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.kairos.jobs.ServeCommand;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJobMain;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HeartbeatManagerOptions;

@@ -6,7 +6,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.cli.Kairos;
 import io.kairos.schema.AssignGroup;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.job;
 
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.core.device.Device;
 import io.kairos.core.model.ModelCatalog;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.job;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.job;
 
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
 import io.kairos.core.time.WallClock;

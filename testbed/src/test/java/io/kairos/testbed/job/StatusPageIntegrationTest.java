@@ -2,7 +2,7 @@ package io.kairos.testbed.job;
 
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.cli.Kairos;
 import io.kairos.schema.AssignGroup;

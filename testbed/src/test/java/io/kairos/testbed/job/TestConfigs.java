@@ -1,6 +1,6 @@
 package io.kairos.testbed.job;
 
-import io.kairos.jobs.ServingConfig;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 
 /** Serving configurations for the integration tests: their own topics on the test broker, created here. */

@@ -47,6 +47,12 @@ public final class ExampleModels {
 
     private ExampleModels() {}
 
+    /** Writes the models as a model repository into the folder {@code args[0]} (the distribution's {@code models/}, at build time). */
+    public static void main(String[] args) {
+        if (args.length != 1) throw new IllegalArgumentException("usage: ExampleModels DIR");
+        writeRepository(Path.of(args[0]));
+    }
+
     /**
      * Writes the models as a model repository: {@code dir/mlp/{model.onnx,model.json}},
      * {@code dir/cnn/...} and {@code dir/resnet/...}. Existing files are replaced (the bytes are the

@@ -1,4 +1,4 @@
-package io.kairos.testbed;
+package io.kairos.testbed.progress;
 
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;

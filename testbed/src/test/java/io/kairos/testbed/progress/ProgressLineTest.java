@@ -1,4 +1,4 @@
-package io.kairos.testbed;
+package io.kairos.testbed.progress;
 
 import org.junit.jupiter.api.Test;
 
