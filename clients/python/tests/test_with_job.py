@@ -183,7 +183,7 @@ class ExampleTest(unittest.TestCase):
 
 @unittest.skipUnless(shutil.which("kcat"), "kcat is not installed")
 class KcatTest(unittest.TestCase):
-    """What the README shows for kcat: a request written to a file, produced as one message; results' keys and bytes read back."""
+    """What docs/clients.md shows for kcat: a request written to a file, produced as one message; results' keys and bytes read back."""
 
     def test_kcat_sends_a_request_and_reads_its_result(self):
         boot = SANDBOX.bootstrap_servers

@@ -11,7 +11,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every flag of the command line and its default, as the README documents them: the option groups
+ * Every flag of the command line and its default, as docs/reference/cli.md documents them: the option groups
  * that several commands share declare each flag once, and this pins that the commands still offer
  * the same flags with the same defaults.
  */

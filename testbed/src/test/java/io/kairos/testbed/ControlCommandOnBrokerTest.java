@@ -44,7 +44,7 @@ class ControlCommandOnBrokerTest {
 
     @Test
     void decisionsPublishedByTheCommandsMakeThePlanThatShowPrints() {
-        // The README's example, published without waiting (no job reads this topic).
+        // docs/control-plane.md's example, published without waiting (no job reads this topic).
         for (String[] args : List.of(
                 new String[] {"set-policy", "--outcomes-topic", OUTCOMES, "--wait-ms", "0", "--group", "default", "--policy", "triton", "--param", "max_batch=8", "--param", "max_queue_delay_ms=2"},
                 new String[] {"set-policy", "--outcomes-topic", OUTCOMES, "--wait-ms", "0", "--group", "default", "--model", "resnet50", "--policy", "triton", "--param", "max_batch=2"},

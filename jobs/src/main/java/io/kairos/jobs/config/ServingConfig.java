@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * Everything the serving job is configured with. Filled from command-line flags or a properties
- * file by {@code serve} and the testbed's commands that run the job; the defaults are the ones the
- * README documents. In a package of its own, below both the job and the option groups
+ * file by {@code serve} and the testbed's commands that run the job; the defaults are the ones
+ * docs/reference/cli.md shows. In a package of its own, below both the job and the option groups
  * ({@code jobs.options}) that read its defaults, so that neither package depends on the other's.
  */
 public final class ServingConfig implements Serializable {

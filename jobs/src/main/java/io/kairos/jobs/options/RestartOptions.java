@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 public final class RestartOptions {
     private static final ServingConfig.Restarts DEFAULTS = ServingConfig.Restarts.SERVING;
 
-    @Option(names = "--restart-backoff-ms", description = "Delay of the first restart after a failure; doubled for each further failure (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--restart-backoff-ms", description = "Delay of the first restart after a failure; multiplied by 1.5 for each further failure (default: ${DEFAULT-VALUE}).")
     public long initialBackoffMs = DEFAULTS.initialBackoffMs();
 
     @Option(names = "--restart-max-backoff-ms", description = "Longest delay between restarts while the job keeps failing (default: ${DEFAULT-VALUE}).")

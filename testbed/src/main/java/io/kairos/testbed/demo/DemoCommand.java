@@ -65,7 +65,7 @@ public class DemoCommand implements Callable<Integer> {
     @Option(names = "--onnx", description = "Run the example ONNX models (an MLP and a small CNN, generated into .kairos/models if missing) on ONNX Runtime CPU devices instead of simulated ones.")
     boolean onnx;
 
-    @Option(names = "--model-repository", paramLabel = "DIR", description = "Run the ONNX models of this model repository on ONNX Runtime devices (see README, \"Adding a model\").")
+    @Option(names = "--model-repository", paramLabel = "DIR", description = "Run the ONNX models of this model repository on ONNX Runtime devices (see docs/models.md, \"Adding a model\").")
     Path modelRepository;
 
     @CommandLine.Mixin

@@ -134,7 +134,7 @@ class InfraManifestsTest {
         String dockerfile = Files.readString(INFRA.resolve("docker/Dockerfile"));
         assertThat(dockerfile).containsPattern("(?m)^FROM flink:2\\.0\\.0-java17$");
         assertThat(dockerfile).containsPattern("(?m)^COPY jobs/target/kairos-jobs-0\\.1\\.0-SNAPSHOT-job\\.jar " + Pattern.quote(JAR_IN_IMAGE) + "$");
-        // The jar that `mvn package` builds has that name (the README and infra/cluster name it too).
+        // The jar that `mvn package` builds has that name (docs/operations/cluster.md and infra/cluster name it too).
         String pom = Files.readString(ROOT.resolve("jobs/pom.xml"));
         assertThat(pom).contains("<shadedClassifierName>job</shadedClassifierName>");
         assertThat(Files.readString(ROOT.resolve("pom.xml"))).contains("<version>0.1.0-SNAPSHOT</version>");

@@ -224,7 +224,7 @@ class ControlPlaneIntegrationTest {
                 // Once the job has read its restore back (the tuner's second duplicate), any restore
                 // still needed is on its way: wait for the log's last record of the key to be the
                 // planner's, which is what a fresh start reads. (A job stopped inside that window
-                // leaves the stale restore last: README, "The control plane".)
+                // leaves the stale restore last: docs/control-plane.md, "Compaction keeps what the job holds".)
                 kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> l.subList(Math.min(outcomesBefore, l.size()), l.size()).stream()
                         .filter(o -> o.getWriter().equals("tuner") && o.getStatus() == DecisionStatus.DUPLICATE).count() >= 2, Duration.ofSeconds(30));
                 List<ControlDecision> log = kafka.readUntil(config.controlTopic, ControlDecision.class,
