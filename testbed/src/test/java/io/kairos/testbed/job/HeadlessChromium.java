@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Debian's {@code chromium}, headless, for tests of a page as a browser shows it: the DOM after the
- * page's scripts ran ({@code --dump-dom}), with each run in a profile of its own.
+ * page's scripts ran ({@code --dump-dom}) or a screenshot of it, with each run in a profile of its own.
  */
 final class HeadlessChromium {
     private final Path executable;
@@ -43,12 +43,30 @@ final class HeadlessChromium {
      */
     String dumpDom(String url, int virtualTimeMs) throws IOException, InterruptedException {
         Path profile = Files.createDirectories(profiles.resolve("run-" + (++runs)));
+        Path dom = profile.resolve("dom.html");
+        run(profile, url, dom, virtualTimeMs, "--dump-dom", url);
+        return Files.readString(dom, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A PNG of {@code url} in a window of {@code width} by {@code height} pixels, taken as
+     * {@link #dumpDom} reads the DOM, written to {@code png}.
+     */
+    void screenshot(String url, int virtualTimeMs, int width, int height, Path png) throws IOException, InterruptedException {
+        Path profile = Files.createDirectories(profiles.resolve("run-" + (++runs)));
+        Files.createDirectories(png.toAbsolutePath().getParent());
+        Files.deleteIfExists(png);
+        run(profile, url, profile.resolve("stdout.txt"), virtualTimeMs, "--hide-scrollbars", "--window-size=" + width + "," + height,
+                "--screenshot=" + png.toAbsolutePath(), url);
+        if (!Files.isRegularFile(png)) throw new IllegalStateException("chromium wrote no screenshot of " + url + " to " + png);
+    }
+
+    private void run(Path profile, String url, Path out, int virtualTimeMs, String... arguments) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(executable.toString(), "--headless", "--disable-gpu", "--no-sandbox",
                 "--no-first-run", "--user-data-dir=" + profile, "--virtual-time-budget=" + virtualTimeMs));
-        command.addAll(List.of("--dump-dom", url));
-        Path dom = profile.resolve("dom.html");
+        command.addAll(List.of(arguments));
         Path errors = profile.resolve("stderr.txt");
-        Process p = new ProcessBuilder(command).redirectOutput(dom.toFile()).redirectError(errors.toFile()).start();
+        Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(errors.toFile()).start();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IllegalStateException("chromium did not end within 30 s on " + url);
@@ -56,6 +74,5 @@ final class HeadlessChromium {
         if (p.exitValue() != 0) {
             throw new IllegalStateException("chromium exited with " + p.exitValue() + " on " + url + ": " + Files.readString(errors));
         }
-        return Files.readString(dom, StandardCharsets.UTF_8);
     }
 }

@@ -1,6 +1,7 @@
 package io.kairos.testbed.job;
 
 import io.kairos.control.DecisionPublisher;
+import io.kairos.control.status.ServingHistory;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
@@ -30,6 +31,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +47,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * serves it while the job runs on the embedded broker and a Flink mini-cluster; a placement that
  * the job applies and one it rejects show up in headless Chromium once the page's script has
  * rendered them from {@code /api/status}, and in the page as the server renders it; a model name
- * that is markup shows as text in both.
+ * that is markup shows as text in both. Results in two buckets of the charts draw a line of two
+ * points per model in each chart; a screenshot of the page is left in
+ * {@code target/status-page.png}.
  */
 class StatusPageIntegrationTest {
 
@@ -57,6 +61,9 @@ class StatusPageIntegrationTest {
     /** A model name that runs a script if the page ever takes it for markup. */
     private static final String HOSTILE_MODEL = "<img src=x onerror=\"document.body.setAttribute('data-owned','yes')\">";
     private static final String NO_DEVICE_7 = "device 7 does not exist: the job has devices 0..1";
+    private static final List<String> SERVED = List.of("mlp", "resnet50");
+    private static final List<String> CHARTS = List.of("chart-attainment", "chart-goodput", "chart-p99");
+    static final Path SCREENSHOT = Path.of("target", "status-page.png");
 
     @Test
     void aPlacementAndARejectionShowUpOnThePageInABrowser(@TempDir Path profiles) throws Exception {
@@ -91,18 +98,26 @@ class StatusPageIntegrationTest {
             DecisionOutcome rejected = decide(planner, bad);
             assertThat(rejected.getStatus()).isEqualTo(DecisionStatus.REJECTED);
             assertThat(rejected.getReason()).isEqualTo(NO_DEVICE_7);
-            serve(kafka, config, List.of("mlp", "resnet50"), 12);
+            // Two waves of requests a bucket of the charts apart: each model has results in two buckets.
+            serve(kafka, config, SERVED, 12, "page-1-");
+            Thread.sleep((ServingHistory.BUCKET_SECONDS + 1) * 1000L);
+            serve(kafka, config, SERVED, 12, "page-2-");
 
-            // With the page's script: rendered in the browser from /api/status.
+            // With the page's script: rendered in the browser from /api/status (the second bucket is
+            // drawn once it is over, up to 5 s after its last result).
             String scripted = awaitDom(chromium, url, dom -> dom.contains("data-rendered-by=\"script\"") && dom.contains(NO_DEVICE_7)
-                    && dom.contains("<td>resnet50</td><td class=\"n\">6</td>"));
+                    && dom.contains("<td>resnet50</td><td class=\"n\">12</td>") && chartsDrawEveryServedModel(dom));
             // A browser's DOM writes the quotes of a text as they are.
             assertShowsThePlanAndTheVerdicts(scripted, HOSTILE_MODEL.replace("<", "&lt;").replace(">", "&gt;"));
             assertThat(scripted).contains("refreshed from /api/status");
+            assertDrawsTheCharts(scripted);
+            chromium.screenshot(url, 3000, 1440, 1500, SCREENSHOT);
+            assertThat(Files.size(SCREENSHOT)).isPositive();
             // The page as served, for a browser without scripts (headless Chromium cannot dump the
             // DOM with scripts off): the same sections, rendered by the server.
             HttpResponse<String> served = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(served.body()).contains("data-rendered-by=\"server\"");
+            assertDrawsTheCharts(served.body());
             assertShowsThePlanAndTheVerdicts(served.body(), HOSTILE_MODEL.replace("<", "&lt;").replace(">", "&gt;")
                     .replace("\"", "&quot;").replace("'", "&#39;"));
         } finally {
@@ -122,10 +137,46 @@ class StatusPageIntegrationTest {
         assertThat(dom).contains("<td class=\"status\">APPLIED</td>")
                 .contains("<td class=\"status\">REJECTED</td><td class=\"reason\">" + NO_DEVICE_7 + "</td>")
                 .contains("place group vision: device 7 = mlp");
-        // Live figures for both models: since the page started, the 6 results of each.
-        assertThat(dom).contains("<td>mlp</td><td class=\"n\">6</td>").contains("<td>resnet50</td><td class=\"n\">6</td>");
+        // Live figures for both models: since the page started, the 12 results of each.
+        assertThat(dom).contains("<td>mlp</td><td class=\"n\">12</td>").contains("<td>resnet50</td><td class=\"n\">12</td>");
         // The markup never became an element.
         assertThat(dom).doesNotContain("<img").doesNotContain("data-owned=");
+    }
+
+    /** Each chart draws a line of at least two points for each served model, and names it in its legend. */
+    private static void assertDrawsTheCharts(String dom) {
+        assertThat(dom).contains("<section id=\"charts\"><h2>Last 5 minutes, per model</h2>");
+        for (String chart : CHARTS) {
+            String svg = chart(dom, chart);
+            assertThat(svg).as(chart).isNotNull();
+            for (String model : SERVED) {
+                assertThat(points(svg, model)).as(model + " in " + chart).isGreaterThanOrEqualTo(2);
+                assertThat(svg).as("the legend of " + chart).contains(">" + model + "<tspan");
+            }
+        }
+        // Every request had an SLO of 5 s: one line, far above the latencies.
+        assertThat(chart(dom, "chart-p99")).contains(">SLO 5000 ms<tspan");
+    }
+
+    private static boolean chartsDrawEveryServedModel(String dom) {
+        for (String chart : CHARTS) {
+            String svg = chart(dom, chart);
+            if (svg == null) return false;
+            for (String model : SERVED) if (points(svg, model) < 2) return false;
+        }
+        return true;
+    }
+
+    /** The SVG of the chart {@code id} in {@code dom}; null if there is none. */
+    private static String chart(String dom, String id) {
+        int start = dom.indexOf("<svg class=\"chart\" id=\"" + id + "\"");
+        return start < 0 ? null : dom.substring(start, dom.indexOf("</svg>", start));
+    }
+
+    /** How many points the line of {@code model} has in {@code svg}; -1 without a line. */
+    private static int points(String svg, String model) {
+        Matcher m = Pattern.compile("data-model=\"" + Pattern.quote(model) + "\"[^>]*><polyline points=\"([^\"]*)\"").matcher(svg);
+        return !m.find() ? -1 : m.group(1).isBlank() ? 0 : m.group(1).trim().split(" ").length;
     }
 
     /** The DOM once {@code done} holds of it, tried for up to 30 s. */
@@ -155,13 +206,13 @@ class StatusPageIntegrationTest {
         return publisher.awaitOutcome(publisher.publish(action), Duration.ofSeconds(30)).orElseThrow(() -> new AssertionError("no outcome for " + action));
     }
 
-    private static void serve(TopicClient kafka, ServingConfig config, List<String> models, int n) {
+    private static void serve(TopicClient kafka, ServingConfig config, List<String> models, int n, String prefix) {
         for (int i = 0; i < n; i++) {
-            kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request("page-" + i, models.get(i % models.size()), 5_000));
+            kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request(prefix + i, models.get(i % models.size()), 5_000));
         }
         kafka.flush();
         assertThat(kafka.readUntil(config.resultsTopic, InferenceResult.class,
-                l -> l.stream().filter(r -> r.getRequestId().startsWith("page-")).count() >= n, Duration.ofSeconds(60))
-                .stream().filter(r -> r.getRequestId().startsWith("page-"))).hasSize(n);
+                l -> l.stream().filter(r -> r.getRequestId().startsWith(prefix)).count() >= n, Duration.ofSeconds(60))
+                .stream().filter(r -> r.getRequestId().startsWith(prefix))).hasSize(n);
     }
 }

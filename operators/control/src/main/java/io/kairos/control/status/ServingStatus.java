@@ -26,6 +26,7 @@ public final class ServingStatus {
     private final DecisionLedger ledger;
     private final DecisionHistory history;
     private final ServingRates rates;
+    private final ServingHistory series;
     private final DeviceLoads devices;
     private final long[] read = new long[4];
     private final long[] skipped = new long[4];
@@ -50,10 +51,10 @@ public final class ServingStatus {
         this.ledger = new DecisionLedger(plan);
         this.history = new DecisionHistory(decisionRows);
         this.rates = new ServingRates(startMicros, windowSeconds);
+        this.series = new ServingHistory(startMicros, ServingHistory.BUCKET_SECONDS, ServingHistory.BUCKETS);
         this.devices = new DeviceLoads(startMicros, windowSeconds);
     }
 
-    /** A decision from the control topic, in the topic's order. */
     /** A decision from the control topic, in the topic's order, read at {@code nowMicros}. */
     public synchronized void decision(ControlDecision decision, long nowMicros) {
         read(CONTROL, nowMicros);
@@ -74,6 +75,7 @@ public final class ServingStatus {
     public synchronized void result(InferenceResult result, long receivedAtMicros) {
         read(RESULTS, receivedAtMicros);
         rates.add(result, receivedAtMicros);
+        series.add(result, receivedAtMicros);
     }
 
     public synchronized void batch(BatchTelemetry batch, long receivedAtMicros) {
@@ -109,7 +111,8 @@ public final class ServingStatus {
             warnings.addAll(disagreements);
         }
         return new StatusSnapshot(nowMicros, startMicros, PlanView.of(ledger), history.latest(), List.copyOf(warnings),
-                List.of(rates.recent(nowMicros), rates.sinceStart(nowMicros)), devices.windowSeconds(), devices.upTo(nowMicros),
+                List.of(rates.recent(nowMicros), rates.sinceStart(nowMicros)), series.upTo(nowMicros),
+                devices.windowSeconds(), devices.upTo(nowMicros),
                 List.of(source("decisions", topics.control(), CONTROL), source("outcomes", topics.outcomes(), OUTCOMES),
                         source("results", topics.results(), RESULTS), source("telemetry", topics.telemetry(), TELEMETRY)));
     }

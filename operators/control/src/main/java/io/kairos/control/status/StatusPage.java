@@ -15,7 +15,8 @@ import java.util.TreeMap;
 
 /**
  * The status page: one HTML document with the snapshot rendered in it (it reads without
- * JavaScript), and a script that fetches {@code /api/status} every {@value #REFRESH_MS} ms and
+ * JavaScript): charts of the last minutes per model as inline SVG ({@link SvgChart}), then the
+ * tables; and a script that fetches {@code /api/status} every {@value #REFRESH_MS} ms and
  * renders the same sections again from it ({@code status.js}, beside this class). Every name in it
  * comes from a decision, a result or the command line, so each is escaped here and set as text
  * (never as markup) by the script.
@@ -33,6 +34,7 @@ public final class StatusPage {
             td.n{text-align:right;font-variant-numeric:tabular-nums} tr.all td{font-weight:bold}
             .group{border-left:3px solid #48c;padding-left:.8em;margin:.6em 0} .muted{color:#777}
             .warnings{background:#fff3cd;border:1px solid #e0c060;padding:.3em .8em} #refreshed.lost{color:#b00}
+            .charts{display:flex;flex-wrap:wrap;gap:.6em 1.2em} svg.chart{border:1px solid #eee;background:#fff}
             tr.REJECTED td.status{color:#b00;font-weight:bold} tr.APPLIED td.status{color:#070} tr.DUPLICATE td.status{color:#777}
             """;
 
@@ -72,6 +74,7 @@ public final class StatusPage {
             for (String w : s.warnings()) b.append("<li>").append(esc(w)).append("</li>");
             b.append("</ul></section>\n");
         }
+        charts(b, s);
         groups(b, s);
         routing(b, s.plan());
         rates(b, s.rates());
@@ -135,6 +138,73 @@ public final class StatusPage {
         plan.routing().forEach((model, group) -> b.append("<tr><td>").append(esc(model)).append("</td><td>").append(esc(group)).append("</td></tr>"));
         b.append("<tr><td><i>").append(plan.routing().isEmpty() ? "every model" : "every other model").append("</i></td><td>")
                 .append(esc(plan.defaultGroup())).append("</td></tr></tbody></table></section>\n");
+    }
+
+    private static void charts(StringBuilder b, StatusSnapshot s) {
+        ServingHistory.Series series = s.series();
+        List<Long> ends = series.endsAtMicros();
+        long to = ends.isEmpty() ? s.takenAtMicros() : ends.get(ends.size() - 1);
+        long from = to - (long) series.buckets() * series.bucketSeconds() * 1_000_000L;
+        String span = span(series);
+        String noBucket = "the first " + series.bucketSeconds() + " s are not over yet";
+        List<SvgChart.Line> attainment = new ArrayList<>();
+        List<SvgChart.Line> goodput = new ArrayList<>();
+        List<SvgChart.Line> p99 = new ArrayList<>();
+        // The models of each objective, in name order; a model whose results had several has none.
+        Map<Double, List<Integer>> bySlo = new TreeMap<>();
+        for (int i = 0; i < series.models().size(); i++) {
+            ServingHistory.ModelSeries m = series.models().get(i);
+            String colour = SvgChart.COLOURS.get(i % SvgChart.COLOURS.size());
+            List<Double> percent = new ArrayList<>();
+            for (Double v : m.sloAttainment()) percent.add(v == null ? null : 100 * v);
+            attainment.add(new SvgChart.Line(m.model(), colour, percent, latest(percent, "%")));
+            goodput.add(new SvgChart.Line(m.model(), colour, m.goodputPerSecond(), latest(m.goodputPerSecond(), "/s")));
+            p99.add(new SvgChart.Line(m.model(), colour, m.p99Ms(), latest(m.p99Ms(), " ms")));
+            if (m.sloMs() != null) bySlo.computeIfAbsent(m.sloMs(), v -> new ArrayList<>()).add(i);
+        }
+        // A line per objective: named alone when every model has it, in its model's colour when one has it.
+        List<SvgChart.Reference> slos = new ArrayList<>();
+        bySlo.forEach((slo, models) -> {
+            String label = "SLO " + number(slo) + " ms";
+            if (bySlo.size() == 1 && models.size() == series.models().size()) {
+                slos.add(new SvgChart.Reference(label, "#555", slo));
+                return;
+            }
+            List<String> names = new ArrayList<>();
+            for (int i : models) names.add(series.models().get(i).model());
+            slos.add(new SvgChart.Reference(label + ": " + String.join(", ", names),
+                    models.size() == 1 ? SvgChart.COLOURS.get(models.get(0) % SvgChart.COLOURS.size()) : "#555", slo));
+        });
+        int rows = series.models().size() + slos.size();
+        b.append("<section id=\"charts\"><h2>Last ").append(span).append(", per model</h2><div class=\"charts\">\n");
+        b.append(SvgChart.svg("chart-attainment", "SLO attainment, %", new SvgChart.Axis(90, 100.0), from, to, ends, attainment, List.of(),
+                ends.isEmpty() ? noBucket : "no results", rows)).append('\n');
+        b.append(SvgChart.svg("chart-goodput", "Goodput, requests/s within their SLO", new SvgChart.Axis(0, null), from, to, ends, goodput, List.of(),
+                ends.isEmpty() ? noBucket : "no results", rows)).append('\n');
+        b.append(SvgChart.svg("chart-p99", "p99 latency, ms", new SvgChart.Axis(0, null), from, to, ends, p99, slos,
+                ends.isEmpty() ? noBucket : "no request served", rows)).append('\n');
+        b.append("</div><p class=\"muted\">Each point is one ").append(series.bucketSeconds())
+                .append(" s of results, drawn at its end (UTC) once it is over; a model without results in it has no point there. "
+                        + "SLO attainment: OK of all results; goodput: OK per second; p99: of the served requests.</p></section>\n");
+    }
+
+    /** How long the charts reach back: "5 minutes", "90 s". */
+    static String span(ServingHistory.Series series) {
+        int seconds = series.buckets() * series.bucketSeconds();
+        return seconds % 60 == 0 ? seconds / 60 + (seconds == 60 ? " minute" : " minutes") : seconds + " s";
+    }
+
+    /** The last value of a line, as its legend shows it; "-" when it has none. */
+    static String latest(List<Double> values, String unit) {
+        for (int i = values.size() - 1; i >= 0; i--) {
+            if (values.get(i) != null) return String.format(Locale.ROOT, "%.1f", values.get(i)) + unit;
+        }
+        return "-";
+    }
+
+    /** A whole number without decimals, any other with one. */
+    static String number(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.1f", v);
     }
 
     private static final String RATE_HEADER = "<thead><tr><th>model</th><th>results</th><th>ok</th><th>late</th><th>dropped</th>"

@@ -10,11 +10,12 @@ import java.util.List;
  * @param warnings  what makes the rest doubtful (the reader cannot read a topic; it decided a
  *                  decision otherwise than the job did), newest first
  * @param rates     the recent window, then since start
+ * @param series    the figures per model bucket by bucket over the last minutes, for the charts
  * @param devices   each device with telemetry in the last {@code deviceWindowSeconds}, in slot order
  * @param sources   what was read from each topic
  */
 public record StatusSnapshot(long takenAtMicros, long startedAtMicros, PlanView plan, List<DecisionHistory.Row> decisions,
-                             List<String> warnings, List<ServingRates.Window> rates, int deviceWindowSeconds,
+                             List<String> warnings, List<ServingRates.Window> rates, ServingHistory.Series series, int deviceWindowSeconds,
                              List<DeviceLoads.Load> devices, List<Source> sources) {
 
     /**

@@ -50,8 +50,13 @@ final class Records {
     }
 
     static InferenceResult result(String model, ResultStatus status, long sentMicros, long latencyMicros, int batchSize) {
+        return result(model, status, sentMicros, latencyMicros, batchSize, 0);
+    }
+
+    /** A result of a request whose latency objective was {@code sloMs} (0: none given). */
+    static InferenceResult result(String model, ResultStatus status, long sentMicros, long latencyMicros, int batchSize, double sloMs) {
         return InferenceResult.newBuilder().setRequestId(model + "-" + sentMicros).setTenant("t").setModel(model).setStatus(status)
-                .setBatchSize(batchSize).setTimings(StageTimes.newBuilder().setSent(sentMicros).setDeadline(sentMicros + 50_000)
+                .setBatchSize(batchSize).setSloMs(sloMs).setTimings(StageTimes.newBuilder().setSent(sentMicros).setDeadline(sentMicros + 50_000)
                         .setEmitted(sentMicros + latencyMicros).build()).build();
     }
 

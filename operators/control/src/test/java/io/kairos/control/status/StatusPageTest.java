@@ -39,6 +39,77 @@ class StatusPageTest {
         return status.snapshot(102 * S);
     }
 
+    /** Results of the markup model and of mlp over two complete buckets of 5 s (100 to 110 s), taken at 111 s. */
+    private static StatusSnapshot withCharts() {
+        ServingStatus status = new ServingStatus(new ServingStatus.Topics("c", "o", "r", "t"),
+                new ServingPlan(2, "clockwork", PolicyParams.NONE), 100 * S, 10, 20);
+        status.result(result(MODEL, ResultStatus.OK, 101 * S, 2_000, 1, 50), 101 * S);
+        status.result(result("mlp", ResultStatus.OK, 101 * S, 4_000, 1, 50), 101 * S);
+        status.result(result(MODEL, ResultStatus.LATE, 106 * S, 60_000, 1, 50), 106 * S);
+        status.result(result("mlp", ResultStatus.OK, 106 * S, 8_000, 1, 50), 106 * S);
+        return status.snapshot(111 * S);
+    }
+
+    @Test
+    void thePageDrawsTheLastMinutesAboveTheTables() {
+        String html = StatusPage.html(withCharts());
+
+        assertThat(html.indexOf("<section id=\"charts\"><h2>Last 5 minutes, per model</h2>")).isPositive()
+                .isLessThan(html.indexOf("<section id=\"groups\">")).isLessThan(html.indexOf("<section id=\"rates\">"));
+        String escaped = "&lt;img src=x onerror=&quot;document.title=&#39;owned&#39;&quot;&gt;";
+        for (String chart : List.of("chart-attainment", "chart-goodput", "chart-p99")) {
+            String svg = html.substring(html.indexOf("<svg class=\"chart\" id=\"" + chart + "\""));
+            svg = svg.substring(0, svg.indexOf("</svg>"));
+            // A line of two points per model, mlp's in the first colour (its name comes first).
+            assertThat(svg).containsPattern("data-model=\"" + java.util.regex.Pattern.quote(escaped) + "\" stroke=\"#4e79a7\"[^>]*><polyline points=\"[0-9.]+,[0-9.]+ [0-9.]+,[0-9.]+\"")
+                    .containsPattern("data-model=\"mlp\" stroke=\"#f28e2b\"[^>]*><polyline points=\"[0-9.]+,[0-9.]+ [0-9.]+,[0-9.]+\"");
+            assertThat(svg).contains(">mlp<tspan");
+        }
+        // The markup model's attainment went from 100 % to 0 % (its second result was late); its name, 44
+        // characters, is cut in the legend and whole in its tooltip. Both share one SLO of 50 ms.
+        assertThat(html).contains("<title>" + escaped + "</title>&lt;img src=x onerror=&quot;document.title=&#39;own\u2026<tspan fill=\"#777\">  0.0%</tspan>").contains(">SLO 50 ms</text>")
+                .contains("<line class=\"reference\"");
+        assertThat(html).doesNotContain("<img");
+    }
+
+    @Test
+    void aLinePerObjectiveNamingItsModels() {
+        ServingStatus status = new ServingStatus(new ServingStatus.Topics("c", "o", "r", "t"),
+                new ServingPlan(2, "clockwork", PolicyParams.NONE), 100 * S, 10, 20);
+        status.result(result("a", ResultStatus.OK, 101 * S, 20_000, 1, 30), 101 * S);
+        status.result(result("b", ResultStatus.OK, 101 * S, 20_000, 1, 50), 101 * S);
+        status.result(result("c", ResultStatus.OK, 101 * S, 20_000, 1, 50), 101 * S);
+
+        String html = StatusPage.html(status.snapshot(106 * S));
+
+        // a's in a's colour, the first; b's and c's in grey.
+        assertThat(html).containsPattern("<line class=\"reference\"[^>]*stroke=\"#4e79a7\"")
+                .containsPattern("<line class=\"reference\"[^>]*stroke=\"#555\"")
+                .contains(">SLO 30 ms: a</text>").contains(">SLO 50 ms: b, c</text>");
+    }
+
+    @Test
+    void beforeTheFirstBucketIsOverTheChartsSaySo() {
+        assertThat(StatusPage.html(snapshot())).contains(">the first 5 s are not over yet</text>");
+    }
+
+    @Test
+    void theJsonCarriesTheSeriesTheChartsDraw() throws Exception {
+        JsonNode root = new ObjectMapper().readTree(StatusJson.of(withCharts()));
+
+        JsonNode series = root.get("series");
+        assertThat(series.get("bucketSeconds").asInt()).isEqualTo(5);
+        assertThat(series.get("buckets").asInt()).isEqualTo(60);
+        assertThat(series.get("endsAtMicros").toString()).isEqualTo("[" + 105 * S + "," + 110 * S + "]");
+        JsonNode markup = series.at("/models/0");
+        assertThat(markup.get("model").asText()).isEqualTo(MODEL);
+        assertThat(markup.get("sloMs").asDouble()).isEqualTo(50.0);
+        assertThat(markup.get("sloAttainment").toString()).isEqualTo("[1.0,0.0]");
+        assertThat(markup.get("goodputPerSecond").toString()).isEqualTo("[0.2,0.0]");
+        assertThat(markup.get("results").toString()).isEqualTo("[1,1]");
+        assertThat(markup.at("/p99Ms/1").asDouble()).isBetween(59.9, 60.1);
+    }
+
     @Test
     void everyNameIsEscapedInThePage() {
         String html = StatusPage.html(snapshot());
