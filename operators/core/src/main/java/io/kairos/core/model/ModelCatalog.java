@@ -36,6 +36,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * load time on top. Without them the model counts as loaded everywhere. {@code energy_mj} is the
  * energy of a batch (the SMDP batching paper's linear fit); without it the energy is unknown.
  *
+ * <p>Hardware types. An optional top-level {@code hardware} list names the kinds of device the
+ * catalog has profiles for, each with its price per hour; without it the catalog has one type,
+ * {@code default}, at price 0:
+ *
+ * <pre>{@code
+ * {"hardware": [{"name": "cpu", "price_per_hour": 0.10}, {"name": "gpu-t4", "price_per_hour": 0.53}],
+ *  "models": [
+ *   {"name": "resnet50", "input": {...}, "batch_sizes": [1, 2, 4, 8],
+ *    "latency_ms": {"alpha": 9.0, "beta": 4.0},                          // on cpu, the first type
+ *    "hardware_profiles": {
+ *      "gpu-t4": {"latency_ms": {"alpha": 0.8, "beta": 1.9}, "load_ms": 300}}}   // load_ms optional
+ * ]}
+ * }</pre>
+ *
+ * A model's {@code latency_ms} (and {@code load_ms}) is its profile on the first type; each entry of
+ * {@code hardware_profiles} its profile on another, in the same forms, with the model's batch sizes
+ * (a table must list exactly them) and the model's {@code load_ms} unless it gives its own. A model
+ * with no profile on a type never runs on a device of it. Memory and energy are the model's on
+ * every type.
+ *
  * A problem in the file is reported with the file and the field it is in.
  * Serializable only so that Flink can ship it inside functions; it is immutable.
  */
@@ -44,15 +64,19 @@ public final class ModelCatalog implements Serializable {
 
     private final String json;
     private transient Map<String, ModelSpec> models;
+    private transient List<HardwareType> hardware;
     private transient Map<String, ModelSpec> instances;
 
     /** Separates a model's name from the number of one of its instances. */
     public static final char INSTANCE_SEPARATOR = '#';
 
-    private ModelCatalog(String json, Map<String, ModelSpec> models) {
+    private ModelCatalog(String json, Parsed parsed) {
         this.json = json;
-        this.models = models;
+        this.models = parsed.models;
+        this.hardware = parsed.hardware;
     }
+
+    private record Parsed(List<HardwareType> hardware, Map<String, ModelSpec> models) {}
 
     public static ModelCatalog load(Path file) {
         String text;
@@ -79,6 +103,11 @@ public final class ModelCatalog implements Serializable {
             JsonNode root = mapper.readTree(json);
             for (JsonNode m : root.get("models")) {
                 ((com.fasterxml.jackson.databind.node.ObjectNode) m).put("memory_bytes", memoryBytes).put("load_ms", loadMicros / 1000.0);
+                JsonNode onTypes = m.get("hardware_profiles");
+                if (onTypes == null) continue;
+                for (JsonNode profile : onTypes) {
+                    if (profile.has("load_ms")) ((com.fasterxml.jackson.databind.node.ObjectNode) profile).put("load_ms", loadMicros / 1000.0);
+                }
             }
             return parse(mapper.writeValueAsString(root), "catalog with load cost");
         } catch (IOException e) {
@@ -135,12 +164,35 @@ public final class ModelCatalog implements Serializable {
         return new ArrayList<>(models().keySet());
     }
 
+    /** The hardware types the catalog has profiles for, in file order; {@link HardwareType#DEFAULT} alone when it lists none. */
+    public List<HardwareType> hardwareTypes() {
+        if (hardware == null) models();
+        return hardware;
+    }
+
+    /** The hardware type of that name, or {@code null}. */
+    public HardwareType hardwareType(String name) {
+        for (HardwareType t : hardwareTypes()) {
+            if (t.name().equals(name)) return t;
+        }
+        return null;
+    }
+
+    /** The catalog's first hardware type: the one every model's {@code latency_ms} is measured on. */
+    public HardwareType firstHardwareType() {
+        return hardwareTypes().get(0);
+    }
+
     private Map<String, ModelSpec> models() {
-        if (models == null) models = read(json, "catalog");
+        if (models == null) {
+            Parsed parsed = read(json, "catalog");
+            hardware = parsed.hardware;
+            models = parsed.models;
+        }
         return models;
     }
 
-    private static Map<String, ModelSpec> read(String json, String source) {
+    private static Parsed read(String json, String source) {
         JsonNode root;
         try {
             root = new ObjectMapper().readTree(json);
@@ -151,6 +203,7 @@ public final class ModelCatalog implements Serializable {
         if (list == null || !list.isArray()) {
             throw new CatalogException(source + ": field 'models' must be an array of models");
         }
+        List<HardwareType> hardware = hardware(root.get("hardware"), source);
         Map<String, ModelSpec> models = new LinkedHashMap<>();
         for (int i = 0; i < list.size(); i++) {
             String at = source + ": models[" + i + "]";
@@ -158,17 +211,86 @@ public final class ModelCatalog implements Serializable {
             String name = text(m, "name", at);
             at = source + ": model '" + name + "'";
             if (models.containsKey(name)) throw new CatalogException(at + " is defined twice");
-            models.put(name, new ModelSpec(name, input(m.get("input"), at), latency(m, at),
-                    nonNegative(m, "memory_bytes", 1, at, "bytes the model takes on a device"),
-                    nonNegative(m, "load_ms", 1000, at, "milliseconds to load the model onto a device"),
-                    energy(m, at)));
+            LatencyProfile latency = latency(m.get("latency_ms"), m, at, "latency_ms");
+            long loadMicros = nonNegative(m, "load_ms", 1000, at, "load_ms", "milliseconds to load the model onto a device");
+            Map<String, HardwareProfile> profiles = new LinkedHashMap<>();
+            profiles.put(hardware.get(0).name(), new HardwareProfile(latency, loadMicros));
+            profiles.putAll(hardwareProfiles(m, hardware, latency, loadMicros, at));
+            models.put(name, new ModelSpec(name, input(m.get("input"), at), latency,
+                    nonNegative(m, "memory_bytes", 1, at, "memory_bytes", "bytes the model takes on a device"),
+                    loadMicros, energy(m, at), profiles));
         }
-        return Collections.unmodifiableMap(models);
+        return new Parsed(hardware, Collections.unmodifiableMap(models));
+    }
+
+    /** The optional top-level {@code hardware} list; {@code default} at price 0 alone when absent. */
+    private static List<HardwareType> hardware(JsonNode list, String source) {
+        if (list == null || list.isNull()) return List.of(HardwareType.DEFAULT);
+        String form = "[{\"name\": \"cpu\", \"price_per_hour\": 0.10}, ...]";
+        if (!list.isArray() || list.isEmpty()) throw new CatalogException(source + ": field 'hardware' must be a non-empty array " + form);
+        List<HardwareType> types = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            String at = source + ": hardware[" + i + "]";
+            JsonNode t = list.get(i);
+            if (!t.isObject()) throw new CatalogException(at + " must be an object {\"name\": .., \"price_per_hour\": ..}");
+            String name = text(t, "name", at);
+            if (!HardwareType.validName(name)) {
+                throw new CatalogException(at + ": field 'name' is '" + name + "', expected lower-case letters, digits, '-', '.' or '_'");
+            }
+            JsonNode price = t.get("price_per_hour");
+            if (price == null || !price.isNumber() || !(price.asDouble() >= 0) || !Double.isFinite(price.asDouble())) {
+                throw new CatalogException(at + ": field 'price_per_hour' must be a non-negative number (what one device of type '" + name + "' costs per hour)");
+            }
+            for (HardwareType before : types) {
+                if (before.name().equals(name)) throw new CatalogException(at + ": hardware type '" + name + "' is listed twice");
+            }
+            types.add(new HardwareType(name, price.asDouble()));
+        }
+        return List.copyOf(types);
+    }
+
+    /**
+     * A model's optional {@code hardware_profiles}: its profile on types other than the first, in
+     * the catalog's order of types.
+     */
+    private static Map<String, HardwareProfile> hardwareProfiles(JsonNode m, List<HardwareType> hardware, LatencyProfile first, long firstLoad, String at) {
+        JsonNode onTypes = m.get("hardware_profiles");
+        if (onTypes == null || onTypes.isNull()) return Map.of();
+        String form = "{\"<hardware type>\": {\"latency_ms\": {..}, \"load_ms\": ..}}";
+        if (!onTypes.isObject()) throw new CatalogException(at + ": field 'hardware_profiles' must be " + form);
+        for (Iterator<String> it = onTypes.fieldNames(); it.hasNext(); ) {
+            String type = it.next();
+            boolean known = false;
+            for (HardwareType t : hardware) known |= t.name().equals(type);
+            String field = "hardware_profiles." + type;
+            if (!known) {
+                throw new CatalogException(at + ": field '" + field + "' names hardware type '" + type + "', which the catalog's 'hardware' does not list"
+                        + " (it has " + hardware.stream().map(HardwareType::name).toList() + ")");
+            }
+            if (type.equals(hardware.get(0).name())) {
+                throw new CatalogException(at + ": field '" + field + "' names the first hardware type, whose profile is the model's 'latency_ms'");
+            }
+        }
+        Map<String, HardwareProfile> profiles = new LinkedHashMap<>();
+        for (HardwareType t : hardware) {
+            JsonNode p = onTypes.get(t.name());
+            if (p == null) continue;
+            String field = "hardware_profiles." + t.name();
+            if (!p.isObject()) throw new CatalogException(at + ": field '" + field + "' must be {\"latency_ms\": {..}} with an optional \"load_ms\"");
+            LatencyProfile latency = latency(p.get("latency_ms"), m, at, field + ".latency_ms");
+            if (!java.util.Arrays.equals(latency.batchSizes(), first.batchSizes())) {
+                throw new CatalogException(at + ": field '" + field + ".latency_ms' has batch sizes " + java.util.Arrays.toString(latency.batchSizes())
+                        + ", not the model's " + java.util.Arrays.toString(first.batchSizes()) + " (every type's profile allows the same sizes)");
+            }
+            long load = p.has("load_ms") ? nonNegative(p, "load_ms", 1000, at, field + ".load_ms", "milliseconds to load the model onto a device of this type") : firstLoad;
+            profiles.put(t.name(), new HardwareProfile(latency, load));
+        }
+        return profiles;
     }
 
     /** An optional non-negative number field, times {@code scale} and rounded; 0 when absent. */
-    private static long nonNegative(JsonNode m, String field, double scale, String at, String meaning) {
-        JsonNode v = m.get(field);
+    private static long nonNegative(JsonNode m, String key, double scale, String at, String field, String meaning) {
+        JsonNode v = m.get(key);
         if (v == null || v.isNull()) return 0;
         if (!v.isNumber() || v.asDouble() < 0) throw new CatalogException(at + ": field '" + field + "' must be a non-negative number (" + meaning + ")");
         return Math.round(v.asDouble() * scale);
@@ -209,9 +331,9 @@ public final class ModelCatalog implements Serializable {
         return new InputSpec(dtype, dims);
     }
 
-    private static LatencyProfile latency(JsonNode m, String at) {
-        JsonNode lat = m.get("latency_ms");
-        if (lat == null || !lat.isObject()) throw new CatalogException(at + ": field 'latency_ms' must be {\"alpha\":..,\"beta\":..} or {\"table\":{..}}");
+    /** A latency profile in either form, {@code lat} being the model's {@code field}; batch sizes from the model's {@code batch_sizes}/{@code max_batch}. */
+    private static LatencyProfile latency(JsonNode lat, JsonNode m, String at, String field) {
+        if (lat == null || !lat.isObject()) throw new CatalogException(at + ": field '" + field + "' must be {\"alpha\":..,\"beta\":..} or {\"table\":{..}}");
         try {
             if (lat.has("table")) {
                 JsonNode table = lat.get("table");
@@ -225,7 +347,7 @@ public final class ModelCatalog implements Serializable {
                 }
                 return new LatencyProfile(sizes, micros);
             }
-            if (!lat.has("alpha") || !lat.has("beta")) throw new CatalogException(at + ": field 'latency_ms' needs 'alpha' and 'beta', or 'table'");
+            if (!lat.has("alpha") || !lat.has("beta")) throw new CatalogException(at + ": field '" + field + "' needs 'alpha' and 'beta', or 'table'");
             int[] sizes;
             JsonNode bs = m.get("batch_sizes");
             if (bs == null) {
@@ -236,10 +358,10 @@ public final class ModelCatalog implements Serializable {
             }
             return LatencyProfile.linear(lat.get("alpha").asDouble(), lat.get("beta").asDouble(), sizes);
         } catch (NumberFormatException e) {
-            throw new CatalogException(at + ": field 'latency_ms.table' keys must be batch sizes (" + e.getMessage() + ")");
+            throw new CatalogException(at + ": field '" + field + ".table' keys must be batch sizes (" + e.getMessage() + ")");
         } catch (IllegalArgumentException e) {
             if (e instanceof CatalogException) throw e;
-            throw new CatalogException(at + ": field 'latency_ms': " + e.getMessage());
+            throw new CatalogException(at + ": field '" + field + "': " + e.getMessage());
         }
     }
 

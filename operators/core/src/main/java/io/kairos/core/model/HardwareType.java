@@ -1,0 +1,38 @@
+package io.kairos.core.model;
+
+import java.util.regex.Pattern;
+
+/**
+ * A kind of device a model can run on ({@code cpu}, {@code gpu-t4}, {@code gpu-v100}), with what
+ * one device of it costs per hour. The catalog lists the types it knows ({@link
+ * ModelCatalog#hardwareTypes}) and holds a latency profile per model and type; a device slot of the
+ * job or of the simulator is of one type ({@link io.kairos.core.device.DeviceSlots}), and the cost
+ * of a configuration is the sum of its devices' prices (InferLine's planner minimises it under the
+ * pipelines' SLOs).
+ *
+ * @param name         lower-case letters, digits, {@code '-'}, {@code '.'} and {@code '_'}
+ * @param pricePerHour what one device of this type costs per hour, in the user's currency; not negative
+ */
+public record HardwareType(String name, double pricePerHour) {
+
+    // Before DEFAULT: its constructor checks the name against it.
+    private static final Pattern NAME = Pattern.compile("[a-z0-9._-]+");
+
+    /** The one type of a catalog that lists none: every existing catalog, free. */
+    public static final String DEFAULT_NAME = "default";
+    public static final HardwareType DEFAULT = new HardwareType(DEFAULT_NAME, 0);
+
+    public HardwareType {
+        if (!validName(name)) {
+            throw new IllegalArgumentException("hardware type name '" + name + "' must be lower-case letters, digits, '-', '.' or '_'");
+        }
+        if (!(pricePerHour >= 0) || !Double.isFinite(pricePerHour)) {
+            throw new IllegalArgumentException("hardware type '" + name + "': price per hour must be a non-negative number, got " + pricePerHour);
+        }
+    }
+
+    /** Whether {@code name} may name a hardware type. */
+    public static boolean validName(String name) {
+        return name != null && NAME.matcher(name).matches();
+    }
+}
