@@ -73,7 +73,7 @@ public final class PipelineActions {
         if (max == argmax) throw new PipelineException(at + " must set exactly one of output_max_below and output_argmax_in");
         try {
             if (max) return new StageCondition.OutputMaxBelow(when.getOutputMaxBelow());
-            if (when.getOutputArgmaxIn().contains(null)) throw new IllegalArgumentException("output_argmax_in: a class index is missing");
+            if (when.getOutputArgmaxIn().stream().anyMatch(java.util.Objects::isNull)) throw new IllegalArgumentException("output_argmax_in: a class index is missing");
             return new StageCondition.OutputArgmaxIn(new LinkedHashSet<>(when.getOutputArgmaxIn()));
         } catch (IllegalArgumentException e) {
             throw new PipelineException(at + ": " + e.getMessage());
