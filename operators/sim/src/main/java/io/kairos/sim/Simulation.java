@@ -1,7 +1,9 @@
 package io.kairos.sim;
 
+import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.device.ExecutionModel;
 import io.kairos.core.device.ExecutionNoise;
+import io.kairos.core.model.HardwareType;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.model.LatencyEstimator;
@@ -34,6 +36,11 @@ import java.util.SplittableRandom;
  * SimulationReport r = Simulation.builder(catalog)
  *         .devices(6).policy("clockwork").workload(Workload.parse("resnet50:600:12"))
  *         .duration(60_000_000).seed(1).build().run();
+ * }</pre>
+ * Devices of several hardware types (the catalog's {@code hardware}), each running its type's
+ * profiles; the report gives their cost:
+ * <pre>{@code
+ * Simulation.builder(catalog).devices(DeviceSlots.parse("cpu:2,gpu-t4:1", catalog))...
  * }</pre>
  * A whole plan, each device in one group only, with a decision replayed after 10 s:
  * <pre>{@code
@@ -94,7 +101,8 @@ public final class Simulation {
 
     /** The plan of one group, {@link ServingPlan#DEFAULT_GROUP}, with the builder's devices and policy. */
     private static ServingPlan onePlan(Builder b, long deviceMemoryBytes) {
-        ServingPlan p = new ServingPlan(b.placement.size(), deviceMemoryBytes, b.policyName, b.params, b.catalog);
+        ServingPlan p = b.slots != null ? new ServingPlan(b.slots, deviceMemoryBytes, b.policyName, b.params, b.catalog)
+                : new ServingPlan(b.placement.size(), deviceMemoryBytes, b.policyName, b.params, b.catalog);
         if (b.placement.stream().anyMatch(models -> models != null)) {
             Map<Integer, Set<String>> devices = new LinkedHashMap<>();
             for (int slot = 0; slot < b.placement.size(); slot++) devices.put(slot, b.placement.get(slot)); // null: every model
@@ -141,9 +149,22 @@ public final class Simulation {
         return invocation;
     }
 
-    /** The time model of one device, drawing its noise from {@code random}. */
-    ExecutionModel deviceTime(SplittableRandom random) {
-        return new ExecutionModel(catalog, speed, noise, plan.deviceMemoryBytes(), random);
+    /** The time model of device {@code slot}, of its hardware type, drawing its noise from {@code random}. */
+    ExecutionModel deviceTime(int slot, SplittableRandom random) {
+        return new ExecutionModel(catalog, hardwareTypeOf(slot), speed, noise, plan.deviceMemoryBytes(), random);
+    }
+
+    /** The hardware type of device {@code slot}. */
+    String hardwareTypeOf(int slot) {
+        String type = plan.hardwareTypeOf(slot);
+        return type != null ? type : catalog.firstHardwareType().name();
+    }
+
+    /** What the devices cost per hour together: the sum of their types' prices. */
+    double costPerHour() {
+        double sum = 0;
+        for (int slot = 0; slot < plan.deviceCount(); slot++) sum += catalog.hardwareType(hardwareTypeOf(slot)).pricePerHour();
+        return sum;
     }
 
     long deviceMemoryBytes() {
@@ -169,6 +190,7 @@ public final class Simulation {
     public static final class Builder {
         private final ModelCatalog catalog;
         private List<Set<String>> placement = Collections.nCopies(1, null);
+        private DeviceSlots slots;
         private boolean placementSet;
         private String policyName;
         private PolicyParams params = PolicyParams.NONE;
@@ -192,18 +214,42 @@ public final class Simulation {
             this.catalog = catalog;
         }
 
-        /** {@code count} devices, each holding every model. */
+        /** {@code count} devices of the catalog's first hardware type, each holding every model. */
         public Builder devices(int count) {
             if (count < 1) throw new IllegalArgumentException("a simulation needs at least one device, got " + count);
             this.placement = Collections.nCopies(count, null);
+            this.slots = null;
             this.placementSet = true;
             return this;
         }
 
-        /** One device per entry, holding the models of the entry ({@code null}: every model). */
+        /**
+         * Devices of the slots' hardware types, each holding every model it has a profile for on
+         * its type; each runs its batches in its type's time, and the report counts their prices.
+         *
+         * @throws IllegalArgumentException for a slot of a type the catalog lacks
+         */
+        public Builder devices(DeviceSlots slots) {
+            for (String type : slots.distinctTypes()) {
+                if (catalog.hardwareType(type) == null) {
+                    throw new IllegalArgumentException("devices '" + slots + "': hardware type '" + type + "' is not in the model catalog (it has "
+                            + catalog.hardwareTypes().stream().map(HardwareType::name).toList() + ")");
+                }
+            }
+            this.placement = Collections.nCopies(slots.count(), null);
+            this.slots = slots;
+            this.placementSet = true;
+            return this;
+        }
+
+        /**
+         * One device per entry, holding the models of the entry ({@code null}: every model), of the
+         * types of the {@link #devices(DeviceSlots)} given before, if as many, else of the first type.
+         */
         public Builder placement(List<Set<String>> modelsPerDevice) {
             if (modelsPerDevice.isEmpty()) throw new IllegalArgumentException("a simulation needs at least one device");
             this.placement = new ArrayList<>(modelsPerDevice);
+            if (slots != null && slots.count() != modelsPerDevice.size()) slots = null;
             this.placementSet = true;
             return this;
         }

@@ -14,6 +14,11 @@ import java.util.Locale;
  * requests is the cost side of the papers: {@code busy} counts the time devices spent executing
  * (bigger batches cost less), {@code provisioned} the devices held for the whole window.
  *
+ * <p>{@code costPerHour} is what the devices cost per hour together, the sum of their hardware
+ * types' prices in the catalog (0 on a catalog without prices); {@link #cost} is that over the
+ * measured window, the devices being held for all of it: the money beside the provisioned
+ * GPU-seconds.
+ *
  * <p>Energy is the other cost, the SMDP paper's: each batch that ran takes its model's
  * {@code zeta(b)} ({@code energy_mj} in the catalog), shared by its requests; mean power is that
  * energy over the measured window (mJ/ms = W), with energy per request and energy efficiency
@@ -23,6 +28,7 @@ import java.util.Locale;
 public record SimulationReport(
         String policy,
         int devices,
+        double costPerHour,
         long windowMicros,
         ResultSummary.Stats results,
         ResultSummary byModel,
@@ -130,6 +136,16 @@ public record SimulationReport(
         return ok() == 0 ? Double.POSITIVE_INFINITY : provisionedGpuSeconds() * 1000 / ok();
     }
 
+    /** What the devices cost over the measured window: their price per hour times the window's hours. */
+    public double cost() {
+        return costPerHour * (windowMicros / 3.6e9);
+    }
+
+    /** {@link #cost} per 1,000 requests served by their deadline; infinite when none was. */
+    public double costPer1000Good() {
+        return ok() == 0 ? Double.POSITIVE_INFINITY : cost() * 1000 / ok();
+    }
+
     /** Simulation speed: requests simulated (warm-up included) per second of wall-clock time. */
     public double simulatedRequestsPerWallSecond() {
         return wallNanos == 0 ? 0 : simulatedRequests * 1e9 / wallNanos;
@@ -140,7 +156,7 @@ public record SimulationReport(
             "goodput_per_s", "throughput_per_s", "p50_ms", "p99_ms", "p999_ms", "mean_batch", "batches",
             "utilisation", "cold_starts", "preemptions", "busy_gpu_s_per_1000_good",
             "provisioned_gpu_s_per_1000_good", "mean_latency_ms", "energy_mj", "mean_power_w",
-            "energy_per_request_mj", "requests_per_j", "sim_requests_per_wall_s");
+            "energy_per_request_mj", "requests_per_j", "cost_per_hour", "cost", "cost_per_1000_good", "sim_requests_per_wall_s");
 
     public List<String> csvValues() {
         return List.of(policy, Integer.toString(devices), num(windowMicros / 1e6), Long.toString(arrivals()),
@@ -149,7 +165,7 @@ public record SimulationReport(
                 num(meanBatchSize()), Long.toString(batches), num(utilisation()), Long.toString(coldStarts),
                 Long.toString(preemptions), num(busyGpuSecondsPer1000Good()), num(provisionedGpuSecondsPer1000Good()),
                 num(meanLatencyMs()), num(energyMillijoules()), num(meanPowerWatts()), num(energyPerRequestMillijoules()),
-                num(requestsPerJoule()), num(simulatedRequestsPerWallSecond()));
+                num(requestsPerJoule()), num(costPerHour), num(cost()), num(costPer1000Good()), num(simulatedRequestsPerWallSecond()));
     }
 
     @Override
@@ -159,9 +175,11 @@ public record SimulationReport(
                         + "batch %.2f, utilisation %.1f%%, %.3f busy GPU-s per 1000 good",
                 policy, 100 * sloAttainment(), arrivals(), goodputPerSecond(), late(), dropped(), meanLatencyMs(),
                 p50Micros() / 1000.0, p99Micros() / 1000.0, meanBatchSize(), 100 * utilisation(), busyGpuSecondsPer1000Good());
-        if (Double.isNaN(energyMillijoules())) return s + ", energy unknown";
-        return s + String.format(Locale.ROOT, ", %.2f W, %.3f mJ per request, %.2f requests/J",
+        s += Double.isNaN(energyMillijoules()) ? ", energy unknown" : String.format(Locale.ROOT, ", %.2f W, %.3f mJ per request, %.2f requests/J",
                 meanPowerWatts(), energyPerRequestMillijoules(), requestsPerJoule());
+        // Priced devices only: a catalog without prices has nothing to say about money.
+        if (costPerHour > 0) s += String.format(Locale.ROOT, ", devices %.4g per hour, %.4g for the run", costPerHour, cost());
+        return s;
     }
 
     private static String num(double v) {

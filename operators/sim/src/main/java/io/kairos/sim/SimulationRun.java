@@ -106,7 +106,8 @@ final class SimulationRun {
             // group's view replays the device's model cache on the same budget: it books the cold
             // starts the device spends.
             SplittableRandom random = root.split();
-            gpus[slot] = new SimulatedGpu(new DeviceView(slot, null, sim.deviceMemoryBytes()), sim.deviceTime(random), sim.dispatchDelay(), random);
+            gpus[slot] = new SimulatedGpu(new DeviceView(slot, null, sim.deviceMemoryBytes(), sim.hardwareTypeOf(slot)), sim.deviceTime(slot, random),
+                    sim.dispatchDelay(), random);
         }
     }
 
@@ -143,7 +144,7 @@ final class SimulationRun {
         for (Group g : active) {
             for (Request r : g.scheduler.pendingRequests()) fate(r, ResultStatus.DROPPED, now, 0, Double.NaN);
         }
-        return new SimulationReport(sim.policyName(), gpus.length, sim.durationMicros() - warmup, results.overall(), results,
+        return new SimulationReport(sim.policyName(), gpus.length, sim.costPerHour(), sim.durationMicros() - warmup, results.overall(), results,
                 batches, busyMicros, coldStarts, preemptions, simulated, System.nanoTime() - started);
     }
 

@@ -22,7 +22,16 @@ public interface DeviceFactory extends Serializable {
      * {@code memoryBudgetBytes} holds: the budget the scheduler's views of them replay.
      */
     static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes) {
+        return simulated(speedFactor, memoryBudgetBytes, null);
+    }
+
+    /**
+     * {@link #simulated(double, long)} devices of the slots' hardware types: each takes its models'
+     * profiles on its slot's type. {@code slots} null: every slot of the catalog's first type.
+     */
+    static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes, DeviceSlots slots) {
         return (slot, gpu, catalog) -> new SimulatedDevice(slot,
-                new ExecutionModel(catalog, speedFactor, ExecutionNoise.none(), memoryBudgetBytes, new SplittableRandom(slot)), WallClock::nowMicros);
+                new ExecutionModel(catalog, slots == null ? catalog.firstHardwareType().name() : slots.typeOf(slot), speedFactor,
+                        ExecutionNoise.none(), memoryBudgetBytes, new SplittableRandom(slot)), WallClock::nowMicros);
     }
 }

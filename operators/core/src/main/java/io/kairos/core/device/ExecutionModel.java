@@ -1,5 +1,7 @@
 package io.kairos.core.device;
 
+import io.kairos.core.model.HardwareProfile;
+import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
 
@@ -9,9 +11,10 @@ import java.util.SplittableRandom;
 /**
  * How long one simulated device takes: the one model of a device's time, used by the job's
  * simulated devices (in real time, {@link SimulatedDevice}) and by the simulator's (in virtual
- * time). A batch takes its model's profiled latency times the device's speed factor, perturbed by
- * the noise, plus the model's load time (from the catalog, times the speed factor) when the model
- * is not in the device's memory: a cold start.
+ * time). A batch takes its model's profiled latency on the device's hardware type times the
+ * device's speed factor, perturbed by the noise, plus the model's load time on that type (from the
+ * catalog, times the speed factor) when the model is not in the device's memory: a cold start. A
+ * model with no profile on the type fails there: the scheduler never sends it one.
  *
  * <p>The memory is a {@link ModelCache} on the device's budget, filled with the models' catalog
  * sizes, least recently used evicted first: the very cache that the scheduler's view of the device
@@ -22,6 +25,7 @@ import java.util.SplittableRandom;
  */
 public final class ExecutionModel {
     private final ModelCatalog catalog;
+    private final String hardwareType;
     private final double speedFactor;
     private final ExecutionNoise noise;
     private final SplittableRandom random;
@@ -32,8 +36,21 @@ public final class ExecutionModel {
      * @param memoryBudgetBytes what the loaded models may take together ({@link Long#MAX_VALUE}: unbounded)
      */
     public ExecutionModel(ModelCatalog catalog, double speedFactor, ExecutionNoise noise, long memoryBudgetBytes, SplittableRandom random) {
+        this(catalog, catalog.firstHardwareType().name(), speedFactor, noise, memoryBudgetBytes, random);
+    }
+
+    /**
+     * A device of {@code hardwareType}: its batches take their model's profile on that type, and a
+     * model without one fails there.
+     */
+    public ExecutionModel(ModelCatalog catalog, String hardwareType, double speedFactor, ExecutionNoise noise, long memoryBudgetBytes, SplittableRandom random) {
         if (!(speedFactor >= 0) || Double.isInfinite(speedFactor)) throw new IllegalArgumentException("speed factor must be a non-negative number, got " + speedFactor);
+        if (catalog.hardwareType(hardwareType) == null) {
+            throw new IllegalArgumentException("device of hardware type '" + hardwareType + "', which the model catalog lacks (it has "
+                    + catalog.hardwareTypes().stream().map(io.kairos.core.model.HardwareType::name).toList() + ")");
+        }
         this.catalog = catalog;
+        this.hardwareType = hardwareType;
         this.speedFactor = speedFactor;
         this.noise = noise;
         this.random = random;
@@ -55,14 +72,22 @@ public final class ExecutionModel {
     public Run run(String model, int size) {
         ModelSpec spec = catalog.get(model);
         if (spec == null) return Run.failed("no profile for model '" + model + "'");
-        if (size > spec.latency().maxBatch()) return Run.failed("batch of " + size + " exceeds the largest allowed size " + spec.latency().maxBatch() + " of model '" + model + "'");
-        long latency = noise.actualMicros(scaled(spec.latency().latencyMicros(size)), random);
+        HardwareProfile on = spec.profileOn(hardwareType);
+        if (on == null) return Run.failed("model '" + model + "' has no profile on hardware type '" + hardwareType + "'");
+        LatencyProfile profile = on.latency();
+        if (size > profile.maxBatch()) return Run.failed("batch of " + size + " exceeds the largest allowed size " + profile.maxBatch() + " of model '" + model + "'");
+        long latency = noise.actualMicros(scaled(profile.latencyMicros(size)), random);
         if (!spec.hasLoadCost() || memory.get(model) != null) return new Run(latency, false, null);
         if (spec.memoryBytes() > memory.budgetBytes()) {
             return Run.failed("model '" + model + "' needs " + spec.memoryBytes() + " bytes, more than the device's budget of " + memory.budgetBytes());
         }
         hold(spec);
-        return new Run(latency + scaled(spec.loadMicros()), true, null);
+        return new Run(latency + scaled(on.loadMicros()), true, null);
+    }
+
+    /** The hardware type whose profiles the device's batches take. */
+    public String hardwareType() {
+        return hardwareType;
     }
 
     /**
@@ -72,7 +97,7 @@ public final class ExecutionModel {
      */
     public boolean load(String model) {
         ModelSpec spec = catalog.get(model);
-        if (spec == null || !spec.hasLoadCost() || memory.isLoaded(model)) return false;
+        if (spec == null || !spec.hasLoadCost() || !spec.runsOn(hardwareType) || memory.isLoaded(model)) return false;
         if (memory.usedBytes() + spec.memoryBytes() > memory.budgetBytes()) return false;
         hold(spec);
         return true;

@@ -30,7 +30,10 @@ public final class LatencyEstimator {
     }
 
     private final Settings settings;
-    private final Map<String, ModelEstimate> models = new HashMap<>();
+    // By model and hardware type: a model runs at its own speed on each type, learned apart.
+    private final Map<Key, ModelEstimate> models = new HashMap<>();
+
+    private record Key(String model, String hardwareType) {}
 
     public LatencyEstimator(Settings settings) {
         this.settings = settings;
@@ -42,7 +45,12 @@ public final class LatencyEstimator {
 
     /** The model's current profile: its prior until a batch of it was measured. */
     public LatencyProfile profile(String model, LatencyProfile prior) {
-        ModelEstimate e = models.get(model);
+        return profile(model, null, prior);
+    }
+
+    /** The model's current profile on devices of {@code hardwareType}: its prior there until a batch of it was measured there. */
+    public LatencyProfile profile(String model, String hardwareType, LatencyProfile prior) {
+        ModelEstimate e = models.get(new Key(model, hardwareType));
         return e == null ? prior : e.profile;
     }
 
@@ -52,10 +60,16 @@ public final class LatencyEstimator {
      * thousands of models.
      */
     public ModelEstimate track(String model, LatencyProfile prior) {
-        ModelEstimate e = models.get(model);
+        return track(model, null, prior);
+    }
+
+    /** {@link #track(String, LatencyProfile)} of the model on devices of {@code hardwareType}, learned apart from its other types. */
+    public ModelEstimate track(String model, String hardwareType, LatencyProfile prior) {
+        Key key = new Key(model, hardwareType);
+        ModelEstimate e = models.get(key);
         if (e == null) {
             e = new ModelEstimate(prior, settings);
-            models.put(model, e);
+            models.put(key, e);
         }
         return e;
     }

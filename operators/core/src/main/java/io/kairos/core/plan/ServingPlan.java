@@ -1,6 +1,9 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.model.HardwareType;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.ModelSpec;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
@@ -16,7 +19,8 @@ import java.util.Set;
 
 /**
  * Which serving group each model belongs to, which devices each group has and which models each
- * device holds, each group's scheduling policy, and its models' batching tables. Starts from a default (every model in one group
+ * device holds, each group's scheduling policy, and its models' batching tables. Each device is of
+ * a hardware type ({@link DeviceSlots}); a model goes only on devices of types it has a profile for. Starts from a default (every model in one group
  * holding every device) and changes only through control decisions ({@link Decisions}); which
  * decisions are applied, and which are replays, is the {@link DecisionLedger}'s to say.
  */
@@ -24,6 +28,8 @@ public final class ServingPlan {
     public static final String DEFAULT_GROUP = "default";
 
     private final int deviceCount;
+    // Each slot's hardware type; null: every slot of the catalog's first type.
+    private final DeviceSlots slots;
     private final long deviceMemoryBytes;
     private final String defaultPolicy;
     private final PolicyParams defaultParams;
@@ -53,8 +59,31 @@ public final class ServingPlan {
      *                against a catalog (a plan shown without the job's catalog)
      */
     public ServingPlan(int deviceCount, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams, ModelCatalog catalog) {
+        this(deviceCount, null, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
+    }
+
+    /**
+     * A plan on device slots of given hardware types: a placement that puts a model on a device of a
+     * type it has no profile for is refused.
+     *
+     * @throws IllegalArgumentException also for a slot of a type the catalog lacks
+     */
+    public ServingPlan(DeviceSlots slots, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams, ModelCatalog catalog) {
+        this(slots.count(), slots, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
+    }
+
+    private ServingPlan(int deviceCount, DeviceSlots slots, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams, ModelCatalog catalog) {
         Policies.configure(null, defaultPolicy, defaultParams);
+        if (slots != null && catalog != null) {
+            for (int slot = 0; slot < slots.count(); slot++) {
+                if (catalog.hardwareType(slots.typeOf(slot)) == null) {
+                    throw new IllegalArgumentException("device " + slot + " is of hardware type '" + slots.typeOf(slot) + "', which the model catalog lacks (it has "
+                            + catalog.hardwareTypes().stream().map(HardwareType::name).toList() + ")");
+                }
+            }
+        }
         this.deviceCount = deviceCount;
+        this.slots = slots;
         this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = defaultParams;
@@ -63,7 +92,7 @@ public final class ServingPlan {
 
     /** An independent copy: the same groups, placements, policies, tables and versions, to change apart (a simulation run). */
     public ServingPlan copy() {
-        ServingPlan c = new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
+        ServingPlan c = new ServingPlan(deviceCount, slots, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
         c.groupOfModel.putAll(groupOfModel);
         placement.forEach((group, devices) -> c.placement.put(group, new TreeMap<>(devices)));
         c.policies.putAll(policies);
@@ -87,6 +116,22 @@ public final class ServingPlan {
         return deviceCount;
     }
 
+    /**
+     * The hardware type of device {@code slot}; {@code null} when the plan was given a count of
+     * devices and no catalog (then it is the first type of whatever catalog serves).
+     */
+    public String hardwareTypeOf(int slot) {
+        if (slot < 0 || slot >= deviceCount) throw new IndexOutOfBoundsException("device " + slot + " of " + deviceCount);
+        if (slots != null) return slots.typeOf(slot);
+        return catalog == null ? null : catalog.firstHardwareType().name();
+    }
+
+    /** The device slots with their types; {@code null} when the plan has no device or does not know their types (see {@link #hardwareTypeOf}). */
+    public DeviceSlots deviceSlots() {
+        if (slots != null) return slots;
+        return catalog == null || deviceCount == 0 ? null : DeviceSlots.of(deviceCount, catalog);
+    }
+
     /** How many changes the plan has taken: 0 for the default plan, higher after every change. */
     public long version() {
         return version;
@@ -106,17 +151,34 @@ public final class ServingPlan {
         Map<Integer, Set<String>> devices = placement.get(group);
         List<DeviceView> views = new ArrayList<>();
         if (devices == null) {
-            for (int slot = 0; slot < deviceCount; slot++) views.add(new DeviceView(slot, null, deviceMemoryBytes));
+            for (int slot = 0; slot < deviceCount; slot++) views.add(new DeviceView(slot, null, deviceMemoryBytes, hardwareTypeOf(slot)));
         } else {
-            devices.forEach((slot, models) -> views.add(new DeviceView(slot, models, deviceMemoryBytes)));
+            devices.forEach((slot, models) -> views.add(new DeviceView(slot, models, deviceMemoryBytes, hardwareTypeOf(slot))));
         }
         return views;
     }
 
+    /**
+     * Places models on a group's devices.
+     *
+     * @throws IllegalArgumentException for a device the job lacks, or, where the plan has a
+     *         catalog, a model put on a device of a hardware type it has no profile for (naming
+     *         the model, the device and the type); the plan is then unchanged
+     */
     public void place(String group, Map<Integer, Set<String>> devices) {
-        for (int slot : devices.keySet()) {
+        for (Map.Entry<Integer, Set<String>> e : devices.entrySet()) {
+            int slot = e.getKey();
             if (slot < 0 || slot >= deviceCount) {
                 throw new IllegalArgumentException("device " + slot + " does not exist: the job has devices 0.." + (deviceCount - 1));
+            }
+            if (catalog == null || e.getValue() == null) continue;
+            String type = hardwareTypeOf(slot);
+            for (String model : new java.util.TreeSet<>(e.getValue())) {
+                ModelSpec spec = catalog.get(model);
+                if (spec != null && !spec.runsOn(type)) {
+                    throw new IllegalArgumentException("model '" + model + "' cannot go on device " + slot + ": the device is of hardware type '" + type
+                            + "', on which the model has no profile (it has profiles on " + spec.hardwareTypes() + ")");
+                }
             }
         }
         // In slot order, whatever the order given: the order of a group's devices decides ties

@@ -1,6 +1,5 @@
 package io.kairos.core.request;
 
-import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.LatencyProfile;
 
 import java.util.Arrays;
@@ -15,8 +14,6 @@ import java.util.Arrays;
 public final class RequestQueue {
     private final String model;
     private LatencyProfile profile;
-    // Where the scheduler learns this model's latency, if it does: kept here so that a report costs no lookup by name.
-    private LatencyEstimator.ModelEstimate estimate;
     private Request[] items = new Request[16];
     private int head;
     private int tail;
@@ -42,7 +39,11 @@ public final class RequestQueue {
         return model;
     }
 
-    /** The model's latency per batch size, kept here so that a policy scanning queues looks nothing up. */
+    /**
+     * The model's latency per batch size on the scheduler's devices (where they are of several
+     * hardware types, the slowest type's at each size), kept here so that a policy scanning queues
+     * looks nothing up.
+     */
     public LatencyProfile profile() {
         return profile;
     }
@@ -53,15 +54,6 @@ public final class RequestQueue {
      */
     public void setProfile(LatencyProfile profile) {
         this.profile = profile;
-    }
-
-    /** The estimate the scheduler learns this model's latency in, or null when it does not learn. */
-    public LatencyEstimator.ModelEstimate estimate() {
-        return estimate;
-    }
-
-    public void setEstimate(LatencyEstimator.ModelEstimate estimate) {
-        this.estimate = estimate;
     }
 
     /** When, in the scheduler's count, the queue last came to hold two requests or more. */

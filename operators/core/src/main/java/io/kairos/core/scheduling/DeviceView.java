@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling;
 
 import io.kairos.core.device.ModelCache;
+import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
 
 import java.util.ArrayDeque;
@@ -26,6 +27,14 @@ import java.util.Set;
 public final class DeviceView {
     private final int slot;
     private final Set<String> models;
+    // The device's hardware type as given; null: the catalog's first type.
+    private final String hardwareType;
+    // Set by the scheduler of the device's group (resolve): the type it predicts with, its place
+    // among the group's types, and, where some model has no profile on the type, the catalog to
+    // ask which do (null: every model runs here).
+    private String resolvedType;
+    private int typeIndex;
+    private ModelCatalog onlyProfiled;
     private final ModelCache<AutoCloseable> loaded;
     private long freeAtMicros;
     // The last batch booked, ending at freeAtMicros; null when none was, or when it was preempted
@@ -61,17 +70,68 @@ public final class DeviceView {
      * @param memoryBudgetBytes what its loaded models may take together, as the device is configured
      */
     public DeviceView(int slot, Set<String> models, long memoryBudgetBytes) {
+        this(slot, models, memoryBudgetBytes, null);
+    }
+
+    /**
+     * @param hardwareType the device's hardware type ({@link io.kairos.core.device.DeviceSlots#typeOf}),
+     *                     or {@code null} for the catalog's first type
+     */
+    public DeviceView(int slot, Set<String> models, long memoryBudgetBytes, String hardwareType) {
         this.slot = slot;
         this.models = models == null ? null : Set.copyOf(models);
         this.loaded = new ModelCache<>(memoryBudgetBytes);
+        this.hardwareType = hardwareType;
     }
 
     public int slot() {
         return slot;
     }
 
+    /** The device's hardware type as given; {@code null}: the catalog's first type. */
+    public String hardwareType() {
+        return hardwareType;
+    }
+
+    /**
+     * The scheduler of the device's group binds the view to its catalog: the type it predicts
+     * with, and its index among the group's types; a model without a profile on the type is no
+     * longer one the device {@link #holds}.
+     */
+    void resolve(ModelCatalog catalog, int typeIndex) {
+        this.resolvedType = hardwareType != null ? hardwareType : catalog.firstHardwareType().name();
+        this.typeIndex = typeIndex;
+        boolean runsEveryModel = true;
+        for (ModelSpec spec : catalog.all()) runsEveryModel &= spec.runsOn(resolvedType);
+        this.onlyProfiled = runsEveryModel ? null : catalog;
+    }
+
+    /** The hardware type the scheduler predicts this device's batches with; {@code null} before its group bound it. */
+    public String resolvedHardwareType() {
+        return resolvedType;
+    }
+
+    /** The index of the device's type among its group's types. */
+    int typeIndex() {
+        return typeIndex;
+    }
+
+    /** Whether the device may run every model of the catalog: no placement list, and a profile of every model on its type. */
+    public boolean holdsEveryModel() {
+        return models == null && onlyProfiled == null;
+    }
+
+    /**
+     * Whether the device may run {@code model}: its placement holds the model, and the model has
+     * a profile on the device's hardware type (a model is never sent where it has none).
+     */
     public boolean holds(String model) {
-        return models == null || models.contains(model);
+        return (models == null || models.contains(model)) && (onlyProfiled == null || profiledHere(model));
+    }
+
+    private boolean profiledHere(String model) {
+        ModelSpec spec = onlyProfiled.get(model);
+        return spec != null && spec.runsOn(resolvedType);
     }
 
     /** {@code null} when the device holds every model. */
@@ -84,7 +144,10 @@ public final class DeviceView {
      * holds it, or when the model's loading is not modelled.
      */
     public long loadMicros(ModelSpec model) {
-        return !model.hasLoadCost() || loaded.isLoaded(model.name()) ? 0 : model.loadMicros();
+        if (!model.hasLoadCost() || loaded.isLoaded(model.name())) return 0;
+        // On its type: a model may load slower onto one type than another.
+        io.kairos.core.model.HardwareProfile on = resolvedType == null ? null : model.profileOn(resolvedType);
+        return on == null ? model.loadMicros() : on.loadMicros();
     }
 
     /**
@@ -262,6 +325,7 @@ public final class DeviceView {
 
     @Override
     public String toString() {
-        return "device " + slot + (models == null ? " (all models)" : " " + models) + " free at " + freeAtMicros;
+        String type = hardwareType == null ? "" : " (" + hardwareType + ")";
+        return "device " + slot + type + (models == null ? " (all models)" : " " + models) + " free at " + freeAtMicros;
     }
 }

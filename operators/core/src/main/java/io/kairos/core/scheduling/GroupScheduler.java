@@ -99,6 +99,13 @@ public final class GroupScheduler implements GroupView {
     private long batchExtra;
     // Profiles corrected from the devices' reports; null: the catalog's profiles, never corrected.
     private LatencyEstimator estimator = new LatencyEstimator(LatencyEstimator.Settings.DEFAULT);
+    // The hardware types of the group's devices, each once, in the order of the devices. A
+    // queue's profile is its model's on these types: the one type's, or, where they are several,
+    // the slowest at each batch size, so that whatever device a policy picks, the batch it sized
+    // ends in time; each batch is booked with its own device's profile (see dispatch).
+    private List<String> types = List.of();
+    // Per queue number: the model's profile on each of the group's types.
+    private final List<OnTypes> onTypes = new ArrayList<>();
 
     // Filled during one schedule() call, handed out in its outcome.
     private List<Dispatch> dispatched = new ArrayList<>();
@@ -117,6 +124,7 @@ public final class GroupScheduler implements GroupView {
         this.group = group;
         this.catalog = catalog;
         this.devices = List.copyOf(devices);
+        this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
         setPolicy(policy);
     }
@@ -182,15 +190,105 @@ public final class GroupScheduler implements GroupView {
             for (String model : new TreeSet<>(d.models())) {
                 if (!catalog.contains(model)) continue;
                 ModelSpec spec = catalog.get(model);
-                if (d.fitsWithoutEviction(spec)) {
+                if (d.holds(model) && d.fitsWithoutEviction(spec)) {
                     d.hold(spec);
                     actions.add(ModelAction.load(d.slot(), model));
                 }
             }
         }
         this.devices = List.copyOf(newDevices);
+        List<String> before = types;
+        this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
+        if (!types.equals(before)) profilesOnNewTypes();
         return actions;
+    }
+
+    /** The distinct hardware types of {@code devices}, in their order; binds each view to its type. */
+    private List<String> resolveTypes(List<DeviceView> devices) {
+        List<String> distinct = new ArrayList<>(1);
+        for (DeviceView d : devices) {
+            String type = d.hardwareType() != null ? d.hardwareType() : catalog.firstHardwareType().name();
+            int index = distinct.indexOf(type);
+            if (index < 0) {
+                index = distinct.size();
+                distinct.add(type);
+            }
+            d.resolve(catalog, index);
+        }
+        return List.copyOf(distinct);
+    }
+
+    /** The group's types changed: every queue's profile is its model's on the new types, learned apart per type. */
+    private void profilesOnNewTypes() {
+        for (RequestQueue q : byNumber) {
+            OnTypes t = onTypes(specs.get(q.number()));
+            onTypes.set(q.number(), t);
+            LatencyProfile updated = t.profile();
+            if (updated == q.profile()) continue;
+            boolean wasActive = !q.isEmpty() && leave(q);
+            q.setProfile(updated);
+            if (wasActive) join(q);
+            batchExtra = Math.max(batchExtra, updated.latencyAt(updated.batchSizeCount() - 1) - updated.latencyAt(0));
+        }
+    }
+
+    /**
+     * A model's profile on each of the group's types: its estimate there when learning, else the
+     * catalog's; none on a type it has no profile for.
+     */
+    private OnTypes onTypes(ModelSpec spec) {
+        int n = types.size();
+        LatencyProfile[] priors = new LatencyProfile[n];
+        LatencyEstimator.ModelEstimate[] estimates = estimator == null ? null : new LatencyEstimator.ModelEstimate[n];
+        for (int k = 0; k < n; k++) {
+            priors[k] = spec.latencyOn(types.get(k));
+            if (estimates != null && priors[k] != null) estimates[k] = estimator.track(spec.name(), types.get(k), priors[k]);
+        }
+        return new OnTypes(spec, priors, estimates);
+    }
+
+    /** One model's profiles on the group's types, by the types' index. */
+    private static final class OnTypes {
+        final ModelSpec spec;
+        final LatencyProfile[] priors;
+        final LatencyEstimator.ModelEstimate[] estimates; // null when not learning
+
+        OnTypes(ModelSpec spec, LatencyProfile[] priors, LatencyEstimator.ModelEstimate[] estimates) {
+            this.spec = spec;
+            this.priors = priors;
+            this.estimates = estimates;
+        }
+
+        /** On the k-th type, as now believed; null where the model has no profile. */
+        LatencyProfile on(int k) {
+            return estimates != null && estimates[k] != null ? estimates[k].profile() : priors[k];
+        }
+
+        /**
+         * What the model's queue decides with: its profile on the one type it has among the group's
+         * (the very object), the slowest at each size where it has several, its first type's where
+         * it has none (no device of the group runs it: its requests are shed).
+         */
+        LatencyProfile profile() {
+            LatencyProfile only = null;
+            int count = 0;
+            for (int k = 0; k < priors.length; k++) {
+                LatencyProfile p = on(k);
+                if (p == null) continue;
+                if (count++ == 0) only = p;
+            }
+            if (count == 0) return spec.latency();
+            if (count == 1) return only;
+            int[] sizes = only.batchSizes();
+            long[] slowest = new long[sizes.length];
+            for (int k = 0; k < priors.length; k++) {
+                LatencyProfile p = on(k);
+                if (p == null) continue;
+                for (int i = 0; i < sizes.length; i++) slowest[i] = Math.max(slowest[i], p.latencyAt(i));
+            }
+            return new LatencyProfile(sizes, slowest);
+        }
     }
 
     /**
@@ -226,14 +324,22 @@ public final class GroupScheduler implements GroupView {
      */
     public void observe(BatchReport report) {
         Dispatch batch = report.batch();
+        DeviceView on = null;
         for (DeviceView d : devices) {
-            if (d.slot() == batch.device()) d.observe(batch, report.startMicros(), report.endMicros());
+            if (d.slot() == batch.device()) {
+                d.observe(batch, report.startMicros(), report.endMicros());
+                on = d;
+            }
         }
         if (report.coldStart() || report.failed()) return;
         RequestQueue q = queues.get(batch.model());
-        if (q == null || q.estimate() == null) return;
-        LatencyProfile updated = q.estimate().add(batch.size(), report.latencyMicros());
-        if (updated == null) return;
+        if (q == null || estimator == null) return;
+        // Learned on the type of the device that ran it; of a device that left a group of several types, not at all.
+        int k = types.size() == 1 ? 0 : on == null ? -1 : on.typeIndex();
+        OnTypes t = onTypes.get(q.number());
+        if (k < 0 || t.estimates[k] == null) return;
+        if (t.estimates[k].add(batch.size(), report.latencyMicros()) == null) return;
+        LatencyProfile updated = t.profile();
         // The queue's place in the order depends on its profile: out before the change, back after.
         boolean wasActive = !q.isEmpty() && leave(q);
         q.setProfile(updated);
@@ -280,18 +386,13 @@ public final class GroupScheduler implements GroupView {
         RequestQueue q = queues.get(model);
         if (q == null) {
             ModelSpec spec = catalog.get(model);
-            LatencyProfile prior = spec.latency();
-            if (estimator == null) {
-                q = new RequestQueue(model, prior);
-            } else {
-                LatencyEstimator.ModelEstimate estimate = estimator.track(model, prior);
-                q = new RequestQueue(model, estimate.profile());
-                q.setEstimate(estimate);
-            }
+            OnTypes t = onTypes(spec);
+            q = new RequestQueue(model, t.profile());
             queues.put(model, q);
             q.setNumber(arrivalRates.size());
             arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
             specs.add(spec);
+            onTypes.add(t);
             byNumber.add(q);
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
@@ -499,13 +600,29 @@ public final class GroupScheduler implements GroupView {
         return queues.get(model);
     }
 
-    /** The model's latency profile as the scheduler now believes it: the catalog's, corrected by what was measured. */
+    /**
+     * The model's latency profile as the scheduler now believes it: the catalog's, corrected by what
+     * was measured; on the group's devices, the slowest of their types at each size.
+     */
     @Override
     public LatencyProfile profile(String model) {
         RequestQueue q = queues.get(model);
         if (q != null) return q.profile();
-        LatencyProfile prior = catalog.get(model).latency();
-        return estimator == null ? prior : estimator.profile(model, prior);
+        return onTypes(catalog.get(model)).profile();
+    }
+
+    @Override
+    public LatencyProfile profileOn(RequestQueue q, DeviceView device) {
+        if (types.size() == 1) return q.profile();
+        checkOwn(q);
+        LatencyProfile p = onTypes.get(q.number()).on(device.typeIndex());
+        if (p == null) throw new IllegalArgumentException(device + " cannot run model '" + q.model() + "': it has no profile on hardware type '" + device.resolvedHardwareType() + "'");
+        return p;
+    }
+
+    /** The hardware types of the group's devices, each once, in the order of the devices. */
+    public List<String> hardwareTypes() {
+        return types;
     }
 
     @Override
@@ -530,8 +647,10 @@ public final class GroupScheduler implements GroupView {
         shrunk(q);
         if (!q.isEmpty()) join(q);
         // A model the device does not hold is loaded first: the batch takes its load time longer.
+        // On a device of one of several types, the batch takes that type's time.
         ModelSpec spec = specs.get(q.number());
-        long latency = q.profile().latencyMicros(size) + device.loadMicros(spec);
+        LatencyProfile p = types.size() == 1 ? q.profile() : onTypes.get(q.number()).on(device.typeIndex());
+        long latency = p.latencyMicros(size) + device.loadMicros(spec);
         Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
         device.book(d, nowMicros);
         device.hold(spec);
@@ -720,7 +839,7 @@ public final class GroupScheduler implements GroupView {
 
     private static boolean holdEveryModel(List<DeviceView> devices) {
         for (DeviceView d : devices) {
-            if (d.models() != null) return false;
+            if (!d.holdsEveryModel()) return false;
         }
         return true;
     }

@@ -69,6 +69,15 @@ public interface GroupView {
 
     LatencyProfile profile(String model);
 
+    /**
+     * The latency profile of {@code q}'s model on {@code device}'s hardware type, as the scheduler
+     * now believes it: what a batch sent there is booked with. {@link RequestQueue#profile} where
+     * the group's devices are of one type; never faster than it elsewhere.
+     *
+     * @throws IllegalArgumentException where the device cannot run the model ({@link DeviceView#holds} is false for it)
+     */
+    LatencyProfile profileOn(RequestQueue q, DeviceView device);
+
     List<DeviceView> devices();
 
     /**
