@@ -1,0 +1,161 @@
+package io.kairos.control.inferline;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.sim.pipeline.PipelineConfig;
+import io.kairos.sim.pipeline.PipelineEstimator;
+import io.kairos.sim.pipeline.StageConfig;
+import io.kairos.workload.ArrivalTrace;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class InferLinePlannerTest {
+
+    /**
+     * cpu at 1 an hour, gpu at 3. Model a: cpu 9 / 12 ms at batch 1 / 2, gpu 4 / 5 ms. Model b:
+     * cpu 2 / 3 ms, gpu 1 / 2 ms. Full-batch throughput of one replica: a on gpu 250/s at batch 1,
+     * 400/s at 2; a on cpu 111.1/s and 166.7/s; b on gpu 1,000/s at either; b on cpu 500/s and 666.7/s.
+     */
+    static final ModelCatalog CATALOG = ModelCatalog.parse("""
+            {"hardware": [{"name": "cpu", "price_per_hour": 1}, {"name": "gpu", "price_per_hour": 3}],
+             "models": [
+              {"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 9, "2": 12}},
+               "hardware_profiles": {"gpu": {"latency_ms": {"table": {"1": 4, "2": 5}}}}},
+              {"name": "b", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 2, "2": 3}},
+               "hardware_profiles": {"gpu": {"latency_ms": {"table": {"1": 1, "2": 2}}}}}
+            ]}""", "planner-test");
+
+    /** 500 bursts of three requests at one instant, 10 ms apart: 1,500 requests over 4.99 s, λ = 300.6/s. */
+    static final ArrivalTrace BURSTS = bursts(500, 3, 10);
+
+    static ArrivalTrace bursts(int bursts, int size, long periodMs) {
+        long[] t = new long[bursts * size];
+        for (int i = 0; i < t.length; i++) t[i] = (i / size) * periodMs * 1000;
+        return ArrivalTrace.of(t);
+    }
+
+    static InferLinePlanner planner(PipelineSpec pipeline, long sloMicros) {
+        PipelineEstimator estimator = new PipelineEstimator(CATALOG, pipeline, BURSTS, 1);
+        return new InferLinePlanner(estimator, sloMicros, BURSTS.meanRatePerSecond());
+    }
+
+    static PipelineConfig config(PipelineSpec p, Map<String, StageConfig> stages) {
+        return PipelineConfig.of(p, CATALOG, stages);
+    }
+
+    static final PipelineSpec ONE = PipelineSpec.parse("""
+            {"pipeline": "one", "slo_p99_ms": 7, "stages": [{"name": "only", "model": "a"}]}""", "one");
+
+    @Test
+    void oneStageBatchesTwoOfEachBurstOnTwoReplicas() {
+        // SLO 7 ms. Algorithm 1: a's fastest type is gpu (4 ms at batch 1; service time 4 < 7).
+        //   1 replica: a burst runs 4, 8, 12 ms: two thirds miss. Bottleneck: the only stage.
+        //   2 replicas: 4, 4, 8 ms: a third misses.
+        //   3 replicas: 4, 4, 4 ms: feasible. Cost 3 x 3 = 9.
+        // Algorithm 2, pass 1:
+        //   cheaper hardware: cpu at batch 1 (9 ms > 7), replicas ceil(3 x 250 / 111.1) = 7, cost 7: every request misses.
+        //   larger batch: gpu at 2, replicas ceil(3 x 250 / 400) = 2, cost 6: a burst's first two run
+        //     as one batch of 2 (5 ms), the third alone on the other replica (4 ms): feasible, kept.
+        //   one replica fewer: gpu at 2 x 1, cost 3: [2] 0-5 ms, [1] 5-9 ms: a third misses.
+        // Pass 2: cpu at 2 (12 ms) x ceil(2 x 400 / 166.7) = 5 misses everything; no larger size; one
+        // replica is the configuration already refused. Nothing kept: the plan is gpu, batch 2, 2 replicas.
+        InferLinePlanner planner = planner(ONE, 7_000);
+        InferLinePlanner.Plan initial = planner.initial();
+        assertThat(initial.feasible()).isTrue();
+        assertThat(initial.config()).isEqualTo(config(ONE, Map.of("only", new StageConfig("gpu", 1, 3))));
+        assertThat(initial.costPerHour()).isEqualTo(9);
+        assertThat(initial.steps()).hasSize(3);
+
+        InferLinePlanner.Plan plan = planner.plan();
+        assertThat(plan.feasible()).isTrue();
+        assertThat(plan.config()).isEqualTo(config(ONE, Map.of("only", new StageConfig("gpu", 2, 2))));
+        assertThat(plan.costPerHour()).isEqualTo(6);
+        assertThat(plan.estimate().p99Micros()).isEqualTo(5_000);
+        assertThat(plan.steps().get(plan.steps().size() - 1).text()).startsWith("larger batch on 'only' -> gpu x2 b2: cost 6/h");
+    }
+
+    static final PipelineSpec CHAIN = PipelineSpec.parse("""
+            {"pipeline": "chain", "slo_p99_ms": 10,
+             "stages": [{"name": "first", "model": "a"}, {"name": "second", "model": "b"}],
+             "edges": [{"from": "first", "to": "second", "probability": 1}]}""", "chain");
+
+    @Test
+    void twoStagesMoveTheSecondToTheCheaperHardwareAndDropAReplica() {
+        // SLO 10 ms. Algorithm 1: first on gpu (4 ms), second on gpu (1 ms); service time 5 < 10.
+        //   first x1: 12 ms of work every 10 ms, the backlog grows: infeasible. Utilisations
+        //     300.6 / 250 = 1.20 and 300.6 / 1,000 = 0.30: first is the bottleneck.
+        //   first x2: first ends at t+4, t+4, t+8; second (one gpu replica) runs them 4-5, 5-6, 8-9:
+        //     5, 6, 9 ms, feasible. Cost 2 x 3 + 1 x 3 = 9.
+        // Algorithm 2, pass 1, first:
+        //   cheaper hardware: cpu at 1 x ceil(2 x 250 / 111.1) = 5, cost 8: all three end first at
+        //     t+9, second runs them 9-10, 10-11, 11-12: two thirds miss.
+        //   larger batch: gpu at 2 x ceil(2 x 250 / 400) = 2: no cheaper, not tried.
+        //   one replica fewer: Algorithm 1's first configuration, infeasible.
+        // second:
+        //   cheaper hardware: cpu at 1 x ceil(1 x 1,000 / 500) = 2, cost 8: the pair at t+4 ends at
+        //     t+6, the third runs 8-10: 6, 6, 10 ms, feasible (10 is within 10), kept.
+        //   larger batch: cpu at 2 x ceil(2 x 500 / 666.7) = 2: no cheaper.
+        //   one replica fewer: cpu x1, cost 7: 4-6, 6-8, 8-10: 6, 8, 10 ms, feasible, kept.
+        // Pass 2: first to cpu x5 (cost 6): 9-11, 11-13, 13-15 in second, infeasible; first x1 (cost 4)
+        // overloads; second has nothing cheaper, a batch of 2 needs 1 replica (no cheaper), and 1 replica left.
+        InferLinePlanner planner = planner(CHAIN, 10_000);
+        InferLinePlanner.Plan initial = planner.initial();
+        assertThat(initial.config()).isEqualTo(config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 2), "second", new StageConfig("gpu", 1, 1))));
+        assertThat(initial.estimate().p99Micros()).isEqualTo(9_000);
+        assertThat(initial.steps().get(0).text()).contains("bottleneck 'first' (utilisation 1.202)");
+
+        InferLinePlanner.Plan plan = planner.plan();
+        assertThat(plan.config()).isEqualTo(config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 2), "second", new StageConfig("cpu", 1, 1))));
+        assertThat(plan.costPerHour()).isEqualTo(7);
+        assertThat(plan.estimate().p99Micros()).isEqualTo(10_000);
+        List<String> kept = plan.steps().subList(initial.steps().size(), plan.steps().size()).stream().map(s -> s.text().split(":")[0]).toList();
+        assertThat(kept).containsExactly("cheaper hardware on 'second' -> cpu x2 b1", "one replica fewer on 'second' -> cpu x1 b1");
+    }
+
+    @Test
+    void anSloAtTheServiceTimeIsInfeasibleWithBothFigures() {
+        // The fastest hardware takes 4 + 1 = 5 ms along the chain: an SLO of 5 ms is reached.
+        InferLinePlanner.Plan plan = planner(CHAIN, 5_000).plan();
+        assertThat(plan.feasible()).isFalse();
+        assertThat(plan.config()).isNull();
+        assertThat(plan.infeasibility()).isEqualTo("infeasible: pipeline 'chain' takes 5 ms on its longest path alone on the fastest hardware "
+                + "(its service time), which reaches the SLO of 5 ms");
+        assertThat(plan.estimates()).isZero();
+    }
+
+    @Test
+    void theBottleneckWeighsEachStageByTheShareOfRequestsReachingIt() {
+        // a -> b with probability 0.2: s = {a 1, b 0.2}. One gpu replica each at batch 1:
+        // a: 1 x 300.6 / 250 = 1.202; b: 0.2 x 300.6 / 1,000 = 0.060: a is the bottleneck.
+        PipelineSpec branch = PipelineSpec.parse("""
+                {"pipeline": "branch", "slo_p99_ms": 50,
+                 "stages": [{"name": "a", "model": "a"}, {"name": "b", "model": "b"}],
+                 "edges": [{"from": "a", "to": "b", "probability": 0.2}]}""", "branch");
+        InferLinePlanner planner = planner(branch, 50_000);
+        PipelineConfig c = config(branch, Map.of("a", new StageConfig("gpu", 1, 1), "b", new StageConfig("gpu", 1, 1)));
+        assertThat(planner.utilisation("a", c.stage("a"))).isCloseTo(1500 / 4.99 / 250, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(planner.utilisation("b", c.stage("b"))).isCloseTo(0.2 * 1500 / 4.99 / 1000, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(planner.bottleneck(c)).isEqualTo("a");
+        // a on 30 replicas: 300.6 / 7,500 = 0.040, below b's 0.060: b is.
+        assertThat(planner.bottleneck(c.with("a", new StageConfig("gpu", 1, 30)))).isEqualTo("b");
+    }
+
+    @Test
+    void theMovesOfAlgorithmTwo() {
+        InferLinePlanner planner = planner(CHAIN, 10_000);
+        PipelineConfig c = config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 3), "second", new StageConfig("cpu", 2, 1)));
+        // gpu -> cpu at the same batch: ceil(3 x 250 / 111.1) = ceil(6.75) = 7 replicas.
+        assertThat(planner.apply(InferLinePlanner.Move.CHEAPER_HARDWARE, "first", c).stage("first")).isEqualTo(new StageConfig("cpu", 1, 7));
+        // batch 1 -> 2 on gpu: ceil(3 x 250 / 400) = ceil(1.875) = 2 replicas.
+        assertThat(planner.apply(InferLinePlanner.Move.LARGER_BATCH, "first", c).stage("first")).isEqualTo(new StageConfig("gpu", 2, 2));
+        assertThat(planner.apply(InferLinePlanner.Move.FEWER_REPLICAS, "first", c).stage("first")).isEqualTo(new StageConfig("gpu", 1, 2));
+        // second: nothing cheaper than cpu, no size above 2, one replica left.
+        assertThat(planner.apply(InferLinePlanner.Move.CHEAPER_HARDWARE, "second", c)).isNull();
+        assertThat(planner.apply(InferLinePlanner.Move.LARGER_BATCH, "second", c)).isNull();
+        assertThat(planner.apply(InferLinePlanner.Move.FEWER_REPLICAS, "second", c)).isNull();
+    }
+}
