@@ -40,15 +40,17 @@ import java.util.Map;
  * each one that lowers the cost and that the estimator finds feasible:
  * <ol>
  *   <li><b>cheaper hardware</b>: the next cheaper type the model has a profile on (the dearest of
- *       the cheaper ones), the same max batch, and as many replicas as give at least the stage's
- *       current throughput ({@code ⌈replicas·μ_old/μ_new⌉});</li>
- *   <li><b>larger batch</b>: the next batch size of the model's profile, with the replicas
- *       re-derived the same way; it lowers the cost only when it needs fewer replicas;</li>
+ *       the cheaper ones), at the same max batch;</li>
+ *   <li><b>larger batch</b>: the next batch size of the model's profile;</li>
  *   <li><b>one replica fewer</b>.</li>
  * </ol>
- * The passes repeat until one keeps no move. A move is tried only when it lowers the cost, so
- * the search ends; every estimate is cached by configuration, and the estimator stops early on an
- * infeasible one and reuses the stages upstream of a move.
+ * The first two re-derive the stage's replicas: the fewest the estimator finds feasible between
+ * the fewest that keep the stage's utilisation below 1 and the most that still cost less than the
+ * stage does now, searched upward from the fewest (more replicas are taken never to make a stage
+ * slower; the count kept is one the estimator checked). A larger batch is thus kept only when it saves a
+ * replica. The passes repeat until one keeps no move. Every move lowers the cost, so the search
+ * ends; estimates are cached by configuration, and the estimator stops early on an infeasible one
+ * and reuses the stages upstream of a move.
  *
  * <p>Plain Java on a given trace: no clock, no thread. Not thread-safe (the estimator's cache).
  */
@@ -109,6 +111,10 @@ public final class InferLinePlanner {
         this.scaleFactors = pipeline.scaleFactors();
     }
 
+    public PipelineEstimator estimator() {
+        return estimator;
+    }
+
     /** Algorithm 1: a feasible configuration, cost aside; or why none exists. */
     public Plan initial() {
         List<Step> steps = new ArrayList<>();
@@ -159,13 +165,14 @@ public final class InferLinePlanner {
             kept = false;
             for (String stage : pipeline.topologicalOrder()) {
                 for (Move move : Move.values()) {
-                    PipelineConfig candidate = apply(move, stage, config);
-                    if (candidate == null || !cheaper(candidate, config)) continue;
-                    PipelineEstimate e = estimate(candidate);
-                    if (!e.feasible()) continue;
-                    steps.add(new Step(String.format(Locale.ROOT, "%s on '%s' -> %s: cost %s/h; %s", move, stage, candidate.stage(stage),
-                            money(cost(candidate)), e.describe()), candidate, cost(candidate), e));
-                    config = candidate;
+                    Range range = range(move, stage, config);
+                    if (range == null) continue;
+                    PipelineConfig found = fewestFeasible(stage, range, config);
+                    if (found == null) continue;
+                    PipelineEstimate e = estimate(found);
+                    steps.add(new Step(String.format(Locale.ROOT, "%s on '%s' -> %s: cost %s/h; %s", move, stage, found.stage(stage),
+                            money(cost(found)), e.describe()), found, cost(found), e));
+                    config = found;
                     current = e;
                     kept = true;
                 }
@@ -174,27 +181,79 @@ public final class InferLinePlanner {
         return new Plan(config, cost(config), current, null, steps, estimates.size());
     }
 
-    /** {@code move} on {@code stage}, or null when it does not apply (no cheaper type, no larger batch, one replica left). */
-    PipelineConfig apply(Move move, String stage, PipelineConfig config) {
+    /**
+     * What a move tries on a stage: its hardware type and max batch, and the replicas from
+     * {@code fewest} to {@code most}, every one of which makes the configuration cheaper.
+     */
+    record Range(String hardwareType, int maxBatch, int fewest, int most) {}
+
+    /**
+     * The replicas {@code move} tries on {@code stage}, or null when it does not apply (no cheaper
+     * type, no larger batch, one replica left, or no count that is cheaper and can carry the load).
+     * Cheaper hardware and a larger batch re-derive the replicas: from the fewest that keep the
+     * stage's utilisation below 1 to the most that still cost less than the stage does now (on a
+     * free type: as many as give the stage's current throughput).
+     */
+    Range range(Move move, String stage, PipelineConfig config) {
         StageConfig c = config.stage(stage);
         ModelSpec model = model(stage);
-        return switch (move) {
-            case CHEAPER_HARDWARE -> {
-                HardwareType cheaper = nextCheaperType(model, c.hardwareType());
-                if (cheaper == null) yield null;
-                StageConfig moved = new StageConfig(cheaper.name(), c.maxBatch(), 1);
-                yield config.with(stage, moved.withReplicas(replicasFor(model, c, moved)));
-            }
-            case LARGER_BATCH -> {
-                LatencyProfile p = c.profile(model);
-                int i = 0;
-                while (i < p.batchSizeCount() && p.batchSizeAt(i) <= c.maxBatch()) i++;
-                if (i == p.batchSizeCount()) yield null;
-                StageConfig moved = c.withMaxBatch(p.batchSizeAt(i));
-                yield config.with(stage, moved.withReplicas(replicasFor(model, c, moved)));
-            }
-            case FEWER_REPLICAS -> c.replicas() == 1 ? null : config.with(stage, c.withReplicas(c.replicas() - 1));
-        };
+        if (move == Move.FEWER_REPLICAS) return c.replicas() == 1 ? null : new Range(c.hardwareType(), c.maxBatch(), c.replicas() - 1, c.replicas() - 1);
+        StageConfig moved;
+        if (move == Move.CHEAPER_HARDWARE) {
+            HardwareType cheaper = nextCheaperType(model, c.hardwareType());
+            if (cheaper == null) return null;
+            moved = new StageConfig(cheaper.name(), c.maxBatch(), 1);
+        } else {
+            LatencyProfile p = c.profile(model);
+            int i = 0;
+            while (i < p.batchSizeCount() && p.batchSizeAt(i) <= c.maxBatch()) i++;
+            if (i == p.batchSizeCount()) return null;
+            moved = c.withMaxBatch(p.batchSizeAt(i)).withReplicas(1);
+        }
+        int fewest = Math.max(1, (int) Math.floor(utilisation(stage, moved)) + 1);
+        double price = catalog.hardwareType(moved.hardwareType()).pricePerHour();
+        double stageCost = c.replicas() * catalog.hardwareType(c.hardwareType()).pricePerHour();
+        int most;
+        if (price > 0) {
+            most = (int) Math.ceil(stageCost / price) - 1;
+            while (most > 0 && !(most * price < stageCost - 1e-9 * Math.max(1, stageCost))) most--;
+        } else {
+            most = Math.max(fewest, replicasFor(model, c, moved)); // a bound on a search that cost cannot bound
+        }
+        return fewest > most ? null : new Range(moved.hardwareType(), moved.maxBatch(), fewest, most);
+    }
+
+    /**
+     * The configuration with {@code stage} at the fewest replicas of {@code range} the estimator
+     * finds feasible, or null when none is. Upward from the fewest, where the answer usually is
+     * (one estimate when the stage's utilisation alone decides), by steps that double (1, 2, 4...,
+     * the last at the most), then a bisection between the last infeasible count and the first
+     * feasible one. On the premise that more replicas never make a stage slower; every answer is
+     * one the estimator found feasible.
+     */
+    private PipelineConfig fewestFeasible(String stage, Range range, PipelineConfig config) {
+        int infeasible = range.fewest() - 1;
+        int step = 1;
+        int at = range.fewest();
+        while (true) {
+            PipelineConfig c = withReplicas(stage, range, at, config);
+            if (estimate(c).feasible()) break;
+            if (at == range.most()) return null;
+            infeasible = at;
+            at = Math.min(range.most(), at + step);
+            step *= 2;
+        }
+        int feasible = at;
+        while (feasible - infeasible > 1) {
+            int mid = (infeasible + feasible) >>> 1;
+            if (estimate(withReplicas(stage, range, mid, config)).feasible()) feasible = mid;
+            else infeasible = mid;
+        }
+        return withReplicas(stage, range, feasible, config);
+    }
+
+    private static PipelineConfig withReplicas(String stage, Range range, int replicas, PipelineConfig config) {
+        return config.with(stage, new StageConfig(range.hardwareType(), range.maxBatch(), replicas));
     }
 
     /** The fewest replicas of {@code to} whose full-batch throughput is at least that of {@code from}'s replicas. */
@@ -258,11 +317,6 @@ public final class InferLinePlanner {
             estimates.put(config, e);
         }
         return e;
-    }
-
-    /** Whether {@code a} costs less than {@code b}, sums of prices compared with a margin for their rounding. */
-    private boolean cheaper(PipelineConfig a, PipelineConfig b) {
-        return cost(a) < cost(b) - 1e-9 * Math.max(1, Math.abs(cost(b)));
     }
 
     private double cost(PipelineConfig config) {

@@ -57,12 +57,14 @@ class InferLinePlannerTest {
         //   2 replicas: 4, 4, 8 ms: a third misses.
         //   3 replicas: 4, 4, 4 ms: feasible. Cost 3 x 3 = 9.
         // Algorithm 2, pass 1:
-        //   cheaper hardware: cpu at batch 1 (9 ms > 7), replicas ceil(3 x 250 / 111.1) = 7, cost 7: every request misses.
-        //   larger batch: gpu at 2, replicas ceil(3 x 250 / 400) = 2, cost 6: a burst's first two run
-        //     as one batch of 2 (5 ms), the third alone on the other replica (4 ms): feasible, kept.
-        //   one replica fewer: gpu at 2 x 1, cost 3: [2] 0-5 ms, [1] 5-9 ms: a third misses.
-        // Pass 2: cpu at 2 (12 ms) x ceil(2 x 400 / 166.7) = 5 misses everything; no larger size; one
-        // replica is the configuration already refused. Nothing kept: the plan is gpu, batch 2, 2 replicas.
+        //   cheaper hardware: cpu at batch 1 (9 ms > 7): replicas from floor(300.6 / 111.1) + 1 = 3
+        //     to 8 (cost 8 < 9); 8 is tried first and every request misses: not kept.
+        //   larger batch: gpu at 2 (400/s): replicas from floor(300.6 / 400) + 1 = 1 to 2 (cost 6).
+        //     2: a burst's first two run as one batch of 2 (5 ms), the third alone on the other
+        //     replica (4 ms): feasible. 1: [2] 0-5 ms, [1] 5-9 ms, a third misses. Kept: gpu b2 x2.
+        //   one replica fewer: gpu b2 x1, just refused.
+        // Pass 2: cpu at batch 2 from 2 to 5 replicas: 5 runs a burst in 12 and 9 ms, all miss; no
+        // larger size; one replica fewer refused. The plan: gpu, batch 2, 2 replicas, cost 6.
         InferLinePlanner planner = planner(ONE, 7_000);
         InferLinePlanner.Plan initial = planner.initial();
         assertThat(initial.feasible()).isTrue();
@@ -76,44 +78,49 @@ class InferLinePlannerTest {
         assertThat(plan.costPerHour()).isEqualTo(6);
         assertThat(plan.estimate().p99Micros()).isEqualTo(5_000);
         assertThat(plan.steps().get(plan.steps().size() - 1).text()).startsWith("larger batch on 'only' -> gpu x2 b2: cost 6/h");
+        // Estimated: Algorithm 1's 3 configurations; cpu b1 x3, x4, x6, x8 (upward by doubling
+        // steps); gpu b2 x1, x2; cpu b2 x2, x3, x5. Each cpu one takes 9 ms or more alone, over the
+        // SLO for every request: rejected without a simulation, so only 5 ran.
+        assertThat(plan.estimates()).isEqualTo(12);
+        assertThat(planner.estimator().simulations()).isEqualTo(5);
     }
 
     static final PipelineSpec CHAIN = PipelineSpec.parse("""
-            {"pipeline": "chain", "slo_p99_ms": 10,
+            {"pipeline": "chain", "slo_p99_ms": 11,
              "stages": [{"name": "first", "model": "a"}, {"name": "second", "model": "b"}],
              "edges": [{"from": "first", "to": "second", "probability": 1}]}""", "chain");
 
     @Test
-    void twoStagesMoveTheSecondToTheCheaperHardwareAndDropAReplica() {
-        // SLO 10 ms. Algorithm 1: first on gpu (4 ms), second on gpu (1 ms); service time 5 < 10.
+    void twoStagesBatchTheFirstAndMoveTheSecondToTheCheaperHardware() {
+        // SLO 11 ms. Algorithm 1: first on gpu (4 ms), second on gpu (1 ms); service time 5 < 11.
         //   first x1: 12 ms of work every 10 ms, the backlog grows: infeasible. Utilisations
         //     300.6 / 250 = 1.20 and 300.6 / 1,000 = 0.30: first is the bottleneck.
         //   first x2: first ends at t+4, t+4, t+8; second (one gpu replica) runs them 4-5, 5-6, 8-9:
         //     5, 6, 9 ms, feasible. Cost 2 x 3 + 1 x 3 = 9.
         // Algorithm 2, pass 1, first:
-        //   cheaper hardware: cpu at 1 x ceil(2 x 250 / 111.1) = 5, cost 8: all three end first at
-        //     t+9, second runs them 9-10, 10-11, 11-12: two thirds miss.
-        //   larger batch: gpu at 2 x ceil(2 x 250 / 400) = 2: no cheaper, not tried.
-        //   one replica fewer: Algorithm 1's first configuration, infeasible.
+        //   cheaper hardware: cpu at batch 1, 3 to 5 replicas (cost below 6). With 5, all three end
+        //     first at t+9 and second runs them 9-10, 10-11, 11-12: a third misses. Not kept.
+        //   larger batch: gpu at 2, from 1 to 1 replica (cost 3 < 6): [2] t to t+5, [1] t+5 to t+9;
+        //     second runs 5-6, 6-7 and 9-10: 6, 7, 10 ms, feasible. Kept: cost 6.
         // second:
-        //   cheaper hardware: cpu at 1 x ceil(1 x 1,000 / 500) = 2, cost 8: the pair at t+4 ends at
-        //     t+6, the third runs 8-10: 6, 6, 10 ms, feasible (10 is within 10), kept.
-        //   larger batch: cpu at 2 x ceil(2 x 500 / 666.7) = 2: no cheaper.
-        //   one replica fewer: cpu x1, cost 7: 4-6, 6-8, 8-10: 6, 8, 10 ms, feasible, kept.
-        // Pass 2: first to cpu x5 (cost 6): 9-11, 11-13, 13-15 in second, infeasible; first x1 (cost 4)
-        // overloads; second has nothing cheaper, a batch of 2 needs 1 replica (no cheaper), and 1 replica left.
-        InferLinePlanner planner = planner(CHAIN, 10_000);
+        //   cheaper hardware: cpu at batch 1 (2 ms, 500/s), 1 to 2 replicas (cost below 3). 2: the
+        //     pair at t+5 ends at t+7, the third 9-11: feasible. 1: 5-7, 7-9, 9-11: 7, 9, 11 ms,
+        //     feasible (11 is within 11). Kept: cpu x1, cost 4.
+        //   larger batch: the same cost at best (1 replica): none cheaper. One replica: nothing fewer.
+        // Pass 2: first to cpu at batch 2 (2 replicas, cost 2): [2] ends at t+12, [1] at t+9, and second
+        // then runs 9-11, 12-14, 14-16: misses. Nothing else applies. Final cost 3 + 1 = 4, P99 11 ms.
+        InferLinePlanner planner = planner(CHAIN, 11_000);
         InferLinePlanner.Plan initial = planner.initial();
         assertThat(initial.config()).isEqualTo(config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 2), "second", new StageConfig("gpu", 1, 1))));
         assertThat(initial.estimate().p99Micros()).isEqualTo(9_000);
         assertThat(initial.steps().get(0).text()).contains("bottleneck 'first' (utilisation 1.202)");
 
         InferLinePlanner.Plan plan = planner.plan();
-        assertThat(plan.config()).isEqualTo(config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 2), "second", new StageConfig("cpu", 1, 1))));
-        assertThat(plan.costPerHour()).isEqualTo(7);
-        assertThat(plan.estimate().p99Micros()).isEqualTo(10_000);
+        assertThat(plan.config()).isEqualTo(config(CHAIN, Map.of("first", new StageConfig("gpu", 2, 1), "second", new StageConfig("cpu", 1, 1))));
+        assertThat(plan.costPerHour()).isEqualTo(4);
+        assertThat(plan.estimate().p99Micros()).isEqualTo(11_000);
         List<String> kept = plan.steps().subList(initial.steps().size(), plan.steps().size()).stream().map(s -> s.text().split(":")[0]).toList();
-        assertThat(kept).containsExactly("cheaper hardware on 'second' -> cpu x2 b1", "one replica fewer on 'second' -> cpu x1 b1");
+        assertThat(kept).containsExactly("larger batch on 'first' -> gpu x1 b2", "cheaper hardware on 'second' -> cpu x1 b1");
     }
 
     @Test
@@ -146,16 +153,18 @@ class InferLinePlannerTest {
 
     @Test
     void theMovesOfAlgorithmTwo() {
-        InferLinePlanner planner = planner(CHAIN, 10_000);
+        InferLinePlanner planner = planner(CHAIN, 11_000);
         PipelineConfig c = config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 3), "second", new StageConfig("cpu", 2, 1)));
-        // gpu -> cpu at the same batch: ceil(3 x 250 / 111.1) = ceil(6.75) = 7 replicas.
-        assertThat(planner.apply(InferLinePlanner.Move.CHEAPER_HARDWARE, "first", c).stage("first")).isEqualTo(new StageConfig("cpu", 1, 7));
-        // batch 1 -> 2 on gpu: ceil(3 x 250 / 400) = ceil(1.875) = 2 replicas.
-        assertThat(planner.apply(InferLinePlanner.Move.LARGER_BATCH, "first", c).stage("first")).isEqualTo(new StageConfig("gpu", 2, 2));
-        assertThat(planner.apply(InferLinePlanner.Move.FEWER_REPLICAS, "first", c).stage("first")).isEqualTo(new StageConfig("gpu", 1, 2));
+        // gpu -> cpu at batch 1: from floor(300.6 / 111.1) + 1 = 3 replicas to 8, the most below the stage's cost of 9.
+        assertThat(planner.range(InferLinePlanner.Move.CHEAPER_HARDWARE, "first", c)).isEqualTo(new InferLinePlanner.Range("cpu", 1, 3, 8));
+        // batch 1 -> 2 on gpu: from floor(300.6 / 400) + 1 = 1 to 2, one fewer than now.
+        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "first", c)).isEqualTo(new InferLinePlanner.Range("gpu", 2, 1, 2));
+        assertThat(planner.range(InferLinePlanner.Move.FEWER_REPLICAS, "first", c)).isEqualTo(new InferLinePlanner.Range("gpu", 1, 2, 2));
         // second: nothing cheaper than cpu, no size above 2, one replica left.
-        assertThat(planner.apply(InferLinePlanner.Move.CHEAPER_HARDWARE, "second", c)).isNull();
-        assertThat(planner.apply(InferLinePlanner.Move.LARGER_BATCH, "second", c)).isNull();
-        assertThat(planner.apply(InferLinePlanner.Move.FEWER_REPLICAS, "second", c)).isNull();
+        assertThat(planner.range(InferLinePlanner.Move.CHEAPER_HARDWARE, "second", c)).isNull();
+        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "second", c)).isNull();
+        assertThat(planner.range(InferLinePlanner.Move.FEWER_REPLICAS, "second", c)).isNull();
+        // first at gpu b1 x1 (cost 3): a batch of 2 needs at least 1 replica and may have at most 0: none.
+        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "first", c.with("first", new StageConfig("gpu", 1, 1)))).isNull();
     }
 }

@@ -100,6 +100,12 @@ class PipelineEstimatorTest {
         // It stopped in the first stage, a small part of the 6,000 requests in.
         assertThat(e.simulatedRequests()).isLessThan(1_000);
 
+        // On cpu, a takes 9 ms and b 2 ms: 11 ms alone, over 10 ms for every request, known without a simulation.
+        PipelineEstimate slow = estimator.estimate(config(CHAIN, Map.of("first", new StageConfig("cpu", 1, 9), "second", new StageConfig("cpu", 1, 9))), 10_000);
+        assertThat(slow.feasible()).isFalse();
+        assertThat(slow.misses()).isEqualTo(6_000);
+        assertThat(slow.simulatedRequests()).isZero();
+
         // A feasible configuration simulates both stages; a change to the second stage only re-runs it.
         PipelineConfig good = config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 2), "second", new StageConfig("cpu", 1, 1)));
         assertThat(estimator.estimate(good, 10_000).simulatedRequests()).isEqualTo(12_000);
@@ -149,6 +155,22 @@ class PipelineEstimatorTest {
             free.add(start + 9_000);
             assertThat(e.latenciesMicros()[i]).as("request %d", i).isEqualTo(start + 9_000 - trace.at(i));
         }
+    }
+
+    @Test
+    void theSelectionFindsWhatASortFinds() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(9);
+        for (int round = 0; round < 200; round++) {
+            int n = 1 + random.nextInt(300);
+            int[] v = new int[n];
+            int range = 1 + random.nextInt(round % 2 == 0 ? 5 : 1_000_000); // many repeats, or few
+            for (int i = 0; i < n; i++) v[i] = random.nextInt(range);
+            int[] sorted = v.clone();
+            Arrays.sort(sorted);
+            int k = random.nextInt(n);
+            assertThat(PipelineEstimator.kthSmallest(v.clone(), k)).as("round %d", round).isEqualTo(sorted[k]);
+        }
+        assertThat(PipelineEstimator.kthSmallest(new int[]{7, 7, 7, 7}, 2)).isEqualTo(7);
     }
 
     @Test
