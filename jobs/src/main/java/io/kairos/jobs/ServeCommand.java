@@ -171,7 +171,7 @@ public class ServeCommand implements Callable<Integer> {
         c.consumerGroup = groupId;
         c.fromEarliest = fromEarliest;
         policy.applyTo(c);
-        c.devices = devices.devices;
+        devices.applyTo(c);
         c.simulatedSpeed = speed.simulatedSpeed;
         c.modelsFile = models.modelsFile == null ? null : models.modelsFile.toString();
         // A folder as an absolute path, for the task managers; a URI as it is.
@@ -248,6 +248,7 @@ public class ServeCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
         }
         ModelCatalog catalog = catalog(config);
+        devices.slots(spec.commandLine(), catalog); // a type the catalog lacks stops serve here, in one line
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         ServingJob.onKafka(config, catalog).build(env);
         env.execute("kairos-serving");

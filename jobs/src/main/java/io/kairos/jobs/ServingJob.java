@@ -1,6 +1,7 @@
 package io.kairos.jobs;
 
 import io.kairos.core.device.DeviceFactory;
+import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.jobs.config.ServingConfig;
@@ -298,7 +299,7 @@ public final class ServingJob {
 
     /** The devices {@code config} asks for. */
     public static DeviceFactory devices(ServingConfig config) {
-        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20);
+        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20, config.deviceTypes);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
         return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads, config.warmUp);
     }
@@ -358,7 +359,9 @@ public final class ServingJob {
                     config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
         }
         if (config.restarts != null) env.configure(restartStrategy(config.restarts));
-        ControlPlane plan = new ControlPlane(config.devices, config.deviceMemoryMb << 20, config.policy, config.policyParams, catalog);
+        // Each slot's hardware type: the profile its batches are predicted with; on an ONNX device, a label of the device.
+        DeviceSlots slots = config.deviceSlots(catalog);
+        ControlPlane plan = new ControlPlane(slots, config.deviceMemoryMb << 20, config.policy, config.policyParams, catalog);
 
         // Every decision is decided once, here, with the core's code; only the applied ones reach
         // the broadcast, so that no instance downstream can fail on one.

@@ -5,10 +5,10 @@ import io.kairos.control.DecisionPublisher;
 import io.kairos.control.status.PlanView;
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
-import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.core.time.WallClock;
+import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
@@ -220,8 +220,8 @@ public class ControlCommand implements Runnable {
         @Mixin
         Topics topics = new Topics();
 
-        @Option(names = "--devices", description = "The job's device slots, as given to serve (default: ${DEFAULT-VALUE}).")
-        int devices = 4;
+        @Mixin
+        DevicesOption devices = new DevicesOption();
 
         @Option(names = "--policy", description = "The job's default policy, as given to serve (default: ${DEFAULT-VALUE}).", completionCandidates = PolicyNames.class)
         String policy = "clockwork";
@@ -234,13 +234,13 @@ public class ControlCommand implements Runnable {
 
         @Override
         public Integer call() {
-            if (devices < 1) throw new ParameterException(spec.commandLine(), "--devices must be at least 1, got " + devices);
+            devices.check(spec.commandLine());
             if (!Policies.names().contains(policy)) {
                 throw new ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
             }
             ControlTopic.Contents contents = ControlTopic.read(topics.kafka.bootstrapServers, topics.kafka.clientProperties(spec.commandLine()),
                     topics.controlTopic, Duration.ofMillis(timeoutMs));
-            DecisionLedger ledger = new DecisionLedger(new ServingPlan(devices, policy, PolicyParams.of(policyParams)));
+            DecisionLedger ledger = new DecisionLedger(devices.planWithoutCatalog(policy, PolicyParams.of(policyParams)));
             Map<DecisionStatus, Integer> counts = new TreeMap<>();
             List<String> rejections = new ArrayList<>();
             long now = WallClock.nowMicros();

@@ -1,6 +1,7 @@
 package io.kairos.jobs.cli;
 
 import ai.onnxruntime.OrtEnvironment;
+import io.kairos.core.model.HardwareType;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.onnx.ModelProfiler;
@@ -23,7 +24,9 @@ import java.util.concurrent.Callable;
 /**
  * {@code profile}: runs every model of a model repository at each of its batch sizes on one ONNX
  * Runtime device, as the serving path runs it, and writes the profiles file that {@code serve
- * --models}, the simulator and the experiments read.
+ * --models}, the simulator and the experiments read, as the models' profiles on the hardware type
+ * measured ({@code --hardware-type}); into an existing file with typed profiles, beside its other
+ * types'.
  */
 @Command(name = "profile", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Profile the ONNX models of a model repository: latency per batch size (p50, p99), tau(b) = alpha*b + beta with R^2, cold start; writes a profiles file.")
@@ -58,7 +61,17 @@ public class ProfileCommand implements Callable<Integer> {
     @Option(names = "--gpu", paramLabel = "INDEX", description = "Profile on this GPU with ONNX Runtime's CUDA execution provider (the build of mvn -Pcuda) instead of the CPU.")
     Integer gpu;
 
-    @Option(names = "--out", paramLabel = "FILE", description = "Profiles file to write (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--hardware-type", paramLabel = "NAME",
+            description = "The hardware type the profiles are measured on, as the catalog names it (default: cpu, or gpu with --gpu).")
+    String hardwareType;
+
+    @Option(names = "--price-per-hour", paramLabel = "PRICE",
+            description = "What one device of the hardware type costs per hour, for the catalog's hardware list (default: the price the file lists, else 0).")
+    Double pricePerHour;
+
+    @Option(names = "--out", paramLabel = "FILE",
+            description = "Profiles file to write; one that exists and lists its hardware types gets these profiles as the type's, "
+                    + "keeping its other types and models (default: ${DEFAULT-VALUE}).")
     Path out = Path.of("profiles.json");
 
     @CommandLine.Spec
@@ -73,6 +86,19 @@ public class ProfileCommand implements Callable<Integer> {
         if (gpu != null && gpu < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--gpu " + gpu + ": a GPU index is 0 or more");
         if (gpu != null && OnnxDevice.cudaProblem() != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--gpu " + gpu + ": " + OnnxDevice.cudaProblem());
+        }
+        if (hardwareType == null) hardwareType = gpu == null ? "cpu" : "gpu";
+        if (!HardwareType.validName(hardwareType)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--hardware-type '" + hardwareType + "': lower-case letters, digits, '-', '.' or '_'");
+        }
+        if (pricePerHour != null && !(pricePerHour >= 0 && Double.isFinite(pricePerHour))) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--price-per-hour must be a non-negative number, got " + pricePerHour);
+        }
+        String existing = Files.exists(out) ? Files.readString(out) : null;
+        try { // a file this cannot add to stops the command before the profiling, not after
+            if (existing != null) ModelProfiler.profilesJson(null, List.of(), hardwareType, pricePerHour, existing, out.toString());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--out: " + e.getMessage());
         }
         if (repository == null) repository = ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"));
         ModelRepository models = ModelRepository.load(repository);
@@ -89,13 +115,23 @@ public class ProfileCommand implements Callable<Integer> {
             }
         }
         for (ModelProfiler.Profile p : profiles) console.println(ModelProfiler.table(p));
-        String json = ModelProfiler.profilesJson(models, profiles);
-        ModelCatalog.parse(json, out.toString()); // what serve --models will read must parse
+        String json;
+        try {
+            json = ModelProfiler.profilesJson(models, profiles, hardwareType, pricePerHour, existing, out.toString());
+            ModelCatalog.parse(json, out.toString()); // what serve --models will read must parse
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--out: " + e.getMessage());
+        }
+        HardwareType type = ModelCatalog.parse(json, out.toString()).hardwareType(hardwareType);
         if (out.getParent() != null) Files.createDirectories(out.getParent());
         Files.writeString(out, json);
         console.println("device: " + (gpu == null ? "CPU, " + intraOpThreads + " intra-op thread(s)" : "GPU " + gpu + " (CUDA execution provider)")
                 + ", ONNX Runtime " + OrtEnvironment.getEnvironment().getVersion());
-        console.println("wrote " + out + " (serve --models " + out + ", or copy a model's latency_ms into its model.json)");
+        console.println("wrote " + out + (existing == null ? "" : " (added to)") + ": the profiles on hardware type " + hardwareType
+                + " (serve --models " + out + ", or copy a model's latency_ms into its model.json)");
+        if (type.pricePerHour() == 0 && pricePerHour == null) {
+            console.println("note: hardware type " + hardwareType + " costs 0 per hour in " + out + "; its price is yours to set (--price-per-hour, or the file's hardware list)");
+        }
         return 0;
     }
 }

@@ -3,7 +3,6 @@ package io.kairos.jobs.cli;
 import io.kairos.control.status.ServingStatus;
 import io.kairos.control.status.StatusFeed;
 import io.kairos.control.status.StatusServer;
-import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.config.ServingConfig;
@@ -81,7 +80,7 @@ final class StatusCommand implements Callable<Integer> {
         var clientProperties = topics.kafka.clientProperties(cl);
 
         ServingStatus.Topics names = new ServingStatus.Topics(topics.controlTopic, topics.outcomesTopic, resultsTopic, telemetryTopic);
-        ServingStatus status = new ServingStatus(names, new ServingPlan(devices.devices, policy.policy, PolicyParams.of(policy.params)),
+        ServingStatus status = new ServingStatus(names, devices.planWithoutCatalog(policy.policy, PolicyParams.of(policy.params)),
                 WallClock.nowMicros(), windowSeconds, decisionRows);
         PrintWriter out = cl.getOut();
         // The address first: one that cannot be served is the user's to fix, before any waiting for Kafka.

@@ -1,5 +1,7 @@
 package io.kairos.jobs.config;
 
+import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.AdmissionLimits;
 
 import java.io.Serializable;
@@ -44,6 +46,12 @@ public final class ServingConfig implements Serializable {
     public String policy = "clockwork";
     public Map<String, String> policyParams = new LinkedHashMap<>();
     public int devices = 4;
+    /**
+     * The devices' hardware types with counts in slot order ({@code cpu:2,gpu-t4:1}), as
+     * {@code serve --devices} takes them, adding up to {@link #devices}; null: every slot of the
+     * catalog's first type.
+     */
+    public String deviceTypes = null;
     /** Latency of simulated devices as a multiple of the profile; 0 for zero-latency devices. */
     public double simulatedSpeed = 1.0;
     /** Profiles file (JSON); null for the built-in catalog. */
@@ -147,5 +155,19 @@ public final class ServingConfig implements Serializable {
     /** The topics the job reads and writes. */
     public java.util.List<String> topics() {
         return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic);
+    }
+
+    /**
+     * The device slots with their types, read against the job's catalog.
+     *
+     * @throws IllegalArgumentException for a type the catalog lacks, or types whose counts do not add up to {@link #devices}
+     */
+    public DeviceSlots deviceSlots(ModelCatalog catalog) {
+        if (deviceTypes == null) return DeviceSlots.of(devices, catalog);
+        DeviceSlots slots = DeviceSlots.parse(deviceTypes, catalog);
+        if (slots.count() != devices) {
+            throw new IllegalArgumentException("devices '" + deviceTypes + "' are " + slots.count() + " slots, the configuration has " + devices);
+        }
+        return slots;
     }
 }

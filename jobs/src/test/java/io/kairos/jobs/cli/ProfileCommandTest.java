@@ -42,6 +42,35 @@ class ProfileCommandTest {
     }
 
     @Test
+    void theProfilesAreTheHardwareTypesAndASecondTypeJoinsTheFile() throws Exception {
+        Path repo = ExampleModels.writeRepository(Path.of("target", "profile-command-models"));
+        Path file = Path.of("target", "profile-command", "typed-profiles.json");
+        Files.deleteIfExists(file);
+        Run cpu = kairos("profile", "--model-repository", repo.toString(), "--warmup", "1", "--runs", "3", "--price-per-hour", "0.1", "--out", file.toString());
+        assertThat(cpu.code()).as(cpu.err()).isZero();
+        assertThat(cpu.out()).contains("the profiles on hardware type cpu").doesNotContain("note:");
+        // The same machine standing in for another type: what matters is where the profiles go.
+        Run other = kairos("profile", "--model-repository", repo.toString(), "--warmup", "1", "--runs", "3", "--hardware-type", "cpu-small", "--out", file.toString());
+        assertThat(other.code()).as(other.err()).isZero();
+        assertThat(other.out()).contains("(added to): the profiles on hardware type cpu-small",
+                "note: hardware type cpu-small costs 0 per hour in " + file + "; its price is yours to set");
+        ModelCatalog catalog = ModelCatalog.load(file);
+        assertThat(catalog.hardwareTypes()).extracting(t -> t.name() + " " + t.pricePerHour()).containsExactly("cpu 0.1", "cpu-small 0.0");
+        assertThat(catalog.get("cnn").hardwareTypes()).containsExactly("cpu", "cpu-small");
+    }
+
+    @Test
+    void aFileWhoseProfilesAreOnNoNamedTypeIsRefusedBeforeProfiling() throws Exception {
+        Path file = Path.of("target", "profile-command", "untyped.json");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, "{\"models\": []}");
+        Run run = kairos("profile", "--hardware-type", "gpu-t4", "--out", file.toString());
+        assertThat(run.code()).isEqualTo(2);
+        assertThat(run.err().strip()).doesNotContain("\n").contains("--out: " + file + ": has no 'hardware' list");
+        assertThat(kairos("profile", "--hardware-type", "GPU").err()).contains("--hardware-type 'GPU'");
+    }
+
+    @Test
     void aGpuThatThisProcessCannotUseIsAOneLineUsageError() {
         assumeThat(OnnxDevice.cudaProblem()).as("a machine where CUDA works").isNotNull();
         Run run = kairos("profile", "--gpu", "0");

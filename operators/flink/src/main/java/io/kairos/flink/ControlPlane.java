@@ -1,5 +1,6 @@
 package io.kairos.flink;
 
+import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
@@ -42,6 +43,8 @@ public final class ControlPlane implements Serializable {
             new MapStateDescriptor<>("kairos-control-plan", Types.STRING, new AvroTypeInfo<>(ControlDecision.class));
 
     private final int deviceCount;
+    // The slots' hardware types; null: every slot of the catalog's first type.
+    private final DeviceSlots slots;
     private final long deviceMemoryBytes;
     private final String defaultPolicy;
     private final Map<String, String> defaultParams;
@@ -63,7 +66,17 @@ public final class ControlPlane implements Serializable {
      *                batching table's model and sizes); null: not checked against a catalog
      */
     public ControlPlane(int deviceCount, long deviceMemoryBytes, String defaultPolicy, Map<String, String> defaultParams, ModelCatalog catalog) {
+        this(deviceCount, null, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
+    }
+
+    /** Devices of the slots' hardware types: a placement of a model on a type it has no profile for is rejected. */
+    public ControlPlane(DeviceSlots slots, long deviceMemoryBytes, String defaultPolicy, Map<String, String> defaultParams, ModelCatalog catalog) {
+        this(slots.count(), slots, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
+    }
+
+    private ControlPlane(int deviceCount, DeviceSlots slots, long deviceMemoryBytes, String defaultPolicy, Map<String, String> defaultParams, ModelCatalog catalog) {
         this.deviceCount = deviceCount;
+        this.slots = slots;
         this.deviceMemoryBytes = deviceMemoryBytes;
         this.defaultPolicy = defaultPolicy;
         this.defaultParams = Map.copyOf(defaultParams);
@@ -72,6 +85,7 @@ public final class ControlPlane implements Serializable {
 
     /** The plan before any decision: the job's configuration. */
     public ServingPlan defaultPlan() {
+        if (slots != null) return new ServingPlan(slots, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams), catalog);
         return new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams), catalog);
     }
 

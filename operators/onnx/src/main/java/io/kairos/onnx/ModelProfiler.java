@@ -258,37 +258,121 @@ public final class ModelProfiler {
      * model's input, its batch sizes and, as {@code latency_ms}, the measured p99 per batch size
      * (the schedulers plan with it, so a deadline is met even by a slow run) and, as
      * {@code load_ms}, the cold start, which the scheduler books in front of a batch of a model its
-     * device does not hold; beside them, for people and notebooks, the fit and the p50s.
+     * device does not hold; beside them, for people and notebooks, the fit and the p50s. On no
+     * named hardware type: the catalog's one type is then {@code default}.
      */
     public static String profilesJson(ModelRepository repository, List<Profile> profiles) {
         ObjectMapper json = new ObjectMapper();
         ObjectNode root = json.createObjectNode();
         ArrayNode models = root.putArray("models");
-        for (Profile p : profiles) {
-            ObjectNode e = repository.get(p.model()).catalogEntry(models.addObject());
-            ArrayNode sizes = e.putArray("batch_sizes");
-            ObjectNode p99 = json.createObjectNode();
-            ObjectNode p50 = json.createObjectNode();
-            for (BatchStats s : p.batches()) {
-                sizes.add(s.batchSize());
-                p99.put(Integer.toString(s.batchSize()), round(s.p99Ms()));
-                p50.put(Integer.toString(s.batchSize()), round(s.p50Ms()));
+        for (Profile p : profiles) entry(repository.get(p.model()).catalogEntry(models.addObject()), p, true);
+        return write(json, root);
+    }
+
+    /**
+     * The profiles, as {@link #profilesJson(ModelRepository, List)} writes them, as each model's
+     * profile on hardware type {@code type}, in a profiles file:
+     * a new one ({@code existing} null) whose one type is {@code type}, or {@code existing} with
+     * them put in. There, on the file's first type they replace the models' {@code latency_ms} (a
+     * model the file lacks is added); on another type they become the models'
+     * {@code hardware_profiles.<type>}, and the models must be in the file already (their first
+     * profile is on its first type). {@code type} joins the file's {@code hardware} list if it is
+     * not there, at {@code pricePerHour}, or 0 when that is null; a price given replaces the
+     * listed one.
+     *
+     * @throws IllegalArgumentException naming {@code source} and what is wrong: a file that is no
+     *         catalog, has no {@code hardware} list (its profiles are on no named type), or lacks a
+     *         model profiled on another type than its first
+     */
+    public static String profilesJson(ModelRepository repository, List<Profile> profiles, String type, Double pricePerHour, String existing, String source) {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode root;
+        if (existing == null) {
+            root = json.createObjectNode();
+            root.putArray("hardware").addObject().put("name", type).put("price_per_hour", pricePerHour == null ? 0 : pricePerHour);
+            root.putArray("models");
+        } else {
+            try {
+                root = (ObjectNode) json.readTree(existing);
+            } catch (java.io.IOException | ClassCastException e) {
+                throw new IllegalArgumentException(source + ": not a profiles file to add to (not a JSON object)");
             }
-            e.putObject("latency_ms").set("table", p99);
-            e.set("p50_ms", p50);
-            ObjectNode fit = e.putObject("fit_ms");
-            fit.put("alpha", round(p.alphaMs()));
-            fit.put("beta", round(p.betaMs()));
-            fit.put("r2", round(p.r2()));
-            e.put("load_ms", round(p.coldStartMs()));
-            if (p.energyKnown()) {
-                ObjectNode energy = e.putObject("energy_mj");
-                energy.put("beta", round(p.energyBetaMj()));
-                energy.put("zeta0", round(p.energyZeta0Mj()));
-                ObjectNode watts = e.putObject("power_w");
-                for (BatchStats s : p.batches()) watts.put(Integer.toString(s.batchSize()), round(s.powerW()));
+            if (!(root.get("models") instanceof ArrayNode)) throw new IllegalArgumentException(source + ": not a profiles file to add to (no 'models' array)");
+            if (!(root.get("hardware") instanceof ArrayNode hardware) || hardware.isEmpty()) {
+                throw new IllegalArgumentException(source + ": has no 'hardware' list, so its profiles are on no named type; write to a new file, "
+                        + "or add \"hardware\": [{\"name\": ..., \"price_per_hour\": ...}] naming the type they were measured on");
+            }
+            ObjectNode listed = null;
+            for (com.fasterxml.jackson.databind.JsonNode t : hardware) {
+                if (type.equals(t.path("name").asText())) listed = (ObjectNode) t;
+            }
+            if (listed == null) {
+                hardware.addObject().put("name", type).put("price_per_hour", pricePerHour == null ? 0 : pricePerHour);
+            } else if (pricePerHour != null) {
+                listed.put("price_per_hour", pricePerHour);
             }
         }
+        boolean first = type.equals(root.get("hardware").get(0).path("name").asText());
+        ArrayNode models = (ArrayNode) root.get("models");
+        for (Profile p : profiles) {
+            ObjectNode there = null;
+            for (com.fasterxml.jackson.databind.JsonNode m : models) {
+                if (p.model().equals(m.path("name").asText())) there = (ObjectNode) m;
+            }
+            if (first) {
+                ObjectNode fresh = entry(repository.get(p.model()).catalogEntry(json.createObjectNode()), p, true);
+                if (there == null) {
+                    models.add(fresh);
+                } else {
+                    com.fasterxml.jackson.databind.JsonNode others = there.get("hardware_profiles");
+                    there.removeAll();
+                    there.setAll(fresh);
+                    if (others != null) there.set("hardware_profiles", others);
+                }
+            } else {
+                if (there == null) {
+                    throw new IllegalArgumentException(source + ": has no model '" + p.model() + "'; its first profile is on '"
+                            + root.get("hardware").get(0).path("name").asText() + "', the file's first hardware type: profile it there first");
+                }
+                ObjectNode onTypes = there.has("hardware_profiles") ? (ObjectNode) there.get("hardware_profiles") : there.putObject("hardware_profiles");
+                onTypes.set(type, entry(json.createObjectNode(), p, false));
+            }
+        }
+        return write(json, root);
+    }
+
+    /**
+     * A profile's fields in a model's entry, or, {@code batchSizes} false, in a hardware type's
+     * profile of it (where the catalog reads {@code latency_ms} and {@code load_ms}; the energy
+     * there is for people and notebooks, the catalog's being the first type's).
+     */
+    private static ObjectNode entry(ObjectNode e, Profile p, boolean batchSizes) {
+        ArrayNode sizes = batchSizes ? e.putArray("batch_sizes") : null;
+        ObjectNode p99 = e.objectNode();
+        ObjectNode p50 = e.objectNode();
+        for (BatchStats s : p.batches()) {
+            if (sizes != null) sizes.add(s.batchSize());
+            p99.put(Integer.toString(s.batchSize()), round(s.p99Ms()));
+            p50.put(Integer.toString(s.batchSize()), round(s.p50Ms()));
+        }
+        e.putObject("latency_ms").set("table", p99);
+        e.set("p50_ms", p50);
+        ObjectNode fit = e.putObject("fit_ms");
+        fit.put("alpha", round(p.alphaMs()));
+        fit.put("beta", round(p.betaMs()));
+        fit.put("r2", round(p.r2()));
+        e.put("load_ms", round(p.coldStartMs()));
+        if (p.energyKnown()) {
+            ObjectNode energy = e.putObject("energy_mj");
+            energy.put("beta", round(p.energyBetaMj()));
+            energy.put("zeta0", round(p.energyZeta0Mj()));
+            ObjectNode watts = e.putObject("power_w");
+            for (BatchStats s : p.batches()) watts.put(Integer.toString(s.batchSize()), round(s.powerW()));
+        }
+        return e;
+    }
+
+    private static String write(ObjectMapper json, ObjectNode root) {
         try {
             return json.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
         } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {

@@ -114,4 +114,48 @@ class ModelProfilerTest {
         assertThat(PowerMeter.parseWatts("")).isEmpty();
         assertThat(PowerMeter.forDevice(-1)).isSameAs(PowerMeter.NONE);
     }
+
+    /** A profile of mlp measured by hand: {@code ms} at each of its batch sizes 1..32, p50 = p99, 7 ms cold. */
+    private static ModelProfiler.Profile measured(double... ms) {
+        List<ModelProfiler.BatchStats> batches = new ArrayList<>();
+        int[] sizes = {1, 2, 4, 8, 16, 32};
+        for (int i = 0; i < sizes.length; i++) batches.add(p50(sizes[i], ms[i]));
+        return new ModelProfiler.Profile("mlp", 7, batches, 0, 0, 1, Double.NaN, Double.NaN);
+    }
+
+    @Test
+    void profilesGoIntoAFileAsTheirHardwareTypesProfiles() throws Exception {
+        ModelRepository repo = ModelRepository.readManifests(OnnxTestData.exampleRepository("profiler-types"));
+        // A new file: its one type is the one measured, at the price given.
+        String onCpu = ModelProfiler.profilesJson(repo, List.of(measured(1, 2, 3, 4, 5, 6)), "cpu", 0.1, null, "p.json");
+        ModelCatalog cpuOnly = ModelCatalog.parse(onCpu, "p.json");
+        assertThat(cpuOnly.hardwareTypes()).containsExactly(new io.kairos.core.model.HardwareType("cpu", 0.1));
+        assertThat(cpuOnly.get("mlp").latency().latencyMicros(4)).isEqualTo(3_000);
+
+        // Then measured on a T4: the file gains the type, at 0 since no price was given, and mlp its profile there.
+        String both = ModelProfiler.profilesJson(repo, List.of(measured(0.5, 0.6, 0.7, 0.8, 0.9, 1.0)), "gpu-t4", null, onCpu, "p.json");
+        ModelCatalog typed = ModelCatalog.parse(both, "p.json");
+        assertThat(typed.hardwareTypes()).extracting(io.kairos.core.model.HardwareType::name).containsExactly("cpu", "gpu-t4");
+        assertThat(typed.hardwareType("gpu-t4").pricePerHour()).isZero();
+        assertThat(typed.get("mlp").latency().latencyMicros(4)).as("cpu kept").isEqualTo(3_000);
+        assertThat(typed.get("mlp").latencyOn("gpu-t4").latencyMicros(4)).isEqualTo(700);
+        assertThat(typed.get("mlp").profileOn("gpu-t4").loadMicros()).isEqualTo(7_000);
+
+        // Measured on cpu again, with a price: the cpu profile is replaced, the T4's stays.
+        ModelCatalog again = ModelCatalog.parse(ModelProfiler.profilesJson(repo, List.of(measured(2, 3, 4, 5, 6, 7)), "cpu", 0.2, both, "p.json"), "p.json");
+        assertThat(again.get("mlp").latency().latencyMicros(4)).isEqualTo(4_000);
+        assertThat(again.get("mlp").latencyOn("gpu-t4").latencyMicros(4)).isEqualTo(700);
+        assertThat(again.hardwareType("cpu").pricePerHour()).isEqualTo(0.2);
+    }
+
+    @Test
+    void aFileWhoseProfilesAreOnNoNamedTypeOrLackTheModelIsRefused() throws Exception {
+        ModelRepository repo = ModelRepository.readManifests(OnnxTestData.exampleRepository("profiler-refused"));
+        String untyped = ModelProfiler.profilesJson(repo, List.of(measured(1, 2, 3, 4, 5, 6)));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ModelProfiler.profilesJson(repo, List.of(), "gpu", null, untyped, "old.json"))
+                .hasMessageStartingWith("old.json: has no 'hardware' list, so its profiles are on no named type");
+        String otherModel = "{\"hardware\": [{\"name\": \"cpu\", \"price_per_hour\": 0}], \"models\": []}";
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ModelProfiler.profilesJson(repo, List.of(measured(1, 2, 3, 4, 5, 6)), "gpu", null, otherModel, "p.json"))
+                .hasMessage("p.json: has no model 'mlp'; its first profile is on 'cpu', the file's first hardware type: profile it there first");
+    }
 }

@@ -107,7 +107,7 @@ public class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         ModelCatalog catalog = ModelCatalog.builtIn();
         if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--model '" + model + "' is not in the built-in catalog " + catalog.names());
-        devices.check(spec.commandLine());
+        devices.checkCount(spec.commandLine());
         if (runs < 1 || durationSeconds < 3 || rate <= 0) throw new CommandLine.ParameterException(spec.commandLine(), "--runs must be >= 1, --duration >= 3, --rate > 0");
         if (checkpointIntervalMs < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--checkpoint-interval-ms must not be negative, got " + checkpointIntervalMs);
         if (delivery == ServingConfig.Delivery.EXACTLY_ONCE && checkpointIntervalMs == 0) {
@@ -122,9 +122,9 @@ public class BenchCommand implements Callable<Integer> {
         if (sweepKilobytes != null) return sweep(out, checkSweep());
         if (compareDelivery) return compareDelivery(out, catalog, duration, warmup);
         out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
-                model, catalog.get(model).input().byteSize(), devices.devices, bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
+                model, catalog.get(model).input().byteSize(), devices.count(), bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
-             PipelineRig pipeline = new PipelineRig(broker, "bench", devices.devices, model, bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs)) {
+             PipelineRig pipeline = new PipelineRig(broker, "bench", devices.count(), model, bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs)) {
             // One unmeasured phase of each first: the JIT, the broker's first segments and the job's
             // first checkpoints are not what is being compared.
             out.println("warming up (" + 2 * durationSeconds + " s, not measured) ...");
@@ -205,7 +205,7 @@ public class BenchCommand implements Callable<Integer> {
         List<ModelSpec> models = payloads.models();
         List<Double> sizes = Arrays.stream(sweepKilobytes).boxed().toList();
         w.printf(Locale.ROOT, "payload sweep: %d zero-latency devices, buffer timeout %d ms, %s; searches of at most %d trials of %d s; latency: %d runs of %d s at half the pipeline's highest rate%n",
-                devices.devices, bufferTimeout.bufferTimeoutMs, delivery, searchTrials, trialSeconds, runs, durationSeconds);
+                devices.count(), bufferTimeout.bufferTimeoutMs, delivery, searchTrials, trialSeconds, runs, durationSeconds);
         if (!consumerProperties.isEmpty()) w.println("consumer settings of both paths: " + consumerProperties);
         w.printf(Locale.ROOT, "%d cores, max heap %d MB, load average %.2f%n", Runtime.getRuntime().availableProcessors(),
                 Runtime.getRuntime().maxMemory() >> 20, java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
@@ -218,7 +218,7 @@ public class BenchCommand implements Callable<Integer> {
         w.flush();
         List<PayloadSweep.Row> rows;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(SWEEP_BROKER);
-             PipelineRig pipeline = new PipelineRig(broker, "sweep", devices.devices, payloads.catalog(), models.get(0).name(),
+             PipelineRig pipeline = new PipelineRig(broker, "sweep", devices.count(), payloads.catalog(), models.get(0).name(),
                      bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties)) {
             w.println("done");
             w.flush();
@@ -242,7 +242,7 @@ public class BenchCommand implements Callable<Integer> {
      */
     private int compareDelivery(PrintWriter out, ModelCatalog catalog, Duration duration, Duration warmup) throws Exception {
         out.printf("delivery benchmark: %s requests at %.0f/s, %d zero-latency devices, buffer timeout %d ms, %d runs of %d s, %d cores%n",
-                model, rate, devices.devices, bufferTimeout.bufferTimeoutMs, runs, durationSeconds, Runtime.getRuntime().availableProcessors());
+                model, rate, devices.count(), bufferTimeout.bufferTimeoutMs, runs, durationSeconds, Runtime.getRuntime().availableProcessors());
         List<ServingConfig.Delivery> deliveries = new ArrayList<>();
         List<Long> intervals = new ArrayList<>();
         deliveries.add(ServingConfig.Delivery.AT_LEAST_ONCE);
@@ -260,7 +260,7 @@ public class BenchCommand implements Callable<Integer> {
             try {
                 for (int k = 0; k < n; k++) {
                     String name = "bench-" + (deliveries.get(k) == ServingConfig.Delivery.AT_LEAST_ONCE ? "alo-" : "eo-") + intervals.get(k);
-                    PipelineRig pipeline = new PipelineRig(broker, name, devices.devices, model, bufferTimeout.bufferTimeoutMs, deliveries.get(k), intervals.get(k));
+                    PipelineRig pipeline = new PipelineRig(broker, name, devices.count(), model, bufferTimeout.bufferTimeoutMs, deliveries.get(k), intervals.get(k));
                     pipelines.add(pipeline);
                     pipeline.run(rate, duration, warmup, drain(intervals.get(k)));
                     bar.step();

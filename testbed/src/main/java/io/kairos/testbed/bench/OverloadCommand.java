@@ -82,7 +82,7 @@ public class OverloadCommand implements Callable<Integer> {
         CommandLine cl = spec.commandLine();
         ModelCatalog catalog = ModelCatalog.builtIn();
         if (!catalog.contains(model)) throw new CommandLine.ParameterException(cl, "--model '" + model + "' is not in the built-in catalog " + catalog.names());
-        devices.check(cl);
+        devices.checkCount(cl);
         policy.check(cl);
         if (runs < 1) throw new CommandLine.ParameterException(cl, "--runs must be at least 1, got " + runs);
         if (warmupSeconds < 0 || durationSeconds <= warmupSeconds) throw new CommandLine.ParameterException(cl, "--duration must be longer than --warmup, got " + durationSeconds + " and " + warmupSeconds);
@@ -99,15 +99,15 @@ public class OverloadCommand implements Callable<Integer> {
             return 0;
         }
 
-        double capacity = OverloadRig.capacity(catalog, model, devices.devices, speed);
+        double capacity = OverloadRig.capacity(catalog, model, devices.count(), speed);
         String series = policy.policy + (policy.params.isEmpty() ? "" : " " + String.join(" ", policy.params.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
         w.printf(Locale.ROOT, "overload: %s, SLO %.0f ms, %d simulated devices at %.2fx the catalog's latency: capacity %.0f requests/s (full batches back to back); policy %s%n",
-                model, sloMs, devices.devices, speed, capacity, series);
+                model, sloMs, devices.count(), speed, capacity, series);
         w.printf(Locale.ROOT, "loads %s x capacity, %d runs of %d s each (first %d s not counted), %d cores, max heap %d MB%n",
                 java.util.Arrays.toString(loads), runs, durationSeconds, warmupSeconds, Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
         ResultTable table = new ResultTable(COLUMNS);
         ServingConfig config = new ServingConfig();
-        config.devices = devices.devices;
+        config.devices = devices.count();
         config.simulatedSpeed = speed;
         config.fromEarliest = true;
         config.checkpointIntervalMs = 0;
@@ -125,7 +125,7 @@ public class OverloadCommand implements Callable<Integer> {
             config.consumerGroup = "overload";
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
-            try (OverloadRig rig = new OverloadRig(broker, config, catalog, model, sloMs, StreamExecutionEnvironment.createLocalEnvironment(devices.devices, flink))) {
+            try (OverloadRig rig = new OverloadRig(broker, config, catalog, model, sloMs, StreamExecutionEnvironment.createLocalEnvironment(devices.count(), flink))) {
                 w.println("serving");
                 w.print("warming up at 1x capacity for " + durationSeconds + " s (not recorded; the scheduler learns the devices' latency) ... ");
                 w.flush();

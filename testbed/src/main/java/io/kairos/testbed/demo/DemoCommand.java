@@ -1,5 +1,7 @@
 package io.kairos.testbed.demo;
 
+import io.kairos.core.device.DeviceSlots;
+import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.SimulatedSpeedOption;
 import io.kairos.jobs.options.PolicyOptions;
@@ -74,8 +76,8 @@ public class DemoCommand implements Callable<Integer> {
     @CommandLine.Mixin
     PolicyOptions policy = new PolicyOptions();
 
-    @Option(names = "--devices", description = "Devices (default: 2, simulated or ONNX Runtime CPU devices).")
-    Integer devices;
+    @CommandLine.Mixin
+    DevicesOption devices = new DevicesOption(DEFAULT_DEVICES);
 
     @CommandLine.Mixin
     SimulatedSpeedOption speed = new SimulatedSpeedOption();
@@ -100,22 +102,23 @@ public class DemoCommand implements Callable<Integer> {
             modelRepository = ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"));
         }
         boolean real = modelRepository != null;
-        if (devices == null) devices = DEFAULT_DEVICES;
         if (workload == null) workload = real ? ONNX_WORKLOAD : SIMULATED_WORKLOAD;
         Workload load = Workload.parse(workload, arrivalSpec);
         ServingConfig config = new ServingConfig();
         config.modelRepository = real ? modelRepository.toAbsolutePath().toString() : null;
-        config.devices = devices;
+        devices.check(spec.commandLine());
+        devices.applyTo(config);
         ModelCatalog catalog = ServeCommand.catalog(config);
+        DeviceSlots slots = devices.slots(spec.commandLine(), catalog);
         for (String model : load.models()) {
             if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; models: " + catalog.names());
         }
         policy.check(spec.commandLine());
         speed.check(spec.commandLine());
-        if (devices < 1 || runLength.durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--devices and --duration must be at least 1");
+        if (runLength.durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--duration must be at least 1");
 
-        out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy.policy + ", " + devices
-                + (real ? " ONNX Runtime devices (" + modelRepository + ")" : " simulated devices") + ", " + runLength.durationSeconds + " s");
+        out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy.policy + ", " + slots.count()
+                + (real ? " ONNX Runtime devices (" + modelRepository + ")" : " simulated devices") + (slots.uniform() ? "" : " (" + slots + ")") + ", " + runLength.durationSeconds + " s");
         out.print("starting Kafka broker (KRaft, in-process) ... ");
         out.flush();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
@@ -131,7 +134,7 @@ public class DemoCommand implements Callable<Integer> {
             out.flush();
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0"); // any free port: several demos may run side by side
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(devices, flink);
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(slots.count(), flink);
             JobClient job = ServingJob.onKafka(config, catalog).start(env);
             try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {

@@ -135,8 +135,9 @@ public class FidelityCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         policy.check(spec.commandLine());
-        if (devices.devices < 1 || runLength.durationSeconds < 1 || runLength.warmupSeconds < 1) {
-            throw new ParameterException(spec.commandLine(), "--devices, --duration and --warmup must be positive");
+        devices.checkCount(spec.commandLine());
+        if (runLength.durationSeconds < 1 || runLength.warmupSeconds < 1) {
+            throw new ParameterException(spec.commandLine(), "--duration and --warmup must be positive");
         }
         ModelCatalog catalog = ModelCatalog.builtIn();
         for (String m : load.models()) {
@@ -144,7 +145,7 @@ public class FidelityCommand implements Callable<Integer> {
         }
         if (placementChangeSpec != null) {
             try {
-                placementChange = PlacementChange.parse(placementChangeSpec, devices.devices, load.models(), runLength.durationSeconds);
+                placementChange = PlacementChange.parse(placementChangeSpec, devices.count(), load.models(), runLength.durationSeconds);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--placement-change: " + e.getMessage());
             }
@@ -168,15 +169,15 @@ public class FidelityCommand implements Callable<Integer> {
             ServingConfig config = new ServingConfig();
             config.bootstrapServers = broker.bootstrapServers();
             policy.applyTo(config);
-            config.devices = devices.devices;
+            config.devices = devices.count();
             config.simulatedSpeed = 1.0;
             config.learnLatency = learn.learnLatency;
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
-            console.println("starting the broker, the Flink mini-cluster and the serving job (" + devices.devices + " simulated devices, " + policy.policy + ") ...");
-            JobClient jobClient = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices.devices, flink));
+            console.println("starting the broker, the Flink mini-cluster and the serving job (" + devices.count() + " simulated devices, " + policy.policy + ") ...");
+            JobClient jobClient = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices.count(), flink));
             try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
@@ -299,7 +300,7 @@ public class FidelityCommand implements Callable<Integer> {
         List<TimedDecision> decisions = placementChange == null ? List.of()
                 : List.of(new TimedDecision(Math.max(0, placementSentAt.get() - t0), placementChange.decision(1, placementSentAt.get())));
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
-        Simulation.builder(catalog).devices(devices.devices).policy(policy.policy, policy.params).decisions(decisions).load(ArrivalSource.replay(arrivals))
+        Simulation.builder(catalog).devices(devices.count()).policy(policy.policy, policy.params).decisions(decisions).load(ArrivalSource.replay(arrivals))
                 .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).noise(ExecutionNoise.overrun(overruns)).preemption(false).learnLatency(learn.learnLatency ? LatencyEstimator.Settings.DEFAULT : null)
                 .duration(last + 1).seed(seed.seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),

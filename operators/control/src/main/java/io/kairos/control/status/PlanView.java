@@ -38,8 +38,22 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
     public record Group(String name, String policy, Map<String, String> params, Map<String, Map<String, String>> modelParams,
                         List<Device> devices, Map<String, String> tables) {}
 
-    /** A device slot of a group and the models it holds; {@code everyModel}: no placement limits it (models empty). */
-    public record Device(int slot, boolean everyModel, List<String> models) {}
+    /**
+     * A device slot of a group and the models it holds; {@code everyModel}: no placement limits it
+     * (models empty). {@code hardwareType}: the slot's type, null where the plan does not know it
+     * (given a number of devices and no catalog).
+     */
+    public record Device(int slot, boolean everyModel, List<String> models, String hardwareType) {
+        /** A slot whose type is not known. */
+        public Device(int slot, boolean everyModel, List<String> models) {
+            this(slot, everyModel, models, null);
+        }
+
+        /** {@code 2} or, where the type is known, {@code 2 (gpu-t4)}. */
+        public String label() {
+            return hardwareType == null ? Integer.toString(slot) : slot + " (" + hardwareType + ")";
+        }
+    }
 
     public static PlanView of(DecisionLedger ledger) {
         ServingPlan plan = ledger.plan();
@@ -67,8 +81,8 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
             policy.params().perModel().forEach((model, params) -> modelParams.put(model, new TreeMap<>(params)));
             List<Device> devices = new ArrayList<>();
             for (DeviceView device : plan.devicesOf(name)) {
-                devices.add(device.models() == null ? new Device(device.slot(), true, List.of())
-                        : new Device(device.slot(), false, List.copyOf(new TreeSet<>(device.models()))));
+                devices.add(device.models() == null ? new Device(device.slot(), true, List.of(), device.hardwareType())
+                        : new Device(device.slot(), false, List.copyOf(new TreeSet<>(device.models())), device.hardwareType()));
             }
             Map<String, String> tables = new TreeMap<>();
             Map<String, BatchingTable> held = plan.tablesOf(name);
@@ -89,7 +103,7 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
             StringBuilder line = new StringBuilder("group ").append(g.name()).append(": policy ").append(g.policy()).append(' ').append(g.params());
             g.modelParams().forEach((model, params) -> line.append(", ").append(model).append(' ').append(params));
             lines.add(line.toString());
-            for (Device d : g.devices()) lines.add("  device " + d.slot() + ": " + (d.everyModel() ? "every model" : String.join(", ", d.models())));
+            for (Device d : g.devices()) lines.add("  device " + d.label() + ": " + (d.everyModel() ? "every model" : String.join(", ", d.models())));
             g.tables().forEach((model, table) -> lines.add("  batching table of " + model + ": " + table));
         }
         StringBuilder line = new StringBuilder("routing:");

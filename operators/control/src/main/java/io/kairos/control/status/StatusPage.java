@@ -106,7 +106,7 @@ public final class StatusPage {
                     .append("<th>cold starts</th><th>preempted</th></tr></thead><tbody>");
             for (PlanView.Device d : g.devices()) {
                 DeviceLoads.Load l = loads.get(d.slot());
-                b.append("<tr data-device=\"").append(d.slot()).append("\"><td class=\"n\">").append(d.slot()).append("</td><td>")
+                b.append("<tr data-device=\"").append(d.slot()).append("\"><td class=\"n\">").append(esc(d.label())).append("</td><td>")
                         .append(d.everyModel() ? "<i>every model</i>" : esc(String.join(", ", d.models()))).append("</td>");
                 if (l == null) {
                     b.append("<td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0%</td><td class=\"n\">0</td><td class=\"n\">0</td>");

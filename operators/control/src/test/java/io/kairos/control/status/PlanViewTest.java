@@ -39,6 +39,16 @@ class PlanViewTest {
     }
 
     @Test
+    void devicesOfKnownTypesAreShownWithTheirType() {
+        ServingPlan typed = new ServingPlan(io.kairos.core.device.DeviceSlots.of(List.of("cpu", "gpu-t4")), Long.MAX_VALUE, "fifo", PolicyParams.NONE, null);
+        PlanView view = PlanView.of(new DecisionLedger(typed));
+        assertThat(view.groups().get(0).devices()).containsExactly(new PlanView.Device(0, true, List.of(), "cpu"), new PlanView.Device(1, true, List.of(), "gpu-t4"));
+        assertThat(view.lines()).contains("  device 0 (cpu): every model", "  device 1 (gpu-t4): every model");
+        assertThat(StatusPage.html(new ServingStatus(new ServingStatus.Topics("c", "o", "r", "t"), typed, 0, 10, 5).snapshot(0)))
+                .contains("<td class=\"n\">1 (gpu-t4)</td>");
+    }
+
+    @Test
     void showsWhatTheAppliedDecisionsMadeAndNothingOfARejectedOne() {
         decide("planner", 1, policy("default", null, "triton", Map.of("max_queue_delay_ms", "2", "max_batch", "8")), DecisionStatus.APPLIED);
         decide("planner", 2, policy("default", "resnet50", "triton", Map.of("max_batch", "2")), DecisionStatus.APPLIED);

@@ -26,12 +26,14 @@ public interface DeviceFactory extends Serializable {
     }
 
     /**
-     * {@link #simulated(double, long)} devices of the slots' hardware types: each takes its models'
-     * profiles on its slot's type. {@code slots} null: every slot of the catalog's first type.
+     * {@link #simulated(double, long)} devices of hardware types: each takes its models' profiles on
+     * its slot's type. {@code deviceTypes}: types with counts in slot order ({@code cpu:2,gpu-t4:1},
+     * read by {@link DeviceSlots#parse} against the catalog the device is made with); null: every
+     * slot of the catalog's first type.
      */
-    static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes, DeviceSlots slots) {
+    static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes, String deviceTypes) {
         return (slot, gpu, catalog) -> new SimulatedDevice(slot,
-                new ExecutionModel(catalog, slots == null ? catalog.firstHardwareType().name() : slots.typeOf(slot), speedFactor,
-                        ExecutionNoise.none(), memoryBudgetBytes, new SplittableRandom(slot)), WallClock::nowMicros);
+                new ExecutionModel(catalog, deviceTypes == null ? catalog.firstHardwareType().name() : DeviceSlots.parse(deviceTypes, catalog).typeOf(slot),
+                        speedFactor, ExecutionNoise.none(), memoryBudgetBytes, new SplittableRandom(slot)), WallClock::nowMicros);
     }
 }

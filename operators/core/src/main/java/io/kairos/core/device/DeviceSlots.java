@@ -54,14 +54,66 @@ public final class DeviceSlots implements Serializable {
      *                                  part, a count that is no integer or below 1, a type the catalog lacks
      */
     public static DeviceSlots parse(String spec, ModelCatalog catalog) {
+        List<Part> parts = parts(spec);
+        if (parts == null) return of(count(spec.strip(), spec.strip()), catalog);
+        List<String> types = new ArrayList<>();
+        for (Part p : parts) {
+            if (catalog.hardwareType(p.type) == null) {
+                throw new IllegalArgumentException("devices '" + spec + "': part '" + p.text + "' names hardware type '" + p.type
+                        + "', which the model catalog lacks (it has " + catalog.hardwareTypes().stream().map(HardwareType::name).toList() + ")");
+            }
+            for (int i = 0; i < p.count; i++) types.add(p.type);
+        }
+        return of(types);
+    }
+
+    /**
+     * How many slots {@code spec} writes, read without a catalog: what a command needs before it
+     * has its models (the types are checked by {@link #parse}).
+     *
+     * @throws IllegalArgumentException as {@link #parse} does for the form of the list
+     */
+    public static int countIn(String spec) {
+        List<Part> parts = parts(spec);
+        if (parts == null) return count(spec.strip(), spec.strip());
+        int n = 0;
+        for (Part p : parts) n = Math.addExact(n, p.count);
+        return n;
+    }
+
+    /**
+     * Types with counts read without a catalog, for a view of a plan that has none (the status
+     * page): the names are not checked against one. {@code null} for a plain count, whose type is
+     * the catalog's first.
+     */
+    public static DeviceSlots parseUnchecked(String spec) {
+        List<Part> parts = parts(spec);
+        if (parts == null) {
+            count(spec.strip(), spec.strip());
+            return null;
+        }
+        List<String> types = new ArrayList<>();
+        for (Part p : parts) {
+            for (int i = 0; i < p.count; i++) types.add(p.type);
+        }
+        return of(types);
+    }
+
+    /** Whether {@code spec} is a plain count rather than types with counts. */
+    public static boolean isCount(String spec) {
+        return parts(spec) == null;
+    }
+
+    private record Part(String text, String type, int count) {}
+
+    /** The parts {@code type:count} of a list; null for a plain count. */
+    private static List<Part> parts(String spec) {
         if (spec == null || spec.isBlank()) {
             throw new IllegalArgumentException("devices: empty; expected a count (4) or types with counts (cpu:2,gpu-t4:1)");
         }
         String trimmed = spec.strip();
-        if (!trimmed.contains(":") && !trimmed.contains(",")) {
-            return of(count(trimmed, trimmed), catalog);
-        }
-        List<String> types = new ArrayList<>();
+        if (!trimmed.contains(":") && !trimmed.contains(",")) return null;
+        List<Part> parts = new ArrayList<>();
         for (String part : trimmed.split(",", -1)) {
             String p = part.strip();
             if (p.isEmpty()) throw new IllegalArgumentException("devices '" + spec + "': an empty part; expected type:count, e.g. cpu:2,gpu-t4:1");
@@ -69,13 +121,13 @@ public final class DeviceSlots implements Serializable {
             if (colon < 0) throw new IllegalArgumentException("devices '" + spec + "': part '" + p + "' has no count; expected type:count, e.g. gpu-t4:1");
             String type = p.substring(0, colon).strip();
             int n = count(p.substring(colon + 1).strip(), p);
-            if (catalog.hardwareType(type) == null) {
+            if (!HardwareType.validName(type)) {
                 throw new IllegalArgumentException("devices '" + spec + "': part '" + p + "' names hardware type '" + type
-                        + "', which the model catalog lacks (it has " + catalog.hardwareTypes().stream().map(HardwareType::name).toList() + ")");
+                        + "', which is no type name (lower-case letters, digits, '-', '.' or '_')");
             }
-            for (int i = 0; i < n; i++) types.add(type);
+            parts.add(new Part(p, type, n));
         }
-        return of(types);
+        return parts;
     }
 
     private static int count(String text, String part) {

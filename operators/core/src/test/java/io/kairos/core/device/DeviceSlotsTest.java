@@ -75,7 +75,18 @@ class DeviceSlotsTest {
         assertBad("cpu:1,,gpu-t4:1", "devices 'cpu:1,,gpu-t4:1': an empty part");
         assertBad("cpu:1,", "an empty part");
         assertBad("cpu,gpu-t4:1", "devices 'cpu,gpu-t4:1': part 'cpu' has no count");
-        assertBad(":2", "part ':2' names hardware type ''");
+        assertBad(":2", "part ':2' names hardware type '', which is no type name");
+        assertBad("GPU:1", "part 'GPU:1' names hardware type 'GPU', which is no type name");
+    }
+
+    @Test
+    void theCountIsKnownWithoutACatalog() {
+        assertThat(DeviceSlots.countIn("cpu:2,gpu-t4:1")).isEqualTo(3);
+        assertThat(DeviceSlots.countIn("tpu:5")).as("types are the catalog's to check").isEqualTo(5);
+        assertThat(DeviceSlots.countIn(" 4 ")).isEqualTo(4);
+        assertThat(DeviceSlots.isCount("4")).isTrue();
+        assertThat(DeviceSlots.isCount("cpu:4")).isFalse();
+        assertThatThrownBy(() -> DeviceSlots.countIn("cpu:0")).hasMessageContaining("a count must be at least 1");
     }
 
     private static void assertBad(String spec, String message) {

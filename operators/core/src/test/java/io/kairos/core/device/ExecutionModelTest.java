@@ -64,4 +64,28 @@ class ExecutionModelTest {
         full.run("X", 1);
         assertThat(full.load("Y")).as("would evict X").isFalse();
     }
+
+    // On cpu, X takes 8 ms and loads in 5 ms; on gpu 1 ms and loads in 20 ms. Y has no gpu profile.
+    private static final ModelCatalog TYPED = ModelCatalog.parse("""
+            {"hardware": [{"name": "cpu", "price_per_hour": 0.1}, {"name": "gpu", "price_per_hour": 0.9}],
+             "models": [
+              {"name": "X", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 8}}, "memory_bytes": 1, "load_ms": 5,
+               "hardware_profiles": {"gpu": {"latency_ms": {"table": {"1": 1}}, "load_ms": 20}}},
+              {"name": "Y", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 2}}}
+            ]}""", "typed-execution-model-test");
+
+    @Test
+    void aDeviceRunsAndLoadsInItsTypesTimes() {
+        ExecutionModel cpu = new ExecutionModel(TYPED, "cpu", 1, ExecutionNoise.none(), Long.MAX_VALUE, new SplittableRandom(1));
+        ExecutionModel gpu = new ExecutionModel(TYPED, "gpu", 1, ExecutionNoise.none(), Long.MAX_VALUE, new SplittableRandom(1));
+        assertThat(cpu.run("X", 1)).as("8 ms + 5 ms load").isEqualTo(new ExecutionModel.Run(13_000, true, null));
+        assertThat(gpu.run("X", 1)).as("1 ms + 20 ms load").isEqualTo(new ExecutionModel.Run(21_000, true, null));
+        assertThat(gpu.run("X", 1)).isEqualTo(new ExecutionModel.Run(1_000, false, null));
+        assertThat(gpu.run("Y", 1).error()).isEqualTo("model 'Y' has no profile on hardware type 'gpu'");
+        assertThat(gpu.load("Y")).isFalse();
+        // Without a type: the catalog's first.
+        assertThat(new ExecutionModel(TYPED, 1, ExecutionNoise.none(), Long.MAX_VALUE, new SplittableRandom(1)).hardwareType()).isEqualTo("cpu");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ExecutionModel(TYPED, "tpu", 1, ExecutionNoise.none(), 1, new SplittableRandom(1)))
+                .hasMessageContaining("hardware type 'tpu'");
+    }
 }
