@@ -62,6 +62,9 @@ public class ServeCommand implements Callable<Integer> {
     @Option(names = "--device-reports-topic", description = "Where the devices report each batch's real start and end back to their schedulers (default: ${DEFAULT-VALUE}).")
     String deviceReportsTopic = DEFAULTS.deviceReportsTopic;
 
+    @Option(names = "--pipeline-hops-topic", description = "Where a pipeline request goes from one stage to the next; the job writes and reads it (default: ${DEFAULT-VALUE}).")
+    String pipelineHopsTopic = DEFAULTS.pipelineHopsTopic;
+
     @Option(names = "--group-id", description = "Kafka consumer group of the job (default: ${DEFAULT-VALUE}).")
     String groupId = DEFAULTS.consumerGroup;
 
@@ -168,6 +171,7 @@ public class ServeCommand implements Callable<Integer> {
         c.controlTopic = controlTopic;
         c.outcomesTopic = outcomesTopic;
         c.deviceReportsTopic = deviceReportsTopic;
+        c.pipelineHopsTopic = pipelineHopsTopic;
         c.consumerGroup = groupId;
         c.fromEarliest = fromEarliest;
         policy.applyTo(c);

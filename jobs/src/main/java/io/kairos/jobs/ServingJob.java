@@ -10,7 +10,9 @@ import io.kairos.flink.AcceptDecisions;
 import io.kairos.core.result.ResultBounds;
 import io.kairos.core.result.ResultLog;
 import io.kairos.core.time.Clock;
+import io.kairos.flink.AdmitHops;
 import io.kairos.flink.AdmitRequests;
+import io.kairos.flink.AdvancePipelines;
 import io.kairos.flink.AsyncInference;
 import io.kairos.flink.ControlPlane;
 import io.kairos.flink.DeviceSlotPartitioner;
@@ -26,6 +28,7 @@ import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.ControlDecisionDeserializer;
 import io.kairos.flink.kafka.ControlRestoreSerializer;
 import io.kairos.flink.kafka.DeviceReportDeserializer;
+import io.kairos.flink.kafka.PipelineHopDeserializer;
 import io.kairos.flink.kafka.RawRequestDeserializer;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
@@ -37,6 +40,7 @@ import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
+import io.kairos.schema.internal.PipelineHop;
 import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.KafkaClientProperties;
@@ -100,12 +104,15 @@ public final class ServingJob {
      * @param resultLog       where {@code results} can be read back after a restore, so that under
      *                        at-least-once delivery a replayed request that already has a result
      *                        gets no second one ({@link SuppressAnswered}); null: no such rule
+     * @param hopsOut         where a pipeline request goes on to its next stage ({@link AdvancePipelines});
+     *                        null: no hops, a pipeline request whose path goes on fails there
+     * @param hopsIn          where admission reads the hops back ({@link AdmitHops}; what {@code hopsOut} wrote)
      */
     public record Endpoints(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
                             Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
                             Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores,
                             Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn,
-                            ResultLog resultLog) {
+                            ResultLog resultLog, Sink<PipelineHop> hopsOut, Source<PipelineHop, ?, ?> hopsIn) {
         public Endpoints {
             Objects.requireNonNull(requests, "requests");
             Objects.requireNonNull(control, "control");
@@ -114,23 +121,33 @@ public final class ServingJob {
             Objects.requireNonNull(outcomes, "outcomes");
             Objects.requireNonNull(controlRestores, "controlRestores");
             if ((reportsOut == null) != (reportsIn == null)) throw new IllegalArgumentException("device reports need both a sink and the source that reads it back");
+            if ((hopsOut == null) != (hopsIn == null)) throw new IllegalArgumentException("pipeline hops need both a sink and the source that reads it back");
         }
 
         /** An open loop: the devices' reports never reach the schedulers, whose predictions are never corrected. */
         public static Endpoints openLoop(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
                                          Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
                                          Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores) {
-            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, null, null, null);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, null, null, null, null, null);
         }
 
         /** These endpoints with the loop closed through {@code reportsOut} and {@code reportsIn}. */
         public Endpoints withDeviceReports(Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
-            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
         }
 
         /** These endpoints with {@code results} read back from {@code resultLog} after a restore. */
         public Endpoints withResultLog(ResultLog resultLog) {
-            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
+        }
+
+        /** These endpoints with pipeline requests going on to their next stage through {@code hopsOut}, read back from {@code hopsIn}. */
+        public Endpoints withPipelineHops(Sink<PipelineHop> hopsOut, Source<PipelineHop, ?, ?> hopsIn) {
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
+        }
+
+        boolean pipelineHops() {
+            return hopsOut != null;
         }
 
         boolean closedLoop() {
@@ -209,7 +226,26 @@ public final class ServingJob {
                     .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                     .setKafkaProducerConfig(producer)
                     .build();
-            Endpoints open = openLoop(requests, control, results, telemetry, outcomes, restores).withResultLog(resultLog(config));
+            // Hops written before this job started belong to requests it never admitted: read from
+            // the end on a fresh start, from the checkpoint's offsets on a restore (AdmitHops drops
+            // the second copy of a hop that a replay makes again). At least once, like the device
+            // reports: a transaction would hold every hop back until a checkpoint completes.
+            KafkaSource<PipelineHop> hopsIn = KafkaSource.<PipelineHop>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setTopics(config.pipelineHopsTopic)
+                    .setGroupId(config.consumerGroup + "-pipeline-hops")
+                    .setStartingOffsets(OffsetsInitializer.latest())
+                    .setDeserializer(new PipelineHopDeserializer())
+                    .setProperties(consumer)
+                    .build();
+            KafkaSink<PipelineHop> hopsOut = KafkaSink.<PipelineHop>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setRecordSerializer(new AvroRecordSerializer<>(config.pipelineHopsTopic, PipelineHop.class, h -> h.getRequest().getRequestId()))
+                    .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+                    .setKafkaProducerConfig(producerSettings(ProducerRole.PIPELINE_HOPS, config))
+                    .build();
+            Endpoints open = openLoop(requests, control, results, telemetry, outcomes, restores).withResultLog(resultLog(config))
+                    .withPipelineHops(hopsOut, hopsIn);
             if (!config.closedLoop) return open;
             // Reports written before this job started are of batches it never sent: read from the end.
             KafkaSource<DeviceReport> reportsIn = KafkaSource.<DeviceReport>builder()
@@ -230,7 +266,7 @@ public final class ServingJob {
         }
 
         /** What a producer of the job writes, for its settings ({@link #producerSettings}). */
-        enum ProducerRole { RESULTS, DEVICE_REPORTS, TELEMETRY, OTHER }
+        enum ProducerRole { RESULTS, DEVICE_REPORTS, PIPELINE_HOPS, TELEMETRY, OTHER }
 
         /**
          * The settings of the job's producer of {@code role}, the user's Kafka properties over them.
@@ -239,7 +275,7 @@ public final class ServingJob {
          * so that the record of every batch (a record per request when batches are of one) goes to
          * the broker a few hundred to a produce request, not one each. The results and the device
          * reports, which a client and the scheduler wait for, keep one produce request in flight per
-         * connection: the first record leaves at once, and those that come while it is in flight
+         * connection (the pipeline hops too, which a request's next stage waits for): the first record leaves at once, and those that come while it is in flight
          * go together in the next, so the broker is sent fewer, fuller requests the busier the job
          * is, without a wait when it is not.
          */
@@ -249,7 +285,9 @@ public final class ServingJob {
             producer.setProperty("batch.size", "65536");
             // Set rather than assumed: the results are cut to fit it (resultBounds).
             producer.setProperty("max.request.size", Integer.toString(RESULTS_MAX_REQUEST_SIZE));
-            if (role == ProducerRole.RESULTS || role == ProducerRole.DEVICE_REPORTS) producer.setProperty("max.in.flight.requests.per.connection", "1");
+            if (role == ProducerRole.RESULTS || role == ProducerRole.DEVICE_REPORTS || role == ProducerRole.PIPELINE_HOPS) {
+                producer.setProperty("max.in.flight.requests.per.connection", "1");
+            }
             return KafkaClientProperties.over(producer, config.kafkaProperties);
         }
 
@@ -343,6 +381,12 @@ public final class ServingJob {
     static final long PREEMPTION_HORIZON_MS = 10 * 60 * 1000;
 
     /**
+     * How long admission remembers a pipeline hop, to drop its second copy after a restore
+     * ({@link AdmitHops}): far beyond the time a replay takes to be read.
+     */
+    static final long PIPELINE_HOP_MEMORY_MS = 10 * 60 * 1000;
+
+    /**
      * Adds the topology to {@code env}, configured for low latency. Every operator has a fixed uid
      * (its name's slug), so that a savepoint restores into a job whose topology grew around it.
      */
@@ -384,6 +428,19 @@ public final class ServingJob {
                 .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setRequest(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
                 .name("requests to schedulers").uid("requests-to-schedulers")
                 .setParallelism(config.sourceParallelism);
+        // A pipeline request's next stage, read back from the hops topic: Flink 2.0 has no feedback edge.
+        SingleOutputStreamOperator<AdmittedRequest> admittedHops = null;
+        if (endpoints.pipelineHops()) {
+            admittedHops = env
+                    .fromSource(endpoints.hopsIn(), WatermarkStrategy.noWatermarks(), "pipeline hops").uid("pipeline-hops-source").setParallelism(1)
+                    .keyBy(AdmitHops.KEY)
+                    .connect(decisions)
+                    .process(new AdmitHops(catalog, plan, config.admissionLimits(), PIPELINE_HOP_MEMORY_MS, Clock.wall()))
+                    .name("admit pipeline hops").uid("admit-pipeline-hops").setParallelism(1);
+            toSchedulers = toSchedulers.union(admittedHops
+                    .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setRequest(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
+                    .name("hops to schedulers").uid("hops-to-schedulers").setParallelism(1));
+        }
         if (endpoints.closedLoop()) {
             toSchedulers = toSchedulers.union(env
                     .fromSource(endpoints.reportsIn(), WatermarkStrategy.noWatermarks(), "device reports").uid("device-reports-source").setParallelism(1)
@@ -411,10 +468,33 @@ public final class ServingJob {
                 .keyBy(PreemptionEvent::getRequestId)
                 .process(new ResolvePreemptions(PREEMPTION_HORIZON_MS)).name("results after preemption").uid("results-after-preemption").setParallelism(config.devices);
 
+        // A pipeline stage's result is not the request's: it goes on to the next stage, or becomes
+        // the request's final result. Split off by a filter chained to each producer, so that the
+        // other results take no extra step.
+        DataStream<InferenceResult> done = batches.getSideOutput(GroupSchedulerFunction.DROPPED);
+        DataStream<InferenceResult> requestResults = executed.filter(r -> !AdvancePipelines.ofAStage(r)).name("results of requests").uid("results-of-requests").setParallelism(config.devices)
+                .union(done.filter(r -> !AdvancePipelines.ofAStage(r)).name("drops of requests").uid("drops-of-requests").setParallelism(1),
+                        afterPreemption.filter(r -> !AdvancePipelines.ofAStage(r)).name("preempted results of requests").uid("preempted-results-of-requests").setParallelism(config.devices),
+                        admitted.getSideOutput(AdmitRequests.TURNED_AWAY));
+        DataStream<InferenceResult> stageResults = executed.filter(AdvancePipelines::ofAStage).name("results of pipeline stages").uid("results-of-pipeline-stages").setParallelism(config.devices)
+                .union(done.filter(AdvancePipelines::ofAStage).name("drops of pipeline stages").uid("drops-of-pipeline-stages").setParallelism(1),
+                        afterPreemption.filter(AdvancePipelines::ofAStage).name("preempted results of pipeline stages").uid("preempted-results-of-pipeline-stages").setParallelism(config.devices));
+        SingleOutputStreamOperator<InferenceResult> pipelineResults = stageResults
+                .connect(decisions)
+                .process(new AdvancePipelines(catalog, plan, endpoints.pipelineHops(), Clock.wall()))
+                .name("advance pipelines").uid("advance-pipelines").setParallelism(config.devices);
+        requestResults = requestResults.union(pipelineResults);
+        if (admittedHops != null) {
+            requestResults = requestResults.union(admittedHops.getSideOutput(AdmitHops.TURNED_AWAY));
+            // One hop writer per inference subtask, chained to it: a hop leaves as soon as its stage is done.
+            pipelineResults.getSideOutput(AdvancePipelines.HOPS)
+                    .sinkTo(endpoints.hopsOut()).name("pipeline hops").uid("pipeline-hops").setParallelism(config.devices);
+        }
+
         // Every result, from whichever stage, is cut to what the producer can write, in this one place:
         // a record over its limit would fail the job, and fail it again on every replay.
         ResultBounds bounds = resultBounds(config);
-        DataStream<InferenceResult> results = executed.union(admitted.getSideOutput(AdmitRequests.TURNED_AWAY), batches.getSideOutput(GroupSchedulerFunction.DROPPED), afterPreemption)
+        DataStream<InferenceResult> results = requestResults
                 .map(bounds::fit).returns(new AvroTypeInfo<>(InferenceResult.class))
                 .name("results within the size limit").uid("results-within-size-limit").setParallelism(config.devices);
         if (suppressesAnswered()) {

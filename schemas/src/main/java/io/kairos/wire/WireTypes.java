@@ -5,6 +5,7 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
+import io.kairos.schema.StageResult;
 import io.kairos.schema.StageTimes;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
@@ -13,6 +14,7 @@ import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
+import io.kairos.schema.internal.PipelineHop;
 import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.schema.internal.WriterVersion;
@@ -31,5 +33,5 @@ public final class WireTypes {
     public static final List<Class<?>> ALL = List.of(
             Tensor.class, InferenceRequest.class, InferenceResult.class, StageTimes.class, BatchTelemetry.class, ControlDecision.class,
             DecisionOutcome.class, RawRequest.class, AdmittedRequest.class, GroupInput.class, DispatchedBatch.class, BatchOutcome.class,
-            PreemptionEvent.class, DeviceReport.class, ControlRestore.class, WriterVersion.class);
+            PreemptionEvent.class, DeviceReport.class, ControlRestore.class, WriterVersion.class, StageResult.class, PipelineHop.class);
 }

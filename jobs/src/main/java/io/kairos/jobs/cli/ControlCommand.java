@@ -5,6 +5,10 @@ import io.kairos.control.DecisionPublisher;
 import io.kairos.control.status.PlanView;
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.plan.PipelineActions;
+import io.kairos.core.pipeline.PipelineException;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.core.time.WallClock;
@@ -15,6 +19,7 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.DevicePlacement;
+import io.kairos.schema.RemovePipeline;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 import picocli.CommandLine;
@@ -42,9 +47,9 @@ import java.util.concurrent.Callable;
  * topic makes.
  */
 @Command(name = "control", mixinStandardHelpOptions = true,
-        description = "Change a running job's plan (policy, placement, routing) by control decisions, show the plan, and serve a status page.",
+        description = "Change a running job's plan (policy, placement, routing, pipelines) by control decisions, show the plan, and serve a status page.",
         subcommands = {ControlCommand.SetPolicyCommand.class, ControlCommand.PlaceCommand.class,
-                ControlCommand.AssignCommand.class, ControlCommand.ShowCommand.class, StatusCommand.class})
+                ControlCommand.AssignCommand.class, ControlCommand.PipelineCommand.class, ControlCommand.ShowCommand.class, StatusCommand.class})
 public class ControlCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -209,6 +214,39 @@ public class ControlCommand implements Runnable {
         @Override
         public Integer call() {
             return publish(spec, options, AssignGroup.newBuilder().setModel(model).setGroup(group).build());
+        }
+    }
+
+    @Command(name = "pipeline", mixinStandardHelpOptions = true,
+            description = {"Serve a pipeline of models under one end-to-end SLO, from its spec file (replacing the pipeline of its id), or remove one.",
+                    "The job checks the spec against its models: see the pipelines page of the documentation."})
+    static final class PipelineCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Publishing options = new Publishing();
+
+        @CommandLine.ArgGroup(multiplicity = "1")
+        What what;
+
+        static final class What {
+            @Option(names = "--spec", paramLabel = "FILE", description = "The pipeline's spec (JSON): its id, SLO, stages and edges.")
+            java.nio.file.Path spec;
+
+            @Option(names = "--remove", paramLabel = "ID", description = "Stop serving the pipeline of this id.")
+            String remove;
+        }
+
+        @Override
+        public Integer call() {
+            if (what.remove != null) return publish(spec, options, RemovePipeline.newBuilder().setPipeline(what.remove).build());
+            PipelineSpec pipeline;
+            try {
+                pipeline = PipelineSpec.load(what.spec);
+            } catch (PipelineException e) {
+                throw new ParameterException(spec.commandLine(), "--spec " + e.getMessage());
+            }
+            return publish(spec, options, PipelineActions.action(pipeline));
         }
     }
 

@@ -40,6 +40,8 @@ public final class ServingConfig implements Serializable {
     public String outcomesTopic = "kairos-control-outcomes";
     /** Where the devices report each batch's real start and end, read back by the schedulers (the job's feedback loop). */
     public String deviceReportsTopic = "kairos-device-reports";
+    /** Where a pipeline request goes from one stage to the next, read back by the job's admission. */
+    public String pipelineHopsTopic = "kairos-pipeline-hops";
     public String consumerGroup = "kairos-serving";
     /** Read the requests topic from the earliest offset when the group has none committed (else latest). */
     public boolean fromEarliest = false;
@@ -154,7 +156,7 @@ public final class ServingConfig implements Serializable {
 
     /** The topics the job reads and writes. */
     public java.util.List<String> topics() {
-        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic);
+        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic, pipelineHopsTopic);
     }
 
     /**

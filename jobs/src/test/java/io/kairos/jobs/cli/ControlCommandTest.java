@@ -11,7 +11,7 @@ class ControlCommandTest {
 
     @Test
     void controlNeedsACommand() {
-        assertUsageError(KairosRun.of("control"), "missing command: one of [set-policy, place, assign, show, status]");
+        assertUsageError(KairosRun.of("control"), "missing command: one of [set-policy, place, assign, pipeline, show, status]");
     }
 
     @Test
@@ -68,5 +68,21 @@ class ControlCommandTest {
         // An address of another host (TEST-NET-1): it cannot be bound here.
         assertUsageError(KairosRun.of("control", "status", "--bootstrap-servers", KairosRun.NOWHERE, "--http", "0", "--bind", "192.0.2.1"),
                 "--http 0 --bind 192.0.2.1: cannot serve there");
+    }
+
+    @Test
+    void pipelineNamesABadSpecBeforeAnythingIsSent(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path cyclic = dir.resolve("cyclic.json");
+        java.nio.file.Files.writeString(cyclic, """
+                {"pipeline": "p", "slo_p99_ms": 10, "stages": [{"name": "a", "model": "mlp"}, {"name": "b", "model": "mlp"}],
+                 "edges": [{"from": "a", "to": "b", "probability": 1}, {"from": "b", "to": "a", "probability": 1}]}""");
+        assertUsageError(KairosRun.of("control", "pipeline", "--bootstrap-servers", KairosRun.NOWHERE, "--spec", cyclic.toString()),
+                "kairos control pipeline: --spec " + cyclic + ": pipeline 'p': field 'edges': the edges form a cycle: a -> b -> a");
+        assertUsageError(KairosRun.of("control", "pipeline", "--bootstrap-servers", KairosRun.NOWHERE, "--spec", dir.resolve("none.json").toString()),
+                "--spec " + dir.resolve("none.json") + ": cannot read the pipeline spec");
+        assertUsageError(KairosRun.of("control", "pipeline", "--bootstrap-servers", KairosRun.NOWHERE, "--remove", "a/b"), "pipeline name 'a/b' contains '/'");
+        assertUsageError(KairosRun.of("control", "pipeline", "--bootstrap-servers", KairosRun.NOWHERE), "Missing required argument");
+        assertUsageError(KairosRun.of("control", "pipeline", "--bootstrap-servers", KairosRun.NOWHERE, "--spec", cyclic.toString(), "--remove", "p"),
+                "mutually exclusive");
     }
 }

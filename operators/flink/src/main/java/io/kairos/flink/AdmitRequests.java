@@ -1,6 +1,9 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.pipeline.PipelineRouter;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.request.AdmissionLimits;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.core.request.Utf8;
@@ -28,7 +31,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Decodes and checks each request, then tags it with the serving group of its model as the
- * current plan says. Bad input never fails the job: it becomes a REJECTED result (and a request
+ * current plan says. A request that names a pipeline ({@code pipeline_id}) enters as the
+ * pipeline's entry stage ({@link PipelineRouter#enter}): checked against that stage's model, with
+ * that stage's deadline; a problem then gives its one final result, naming the stage; a pipeline
+ * the plan lacks, a REJECTED one. Bad input never fails the job: it becomes a REJECTED result (and a request
  * whose deadline passed before it got here, or is too near for its model to run even alone, a
  * DROPPED one, shed before it costs the scheduler anything) on a side output. Every size and range
  * is checked against the {@link AdmissionLimits} (ids, names, SLO, send time against the clock), so
@@ -161,25 +167,50 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
         }
         decoded = request;
         long now = clock.nowMicros();
+        ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
+        PipelineSpec pipeline = null;
+        if (request.getPipelineId() != null) {
+            // A pipeline's request enters as its entry stage's: its model is that stage's from here on.
+            pipeline = plan.pipeline(request.getPipelineId());
+            String problem = pipeline == null ? unknownPipeline(request.getPipelineId(), plan) : PipelineRouter.enter(request, pipeline);
+            if (problem != null) {
+                rejected.inc();
+                ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, problem, raw.getIngestedAtMicros(), now));
+                return null;
+            }
+        }
         String reason = validator.rejectionReason(request, now);
         if (reason != null) {
             rejected.inc();
-            ctx.output(TURNED_AWAY, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), now));
+            ctx.output(TURNED_AWAY, atEntry(pipeline, Results.rejected(origin(raw), request, reason, raw.getIngestedAtMicros(), now), now));
             return null;
         }
+        long deadline = RequestValidator.deadlineMicros(request);
+        if (pipeline != null) deadline = PipelineRouter.stageDeadline(pipeline.entry(), deadline, request.getSentAtMicros());
         AdmittedRequest admitted = AdmittedRequest.newBuilder()
                 .setRequest(request)
-                .setDeadlineAtMicros(RequestValidator.deadlineMicros(request))
+                .setDeadlineAtMicros(deadline)
                 .setIngestedAtMicros(raw.getIngestedAtMicros())
                 .build();
         String unreachable = validator.unreachableReason(request, admitted.getDeadlineAtMicros(), now);
         if (unreachable != null) {
             droppedOnArrival.inc();
-            ctx.output(TURNED_AWAY, Results.dropped(admitted, unreachable, now));
+            ctx.output(TURNED_AWAY, atEntry(pipeline, Results.dropped(admitted, unreachable, now), now));
             return null;
         }
-        admitted.setGroup(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)).groupOf(request.getModel()));
+        admitted.setGroup(plan.groupOf(request.getModel()));
         return admitted;
+    }
+
+    /** A result of the request as it was turned away: for a pipeline's request, its final result at the entry stage. */
+    private static InferenceResult atEntry(PipelineSpec pipeline, InferenceResult result, long now) {
+        return pipeline == null ? result : PipelineRouter.ended(result, pipeline.entry().name(), now);
+    }
+
+    /** Why a pipeline id the plan lacks is refused: naming it (unless it is too long to echo) and those served. */
+    private String unknownPipeline(String id, ServingPlan plan) {
+        String named = Utf8.fits(id, limits.maxIdBytes()) ? "pipeline_id '" + id + "'" : "pipeline_id (" + Utf8.length(id) + " bytes)";
+        return named + " names no pipeline the job serves; it serves " + (plan.pipelines().isEmpty() ? "none" : plan.pipelines().keySet().toString());
     }
 
     @Override

@@ -140,6 +140,48 @@ class OnnxDeviceTest {
     }
 
     @Test
+    void thePipelinesModelsMatchTheirPlainJavaMathsAndFeedEachOther() throws Exception {
+        // preprocess -> classifier -> rerank, each stage's output the next one's input, as a pipeline runs them.
+        OnnxDevice d = device(ExampleModels.writePipelineRepository(Path.of("target", "onnx-test-models", "device-pipeline")), 64 * MB);
+        ExampleModels.Preprocess pre = ExampleModels.Preprocess.CIFAR;
+        ExampleModels.Classifier classifier = ExampleModels.Classifier.seeded(ExampleModels.SEED + 3);
+        ExampleModels.Rerank rerank = ExampleModels.Rerank.seeded(ExampleModels.SEED + 4);
+        Random r = new Random(13);
+        List<float[]> pixels = new ArrayList<>();
+        List<Tensor> inputs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            float[] p = new float[3 * 32 * 32];
+            for (int j = 0; j < p.length; j++) p[j] = r.nextInt(256);
+            pixels.add(p);
+            inputs.add(tensor(p, 3, 32, 32));
+        }
+        Execution normalised = run(d, "preprocess", inputs);
+        assertThat(normalised.error()).isNull();
+        Execution probabilities = run(d, "classifier", normalised.outputs());
+        assertThat(probabilities.error()).isNull();
+        Execution second = run(d, "rerank", probabilities.outputs());
+        assertThat(second.error()).isNull();
+        for (int i = 0; i < 4; i++) {
+            float[] image = pre.forward(pixels.get(i));
+            // Pixel 0 of channel 0: (x / 63.0) - 125.3 / 63.0
+            assertThat(image[0]).isCloseTo((float) (pixels.get(i)[0] / 63.0 - 125.3 / 63.0), within(1e-5f));
+            float[] actualImage = floats(normalised.outputs().get(i));
+            for (int j = 0; j < image.length; j++) assertThat(actualImage[j]).isCloseTo(image[j], within(1e-5f));
+            float[] p = classifier.forward(image);
+            float[] actualP = floats(probabilities.outputs().get(i));
+            float sum = 0;
+            for (int j = 0; j < 10; j++) {
+                assertThat(actualP[j]).as("image %d class %d", i, j).isCloseTo(p[j], within(1e-4f));
+                sum += actualP[j];
+            }
+            assertThat(sum).isCloseTo(1f, within(1e-5f));
+            float[] q = rerank.forward(p);
+            float[] actualQ = floats(second.outputs().get(i));
+            for (int j = 0; j < 10; j++) assertThat(actualQ[j]).isCloseTo(q[j], within(1e-4f));
+        }
+    }
+
+    @Test
     void resnetBatchMatchesThePlainJavaMaths() throws Exception {
         // Residual adds, stride-2 convolutions and global average pooling, checked like the CNN.
         OnnxDevice d = device(OnnxTestData.exampleRepository("device-resnet"), 64 * MB);

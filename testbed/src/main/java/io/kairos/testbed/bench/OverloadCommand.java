@@ -122,6 +122,7 @@ public class OverloadCommand implements Callable<Integer> {
             config.controlTopic = "overload-control";
             config.outcomesTopic = "overload-control-outcomes";
             config.deviceReportsTopic = "overload-device-reports";
+            config.pipelineHopsTopic = "overload-pipeline-hops";
             config.consumerGroup = "overload";
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");

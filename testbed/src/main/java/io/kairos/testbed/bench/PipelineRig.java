@@ -70,6 +70,7 @@ final class PipelineRig implements AutoCloseable {
         config.controlTopic = name + "-control";
         config.outcomesTopic = name + "-control-outcomes";
         config.deviceReportsTopic = name + "-device-reports";
+        config.pipelineHopsTopic = name + "-pipeline-hops";
         config.consumerGroup = name;
         config.devices = devices;
         config.simulatedSpeed = 0;

@@ -101,7 +101,7 @@ class SaslSslIntegrationTest {
                 "--kafka-property", "client.dns.lookup=use_all_dns_ips",
                 "--requests-topic", prefix + "requests", "--results-topic", prefix + "results", "--telemetry-topic", prefix + "telemetry",
                 "--control-topic", prefix + "control", "--outcomes-topic", prefix + "control-outcomes",
-                "--device-reports-topic", prefix + "device-reports", "--group-id", prefix + "serving",
+                "--device-reports-topic", prefix + "device-reports", "--pipeline-hops-topic", prefix + "pipeline-hops", "--group-id", prefix + "serving",
                 "--from-earliest", "--devices", "2", "--checkpoint-interval-ms", "0"};
         ServeCommand serve = new ServeCommand();
         ServeCommand.commandLine(serve, serveArgs).parseArgs(serveArgs);

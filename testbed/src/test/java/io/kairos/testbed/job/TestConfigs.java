@@ -22,6 +22,7 @@ public final class TestConfigs {
         c.controlTopic = prefix + "control";
         c.outcomesTopic = prefix + "control-outcomes";
         c.deviceReportsTopic = prefix + "device-reports";
+        c.pipelineHopsTopic = prefix + "pipeline-hops";
         c.consumerGroup = prefix + "serving";
         c.fromEarliest = true;
         c.devices = 2;

@@ -1,6 +1,10 @@
 package io.kairos.control.status;
 
 import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.pipeline.Edge;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.pipeline.Stage;
+import io.kairos.core.pipeline.StageCondition;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.DeviceView;
@@ -18,7 +22,8 @@ import java.util.TreeSet;
 
 /**
  * What a serving plan holds, for people to read: each serving group with its policy, parameters
- * and devices (and the models each device holds), then the routing of models to groups. Taken
+ * and devices (and the models each device holds), then the routing of models to groups, then the
+ * pipelines of models. Taken
  * from a {@link DecisionLedger}, the one that decides decisions in the job, so that what is shown
  * is what the job holds ({@code kairos control show} prints it, the status page shows it).
  *
@@ -26,8 +31,31 @@ import java.util.TreeSet;
  * @param routing each model a decision routes, to its group, in model order; every other model
  *                goes to {@link #defaultGroup}
  * @param version how many changes the plan has taken ({@link ServingPlan#version})
+ * @param pipelines the pipelines served, in id order
  */
-public record PlanView(List<Group> groups, Map<String, String> routing, String defaultGroup, long version) {
+public record PlanView(List<Group> groups, Map<String, String> routing, String defaultGroup, long version, List<Pipeline> pipelines) {
+
+    /**
+     * A pipeline as text: its SLO, its stages ({@code name (model)}, the entry first, then in a
+     * topological order, with a budget where it has one) and its edges ({@code from -> to},
+     * the probability, the condition).
+     */
+    public record Pipeline(String id, double sloP99Ms, String entry, List<String> stages, List<String> edges) {
+        static Pipeline of(PipelineSpec spec) {
+            List<String> stages = new ArrayList<>();
+            for (String name : spec.topologicalOrder()) {
+                Stage s = spec.stage(name);
+                stages.add(name + " (" + s.model() + (s.hasBudget() ? ", budget " + plain(s.budgetMicros() / 1000.0) + " ms" : "") + ")");
+            }
+            List<String> edges = new ArrayList<>();
+            for (Edge e : spec.edges()) {
+                String when = e.condition() instanceof StageCondition.OutputMaxBelow c ? ", when the output's max is below " + plain(c.threshold())
+                        : e.condition() instanceof StageCondition.OutputArgmaxIn c ? ", when the output's argmax is in " + c.sortedClasses() : "";
+                edges.add(e.from() + " -> " + e.to() + " (p " + plain(e.probability()) + when + ")");
+            }
+            return new Pipeline(spec.id(), spec.sloP99Micros() / 1000.0, spec.entry().name(), List.copyOf(stages), List.copyOf(edges));
+        }
+    }
 
     /**
      * @param params      the group's parameters (the job's default ones until a decision sets them)
@@ -93,10 +121,12 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
             });
             groups.add(new Group(name, policy.policy(), new TreeMap<>(policy.params().group()), modelParams, devices, tables));
         }
-        return new PlanView(List.copyOf(groups), routing, ServingPlan.DEFAULT_GROUP, plan.version());
+        List<Pipeline> pipelines = new ArrayList<>();
+        plan.pipelines().values().forEach(p -> pipelines.add(Pipeline.of(p)));
+        return new PlanView(List.copyOf(groups), routing, ServingPlan.DEFAULT_GROUP, plan.version(), List.copyOf(pipelines));
     }
 
-    /** The plan as lines of text: each group with its policy and devices, then the routing. */
+    /** The plan as lines of text: each group with its policy and devices, then the routing, then the pipelines. */
     public List<String> lines() {
         List<String> lines = new ArrayList<>();
         for (Group g : groups) {
@@ -109,6 +139,10 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
         StringBuilder line = new StringBuilder("routing:");
         routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));
         lines.add(line.append(" every other model -> ").append(defaultGroup).toString());
+        for (Pipeline p : pipelines) {
+            lines.add("pipeline " + p.id() + ": SLO p99 " + plain(p.sloP99Ms()) + " ms; stages " + String.join(", ", p.stages())
+                    + (p.edges().isEmpty() ? "" : "; edges " + String.join(", ", p.edges())));
+        }
         return lines;
     }
 

@@ -77,6 +77,7 @@ public final class StatusPage {
         charts(b, s);
         groups(b, s);
         routing(b, s.plan());
+        pipelines(b, s.plan());
         rates(b, s.rates());
         decisions(b, s.decisions());
         b.append("<section id=\"sources\"><h2>Read</h2><ul>");
@@ -138,6 +139,21 @@ public final class StatusPage {
         plan.routing().forEach((model, group) -> b.append("<tr><td>").append(esc(model)).append("</td><td>").append(esc(group)).append("</td></tr>"));
         b.append("<tr><td><i>").append(plan.routing().isEmpty() ? "every model" : "every other model").append("</i></td><td>")
                 .append(esc(plan.defaultGroup())).append("</td></tr></tbody></table></section>\n");
+    }
+
+    private static void pipelines(StringBuilder b, PlanView plan) {
+        b.append("<section id=\"pipelines\"><h2>Pipelines</h2>");
+        if (plan.pipelines().isEmpty()) {
+            b.append("<p class=\"muted\">none</p></section>\n");
+            return;
+        }
+        b.append("<table><thead><tr><th>pipeline</th><th>SLO p99 ms</th><th>stages</th><th>edges</th></tr></thead><tbody>");
+        for (PlanView.Pipeline p : plan.pipelines()) {
+            b.append("<tr data-pipeline=\"").append(esc(p.id())).append("\"><td>").append(esc(p.id())).append("</td>")
+                    .append(cell(PlanView.plain(p.sloP99Ms()))).append("<td>").append(esc(String.join(", ", p.stages()))).append("</td><td>")
+                    .append(p.edges().isEmpty() ? "<i>none</i>" : esc(String.join(", ", p.edges()))).append("</td></tr>");
+        }
+        b.append("</tbody></table></section>\n");
     }
 
     private static void charts(StringBuilder b, StatusSnapshot s) {

@@ -58,6 +58,13 @@
     rows.push(el('tr', {}, el('td', {}, el('i', {}, Object.keys(plan.routing).length === 0 ? 'every model' : 'every other model')), td(plan.defaultGroup)));
     return el('section', {id: 'routing'}, el('h2', {}, 'Routing'), table(null, ['model', 'group'], rows));
   }
+  function pipelines(plan) {
+    const list = plan.pipelines || [];
+    if (list.length === 0) return el('section', {id: 'pipelines'}, el('h2', {}, 'Pipelines'), el('p', {class: 'muted'}, 'none'));
+    const rows = list.map(p => el('tr', {'data-pipeline': p.id}, td(p.id), num(String(p.sloP99Ms)), td(p.stages.join(', ')),
+      p.edges.length === 0 ? el('td', {}, el('i', {}, 'none')) : td(p.edges.join(', '))));
+    return el('section', {id: 'pipelines'}, el('h2', {}, 'Pipelines'), table(null, ['pipeline', 'SLO p99 ms', 'stages', 'edges'], rows));
+  }
 
   // The charts, as SvgChart.java and StatusPage.charts draw them on the server.
   const SVG = 'http://www.w3.org/2000/svg';
@@ -245,7 +252,7 @@
   function render(s) {
     const main = el('main', {id: 'status'});
     if (s.warnings.length > 0) main.append(el('section', {id: 'warnings', class: 'warnings'}, el('ul', {}, ...s.warnings.map(w => el('li', {}, w)))));
-    main.append(charts(s), groups(s), routing(s.plan), rates(s.rates), decisions(s.decisions));
+    main.append(charts(s), groups(s), routing(s.plan), pipelines(s.plan), rates(s.rates), decisions(s.decisions));
     const sources = el('ul', {}, ...s.sources.map(src => el('li', {}, src.role + ' from ' + src.topic + ': ' + src.records + ' records'
       + (src.skipped === 0 ? '' : ', ' + src.skipped + ' skipped')
       + (src.lastReadAtMicros === null ? '' : ', the last at ' + time(src.lastReadAtMicros) + ' UTC'))));

@@ -114,4 +114,22 @@ class PlanViewTest {
                 .isEqualTo("place group vision: device 0 = googlenet, resnet50; device 1 = mlp");
         assertThat(ActionText.of(assign("mlp", "vision"))).isEqualTo("route mlp to group vision");
     }
+
+    @Test
+    void showsThePipelinesWithTheirStagesAndEdges() {
+        io.kairos.core.pipeline.PipelineSpec cascade = io.kairos.core.pipeline.PipelineSpec.parse("""
+                {"pipeline": "cascade", "slo_p99_ms": 80.5,
+                 "stages": [{"name": "fast", "model": "m1"}, {"name": "slow", "model": "m2", "budget_ms": 40}, {"name": "tag", "model": "m3"}],
+                 "edges": [{"from": "fast", "to": "slow", "probability": 0.3, "when": {"output_max_below": 0.8}},
+                           {"from": "fast", "to": "tag", "probability": 0.25, "when": {"output_argmax_in": [7, 2]}}]}""", "c");
+        decide("user", 1, io.kairos.core.plan.PipelineActions.action(cascade), DecisionStatus.APPLIED);
+
+        PlanView view = PlanView.of(ledger);
+
+        assertThat(view.pipelines()).containsExactly(new PlanView.Pipeline("cascade", 80.5, "fast",
+                List.of("fast (m1)", "slow (m2, budget 40 ms)", "tag (m3)"),
+                List.of("fast -> slow (p 0.3, when the output's max is below 0.8)", "fast -> tag (p 0.25, when the output's argmax is in [2, 7])")));
+        assertThat(view.lines()).endsWith("pipeline cascade: SLO p99 80.5 ms; stages fast (m1), slow (m2, budget 40 ms), tag (m3); edges "
+                + "fast -> slow (p 0.3, when the output's max is below 0.8), fast -> tag (p 0.25, when the output's argmax is in [2, 7])");
+    }
 }

@@ -152,4 +152,23 @@ class StatusPageTest {
         assertThat(root.at("/rates/0/all/p99Ms").isNumber()).isTrue();
         assertThat(root.at("/rates/1/seconds").asDouble()).isEqualTo(2.0);
     }
+
+    @Test
+    void thePipelinesAreShownWithTheirNamesAsText() throws Exception {
+        ServingStatus status = new ServingStatus(new ServingStatus.Topics("c", "o", "r", "t"),
+                new ServingPlan(2, "clockwork", PolicyParams.NONE), 100 * S, 10, 20);
+        assertThat(StatusPage.html(status.snapshot(101 * S))).contains("<section id=\"pipelines\"><h2>Pipelines</h2><p class=\"muted\">none</p></section>");
+        io.kairos.core.pipeline.PipelineSpec spec = new io.kairos.core.pipeline.PipelineSpec("cascade", 80_000,
+                List.of(new io.kairos.core.pipeline.Stage("fast", "<b>m1</b>"), new io.kairos.core.pipeline.Stage("slow", "m2")),
+                List.of(new io.kairos.core.pipeline.Edge("fast", "slow", 0.3)));
+        status.decision(decision("user", 1, io.kairos.core.plan.PipelineActions.action(spec)), 101 * S);
+        StatusSnapshot s = status.snapshot(102 * S);
+
+        assertThat(StatusPage.html(s)).contains("<tr data-pipeline=\"cascade\"><td>cascade</td><td class=\"n\">80</td>"
+                + "<td>fast (&lt;b&gt;m1&lt;/b&gt;), slow (m2)</td><td>fast -&gt; slow (p 0.3)</td></tr>");
+        JsonNode json = new ObjectMapper().readTree(StatusJson.of(s)).get("plan").get("pipelines").get(0);
+        assertThat(json.get("id").asText()).isEqualTo("cascade");
+        assertThat(json.get("sloP99Ms").asDouble()).isEqualTo(80.0);
+        assertThat(json.get("stages").get(0).asText()).isEqualTo("fast (<b>m1</b>)");
+    }
 }

@@ -5,6 +5,8 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.schema.RemovePipeline;
+import io.kairos.schema.SetPipeline;
 
 /**
  * The key of a control decision: its action's type and target. A compacted control topic keeps the
@@ -16,7 +18,9 @@ import io.kairos.schema.SetPolicy;
  *   <li>{@code policy/<group>/<model>}: a model's parameter overrides in its group;
  *   <li>{@code placement/<group>}: a group's devices and their models;
  *   <li>{@code assign/<model>}: the group a model's requests go to;
- *   <li>{@code batching/<group>/<model>}: a model's batching table in its group ({@link SetBatchingTable}).
+ *   <li>{@code batching/<group>/<model>}: a model's batching table in its group ({@link SetBatchingTable});
+ *   <li>{@code pipeline/<pipeline>}: a pipeline of models ({@link SetPipeline}), or its removal
+ *       ({@link RemovePipeline}), which takes the key's place so that compaction keeps it.
  * </ul>
  *
  * Group and model names must be non-empty and free of {@code /}, so that no two targets share a key.
@@ -46,19 +50,22 @@ public final class DecisionKey {
             return "assign/" + name("model", a.getModel());
         }
         if (action instanceof SetBatchingTable t) return "batching/" + name("group", t.getGroup()) + "/" + name("model", t.getModel());
+        if (action instanceof SetPipeline p) return "pipeline/" + name("pipeline", p.getPipeline());
+        if (action instanceof RemovePipeline r) return "pipeline/" + name("pipeline", r.getPipeline());
         throw new IllegalArgumentException("no known action: " + action);
     }
 
     /**
      * The order in which the latest decision of each key is applied to rebuild a plan: a group's
      * policy before its models' overrides (which are checked against the group's policy), then
-     * placements, then routing, then batching tables (which are checked against the routing).
-     * Decisions of different keys commute otherwise.
+     * placements, then routing, then batching tables (which are checked against the routing),
+     * then pipelines (checked against the catalog only). Decisions of different keys commute otherwise.
      */
     static int rank(String key) {
         if (key.startsWith("policy/")) return key.indexOf('/', "policy/".length()) < 0 ? 0 : 1;
         if (key.startsWith("placement/")) return 2;
         if (key.startsWith("batching/")) return 4;
+        if (key.startsWith("pipeline/")) return 5;
         return 3;
     }
 

@@ -9,6 +9,8 @@ import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.schema.RemovePipeline;
+import io.kairos.schema.SetPipeline;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -41,6 +43,12 @@ public final class Decisions {
             plan.assign(a.getModel(), a.getGroup());
         } else if (action instanceof SetBatchingTable t) {
             plan.setBatchingTable(t.getGroup(), t.getModel(), batchingTable(plan, t));
+        } else if (action instanceof SetPipeline p) {
+            plan.setPipeline(PipelineActions.spec(p, plan.catalog()));
+        } else if (action instanceof RemovePipeline r) {
+            // Applied whether or not the plan holds it: the removal is the key's last record on the
+            // compacted topic, and a fresh start that reads it alone must apply it all the same.
+            plan.removePipeline(r.getPipeline());
         } else {
             throw new IllegalArgumentException("control decision " + decision.getVersion() + " has no known action: " + action);
         }

@@ -4,6 +4,7 @@ import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.HardwareType;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
+import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
@@ -19,8 +20,9 @@ import java.util.Set;
 
 /**
  * Which serving group each model belongs to, which devices each group has and which models each
- * device holds, each group's scheduling policy, and its models' batching tables. Each device is of
- * a hardware type ({@link DeviceSlots}); a model goes only on devices of types it has a profile for. Starts from a default (every model in one group
+ * device holds, each group's scheduling policy, its models' batching tables, and the pipelines
+ * of models it serves ({@link PipelineSpec}). Each device is of a hardware type ({@link
+ * DeviceSlots}); a model goes only on devices of types it has a profile for. Starts from a default (every model in one group
  * holding every device) and changes only through control decisions ({@link Decisions}); which
  * decisions are applied, and which are replays, is the {@link DecisionLedger}'s to say.
  */
@@ -37,6 +39,7 @@ public final class ServingPlan {
     private final Map<String, Map<Integer, Set<String>>> placement = new HashMap<>();
     private final Map<String, GroupPolicy> policies = new HashMap<>();
     private final Map<String, Map<String, BatchingTable>> tables = new HashMap<>();
+    private final Map<String, PipelineSpec> pipelines = new TreeMap<>();
     private final ModelCatalog catalog;
     private long version; // counts the changes, so that a reader can tell that the plan moved on
 
@@ -97,6 +100,7 @@ public final class ServingPlan {
         placement.forEach((group, devices) -> c.placement.put(group, new TreeMap<>(devices)));
         c.policies.putAll(policies);
         tables.forEach((group, byModel) -> c.tables.put(group, Map.copyOf(byModel)));
+        c.pipelines.putAll(pipelines);
         c.version = version;
         return c;
     }
@@ -250,5 +254,31 @@ public final class ServingPlan {
         public ConfiguredPolicy configure(String group) {
             return Policies.configure(group, policy, params, tables);
         }
+    }
+
+    /**
+     * Serves {@code spec} under its id, replacing the pipeline of that id. Checks are
+     * {@link Decisions}'s, before this is called.
+     */
+    public void setPipeline(PipelineSpec spec) {
+        pipelines.put(spec.id(), spec);
+        version++;
+    }
+
+    /** Stops serving the pipeline {@code id}; returns whether there was one. */
+    public boolean removePipeline(String id) {
+        boolean removed = pipelines.remove(id) != null;
+        if (removed) version++;
+        return removed;
+    }
+
+    /** The pipeline of that id, or null. */
+    public PipelineSpec pipeline(String id) {
+        return pipelines.get(id);
+    }
+
+    /** The pipelines served, by id. */
+    public Map<String, PipelineSpec> pipelines() {
+        return java.util.Collections.unmodifiableMap(pipelines);
     }
 }

@@ -102,6 +102,7 @@ public final class Results {
                 .setSloMs(r.getSloMs())
                 .setPipelineId(r.getPipelineId())
                 .setStage(r.getStage())
+                .setStages(a.getPipelineStages()) // a pipeline's stage: those before it, for its final result
                 .setTimings(t);
     }
 

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Three real ONNX models of realistic shape, generated in Java from fixed seeds so that tests, the
+ * Real ONNX models of realistic shape, generated in Java from fixed seeds so that tests, the
  * demo and the profiler never download anything and no binary is committed:
  *
  * <ul>
@@ -31,6 +31,19 @@ import java.util.Random;
  *       that inference, not the serving path, dominates a request's cost as it does in production</li>
  * </ul>
  *
+ * And three for the example pipelines (docs/pipelines.md; {@link #writePipelineRepository}), whose
+ * outputs feed each other:
+ *
+ * <ul>
+ *   <li>{@code preprocess}: FLOAT32[N,3,32,32] pixel values 0 to 255 → per channel
+ *       {@code x * scale + shift} (CIFAR-10's mean and deviation) → FLOAT32[N,3,32,32], what
+ *       {@code cnn} and {@code classifier} take</li>
+ *   <li>{@code classifier}: {@code cnn}'s shape on weights of its own, then Softmax → FLOAT32[N,10]
+ *       probabilities: a fast model whose confidence a cascade reads</li>
+ *   <li>{@code rerank}: FLOAT32[N,10] probabilities → Gemm 10×10 → Softmax → FLOAT32[N,10]: a second
+ *       opinion on the classifier's, the slow stage of a cascade and the last of a chain</li>
+ * </ul>
+ *
  * All have a dynamic batch dimension. Each model also exists here as plain-Java maths on the same
  * weights ({@link Mlp#forward}, {@link Cnn#forward}, {@link ResNet#forward}), so that ONNX Runtime's outputs can be checked
  * against a reference that does not go through ONNX Runtime.
@@ -39,6 +52,9 @@ public final class ExampleModels {
     public static final String MLP = "mlp";
     public static final String CNN = "cnn";
     public static final String RESNET = "resnet";
+    public static final String PREPROCESS = "preprocess";
+    public static final String CLASSIFIER = "classifier";
+    public static final String RERANK = "rerank";
     public static final long SEED = 20_260_101L;
     // opset 13 (Gemm, Conv, MaxPool, Flatten, Relu all stable there) under IR version 8, both of
     // which every ONNX Runtime since 1.10 reads.
@@ -63,6 +79,23 @@ public final class ExampleModels {
             write(dir.resolve(MLP), Mlp.seeded(SEED).toOnnx(), Mlp.manifest());
             write(dir.resolve(CNN), Cnn.seeded(SEED + 1).toOnnx(), Cnn.manifest());
             write(dir.resolve(RESNET), ResNet.seeded(SEED + 2).toOnnx(), ResNet.manifest());
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the example models to " + dir, e);
+        }
+    }
+
+    /**
+     * Writes the example pipelines' models as a model repository: {@code cnn}, {@code preprocess},
+     * {@code classifier} and {@code rerank} (the pipelines' specs: docs/pipelines.md). Apart from
+     * {@link #writeRepository}, whose three models a device warms up in every job that serves it.
+     */
+    public static Path writePipelineRepository(Path dir) {
+        try {
+            write(dir.resolve(CNN), Cnn.seeded(SEED + 1).toOnnx(), Cnn.manifest());
+            write(dir.resolve(PREPROCESS), Preprocess.CIFAR.toOnnx(), Preprocess.manifest());
+            write(dir.resolve(CLASSIFIER), Classifier.seeded(SEED + 3).toOnnx(), Classifier.manifest());
+            write(dir.resolve(RERANK), Rerank.seeded(SEED + 4).toOnnx(), Rerank.manifest());
             return dir;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the example models to " + dir, e);
@@ -145,12 +178,17 @@ public final class ExampleModels {
         }
 
         public byte[] toOnnx() {
+            return model(graph("kairos-cnn"));
+        }
+
+        /** The graph, its output the logits. */
+        OnnxMl.GraphProto.Builder graph(String name) {
             OnnxMl.NodeProto.Builder conv1 = node("Conv", "conv1", new String[]{"input", "k1", "c1"}, "z1");
             OnnxMl.NodeProto.Builder conv2 = node("Conv", "conv2", new String[]{"p1", "k2", "c2"}, "z2");
             for (OnnxMl.NodeProto.Builder conv : new OnnxMl.NodeProto.Builder[]{conv1, conv2}) {
                 conv.addAttribute(ints("kernel_shape", 3, 3)).addAttribute(ints("pads", 1, 1, 1, 1));
             }
-            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("kairos-cnn")
+            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName(name)
                     .addInput(valueInfo("input", CHANNELS, SIDE, SIDE))
                     .addOutput(valueInfo("logits", CLASSES))
                     .addInitializer(floats("k1", k1, F1, CHANNELS, 3, 3)).addInitializer(floats("c1", c1, F1))
@@ -164,7 +202,7 @@ public final class ExampleModels {
                     .addNode(node("MaxPool", "pool2", new String[]{"a2"}, "p2").addAttribute(ints("kernel_shape", 2, 2)).addAttribute(ints("strides", 2, 2)))
                     .addNode(node("Flatten", "flatten", new String[]{"p2"}, "flat"))
                     .addNode(node("Gemm", "fc", new String[]{"flat", "w", "b"}, "logits"));
-            return model(g);
+            return g;
         }
 
         // latency_ms: as for the MLP (p50 0.26 ms at 16 on the development VM), rounded up.
@@ -188,6 +226,118 @@ public final class ExampleModels {
             }
             return out;
         }
+    }
+
+    /**
+     * The pipelines' first stage: each pixel value (0 to 255) scaled and shifted per channel,
+     * {@code x * scale[c] + shift[c]} with {@code scale = 1 / std} and {@code shift = -mean / std}
+     * of CIFAR-10's pixels, so that an image comes out centred for the classifiers. The same
+     * float operations in the same order as ONNX Runtime's Mul then Add.
+     */
+    public record Preprocess(float[] scale, float[] shift) {
+        public static final int CHANNELS = 3, SIDE = 32;
+        public static final Preprocess CIFAR = of(new double[]{125.3, 123.0, 113.9}, new double[]{63.0, 62.1, 66.7});
+
+        static Preprocess of(double[] mean, double[] std) {
+            float[] scale = new float[CHANNELS], shift = new float[CHANNELS];
+            for (int c = 0; c < CHANNELS; c++) {
+                scale[c] = (float) (1 / std[c]);
+                shift[c] = (float) (-mean[c] / std[c]);
+            }
+            return new Preprocess(scale, shift);
+        }
+
+        /** One image [3][32][32] (CHW) of pixel values to the normalised image. */
+        public float[] forward(float[] image) {
+            float[] out = new float[image.length];
+            int area = SIDE * SIDE;
+            for (int i = 0; i < image.length; i++) {
+                int c = i / area;
+                float scaled = image[i] * scale[c];
+                out[i] = scaled + shift[c];
+            }
+            return out;
+        }
+
+        public byte[] toOnnx() {
+            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("kairos-preprocess")
+                    .addInput(valueInfo("input", CHANNELS, SIDE, SIDE))
+                    .addOutput(valueInfo("image", CHANNELS, SIDE, SIDE))
+                    .addInitializer(floats("scale", scale, CHANNELS, 1, 1)).addInitializer(floats("shift", shift, CHANNELS, 1, 1))
+                    .addNode(node("Mul", "scale", new String[]{"input", "scale"}, "scaled"))
+                    .addNode(node("Add", "shift", new String[]{"scaled", "shift"}, "image"));
+            return model(g);
+        }
+
+        static String manifest() {
+            return ExampleModels.manifest("preprocess", "[3, 32, 32]", "[3, 32, 32]", "image", 1 << 20, 0.005, 0.05, 1);
+        }
+    }
+
+    /** The cascade's fast model: {@link Cnn}'s network on weights of its own, its logits turned into probabilities. */
+    public record Classifier(Cnn cnn) {
+        public static Classifier seeded(long seed) {
+            return new Classifier(Cnn.seeded(seed));
+        }
+
+        /** One image [3][32][32] to its ten class probabilities. */
+        public float[] forward(float[] image) {
+            return softmax(cnn.forward(image));
+        }
+
+        public byte[] toOnnx() {
+            OnnxMl.GraphProto.Builder g = cnn.graph("kairos-classifier").clearOutput().addOutput(valueInfo("probabilities", Cnn.CLASSES));
+            g.addNode(node("Softmax", "softmax", new String[]{"logits"}, "probabilities").addAttribute(intAttribute("axis", -1)));
+            return model(g);
+        }
+
+        static String manifest() {
+            return ExampleModels.manifest("classifier", "[3, 32, 32]", "[10]", "probabilities", 8 << 20, 0.03, 0.1, 2);
+        }
+    }
+
+    /** The cascade's slow stage: a second opinion on ten class probabilities, softmax(p·W + b). */
+    public record Rerank(float[] w, float[] b) {
+        public static final int CLASSES = 10;
+
+        public static Rerank seeded(long seed) {
+            Random r = new Random(seed);
+            // Gaussians of 3: a probability vector's differences become logits of a few units, so the
+            // second opinion is sure of some inputs and unsure of others.
+            float[] w = new float[CLASSES * CLASSES];
+            for (int i = 0; i < w.length; i++) w[i] = (float) (r.nextGaussian() * 3);
+            return new Rerank(w, small(r, CLASSES));
+        }
+
+        public float[] forward(float[] probabilities) {
+            return softmax(dense(probabilities, w, b, CLASSES, CLASSES));
+        }
+
+        public byte[] toOnnx() {
+            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("kairos-rerank")
+                    .addInput(valueInfo("input", CLASSES))
+                    .addOutput(valueInfo("probabilities", CLASSES))
+                    .addInitializer(floats("w", w, CLASSES, CLASSES)).addInitializer(floats("b", b, CLASSES))
+                    .addNode(node("Gemm", "fc", new String[]{"input", "w", "b"}, "logits"))
+                    .addNode(node("Softmax", "softmax", new String[]{"logits"}, "probabilities").addAttribute(intAttribute("axis", -1)));
+            return model(g);
+        }
+
+        static String manifest() {
+            return ExampleModels.manifest("rerank", "[10]", "[10]", "probabilities", 1 << 20, 0.002, 0.05, 1);
+        }
+    }
+
+    /** Softmax in doubles, rounded to floats: within 1e-6 of ONNX Runtime's float kernel. */
+    public static float[] softmax(float[] logits) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float v : logits) max = Math.max(max, v);
+        double sum = 0;
+        double[] e = new double[logits.length];
+        for (int i = 0; i < logits.length; i++) sum += e[i] = Math.exp(logits[i] - max);
+        float[] p = new float[logits.length];
+        for (int i = 0; i < p.length; i++) p[i] = (float) (e[i] / sum);
+        return p;
     }
 
     /**
@@ -297,18 +447,24 @@ public final class ExampleModels {
 
     /** The manifest of an example classifier: ten logits out, batches of 1 to 32, a linear latency profile. */
     private static String manifest(String name, String inputShape, long memoryBytes, double alphaMs, double betaMs, int loadMs) {
+        return manifest(name, inputShape, "[10]", "logits", memoryBytes, alphaMs, betaMs, loadMs);
+    }
+
+    /** The manifest of an example model: batches of 1 to 32, a linear latency profile. */
+    private static String manifest(String name, String inputShape, String outputShape, String output, long memoryBytes,
+                                   double alphaMs, double betaMs, int loadMs) {
         return """
                 {
                   "name": "%s",
                   "version": 1,
                   "input":  {"name": "input",  "dtype": "FLOAT32", "shape": %s},
-                  "output": {"name": "logits", "dtype": "FLOAT32", "shape": [10]},
+                  "output": {"name": "%s", "dtype": "FLOAT32", "shape": %s},
                   "batch_sizes": [1, 2, 4, 8, 16, 32],
                   "memory_bytes": %d,
                   "latency_ms": {"alpha": %s, "beta": %s},
                   "load_ms": %d
                 }
-                """.formatted(name, inputShape, memoryBytes, alphaMs, betaMs, loadMs);
+                """.formatted(name, inputShape, output, outputShape, memoryBytes, alphaMs, betaMs, loadMs);
     }
 
     /** A 3×3 convolution with zero padding 1: [inC][side][side] to [outC][side/stride][side/stride]. */
@@ -399,6 +555,10 @@ public final class ExampleModels {
         OnnxMl.NodeProto.Builder n = OnnxMl.NodeProto.newBuilder().setOpType(op).setName(name).addOutput(output);
         for (String in : inputs) n.addInput(in);
         return n;
+    }
+
+    private static OnnxMl.AttributeProto intAttribute(String name, long value) {
+        return OnnxMl.AttributeProto.newBuilder().setName(name).setType(OnnxMl.AttributeProto.AttributeType.INT).setI(value).build();
     }
 
     private static OnnxMl.AttributeProto ints(String name, long... values) {
