@@ -12,12 +12,15 @@ import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * InferLine's low-frequency planner: a pipeline configuration (per stage: hardware type, max
@@ -93,6 +96,7 @@ public final class InferLinePlanner {
     private final long sloMicros;
     private final double ratePerSecond;
     private final Map<String, Double> scaleFactors;
+    private final Set<String> hardwareTypes;
     private final Map<PipelineConfig, PipelineEstimate> estimates = new HashMap<>();
 
     /**
@@ -101,6 +105,14 @@ public final class InferLinePlanner {
      * @param ratePerSecond λ, what the bottleneck's utilisation is computed with: the trace's mean rate
      */
     public InferLinePlanner(PipelineEstimator estimator, long sloMicros, double ratePerSecond) {
+        this(estimator, sloMicros, ratePerSecond, null);
+    }
+
+    /**
+     * A planner that places stages only on {@code hardwareTypes} (a job's device types); null:
+     * on any type of the catalog.
+     */
+    public InferLinePlanner(PipelineEstimator estimator, long sloMicros, double ratePerSecond, Collection<String> hardwareTypes) {
         if (sloMicros <= 0) throw new IllegalArgumentException("the SLO must be positive, got " + sloMicros + " us");
         if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) throw new IllegalArgumentException("the arrival rate must be positive, got " + ratePerSecond);
         this.estimator = estimator;
@@ -109,6 +121,7 @@ public final class InferLinePlanner {
         this.sloMicros = sloMicros;
         this.ratePerSecond = ratePerSecond;
         this.scaleFactors = pipeline.scaleFactors();
+        this.hardwareTypes = hardwareTypes == null ? null : Set.copyOf(hardwareTypes);
     }
 
     public PipelineEstimator estimator() {
@@ -122,6 +135,10 @@ public final class InferLinePlanner {
         Map<String, Long> batch1 = new HashMap<>();
         for (String name : pipeline.topologicalOrder()) {
             ModelSpec model = model(name);
+            if (usableTypes(model).isEmpty()) {
+                return new Plan(null, Double.NaN, null, "infeasible: stage '" + name + "''s model '" + model.name() + "' runs on " + model.hardwareTypes()
+                        + ", none of the hardware types planned for " + new TreeSet<>(hardwareTypes), steps, estimates.size());
+            }
             String fastest = fastestType(model);
             LatencyProfile profile = model.latencyOn(fastest);
             start.put(name, new StageConfig(fastest, profile.batchSizeAt(0), 1));
@@ -137,7 +154,8 @@ public final class InferLinePlanner {
         while (true) {
             PipelineEstimate e = estimate(config);
             if (e.feasible()) {
-                steps.add(new Step("feasible: " + e.describe(), config, cost(config), e));
+                steps.add(new Step(String.format(Locale.ROOT, "start %s: cost %s/h; feasible: %s", config, money(cost(config)), e.describe()),
+                        config, cost(config), e));
                 return new Plan(config, cost(config), e, null, steps, estimates.size());
             }
             String bottleneck = bottleneck(config);
@@ -147,8 +165,8 @@ public final class InferLinePlanner {
                 return new Plan(null, Double.NaN, e, "infeasible: stage '" + bottleneck + "' already has a replica per request and the P99 is still above the SLO",
                         steps, estimates.size());
             }
-            steps.add(new Step(String.format(Locale.ROOT, "%s; bottleneck '%s' (utilisation %.3f): one replica more", e.describe(), bottleneck,
-                    utilisation(bottleneck, c)), config, cost(config), e));
+            steps.add(new Step(String.format(Locale.ROOT, "start %s: %s; bottleneck '%s' (utilisation %.3f): one replica more", config,
+                    e.describe(), bottleneck, utilisation(bottleneck, c)), config, cost(config), e));
             config = config.with(bottleneck, c.withReplicas(c.replicas() + 1));
         }
     }
@@ -285,7 +303,7 @@ public final class InferLinePlanner {
 
     /** The type with the lowest latency at the model's smallest batch; the cheaper of equals, then the catalog's order. */
     private HardwareType fastestTypeOf(ModelSpec model) {
-        return model.hardwareTypes().stream().map(catalog::hardwareType)
+        return usableTypes(model).stream().map(catalog::hardwareType)
                 .min(Comparator.comparingLong((HardwareType t) -> model.latencyOn(t.name()).latencyAt(0)).thenComparingDouble(HardwareType::pricePerHour))
                 .orElseThrow();
     }
@@ -298,11 +316,16 @@ public final class InferLinePlanner {
     private HardwareType nextCheaperType(ModelSpec model, String type) {
         double price = catalog.hardwareType(type).pricePerHour();
         HardwareType best = null;
-        for (String t : model.hardwareTypes()) {
+        for (String t : usableTypes(model)) {
             HardwareType h = catalog.hardwareType(t);
             if (h.pricePerHour() < price && (best == null || h.pricePerHour() > best.pricePerHour())) best = h;
         }
         return best;
+    }
+
+    /** The types the model has a profile on that the planner may use, in the catalog's order. */
+    private List<String> usableTypes(ModelSpec model) {
+        return model.hardwareTypes().stream().filter(t -> hardwareTypes == null || hardwareTypes.contains(t)).toList();
     }
 
     private ModelSpec model(String stage) {
