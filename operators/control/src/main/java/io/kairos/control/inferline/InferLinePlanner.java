@@ -40,20 +40,23 @@ import java.util.TreeSet;
  *
  * <p><b>Algorithm 2, greedy cost reduction ({@link #plan}).</b> From Algorithm 1's configuration,
  * passes over the stages in topological order try three moves on each, in this order, and keep
- * each one that lowers the cost and that the estimator finds feasible:
+ * each one that the estimator finds feasible and that lowers the cost:
  * <ol>
  *   <li><b>cheaper hardware</b>: the next cheaper type the model has a profile on (the dearest of
  *       the cheaper ones), at the same max batch;</li>
- *   <li><b>larger batch</b>: the next batch size of the model's profile;</li>
+ *   <li><b>larger batch</b>: the next batch size of the model's profile; kept also at the same
+ *       cost when it lowers the estimated P99, which leaves more of the SLO to the other stages
+ *       (else a stage that spent its slack on a cheaper move blocks the moves of the stages
+ *       after it);</li>
  *   <li><b>one replica fewer</b>.</li>
  * </ol>
- * The first two re-derive the stage's replicas: the fewest the estimator finds feasible between
- * the fewest that keep the stage's utilisation below 1 and the most that still cost less than the
- * stage does now, searched upward from the fewest (more replicas are taken never to make a stage
- * slower; the count kept is one the estimator checked). A larger batch is thus kept only when it saves a
- * replica. The passes repeat until one keeps no move. Every move lowers the cost, so the search
- * ends; estimates are cached by configuration, and the estimator stops early on an infeasible one
- * and reuses the stages upstream of a move.
+ * The first two re-derive the stage's replicas: the fewest the estimator finds feasible, from the
+ * fewest that keep the stage's utilisation below 1 up to the most that still cost less than the
+ * stage does now (for a larger batch: as many as now), searched upward from the fewest (more
+ * replicas are taken never to make a stage slower; the count kept is one the estimator checked).
+ * The passes repeat until one keeps no move. Every move lowers the cost or raises a batch size,
+ * so the search ends; estimates are cached by configuration, the estimator stops early on an
+ * infeasible one and reuses the stages upstream of a move.
  *
  * <p>Plain Java on a given trace: no clock, no thread. Not thread-safe (the estimator's cache).
  */
@@ -188,6 +191,9 @@ public final class InferLinePlanner {
                     PipelineConfig found = fewestFeasible(stage, range, config);
                     if (found == null) continue;
                     PipelineEstimate e = estimate(found);
+                    // A larger batch at the same cost is kept when it leaves more of the SLO to the other stages.
+                    boolean cheaper = cost(found) < cost(config) - 1e-9 * Math.max(1, cost(config));
+                    if (!cheaper && !(move == Move.LARGER_BATCH && e.p99Micros() < current.p99Micros())) continue;
                     steps.add(new Step(String.format(Locale.ROOT, "%s on '%s' -> %s: cost %s/h; %s", move, stage, found.stage(stage),
                             money(cost(found)), e.describe()), found, cost(found), e));
                     config = found;
@@ -209,8 +215,8 @@ public final class InferLinePlanner {
      * The replicas {@code move} tries on {@code stage}, or null when it does not apply (no cheaper
      * type, no larger batch, one replica left, or no count that is cheaper and can carry the load).
      * Cheaper hardware and a larger batch re-derive the replicas: from the fewest that keep the
-     * stage's utilisation below 1 to the most that still cost less than the stage does now (on a
-     * free type: as many as give the stage's current throughput).
+     * stage's utilisation below 1 to the most that still cost less than the stage does now (a
+     * larger batch: as many as now; on a free type: as many as give the stage's current throughput).
      */
     Range range(Move move, String stage, PipelineConfig config) {
         StageConfig c = config.stage(stage);
@@ -232,7 +238,9 @@ public final class InferLinePlanner {
         double price = catalog.hardwareType(moved.hardwareType()).pricePerHour();
         double stageCost = c.replicas() * catalog.hardwareType(c.hardwareType()).pricePerHour();
         int most;
-        if (price > 0) {
+        if (move == Move.LARGER_BATCH) {
+            most = c.replicas(); // the same cost too: see plan()
+        } else if (price > 0) {
             most = (int) Math.ceil(stageCost / price) - 1;
             while (most > 0 && !(most * price < stageCost - 1e-9 * Math.max(1, stageCost))) most--;
         } else {

@@ -106,7 +106,8 @@ class InferLinePlannerTest {
         //   cheaper hardware: cpu at batch 1 (2 ms, 500/s), 1 to 2 replicas (cost below 3). 2: the
         //     pair at t+5 ends at t+7, the third 9-11: feasible. 1: 5-7, 7-9, 9-11: 7, 9, 11 ms,
         //     feasible (11 is within 11). Kept: cpu x1, cost 4.
-        //   larger batch: the same cost at best (1 replica): none cheaper. One replica: nothing fewer.
+        //   larger batch: cpu at 2 x1 runs the pair at t+5 as one batch, 5-8, and the third 9-11: 8, 8, 11 ms,
+        //     the same cost and the same P99 (11 ms): not kept. One replica: nothing fewer.
         // Pass 2: first to cpu at batch 2 (2 replicas, cost 2): [2] ends at t+12, [1] at t+9, and second
         // then runs 9-11, 12-14, 14-16: misses. Nothing else applies. Final cost 3 + 1 = 4, P99 11 ms.
         InferLinePlanner planner = planner(CHAIN, 11_000);
@@ -157,14 +158,17 @@ class InferLinePlannerTest {
         PipelineConfig c = config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 3), "second", new StageConfig("cpu", 2, 1)));
         // gpu -> cpu at batch 1: from floor(300.6 / 111.1) + 1 = 3 replicas to 8, the most below the stage's cost of 9.
         assertThat(planner.range(InferLinePlanner.Move.CHEAPER_HARDWARE, "first", c)).isEqualTo(new InferLinePlanner.Range("cpu", 1, 3, 8));
-        // batch 1 -> 2 on gpu: from floor(300.6 / 400) + 1 = 1 to 2, one fewer than now.
-        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "first", c)).isEqualTo(new InferLinePlanner.Range("gpu", 2, 1, 2));
+        // batch 1 -> 2 on gpu: from floor(300.6 / 400) + 1 = 1 to 3, as many as now (kept at 3 only if the P99 falls).
+        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "first", c)).isEqualTo(new InferLinePlanner.Range("gpu", 2, 1, 3));
         assertThat(planner.range(InferLinePlanner.Move.FEWER_REPLICAS, "first", c)).isEqualTo(new InferLinePlanner.Range("gpu", 1, 2, 2));
         // second: nothing cheaper than cpu, no size above 2, one replica left.
         assertThat(planner.range(InferLinePlanner.Move.CHEAPER_HARDWARE, "second", c)).isNull();
         assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "second", c)).isNull();
         assertThat(planner.range(InferLinePlanner.Move.FEWER_REPLICAS, "second", c)).isNull();
-        // first at gpu b1 x1 (cost 3): a batch of 2 needs at least 1 replica and may have at most 0: none.
-        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "first", c.with("first", new StageConfig("gpu", 1, 1)))).isNull();
+        // first on cpu at batch 1 x2: a batch of 2 (166.7/s) needs floor(300.6 / 166.7) + 1 = 2 replicas at least, and has 2 now.
+        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "first", c.with("first", new StageConfig("cpu", 1, 2))))
+                .isEqualTo(new InferLinePlanner.Range("cpu", 2, 2, 2));
+        // ... and with 1 replica now, none: 2 would cost more.
+        assertThat(planner.range(InferLinePlanner.Move.LARGER_BATCH, "first", c.with("first", new StageConfig("cpu", 1, 1)))).isNull();
     }
 }

@@ -38,6 +38,7 @@ public final class PlannerSpeed {
         long seconds = 3600;
         long slo = pipeline.sloP99Micros();
         int runs = 5;
+        boolean steps = false;
         for (int i = 2; i < args.length; i++) {
             String[] kv = args[i].split("=", 2);
             switch (kv[0]) {
@@ -46,6 +47,7 @@ public final class PlannerSpeed {
                 case "seconds" -> seconds = Long.parseLong(kv[1]);
                 case "slo-ms" -> slo = Math.round(Double.parseDouble(kv[1]) * 1000);
                 case "runs" -> runs = Integer.parseInt(kv[1]);
+                case "steps" -> steps = true;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -66,6 +68,7 @@ public final class PlannerSpeed {
             System.out.printf(Locale.ROOT, "plan %d: %.2f s CPU (%.2f s wall), %d configurations estimated, %d stage simulations, %,d stage visits simulated%s%n",
                     i, cpu, wall, plan.estimates(), estimator.simulations(), estimator.simulatedRequests(), i == 0 ? " (warm-up)" : "");
         }
+ if (steps) plan.steps().forEach(st -> System.out.println("  " + st.text()));
         System.out.println(plan.feasible() ? "plan: " + plan.config() + String.format(Locale.ROOT, ", cost %.4f/h, %s", plan.costPerHour(), plan.estimate().describe())
                 : plan.infeasibility());
         System.out.printf(Locale.ROOT, "planner: median %.2f s CPU, runs %s%n", median(planSeconds), Arrays.toString(planSeconds));
