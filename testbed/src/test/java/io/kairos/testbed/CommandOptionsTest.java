@@ -67,7 +67,7 @@ class CommandOptionsTest {
                 "profile --runs=1000",
                 "profile --warmup=50",
                 "demo --arrivals=poisson",
-                "demo --devices=null",
+                "demo --devices=2",
                 "demo --duration=20",
                 "demo --model-repository=null",
                 "demo --onnx=false",

@@ -17,9 +17,10 @@ import picocli.CommandLine.Option;
  * ({@link #slots}).
  */
 public final class DevicesOption {
-    @Option(names = "--devices", paramLabel = "N|TYPE:N,..",
+    @Option(names = "--devices", paramLabel = "N|TYPES",
             description = "Device slots: a number of slots of the model catalog's first hardware type, or hardware types with counts "
-                    + "in slot order, e.g. cpu:2,gpu-t4:1, from the catalog's hardware list (default: ${DEFAULT-VALUE}).")
+                    + "in slot order (cpu:2,gpu-t4:1) from the catalog's hardware list; commands on the built-in catalog take a number "
+                    + "(default: ${DEFAULT-VALUE}).")
     public String spec;
 
     public DevicesOption() {

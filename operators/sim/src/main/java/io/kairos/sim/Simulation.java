@@ -73,6 +73,12 @@ public final class Simulation {
         // The devices' memory is the plan's, so that the scheduler's views and the devices share it.
         this.plan = b.plan != null ? b.plan.copy() : onePlan(b, b.coldStarts.enabled() ? b.coldStarts.deviceMemoryBytes() : b.deviceMemoryBytes);
         this.decisions = b.decisions;
+        for (int slot = 0; slot < plan.deviceCount(); slot++) {
+            if (catalog.hardwareType(hardwareTypeOf(slot)) == null) {
+                throw new IllegalArgumentException("device " + slot + " of the plan is of hardware type '" + hardwareTypeOf(slot)
+                        + "', which the simulation's model catalog lacks (it has " + catalog.hardwareTypes().stream().map(HardwareType::name).toList() + ")");
+            }
+        }
         this.policyName = b.plan != null ? plan.policyOf(ServingPlan.DEFAULT_GROUP).policy() : b.policyName;
         this.load = b.load;
         this.durationMicros = b.durationMicros;

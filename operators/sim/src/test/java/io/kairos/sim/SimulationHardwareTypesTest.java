@@ -92,5 +92,10 @@ class SimulationHardwareTypesTest {
     void devicesOfATypeTheCatalogLacksAreRefused() {
         assertThatThrownBy(() -> Simulation.builder(TYPED).devices(DeviceSlots.uniform("tpu", 2)))
                 .hasMessage("devices 'tpu:2': hardware type 'tpu' is not in the model catalog (it has [cpu, gpu-t4])");
+        // A plan made without a catalog, run on one that lacks its types.
+        io.kairos.core.plan.ServingPlan plan = new io.kairos.core.plan.ServingPlan(DeviceSlots.uniform("tpu", 1), Long.MAX_VALUE, "fifo",
+                io.kairos.core.scheduling.PolicyParams.NONE, null);
+        assertThatThrownBy(() -> Simulation.builder(TYPED).plan(plan).load(ArrivalSource.replay(List.of(at(0, "R", 100)))).duration(1_000).build())
+                .hasMessage("device 0 of the plan is of hardware type 'tpu', which the simulation's model catalog lacks (it has [cpu, gpu-t4])");
     }
 }

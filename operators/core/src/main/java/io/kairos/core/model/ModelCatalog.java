@@ -211,14 +211,16 @@ public final class ModelCatalog implements Serializable {
             String name = text(m, "name", at);
             at = source + ": model '" + name + "'";
             if (models.containsKey(name)) throw new CatalogException(at + " is defined twice");
+            // Fields are checked in this order, so that a file with several problems names the first.
+            InputSpec input = input(m.get("input"), at);
             LatencyProfile latency = latency(m.get("latency_ms"), m, at, "latency_ms");
+            long memoryBytes = nonNegative(m, "memory_bytes", 1, at, "memory_bytes", "bytes the model takes on a device");
             long loadMicros = nonNegative(m, "load_ms", 1000, at, "load_ms", "milliseconds to load the model onto a device");
+            EnergyProfile energy = energy(m, at);
             Map<String, HardwareProfile> profiles = new LinkedHashMap<>();
             profiles.put(hardware.get(0).name(), new HardwareProfile(latency, loadMicros));
             profiles.putAll(hardwareProfiles(m, hardware, latency, loadMicros, at));
-            models.put(name, new ModelSpec(name, input(m.get("input"), at), latency,
-                    nonNegative(m, "memory_bytes", 1, at, "memory_bytes", "bytes the model takes on a device"),
-                    loadMicros, energy(m, at), profiles));
+            models.put(name, new ModelSpec(name, input, latency, memoryBytes, loadMicros, energy, profiles));
         }
         return new Parsed(hardware, Collections.unmodifiableMap(models));
     }
