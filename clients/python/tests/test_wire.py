@@ -63,6 +63,13 @@ class ControlActionsTest(unittest.TestCase):
         self.assertEqual(self.branch({"group": "g", "model": None, "policy": "flex", "params": {"lambda": "2"}}), 0)
         self.assertEqual(self.branch({"group": "g", "devices": [{"device": 0, "models": ["mlp"]}]}), 1)
         self.assertEqual(self.branch({"model": "mlp", "group": "g", "assign_group": None}), 2)
+        pipeline = {"pipeline": "cascade", "slo_p99_ms": 80.0,
+                    "stages": [{"name": "fast", "model": "classifier", "budget_ms": None},
+                               {"name": "slow", "model": "rerank", "budget_ms": 40.0}],
+                    "edges": [{"from": "fast", "to": "slow", "probability": 0.3,
+                               "when": {"output_max_below": 0.8, "output_argmax_in": None}}]}
+        self.assertEqual(self.branch(pipeline), 4)
+        self.assertEqual(self.branch({"pipeline": "cascade", "remove_pipeline": None}), 5)
 
     def test_an_assignment_without_its_own_field_is_taken_for_a_policy(self):
         # Why AssignGroup has assign_group: without it, {model, group} fits SetPolicy first.

@@ -77,6 +77,10 @@ public class BenchCommand implements Callable<Integer> {
             description = "Checkpoint intervals of the exactly-once runs of --compare-delivery (default: ${DEFAULT-VALUE}).")
     long[] exactlyOnceIntervalsMs = {100, 1_000, 10_000};
 
+    @Option(names = "--pipeline-hops", description = "Instead: the latency one pipeline hop adds: a 2-stage pipeline of two 0.5 ms models against single requests of one 1 ms model, "
+            + "interleaved at --rate each on simulated devices, --runs runs of --duration s (medians).")
+    boolean pipelineHops;
+
     @Option(names = "--sweep-kb", paramLabel = "KB", split = ",",
             description = "Instead: a payload sweep over these request sizes in kB (e.g. 0.3,12,150,600): for each, the highest sustained rate of the pipeline "
                     + "and of the bare round trip (requests/s and MB/s), and both latencies at half the pipeline's highest rate (--runs runs of --duration s).")
@@ -119,6 +123,7 @@ public class BenchCommand implements Callable<Integer> {
         Duration duration = Duration.ofSeconds(durationSeconds);
         Duration warmup = Duration.ofSeconds(2);
         Duration drain = Duration.ofSeconds(3);
+        if (pipelineHops) return pipelineHops(out, duration);
         if (sweepKilobytes != null) return sweep(out, checkSweep());
         if (compareDelivery) return compareDelivery(out, catalog, duration, warmup);
         out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
@@ -169,6 +174,34 @@ public class BenchCommand implements Callable<Integer> {
                 out.printf("  highest sustained rate: %.0f requests/s%n", best);
             }
         }
+        return 0;
+    }
+
+    /** {@code --pipeline-hops}: the pipeline against single requests of the same work, per run and in medians. */
+    private int pipelineHops(PrintWriter out, Duration duration) throws Exception {
+        out.printf("pipeline hop benchmark: %d simulated devices, buffer timeout %d ms, %.0f requests/s of each kind, %d cores%n",
+                devices.devices, bufferTimeout.bufferTimeoutMs, rate, Runtime.getRuntime().availableProcessors());
+        List<PipelineHopBench.Run> runs = new PipelineHopBench(devices.devices, bufferTimeout.bufferTimeoutMs).run(out, rate, duration, this.runs);
+        long[] pipeP50 = runs.stream().mapToLong(PipelineHopBench.Run::pipelineP50).toArray();
+        long[] pipeP99 = runs.stream().mapToLong(PipelineHopBench.Run::pipelineP99).toArray();
+        long[] singleP50 = runs.stream().mapToLong(PipelineHopBench.Run::singleP50).toArray();
+        long[] singleP99 = runs.stream().mapToLong(PipelineHopBench.Run::singleP99).toArray();
+        long[] hopP50 = runs.stream().mapToLong(PipelineHopBench.Run::hopP50).toArray();
+        long[] hopP99 = runs.stream().mapToLong(PipelineHopBench.Run::hopP99).toArray();
+        long[] bareP50 = runs.stream().mapToLong(PipelineHopBench.Run::bareP50).toArray();
+        long[] bareP99 = runs.stream().mapToLong(PipelineHopBench.Run::bareP99).toArray();
+        long[] addedP50 = new long[runs.size()], addedP99 = new long[runs.size()];
+        for (int i = 0; i < runs.size(); i++) {
+            addedP50[i] = pipeP50[i] - singleP50[i];
+            addedP99[i] = pipeP99[i] - singleP99[i];
+            out.printf("  run %d: %d pipeline and %d single results%n", i + 1, runs.get(i).pipelineResults(), runs.get(i).singleResults());
+        }
+        out.printf("%nlatency from send to receipt, %d runs of %d s (medians; per run in brackets)%n", this.runs, durationSeconds);
+        out.printf("  single request (whole, 1 ms)        p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(singleP50) / 1e3, ms2(singleP50), median(singleP99) / 1e3, ms2(singleP99));
+        out.printf("  2-stage pipeline (half, half)       p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(pipeP50) / 1e3, ms2(pipeP50), median(pipeP99) / 1e3, ms2(pipeP99));
+        out.printf("  added by the hop (pipeline - single) p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(addedP50) / 1e3, ms2(addedP50), median(addedP99) / 1e3, ms2(addedP99));
+        out.printf("  hop transit (2nd ingested - 1st result) p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(hopP50) / 1e3, ms2(hopP50), median(hopP99) / 1e3, ms2(hopP99));
+        out.printf("  bare Kafka round trip (two hops)     p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(bareP50) / 1e3, ms2(bareP50), median(bareP99) / 1e3, ms2(bareP99));
         return 0;
     }
 
@@ -308,6 +341,13 @@ public class BenchCommand implements Callable<Integer> {
     private static String ms(long[] micros) {
         StringBuilder s = new StringBuilder("[");
         for (int i = 0; i < micros.length; i++) s.append(i == 0 ? "" : " ").append(String.format("%.1f", micros[i] / 1e3));
+        return s.append(']').toString();
+    }
+
+    /** Milliseconds to two decimals, per run: a hop's cost is below a millisecond. */
+    private static String ms2(long[] micros) {
+        StringBuilder s = new StringBuilder("[");
+        for (int i = 0; i < micros.length; i++) s.append(i == 0 ? "" : " ").append(String.format(java.util.Locale.ROOT, "%.2f", micros[i] / 1e3));
         return s.append(']').toString();
     }
 }

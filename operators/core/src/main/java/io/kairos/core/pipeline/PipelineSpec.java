@@ -60,6 +60,8 @@ public final class PipelineSpec implements Serializable {
     private static final long serialVersionUID = 1L;
     /** Ids and stage names, in UTF-8 bytes: the request id limit, since a pipeline id is echoed on results. */
     public static final int MAX_NAME_BYTES = 256;
+    /** The most stages a pipeline has: every one is a record of its requests' results. */
+    public static final int MAX_STAGES = 64;
     /** Slack for probabilities written in decimal (0.1 + 0.2 + 0.7 adds up to 1.0000000000000002). */
     private static final double PROBABILITY_SLACK = 1e-9;
 
@@ -76,7 +78,7 @@ public final class PipelineSpec implements Serializable {
      * @throws PipelineException for a bad id or stage name, an SLO that is not a positive number,
      *         no stage, a stage named twice, an edge from or to an unknown stage or named twice, a
      *         probability outside [0, 1], a stage whose edges' probabilities add up to more than 1,
-     *         a cycle, or not exactly one entry stage
+     *         a cycle, not exactly one entry stage, or more than {@link #MAX_STAGES} stages
      */
     public PipelineSpec(String id, long sloP99Micros, List<Stage> stages, List<Edge> edges) {
         String at = "pipeline '" + id + "': ";
@@ -84,6 +86,7 @@ public final class PipelineSpec implements Serializable {
         if (bad != null) throw new PipelineException("field 'pipeline': the id " + bad);
         if (sloP99Micros <= 0) throw new PipelineException(at + "field 'slo_p99_ms' must be a positive number of milliseconds, got " + sloP99Micros / 1000.0);
         if (stages.isEmpty()) throw new PipelineException(at + "field 'stages' must name at least one stage");
+        if (stages.size() > MAX_STAGES) throw new PipelineException(at + "field 'stages' has " + stages.size() + " stages, more than the " + MAX_STAGES + " a pipeline may have");
         Map<String, Stage> names = new LinkedHashMap<>();
         for (int i = 0; i < stages.size(); i++) {
             Stage s = stages.get(i);

@@ -249,6 +249,14 @@ class PipelineSpecTest {
     }
 
     @Test
+    void aPipelineHasAtMost64Stages() {
+        List<Stage> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 65; i++) many.add(new Stage("s" + i, "m1"));
+        assertThatThrownBy(() -> new PipelineSpec("long", 1000, many, List.of()))
+                .hasMessage("pipeline 'long': field 'stages' has 65 stages, more than the 64 a pipeline may have");
+    }
+
+    @Test
     void aSingleStageIsAPipeline() {
         PipelineSpec p = PipelineSpec.parse("{\"pipeline\": \"one\", \"slo_p99_ms\": 5, \"stages\": [{\"name\": \"only\", \"model\": \"m1\"}]}", "one.json");
         assertThat(p.entry().name()).isEqualTo("only");
