@@ -180,8 +180,8 @@ public class BenchCommand implements Callable<Integer> {
     /** {@code --pipeline-hops}: the pipeline against single requests of the same work, per run and in medians. */
     private int pipelineHops(PrintWriter out, Duration duration) throws Exception {
         out.printf("pipeline hop benchmark: %d simulated devices, buffer timeout %d ms, %.0f requests/s of each kind, %d cores%n",
-                devices.devices, bufferTimeout.bufferTimeoutMs, rate, Runtime.getRuntime().availableProcessors());
-        List<PipelineHopBench.Run> runs = new PipelineHopBench(devices.devices, bufferTimeout.bufferTimeoutMs).run(out, rate, duration, this.runs);
+                devices.count(), bufferTimeout.bufferTimeoutMs, rate, Runtime.getRuntime().availableProcessors());
+        List<PipelineHopBench.Run> runs = new PipelineHopBench(devices.count(), bufferTimeout.bufferTimeoutMs).run(out, rate, duration, this.runs);
         long[] pipeP50 = runs.stream().mapToLong(PipelineHopBench.Run::pipelineP50).toArray();
         long[] pipeP99 = runs.stream().mapToLong(PipelineHopBench.Run::pipelineP99).toArray();
         long[] singleP50 = runs.stream().mapToLong(PipelineHopBench.Run::singleP50).toArray();
