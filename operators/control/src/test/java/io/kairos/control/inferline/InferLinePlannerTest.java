@@ -125,6 +125,30 @@ class InferLinePlannerTest {
     }
 
     @Test
+    void aLargerBatchAtTheSameCostLeavesTheNextStageTheSlackToMoveToTheCheaperHardware() {
+        // The chain at SLO 9.5 ms. Algorithm 1 as above: first gpu b1 x2, second gpu b1 x1: 5, 6, 9 ms, cost 9.
+        // Pass 1, first:
+        //   cheaper hardware: cpu takes 9 ms and b at least 1: 10 ms alone, over 9.5: rejected unsimulated.
+        //   larger batch, gpu at 2, 1 to 2 replicas. x1: [2] t to t+5, [1] t+5 to t+9, second 5-6, 6-7,
+        //     9-10: 10 ms misses a third. x2: [2] t to t+5 and [1] t to t+4 on the other replica, second
+        //     4-5, 5-6, 6-7: 5, 6, 7 ms. The same cost with a P99 of 7 ms against 9: kept.
+        // second:
+        //   cheaper hardware: cpu at 1 (2 ms), 1 to 2 replicas. x1: 4-6, then 6-8, 8-10: misses. x2: 4-6,
+        //     5-7, 6-8: 6, 7, 8 ms, kept: cost 8.
+        //   larger batch: cpu at 2 (3 ms), 1 to 2 replicas. x1: [1] 4-6, then [2] 6-9: 6, 9, 9 ms, kept: cost 7.
+        // Pass 2: first x1 at batch 2 ends t+5 and t+9, second [2] 5-8 and [1] 9-11: misses. Nothing else.
+        // Without the move that keeps the cost, first stays at batch 1 (ends t+4, t+4, t+8) and second on
+        // cpu misses 10 ms with 1 or 2 replicas: the plan would stay at cost 9.
+        InferLinePlanner.Plan plan = planner(CHAIN, 9_500).plan();
+        assertThat(plan.config()).isEqualTo(config(CHAIN, Map.of("first", new StageConfig("gpu", 2, 2), "second", new StageConfig("cpu", 2, 1))));
+        assertThat(plan.costPerHour()).isEqualTo(7);
+        assertThat(plan.estimate().p99Micros()).isEqualTo(9_000);
+        List<String> kept = plan.steps().stream().map(InferLinePlanner.Step::text).filter(t -> !t.startsWith("start")).map(t -> t.split(":")[0]).toList();
+        assertThat(kept).containsExactly("larger batch on 'first' -> gpu x2 b2", "cheaper hardware on 'second' -> cpu x2 b1",
+                "larger batch on 'second' -> cpu x1 b2");
+    }
+
+    @Test
     void anSloAtTheServiceTimeIsInfeasibleWithBothFigures() {
         // The fastest hardware takes 4 + 1 = 5 ms along the chain: an SLO of 5 ms is reached.
         InferLinePlanner.Plan plan = planner(CHAIN, 5_000).plan();
