@@ -11,7 +11,9 @@
  *   <li>the estimator it asks, {@link io.kairos.sim.pipeline.PipelineEstimator}, simulates the
  *       pipeline with the job's own scheduler on the trace;</li>
  *   <li>{@link io.kairos.control.inferline.PipelineDecisions}: a plan as the control decisions
- *       that serve it.</li>
+ *       that serve it;</li>
+ *   <li>{@link io.kairos.control.inferline.TopicTrace}: a sample trace from the requests topic's
+ *       history between two times.</li>
  * </ul>
  */
 package io.kairos.control.inferline;
