@@ -1,10 +1,29 @@
 package io.kairos.jobs.cli;
 
+import io.kairos.control.DecisionPublisher;
 import io.kairos.control.TelemetryRates;
+import io.kairos.control.inferline.InferLinePlanner;
+import io.kairos.control.inferline.PipelineDecisions;
+import io.kairos.control.inferline.TopicTrace;
 import io.kairos.control.smdp.CostWeights;
 import io.kairos.control.smdp.TablePlanner;
+import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.pipeline.PipelineException;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.plan.DecisionKey;
+import io.kairos.core.time.WallClock;
+import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.ModelsOption;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
+import io.kairos.sim.pipeline.PipelineConfig;
+import io.kairos.sim.pipeline.PipelineEstimate;
+import io.kairos.sim.pipeline.PipelineEstimator;
+import io.kairos.sim.pipeline.StageConfig;
+import io.kairos.workload.ArrivalTrace;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,7 +31,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -23,7 +47,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "plan", mixinStandardHelpOptions = true,
         description = "Compute a plan for a running job and publish it as control decisions.",
-        subcommands = {PlanCommand.SmdpCommand.class})
+        subcommands = {PlanCommand.SmdpCommand.class, PlanCommand.PipelineCommand.class})
 public class PlanCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -124,5 +148,230 @@ public class PlanCommand implements Runnable {
             if (dryRun) return 0;
             return ControlCommand.publish(spec, options, plan.decision());
         }
+    }
+
+    @Command(name = "pipeline", mixinStandardHelpOptions = true,
+            description = {"Plan a pipeline with InferLine's planner: per stage the hardware type, max batch and replicas that meet its "
+                    + "end-to-end P99 SLO on a sample trace at the lowest cost found (Algorithm 1, then Algorithm 2's greedy moves, each "
+                    + "configuration checked by simulating the trace through the pipeline with the job's scheduler). Prints the configuration, "
+                    + "its cost per hour and estimated P99; with --publish, serves it: per stage a serving group <pipeline>-<stage> "
+                    + "(SetPlacement on the job's devices of the stage's type, SetPolicy triton with its max batch, AssignGroup), then the "
+                    + "pipeline (SetPipeline)."})
+    static final class PipelineCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        ControlCommand.Publishing options = ControlCommand.publishing("kairos-plan-pipeline");
+        @Mixin
+        ModelsOption models = new ModelsOption();
+        @Mixin
+        DevicesOption devices = new DevicesOption();
+
+        @Option(names = "--pipeline", paramLabel = "FILE", required = true, description = "The pipeline's spec (JSON): its id, SLO, stages and edges.")
+        Path pipelineFile;
+
+        @ArgGroup(multiplicity = "1")
+        TraceSource trace;
+
+        static final class TraceSource {
+            @Option(names = "--trace", paramLabel = "FILE", description = "A sample trace: arrival times in milliseconds, one per line, any origin and order.")
+            Path file;
+
+            @Option(names = "--trace-from-topic", paramLabel = "START..END",
+                    description = "The requests topic's own history between two times as the sample trace: ISO-8601 instants, epoch milliseconds, now or now-1h (e.g. now-1h..now).")
+            String window;
+        }
+
+        @Option(names = "--requests-topic", description = "The topic --trace-from-topic reads (default: ${DEFAULT-VALUE}).")
+        String requestsTopic = ServingConfig.DEFAULTS.requestsTopic;
+
+        @Option(names = "--trace-timeout-ms", description = "How long reading the topic's history may take (default: ${DEFAULT-VALUE}).")
+        long traceTimeoutMs = 120_000;
+
+        @Option(names = "--slo-p99", paramLabel = "MS", description = "The end-to-end P99 target, milliseconds (default: the spec's slo_p99_ms).")
+        Double sloMs;
+
+        @Option(names = "--seed", description = "Seed of the requests' paths through the pipeline (default: ${DEFAULT-VALUE}).")
+        long seed = 1;
+
+        @Option(names = "--steps", description = "Print every step of the search.")
+        boolean steps;
+
+        @ArgGroup
+        Mode mode = new Mode();
+
+        static final class Mode {
+            @Option(names = "--dry-run", description = "Print the plan and publish nothing (the default).")
+            boolean dryRun;
+
+            @Option(names = "--publish", description = "Publish the plan's decisions and wait for the job's outcome of each.")
+            boolean publish;
+        }
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            devices.check(spec.commandLine());
+            if (sloMs != null && (!(sloMs > 0) || Double.isInfinite(sloMs))) {
+                throw new ParameterException(spec.commandLine(), "--slo-p99 must be a positive number of milliseconds, got " + sloMs);
+            }
+            if (traceTimeoutMs < 1) throw new ParameterException(spec.commandLine(), "--trace-timeout-ms must be at least 1, got " + traceTimeoutMs);
+            ModelCatalog catalog;
+            try {
+                catalog = models.modelsFile == null ? ModelCatalog.builtIn() : ModelCatalog.load(models.modelsFile);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--models " + models.modelsFile + ": " + e.getMessage());
+            }
+            DeviceSlots slots = devices.slots(spec.commandLine(), catalog);
+            PipelineSpec pipeline;
+            try {
+                pipeline = PipelineSpec.load(pipelineFile);
+            } catch (PipelineException e) {
+                throw new ParameterException(spec.commandLine(), "--pipeline " + e.getMessage());
+            }
+            long slo = sloMs == null ? pipeline.sloP99Micros() : Math.max(1, Math.round(sloMs * 1000));
+            ArrivalTrace sample = trace(out);
+            PipelineEstimator estimator;
+            try {
+                estimator = new PipelineEstimator(catalog, pipeline, sample, seed);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--pipeline " + pipelineFile + ": " + e.getMessage());
+            }
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            long started = System.nanoTime();
+            long cpuStarted = threads.getCurrentThreadCpuTime();
+            InferLinePlanner planner = new InferLinePlanner(estimator, slo, sample.meanRatePerSecond(), slots.distinctTypes());
+            InferLinePlanner.Plan plan = planner.plan();
+            double seconds = (System.nanoTime() - started) / 1e9;
+            double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuStarted) / 1e9;
+            if (steps) {
+                for (InferLinePlanner.Step step : plan.steps()) out.println("  " + step.text());
+            }
+            if (!plan.feasible()) {
+                spec.commandLine().getErr().println(plan.infeasibility());
+                return 1;
+            }
+            List<PipelineDecisions.StageDevices> placed = null;
+            String lacking = null;
+            try {
+                placed = PipelineDecisions.devices(pipeline, plan.config(), slots);
+            } catch (IllegalArgumentException e) {
+                lacking = e.getMessage();
+            }
+            describe(out, pipeline, plan, slo, catalog, placed);
+            out.printf(Locale.ROOT, "planned in %.1f s (%.1f s of CPU): %d configurations estimated, %d stage simulations, %,d stage visits simulated%n",
+                    seconds, cpuSeconds, plan.estimates(), estimator.simulations(), estimator.simulatedRequests());
+            if (!mode.publish) {
+                if (lacking != null) out.println("not publishable: " + lacking);
+                return 0;
+            }
+            if (lacking != null) {
+                spec.commandLine().getErr().println("nothing published: " + lacking);
+                return 1;
+            }
+            return publishAll(spec, options, PipelineDecisions.actions(pipeline, plan.config(), slots, slo));
+        }
+
+        /** The sample trace from the file or the topic; problems in one line naming the option. */
+        private ArrivalTrace trace(PrintWriter out) {
+            ArrivalTrace sample;
+            if (trace.file != null) {
+                try {
+                    sample = ArrivalTrace.read(trace.file);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--trace " + e.getMessage());
+                }
+                out.printf(Locale.ROOT, "trace %s: %s%n", trace.file, describe(sample));
+                return sample;
+            }
+            TopicTrace.Window window;
+            try {
+                window = TopicTrace.Window.parse(trace.window, System.currentTimeMillis());
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--trace-from-topic " + e.getMessage());
+            }
+            ControlCommand.Topics t = options.topics;
+            try {
+                sample = TopicTrace.read(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()), requestsTopic, window,
+                        Duration.ofMillis(traceTimeoutMs));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--trace-from-topic " + e.getMessage());
+            }
+            out.printf(Locale.ROOT, "trace %s %s: %s%n", requestsTopic, window, describe(sample));
+            return sample;
+        }
+
+        private static String describe(ArrivalTrace t) {
+            return String.format(Locale.ROOT, "%,d arrivals over %.3f s, %.4g requests/s, CV² %.3g", t.size(), t.spanMicros() / 1e6,
+                    t.meanRatePerSecond(), t.cv2());
+        }
+
+        private static void describe(PrintWriter out, PipelineSpec pipeline, InferLinePlanner.Plan plan, long slo, ModelCatalog catalog,
+                                     List<PipelineDecisions.StageDevices> placed) {
+            PipelineConfig c = plan.config();
+            PipelineEstimate e = plan.estimate();
+            out.printf(Locale.ROOT, "pipeline %s: P99 SLO %s ms%n", pipeline.id(), plain(slo / 1000.0));
+            Map<String, Double> scale = pipeline.scaleFactors();
+            out.printf(Locale.ROOT, "%-16s %-16s %-10s %9s %8s %6s  %s%n", "stage", "model", "hardware", "max batch", "replicas", "s_m", "devices");
+            int i = 0;
+            for (Map.Entry<String, StageConfig> s : c.stages().entrySet()) {
+                StageConfig sc = s.getValue();
+                String devices = placed == null ? "-" : String.join(",", placed.get(i).slots().stream().map(String::valueOf).toList());
+                out.printf(Locale.ROOT, "%-16s %-16s %-10s %9d %8d %6.3f  %s%n", s.getKey(), pipeline.stage(s.getKey()).model(), sc.hardwareType(),
+                        sc.maxBatch(), sc.replicas(), scale.get(s.getKey()), devices);
+                i++;
+            }
+            out.printf(Locale.ROOT, "cost %s per hour (%s); estimated P99 %s ms, %,d of %,d requests over the SLO (%.3f %%)%n",
+                    plain(plan.costPerHour()), String.join(", ", c.devicesByType().entrySet().stream().map(d -> d.getKey() + " x" + d.getValue()).toList()),
+                    plain(e.p99Micros() / 1000.0), e.misses(), e.requests(), 100 * e.missRate());
+        }
+
+        private static String plain(double v) {
+            String s = String.format(Locale.ROOT, "%.4f", v).replaceAll("0+$", "");
+            return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+        }
+    }
+
+    /**
+     * Publishes {@code actions} in order through one publisher, waiting for the job's outcome of
+     * each before the next; stops at the first that is not applied. 0 if all were applied (or not
+     * waited for), 1 otherwise.
+     */
+    static int publishAll(CommandSpec spec, ControlCommand.Publishing options, List<Object> actions) {
+        for (Object action : actions) {
+            try {
+                DecisionKey.of(action);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        if (options.writer.isBlank()) throw new ParameterException(spec.commandLine(), "--writer must not be empty");
+        if (options.waitMs < 0) throw new ParameterException(spec.commandLine(), "--wait-ms must not be negative, got " + options.waitMs);
+        PrintWriter out = spec.commandLine().getOut();
+        ControlCommand.Topics t = options.topics;
+        try (DecisionPublisher publisher = new DecisionPublisher(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()),
+                t.controlTopic, t.outcomesTopic, options.writer, WallClock::nowMicros)) {
+            for (Object action : actions) {
+                DecisionPublisher.Published sent = publisher.publish(action);
+                String which = sent.key() + " (" + sent.writer() + "/" + sent.version() + ")";
+                if (options.waitMs == 0) {
+                    out.println("published " + which);
+                    continue;
+                }
+                Optional<DecisionOutcome> outcome = publisher.awaitOutcome(sent, Duration.ofMillis(options.waitMs));
+                if (outcome.isEmpty()) {
+                    spec.commandLine().getErr().println("published " + which + ", but no outcome on " + t.outcomesTopic + " within "
+                            + options.waitMs + " ms: is the job running?");
+                    return 1;
+                }
+                DecisionOutcome o = outcome.get();
+                if (o.getStatus() != DecisionStatus.APPLIED) {
+                    out.println(o.getStatus().name().toLowerCase(Locale.ROOT) + " " + which + ": " + o.getReason());
+                    return 1;
+                }
+                out.println("applied " + which);
+            }
+        }
+        return 0;
     }
 }

@@ -18,7 +18,11 @@ public interface ArrivalSource {
     /** When the next request arrives, or {@link #NONE}. */
     long peekMicros();
 
-    /** The next request; only called when {@link #peekMicros} is not {@link #NONE}. */
+    /**
+     * The next request; only called when {@link #peekMicros} is not {@link #NONE}. A run names
+     * each request by its number in this order, from 0, as its {@link Request#id}: what a source
+     * that keeps its own record of its requests finds them by.
+     */
     Arrival next();
 
     /** The fate of a request from this source is decided (served, late or dropped) at {@code nowMicros}. */

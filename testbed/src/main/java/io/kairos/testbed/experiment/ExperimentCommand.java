@@ -65,6 +65,7 @@ public class ExperimentCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
+        if (InferLineExperiment.NAME.equals(name)) return inferline(cl);
         if (Experiments.isAnalytic(name)) return analytic(cl);
         Experiment experiment;
         try {
@@ -127,6 +128,33 @@ public class ExperimentCommand implements Callable<Integer> {
         Path dir = out != null ? out : defaultOut(name);
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
         new SmdpGuardExperiment(s.durationSeconds(), s.warmupSeconds(), s.seeds(), threads, cl.getOut()).run(dir);
+        return 0;
+    }
+
+    /**
+     * {@code experiment inferline}: the planner on the four pipelines' simulated profiles;
+     * {@code --duration-s} is the length of each generated trace (default 600), {@code --seeds} the
+     * traces per point; threads, the output folder and {@code --redraw} apply.
+     */
+    private Integer inferline(CommandLine cl) throws Exception {
+        if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", whose stages run InferLine's central batched queue (triton)");
+        if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ", which invokes on events");
+        if (warmupSeconds != null) throw new ParameterException(cl, "--warmup-s does not apply to experiment " + name + ": the planner counts every request of its trace");
+        if (tritonGrid != null) throw new ParameterException(cl, "--[no-]triton-grid does not apply to experiment " + name);
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        double duration = durationSeconds != null ? durationSeconds : 600;
+        if (!(duration > 0) || Double.isInfinite(duration)) throw new ParameterException(cl, "--duration-s must be a positive number of seconds, got " + duration);
+        int runs = seeds != null ? seeds : 1;
+        if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        InferLineExperiment experiment = new InferLineExperiment(duration, runs, threads, !progress.noProgress, cl.getOut());
+        if (redraw) {
+            if (!Files.isRegularFile(dir.resolve(InferLineExperiment.PLANS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(InferLineExperiment.PLANS_CSV) + "; run the experiment first");
+            experiment.report(dir);
+        } else {
+            experiment.run(dir);
+        }
         return 0;
     }
 

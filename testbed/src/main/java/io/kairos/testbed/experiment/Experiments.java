@@ -33,6 +33,7 @@ public final class Experiments {
         List<String> names = new java.util.ArrayList<>(BY_NAME.keySet());
         names.add(SmdpExperiment.NAME);
         names.add(SmdpGuardExperiment.NAME);
+        names.add(InferLineExperiment.NAME);
         return List.copyOf(names);
     }
 }

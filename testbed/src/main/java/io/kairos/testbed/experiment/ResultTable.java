@@ -78,6 +78,16 @@ public final class ResultTable {
         return i;
     }
 
+    /** A table of the same columns with the rows whose {@code column} is {@code value}. */
+    public ResultTable filter(String column, String value) {
+        int i = index(column);
+        ResultTable t = new ResultTable(columns);
+        for (List<String> row : rows) {
+            if (row.get(i).equals(value)) t.rows.add(row);
+        }
+        return t;
+    }
+
     public List<List<String>> rows() {
         return java.util.Collections.unmodifiableList(rows);
     }

@@ -51,7 +51,7 @@ import java.util.function.Function;
  *
  * <p>The SLO ({@code slo_p99_ms}) is the 99th percentile the pipeline's end-to-end latency is
  * planned for; it must not be below the pipeline's service time ({@link #longestPathServiceMicros}),
- * which {@link #validate} checks with the catalog's batch-1 latencies.
+ * which {@link #validate} checks with the catalog's batch-1 latencies on each model's fastest hardware type.
  *
  * <p>Every problem is refused with one line naming the field ({@link PipelineException}). Immutable;
  * serializable so that Flink can ship it inside functions.
@@ -226,7 +226,7 @@ public final class PipelineSpec implements Serializable {
 
     /**
      * Checks the spec against the models a job serves: every stage's model is in the catalog, and
-     * the SLO is not below the service time with the catalog's batch-1 latencies.
+     * the SLO is not below the service time with the catalog's batch-1 latencies, each model on its fastest hardware type.
      *
      * @return this, for chaining
      * @throws PipelineException naming the stage's model or the SLO
@@ -247,8 +247,15 @@ public final class PipelineSpec implements Serializable {
         return this;
     }
 
+    /**
+     * A model's batch-1 latency on its fastest hardware type: the service time is a lower bound,
+     * so a typed catalog's slow first type (a CPU) must not make an SLO that a GPU meets look
+     * impossible.
+     */
     private static long batch1Micros(ModelSpec model) {
-        return model.latency().latencyMicros(1);
+        long fastest = Long.MAX_VALUE;
+        for (String type : model.hardwareTypes()) fastest = Math.min(fastest, model.latencyOn(type).latencyMicros(1));
+        return fastest;
     }
 
     /**

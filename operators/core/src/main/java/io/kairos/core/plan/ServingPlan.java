@@ -21,8 +21,8 @@ import java.util.Set;
 /**
  * Which serving group each model belongs to, which devices each group has and which models each
  * device holds, each group's scheduling policy, its models' batching tables, and the pipelines
- * of models it serves ({@link PipelineSpec}). Each device is of a hardware type ({@link DeviceSlots});
- * a model goes only on devices of types it has a profile for. Starts from a default (every model in one group
+ * of models it serves ({@link PipelineSpec}). Each device is of a hardware type ({@link
+ * DeviceSlots}); a model goes only on devices of types it has a profile for. Starts from a default (every model in one group
  * holding every device) and changes only through control decisions ({@link Decisions}); which
  * decisions are applied, and which are replays, is the {@link DecisionLedger}'s to say.
  */

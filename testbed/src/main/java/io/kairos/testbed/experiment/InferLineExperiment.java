@@ -1,0 +1,375 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.control.inferline.InferLinePlanner;
+import io.kairos.core.model.LatencyProfile;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.ModelSpec;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.sim.pipeline.PipelineConfig;
+import io.kairos.sim.pipeline.PipelineEstimate;
+import io.kairos.sim.pipeline.PipelineEstimator;
+import io.kairos.sim.pipeline.StageConfig;
+import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.workload.ArrivalProcess;
+import io.kairos.workload.ArrivalTrace;
+import me.tongfei.progressbar.ProgressBar;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * {@code experiment inferline}: InferLine's planner on the paper's four pipelines with simulated
+ * profiles (testbed resources {@code inferline/}: the catalog of three priced hardware types and
+ * the four pipeline specs), on generated traces.
+ *
+ * <ul>
+ *   <li><b>Fig 10, the planner's sensitivity</b>: the planned cost per hour as the SLO grows (0.5 to
+ *       2 times the pipeline's), as the arrivals get burstier (Gamma gaps of CV² 0.25 to 8) and as
+ *       the rate grows (50 to 300 requests/s); the others at 150 requests/s, CV² 1, the spec's SLO.</li>
+ *   <li><b>Against coarse-grained provisioning</b> (Figs 6-8 and 13's baselines, without the
+ *       tuner): the whole pipeline replicated as a unit, each stage on its fastest hardware at the
+ *       largest batch that fits its share of the SLO (the SLO split in proportion to the stages'
+ *       batch-1 latencies), enough units for the trace's mean rate (CG-Mean) or its peak over any
+ *       1 s (CG-Peak). At 150 requests/s with Gamma gaps of CV² 4 (bursty, as the paper's real
+ *       traces are); cost, and the P99 miss rate measured by the estimator on a second trace of the
+ *       same process (another seed) than the one planned on.</li>
+ * </ul>
+ * Writes {@value #PLANS_CSV}, {@value #BASELINES_CSV}, the figures and {@value #SUMMARY} with the
+ * paper's shapes checked.
+ */
+public final class InferLineExperiment {
+    public static final String NAME = "inferline";
+    public static final String DESCRIPTION = "InferLine's planner on its four pipelines (simulated profiles): cost against SLO, CV² and rate (Fig 10), "
+            + "and against coarse-grained provisioning for the mean and the peak rate";
+    static final List<String> PIPELINES = List.of("image-processing", "video-monitoring", "social-media", "tf-cascade");
+    static final double RATE = 150;
+    static final double CV2 = 1;
+    /** The comparison with coarse-grained provisioning runs on bursty arrivals, as the paper's real traces are. */
+    static final double COMPARISON_CV2 = 4;
+    static final double[] SLO_FACTORS = {0.5, 0.75, 1, 1.5, 2};
+    static final double[] CV2S = {0.25, 1, 4, 8};
+    static final double[] RATES = {50, 100, 150, 200, 300};
+    static final String PLANS_CSV = "plans.csv";
+    static final String BASELINES_CSV = "baselines.csv";
+    static final String SUMMARY = "summary.md";
+    /** The evaluation trace's seed is the planning trace's plus this. */
+    static final long HELD_OUT = 1_000;
+
+    private final double traceSeconds;
+    private final int seeds;
+    private final int threads;
+    private final boolean progress;
+    private final PrintWriter out;
+    private final ModelCatalog catalog = ModelCatalog.parse(resource("models.json"), "inferline/models.json");
+
+    public InferLineExperiment(double traceSeconds, int seeds, int threads, boolean progress, PrintWriter out) {
+        this.traceSeconds = traceSeconds;
+        this.seeds = seeds;
+        this.threads = threads;
+        this.progress = progress;
+        this.out = out;
+    }
+
+    static String resource(String name) {
+        try (InputStream in = InferLineExperiment.class.getResourceAsStream("/inferline/" + name)) {
+            if (in == null) throw new IllegalStateException("inferline/" + name + " is missing from the classpath");
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static PipelineSpec pipeline(String name) {
+        return PipelineSpec.parse(resource(name + ".json"), "inferline/" + name + ".json");
+    }
+
+    /** A point of the planner's sweeps. */
+    record Point(String pipeline, String sweep, double sloFactor, double cv2, double rate, long seed) {}
+
+    /** What the planner found at a point, and how it did on the held-out trace. */
+    record Planned(Point point, InferLinePlanner.Plan plan, double seconds, PipelineEstimate heldOut) {}
+
+    public void run(Path dir) throws IOException, InterruptedException {
+        out.printf(Locale.ROOT, "%s: %s; traces of %s s%n", NAME, DESCRIPTION, SmdpExperiment.num(traceSeconds));
+        Files.createDirectories(dir);
+        long started = System.nanoTime();
+        List<Point> points = points();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, NAME);
+            t.setDaemon(true);
+            return t;
+        });
+        ResultTable plans = new ResultTable(List.of("pipeline", "sweep", "slo_factor", "slo_ms", "cv2", "rate", "seed", "cost_per_hour", "replicas",
+                "planned_p99_ms", "p99_ms", "miss_rate", "estimates", "plan_s", "configuration"));
+        ResultTable baselines = new ResultTable(List.of("pipeline", "system", "seed", "cost_per_hour", "replicas", "p99_ms", "miss_rate", "configuration"));
+        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, points.size() + PIPELINES.size() * seeds, s -> List.of(ProgressLine.count(s, "plans"))) : null) {
+            Map<Point, Future<Planned>> planned = new LinkedHashMap<>();
+            for (Point p : points) {
+                planned.put(p, pool.submit(() -> {
+                    Planned result = plan(p);
+                    if (bar != null) bar.step();
+                    return result;
+                }));
+            }
+            List<Future<List<List<String>>>> compared = new ArrayList<>();
+            for (String name : PIPELINES) {
+                for (long seed = 1; seed <= seeds; seed++) {
+                    long s = seed;
+                    compared.add(pool.submit(() -> {
+                        List<List<String>> rows = baselineRows(name, s);
+                        if (bar != null) bar.step();
+                        return rows;
+                    }));
+                }
+            }
+            for (Future<Planned> f : planned.values()) plans.add(row(get(f)));
+            for (Future<List<List<String>>> f : compared) get(f).forEach(baselines::add);
+        } finally {
+            pool.shutdownNow();
+        }
+        plans.write(dir.resolve(PLANS_CSV));
+        baselines.write(dir.resolve(BASELINES_CSV));
+        report(dir);
+        out.printf(Locale.ROOT, "%d plans in %.1f s of wall time%n", points.size() + 3L * PIPELINES.size() * seeds, (System.nanoTime() - started) / 1e9);
+    }
+
+    /** Draws the figures and writes the summary from the CSVs in {@code dir}. */
+    public void report(Path dir) throws IOException {
+        ResultTable plans = ResultTable.read(dir.resolve(PLANS_CSV));
+        ResultTable baselines = ResultTable.read(dir.resolve(BASELINES_CSV));
+        List<Path> figures = new ArrayList<>();
+        for (String[] sweep : new String[][]{{"slo", "slo_factor", "SLO, times the pipeline's"}, {"cv2", "cv2", "CV² of the inter-arrival times"},
+                {"rate", "rate", "arrival rate, requests/s"}}) {
+            ResultTable rows = plans.filter("sweep", sweep[0]);
+            figures.add(Figures.lines(sweep[1], "cost_per_hour").numericX().series("pipeline").xAxis(sweep[2]).yAxis("cost per hour", 0.0, null)
+                    .title("Planned cost against the " + sweep[2].split(",")[0] + " (Fig 10)").save(rows, dir.resolve("fig10-" + sweep[0] + ".png")));
+        }
+        figures.add(Figures.bars("pipeline", "cost_per_hour").series("system").yAxis("cost per hour", 0.0, null)
+                .title("Cost: InferLine against coarse-grained provisioning").save(baselines, dir.resolve("baselines-cost.png")));
+        figures.add(Figures.bars("pipeline", "miss_rate").series("system").scale(100).yAxis("requests over the P99 SLO, %", 0.0, null)
+                .title("SLO misses on a held-out trace").save(baselines, dir.resolve("baselines-misses.png")));
+        String summary = summary(plans, baselines);
+        Files.writeString(dir.resolve(SUMMARY), summary);
+        out.print(summary);
+        for (Path f : figures) out.println(f);
+    }
+
+    List<Point> points() {
+        List<Point> points = new ArrayList<>();
+        for (String name : PIPELINES) {
+            for (long seed = 1; seed <= seeds; seed++) {
+                for (double f : SLO_FACTORS) points.add(new Point(name, "slo", f, CV2, RATE, seed));
+                for (double c : CV2S) points.add(new Point(name, "cv2", 1, c, RATE, seed));
+                for (double r : RATES) points.add(new Point(name, "rate", 1, CV2, r, seed));
+            }
+        }
+        return points;
+    }
+
+    ArrivalTrace trace(double rate, double cv2, long seed) {
+        ArrivalProcess process = cv2 == 1 ? ArrivalProcess.poisson(rate) : ArrivalProcess.gamma(rate, cv2);
+        return ArrivalTrace.generate(process, Math.round(traceSeconds * 1e6), seed);
+    }
+
+    Planned plan(Point p) {
+        PipelineSpec pipeline = pipeline(p.pipeline());
+        long slo = Math.round(pipeline.sloP99Micros() * p.sloFactor());
+        ArrivalTrace trace = trace(p.rate(), p.cv2(), p.seed());
+        long started = System.nanoTime();
+        InferLinePlanner.Plan plan = new InferLinePlanner(new PipelineEstimator(catalog, pipeline, trace, p.seed()), slo, trace.meanRatePerSecond()).plan();
+        double seconds = (System.nanoTime() - started) / 1e9;
+        PipelineEstimate heldOut = null;
+        if (plan.feasible()) {
+            ArrivalTrace other = trace(p.rate(), p.cv2(), p.seed() + HELD_OUT);
+            heldOut = new PipelineEstimator(catalog, pipeline, other, p.seed() + HELD_OUT).estimateAll(plan.config(), slo);
+        }
+        return new Planned(p, plan, seconds, heldOut);
+    }
+
+    List<String> row(Planned r) {
+        Point p = r.point();
+        long slo = Math.round(pipeline(p.pipeline()).sloP99Micros() * p.sloFactor());
+        InferLinePlanner.Plan plan = r.plan();
+        boolean ok = plan.feasible();
+        return List.of(p.pipeline(), p.sweep(), num(p.sloFactor()), num(slo / 1000.0), num(p.cv2()), num(p.rate()), Long.toString(p.seed()),
+                ok ? num(plan.costPerHour()) : "", ok ? Integer.toString(plan.config().replicas()) : "",
+                ok ? num(plan.estimate().p99Micros() / 1000.0) : "", ok ? num(r.heldOut().p99Micros() / 1000.0) : "",
+                ok ? num(r.heldOut().missRate()) : "", Integer.toString(plan.estimates()), num(r.seconds()),
+                ok ? configuration(plan.config()) : "infeasible");
+    }
+
+    /** InferLine, CG-Mean and CG-Peak on one pipeline at the base point, each measured on the held-out trace. */
+    List<List<String>> baselineRows(String name, long seed) {
+        PipelineSpec pipeline = pipeline(name);
+        long slo = pipeline.sloP99Micros();
+        ArrivalTrace trace = trace(RATE, COMPARISON_CV2, seed);
+        ArrivalTrace other = trace(RATE, COMPARISON_CV2, seed + HELD_OUT);
+        Map<String, PipelineConfig> systems = new LinkedHashMap<>();
+        InferLinePlanner.Plan plan = new InferLinePlanner(new PipelineEstimator(catalog, pipeline, trace, seed), slo, trace.meanRatePerSecond()).plan();
+        if (plan.feasible()) systems.put("InferLine", plan.config());
+        systems.put("CG-Mean", coarseGrained(pipeline, slo, trace.meanRatePerSecond()));
+        systems.put("CG-Peak", coarseGrained(pipeline, slo, peakRate(trace, 1_000_000)));
+        PipelineEstimator judge = new PipelineEstimator(catalog, pipeline, other, seed + HELD_OUT);
+        List<List<String>> rows = new ArrayList<>();
+        for (Map.Entry<String, PipelineConfig> e : systems.entrySet()) {
+            PipelineEstimate m = judge.estimateAll(e.getValue(), slo);
+            rows.add(List.of(name, e.getKey(), Long.toString(seed), num(e.getValue().costPerHour(catalog)), Integer.toString(e.getValue().replicas()),
+                    num(m.p99Micros() / 1000.0), num(m.missRate()), configuration(e.getValue())));
+        }
+        return rows;
+    }
+
+    /**
+     * The pipeline replicated as a unit: every stage on its fastest hardware type at the largest
+     * batch within its share of the SLO, and as many units as carry {@code rate}.
+     */
+    PipelineConfig coarseGrained(PipelineSpec pipeline, long slo, double rate) {
+        Map<String, String> fastest = new LinkedHashMap<>();
+        Map<String, Long> batch1 = new LinkedHashMap<>();
+        for (String stage : pipeline.topologicalOrder()) {
+            ModelSpec m = catalog.get(pipeline.stage(stage).model());
+            String type = m.hardwareTypes().stream().min(Comparator.comparingLong((String t) -> m.latencyOn(t).latencyAt(0))
+                    .thenComparingDouble(t -> catalog.hardwareType(t).pricePerHour())).orElseThrow();
+            fastest.put(stage, type);
+            batch1.put(m.name(), m.latencyOn(type).latencyAt(0));
+        }
+        long service = pipeline.longestPathServiceMicros(batch1::get);
+        Map<String, Double> scale = pipeline.scaleFactors();
+        Map<String, StageConfig> stages = new LinkedHashMap<>();
+        double unitsNeeded = 0;
+        for (String stage : pipeline.topologicalOrder()) {
+            ModelSpec m = catalog.get(pipeline.stage(stage).model());
+            LatencyProfile p = m.latencyOn(fastest.get(stage));
+            double share = (double) slo * p.latencyAt(0) / Math.max(1, service);
+            int batch = p.batchSizeAt(0);
+            for (int i = 0; i < p.batchSizeCount(); i++) if (p.latencyAt(i) <= share) batch = p.batchSizeAt(i);
+            StageConfig one = new StageConfig(fastest.get(stage), batch, 1);
+            unitsNeeded = Math.max(unitsNeeded, scale.get(stage) * rate / one.replicaThroughputPerSecond(m));
+            stages.put(stage, one);
+        }
+        int units = Math.max(1, (int) Math.ceil(unitsNeeded));
+        stages.replaceAll((stage, c) -> c.withReplicas(units));
+        return PipelineConfig.of(pipeline, catalog, stages);
+    }
+
+    /** The most arrivals in any window of {@code windowMicros}, per second. */
+    static double peakRate(ArrivalTrace trace, long windowMicros) {
+        int most = 0;
+        int from = 0;
+        for (int to = 0; to < trace.size(); to++) {
+            while (trace.at(to) - trace.at(from) >= windowMicros) from++;
+            most = Math.max(most, to - from + 1);
+        }
+        return most * 1e6 / windowMicros;
+    }
+
+    static String configuration(PipelineConfig c) {
+        List<String> parts = new ArrayList<>();
+        c.stages().forEach((stage, s) -> parts.add(stage + ":" + s.hardwareType() + "x" + s.replicas() + "b" + s.maxBatch()));
+        return String.join(" ", parts);
+    }
+
+    /** The base points, the baselines and the paper's shapes, as Markdown. */
+    static String summary(ResultTable plans, ResultTable baselines) {
+        StringBuilder s = new StringBuilder();
+        s.append("## Planned at 150 requests/s, CV² 1, the spec's SLO\n\n");
+        s.append("| pipeline | SLO ms | configuration | cost per hour | planned P99 ms | held-out P99 ms | held-out misses | estimates | plan s |\n");
+        s.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        for (List<String> r : plans.rows()) {
+            if (!r.get(plans.index("sweep")).equals("slo") || Double.parseDouble(r.get(plans.index("slo_factor"))) != 1) continue;
+            s.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.get(plans.index("pipeline")), r.get(plans.index("slo_ms")),
+                    r.get(plans.index("configuration")), r.get(plans.index("cost_per_hour")), r.get(plans.index("planned_p99_ms")),
+                    r.get(plans.index("p99_ms")), pct(r.get(plans.index("miss_rate"))), r.get(plans.index("estimates")), r.get(plans.index("plan_s"))));
+        }
+        s.append("\n## Against coarse-grained provisioning: 150 requests/s, CV² 4, planned on one trace and measured on another\n\n");
+        s.append("| pipeline | system | cost per hour | replicas | P99 ms | misses | configuration |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+        for (List<String> r : baselines.rows()) {
+            s.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", r.get(0), r.get(1), r.get(3), r.get(4), r.get(5), pct(r.get(6)), r.get(7)));
+        }
+        s.append("\n## The paper's shapes\n\n");
+        for (Experiment.Claim c : claims(plans, baselines)) s.append("- ").append(c).append('\n');
+        return s.toString();
+    }
+
+    /** Fig 10's three trends per pipeline; InferLine cheaper than CG-Peak, and missing no more than CG-Mean. */
+    static List<Experiment.Claim> claims(ResultTable plans, ResultTable baselines) {
+        List<Experiment.Claim> claims = new ArrayList<>();
+        String[][] trends = {{"slo", "slo_factor", "-1", "cost falls (or holds) as the SLO grows"},
+                {"cv2", "cv2", "1", "cost rises (or holds) with burstiness (CV²)"}, {"rate", "rate", "1", "cost rises (or holds) with the arrival rate"}};
+        for (String[] t : trends) {
+            List<String> broken = new ArrayList<>();
+            List<String> evidence = new ArrayList<>();
+            for (String name : PIPELINES) {
+                Map<Double, Double> cost = new java.util.TreeMap<>();
+                for (List<String> r : plans.filter("sweep", t[0]).filter("pipeline", name).rows()) {
+                    String c = r.get(plans.index("cost_per_hour"));
+                    cost.merge(Double.parseDouble(r.get(plans.index(t[1]))), c.isEmpty() ? Double.POSITIVE_INFINITY : Double.parseDouble(c), Double::sum);
+                }
+                List<Double> values = new ArrayList<>(cost.values());
+                for (int i = 1; i < values.size(); i++) {
+                    double step = (values.get(i) - values.get(i - 1)) * Double.parseDouble(t[2]);
+                    if (step < -1e-9) broken.add(name);
+                }
+                evidence.add(name + " " + values.stream().map(v -> v.isInfinite() ? "infeasible" : String.format(Locale.ROOT, "%.2f", v)).toList());
+            }
+            claims.add(new Experiment.Claim("Fig 10: " + t[3], broken.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                    String.join("; ", evidence) + (broken.isEmpty() ? "" : "; not in " + broken.stream().distinct().toList())));
+        }
+        List<String> cheaper = new ArrayList<>();
+        List<String> fewer = new ArrayList<>();
+        List<String> evidence = new ArrayList<>();
+        for (String name : PIPELINES) {
+            ResultTable b = baselines.filter("pipeline", name);
+            double il = mean(b.filter("system", "InferLine"), "cost_per_hour");
+            double peak = mean(b.filter("system", "CG-Peak"), "cost_per_hour");
+            double ilMiss = mean(b.filter("system", "InferLine"), "miss_rate");
+            double meanMiss = mean(b.filter("system", "CG-Mean"), "miss_rate");
+            if (!(il < peak)) cheaper.add(name);
+            if (!(ilMiss <= meanMiss)) fewer.add(name);
+            evidence.add(String.format(Locale.ROOT, "%s: cost %.2f vs CG-Peak %.2f (%.1fx), misses %.2f %% vs CG-Mean %.2f %%", name, il, peak, peak / il,
+                    100 * ilMiss, 100 * meanMiss));
+        }
+        claims.add(new Experiment.Claim("InferLine costs less than coarse-grained provisioning for the peak (Figs 6-8, 13)",
+                cheaper.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                String.join("; ", evidence.stream().map(e -> e.split(", misses")[0]).toList())));
+        claims.add(new Experiment.Claim("InferLine misses the SLO no more often than coarse-grained provisioning for the mean (Figs 6-8, 13)",
+                fewer.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                String.join("; ", evidence.stream().map(e -> e.split(": ")[0] + ": " + e.split(", misses ")[1]).toList())));
+        return claims;
+    }
+
+    private static double mean(ResultTable t, String column) {
+        return t.rows().stream().mapToDouble(r -> Double.parseDouble(r.get(t.index(column)))).average().orElse(Double.NaN);
+    }
+
+    private static String pct(String share) {
+        return share.isEmpty() ? "" : String.format(Locale.ROOT, "%.2f %%", 100 * Double.parseDouble(share));
+    }
+
+    private static <T> T get(Future<T> f) throws InterruptedException {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a plan failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private static String num(double v) {
+        return SmdpExperiment.num(v);
+    }
+}
