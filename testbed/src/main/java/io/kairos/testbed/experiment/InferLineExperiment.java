@@ -45,10 +45,13 @@ import java.util.concurrent.Future;
  *       tuner): the whole pipeline replicated as a unit, each stage on its fastest hardware at the
  *       largest batch that fits its share of the SLO (the SLO split in proportion to the stages'
  *       batch-1 latencies), enough units for the trace's mean rate (CG-Mean) or its peak over any
- *       1 s (CG-Peak). At 150 requests/s with Gamma gaps of CV² 4 (bursty, as the paper's real
- *       traces are); cost, and the P99 miss rate measured by the estimator on a second trace of the
- *       same process (another seed) than the one planned on.</li>
+ *       1 s (CG-Peak). On the {@link #WORKLOADS}: the paper's synthetic process (Gamma gaps of
+ *       CV² 4, whose rate over a second hardly varies) and correlated bursts (an MMPP of the same
+ *       CV², bursts a tenth of the time at several times the rate), at 150 and 250 requests/s;
+ *       cost, and the P99 miss rate measured by the estimator on a second trace of the same
+ *       process (another seed) than the one planned on.</li>
  * </ul>
+ * Where a point is planned on several seeds, the shapes compare the median cost.
  * Writes {@value #PLANS_CSV}, {@value #BASELINES_CSV}, the figures and {@value #SUMMARY} with the
  * paper's shapes checked.
  */
@@ -67,6 +70,19 @@ public final class InferLineExperiment {
     static final String PLANS_CSV = "plans.csv";
     static final String BASELINES_CSV = "baselines.csv";
     static final String SUMMARY = "summary.md";
+    /** The bursty workloads of the comparison with coarse-grained provisioning. */
+    record Workload(String name, String process, double rate, double cv2) {
+        ArrivalProcess arrivals() {
+            return process.equals("mmpp") ? ArrivalProcess.mmpp(rate, cv2) : ArrivalProcess.gamma(rate, cv2);
+        }
+    }
+
+    static final List<Workload> WORKLOADS = List.of(new Workload("gamma-150", "gamma", 150, COMPARISON_CV2),
+            new Workload("mmpp-150", "mmpp", 150, COMPARISON_CV2), new Workload("mmpp-250", "mmpp", 250, COMPARISON_CV2));
+    /** The workload issue 23's target is judged on: correlated bursts, where provisioning for the peak costs. */
+    static final String TARGET_WORKLOAD = "mmpp-150";
+    /** CG-Peak provisions for the most arrivals in any window of this length: see {@link #peakRate}. */
+    static final long PEAK_WINDOW_MICROS = 1_000_000;
     /** The evaluation trace's seed is the planning trace's plus this. */
     static final long HELD_OUT = 1_000;
 
@@ -116,8 +132,9 @@ public final class InferLineExperiment {
         });
         ResultTable plans = new ResultTable(List.of("pipeline", "sweep", "slo_factor", "slo_ms", "cv2", "rate", "seed", "cost_per_hour", "replicas",
                 "planned_p99_ms", "p99_ms", "miss_rate", "estimates", "plan_s", "configuration"));
-        ResultTable baselines = new ResultTable(List.of("pipeline", "system", "seed", "cost_per_hour", "replicas", "p99_ms", "miss_rate", "configuration"));
-        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, points.size() + PIPELINES.size() * seeds, s -> List.of(ProgressLine.count(s, "plans"))) : null) {
+        ResultTable baselines = new ResultTable(List.of("pipeline", "workload", "system", "seed", "mean_rate", "peak_rate", "cost_per_hour", "replicas", "p99_ms",
+                "miss_rate", "configuration"));
+        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, points.size() + PIPELINES.size() * WORKLOADS.size() * seeds, s -> List.of(ProgressLine.count(s, "plans"))) : null) {
             Map<Point, Future<Planned>> planned = new LinkedHashMap<>();
             for (Point p : points) {
                 planned.put(p, pool.submit(() -> {
@@ -127,14 +144,16 @@ public final class InferLineExperiment {
                 }));
             }
             List<Future<List<List<String>>>> compared = new ArrayList<>();
-            for (String name : PIPELINES) {
-                for (long seed = 1; seed <= seeds; seed++) {
-                    long s = seed;
-                    compared.add(pool.submit(() -> {
-                        List<List<String>> rows = baselineRows(name, s);
-                        if (bar != null) bar.step();
-                        return rows;
-                    }));
+            for (Workload w : WORKLOADS) {
+                for (String name : PIPELINES) {
+                    for (long seed = 1; seed <= seeds; seed++) {
+                        long s = seed;
+                        compared.add(pool.submit(() -> {
+                            List<List<String>> rows = baselineRows(name, w, s);
+                            if (bar != null) bar.step();
+                            return rows;
+                        }));
+                    }
                 }
             }
             for (Future<Planned> f : planned.values()) plans.add(row(get(f)));
@@ -145,7 +164,7 @@ public final class InferLineExperiment {
         plans.write(dir.resolve(PLANS_CSV));
         baselines.write(dir.resolve(BASELINES_CSV));
         report(dir);
-        out.printf(Locale.ROOT, "%d plans in %.1f s of wall time%n", points.size() + 3L * PIPELINES.size() * seeds, (System.nanoTime() - started) / 1e9);
+        out.printf(Locale.ROOT, "%d plans in %.1f s of wall time%n", points.size() + (long) WORKLOADS.size() * PIPELINES.size() * seeds, (System.nanoTime() - started) / 1e9);
     }
 
     /** Draws the figures and writes the summary from the CSVs in {@code dir}. */
@@ -159,10 +178,11 @@ public final class InferLineExperiment {
             figures.add(Figures.lines(sweep[1], "cost_per_hour").numericX().series("pipeline").xAxis(sweep[2]).yAxis("cost per hour", 0.0, null)
                     .title("Planned cost against the " + sweep[2].split(",")[0] + " (Fig 10)").save(rows, dir.resolve("fig10-" + sweep[0] + ".png")));
         }
+        ResultTable target = baselines.filter("workload", TARGET_WORKLOAD);
         figures.add(Figures.bars("pipeline", "cost_per_hour").series("system").yAxis("cost per hour", 0.0, null)
-                .title("Cost: InferLine against coarse-grained provisioning").save(baselines, dir.resolve("baselines-cost.png")));
+                .title("Cost: InferLine against coarse-grained provisioning (" + TARGET_WORKLOAD + ")").save(target, dir.resolve("baselines-cost.png")));
         figures.add(Figures.bars("pipeline", "miss_rate").series("system").scale(100).yAxis("requests over the P99 SLO, %", 0.0, null)
-                .title("SLO misses on a held-out trace").save(baselines, dir.resolve("baselines-misses.png")));
+                .title("SLO misses on a held-out trace (" + TARGET_WORKLOAD + ")").save(target, dir.resolve("baselines-misses.png")));
         String summary = summary(plans, baselines);
         Files.writeString(dir.resolve(SUMMARY), summary);
         out.print(summary);
@@ -213,22 +233,24 @@ public final class InferLineExperiment {
                 ok ? configuration(plan.config()) : "infeasible");
     }
 
-    /** InferLine, CG-Mean and CG-Peak on one pipeline at the base point, each measured on the held-out trace. */
-    List<List<String>> baselineRows(String name, long seed) {
+    /** InferLine, CG-Mean and CG-Peak on one pipeline and workload, each measured on the held-out trace. */
+    List<List<String>> baselineRows(String name, Workload w, long seed) {
         PipelineSpec pipeline = pipeline(name);
         long slo = pipeline.sloP99Micros();
-        ArrivalTrace trace = trace(RATE, COMPARISON_CV2, seed);
-        ArrivalTrace other = trace(RATE, COMPARISON_CV2, seed + HELD_OUT);
+        ArrivalTrace trace = ArrivalTrace.generate(w.arrivals(), Math.round(traceSeconds * 1e6), seed);
+        ArrivalTrace other = ArrivalTrace.generate(w.arrivals(), Math.round(traceSeconds * 1e6), seed + HELD_OUT);
+        double peak = peakRate(trace, PEAK_WINDOW_MICROS);
         Map<String, PipelineConfig> systems = new LinkedHashMap<>();
         InferLinePlanner.Plan plan = new InferLinePlanner(new PipelineEstimator(catalog, pipeline, trace, seed), slo, trace.meanRatePerSecond()).plan();
         if (plan.feasible()) systems.put("InferLine", plan.config());
         systems.put("CG-Mean", coarseGrained(pipeline, slo, trace.meanRatePerSecond()));
-        systems.put("CG-Peak", coarseGrained(pipeline, slo, peakRate(trace, 1_000_000)));
+        systems.put("CG-Peak", coarseGrained(pipeline, slo, peak));
         PipelineEstimator judge = new PipelineEstimator(catalog, pipeline, other, seed + HELD_OUT);
         List<List<String>> rows = new ArrayList<>();
         for (Map.Entry<String, PipelineConfig> e : systems.entrySet()) {
             PipelineEstimate m = judge.estimateAll(e.getValue(), slo);
-            rows.add(List.of(name, e.getKey(), Long.toString(seed), num(e.getValue().costPerHour(catalog)), Integer.toString(e.getValue().replicas()),
+            rows.add(List.of(name, w.name(), e.getKey(), Long.toString(seed), num(trace.meanRatePerSecond()), num(peak),
+                    num(e.getValue().costPerHour(catalog)), Integer.toString(e.getValue().replicas()),
                     num(m.p99Micros() / 1000.0), num(m.missRate()), configuration(e.getValue())));
         }
         return rows;
@@ -267,7 +289,13 @@ public final class InferLineExperiment {
         return PipelineConfig.of(pipeline, catalog, stages);
     }
 
-    /** The most arrivals in any window of {@code windowMicros}, per second. */
+    /**
+     * The most arrivals in any window of {@code windowMicros}, per second. CG-Peak's window is 1 s
+     * ({@link #PEAK_WINDOW_MICROS}): a unit count short of a 1-s burst leaves a backlog that
+     * grows for a second, longer than any SLO here (150 to 400 ms), so the burst's requests miss;
+     * a shorter burst drains within the SLO from the queue, and counting it (the peak over 0.1 s
+     * is about twice the 1-s one on these traces) would provision for what the queue absorbs.
+     */
     static double peakRate(ArrivalTrace trace, long windowMicros) {
         int most = 0;
         int from = 0;
@@ -296,17 +324,29 @@ public final class InferLineExperiment {
                     r.get(plans.index("configuration")), r.get(plans.index("cost_per_hour")), r.get(plans.index("planned_p99_ms")),
                     r.get(plans.index("p99_ms")), pct(r.get(plans.index("miss_rate"))), r.get(plans.index("estimates")), r.get(plans.index("plan_s"))));
         }
-        s.append("\n## Against coarse-grained provisioning: 150 requests/s, CV² 4, planned on one trace and measured on another\n\n");
-        s.append("| pipeline | system | cost per hour | replicas | P99 ms | misses | configuration |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+        s.append("\n## Against coarse-grained provisioning: planned on one trace, measured on another of the same process\n\n");
+        s.append("Workloads: gamma-150 is Gamma gaps of CV² 4 at 150 requests/s; mmpp-150 and mmpp-250 are correlated bursts ")
+                .append("(a two-state MMPP of CV² 4, bursts a tenth of the time) at 150 and 250 requests/s. ")
+                .append("CG-Peak provisions for the peak 1-s rate of the planning trace.\n\n");
+        s.append("| pipeline | workload | system | mean /s | peak 1 s /s | cost per hour | replicas | P99 ms | misses | configuration |\n")
+                .append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (List<String> r : baselines.rows()) {
-            s.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", r.get(0), r.get(1), r.get(3), r.get(4), r.get(5), pct(r.get(6)), r.get(7)));
+            s.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", r.get(baselines.index("pipeline")),
+                    r.get(baselines.index("workload")), r.get(baselines.index("system")), r.get(baselines.index("mean_rate")), r.get(baselines.index("peak_rate")),
+                    r.get(baselines.index("cost_per_hour")), r.get(baselines.index("replicas")), r.get(baselines.index("p99_ms")),
+                    pct(r.get(baselines.index("miss_rate"))), r.get(baselines.index("configuration"))));
         }
         s.append("\n## The paper's shapes\n\n");
         for (Experiment.Claim c : claims(plans, baselines)) s.append("- ").append(c).append('\n');
         return s.toString();
     }
 
-    /** Fig 10's three trends per pipeline; InferLine cheaper than CG-Peak, and missing no more than CG-Mean. */
+    /**
+     * Fig 10's three trends per pipeline (the median cost over seeds at each value); against the
+     * coarse-grained baselines, per workload, what Figs 6-8 show: InferLine cheaper than CG-Peak,
+     * missing less often than CG-Mean, and within the 1 % its P99 target allows; and issue 23's
+     * target, at least 5 times cheaper than CG-Peak at no more misses, on {@link #TARGET_WORKLOAD}.
+     */
     static List<Experiment.Claim> claims(ResultTable plans, ResultTable baselines) {
         List<Experiment.Claim> claims = new ArrayList<>();
         String[][] trends = {{"slo", "slo_factor", "-1", "cost falls (or holds) as the SLO grows"},
@@ -315,12 +355,13 @@ public final class InferLineExperiment {
             List<String> broken = new ArrayList<>();
             List<String> evidence = new ArrayList<>();
             for (String name : PIPELINES) {
-                Map<Double, Double> cost = new java.util.TreeMap<>();
+                Map<Double, List<Double>> costs = new java.util.TreeMap<>();
                 for (List<String> r : plans.filter("sweep", t[0]).filter("pipeline", name).rows()) {
                     String c = r.get(plans.index("cost_per_hour"));
-                    cost.merge(Double.parseDouble(r.get(plans.index(t[1]))), c.isEmpty() ? Double.POSITIVE_INFINITY : Double.parseDouble(c), Double::sum);
+                    costs.computeIfAbsent(Double.parseDouble(r.get(plans.index(t[1]))), k -> new ArrayList<>())
+                            .add(c.isEmpty() ? Double.POSITIVE_INFINITY : Double.parseDouble(c));
                 }
-                List<Double> values = new ArrayList<>(cost.values());
+                List<Double> values = costs.values().stream().map(InferLineExperiment::median).toList();
                 for (int i = 1; i < values.size(); i++) {
                     double step = (values.get(i) - values.get(i - 1)) * Double.parseDouble(t[2]);
                     if (step < -1e-9) broken.add(name);
@@ -330,27 +371,58 @@ public final class InferLineExperiment {
             claims.add(new Experiment.Claim("Fig 10: " + t[3], broken.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
                     String.join("; ", evidence) + (broken.isEmpty() ? "" : "; not in " + broken.stream().distinct().toList())));
         }
-        List<String> cheaper = new ArrayList<>();
-        List<String> fewer = new ArrayList<>();
-        List<String> evidence = new ArrayList<>();
-        for (String name : PIPELINES) {
-            ResultTable b = baselines.filter("pipeline", name);
-            double il = mean(b.filter("system", "InferLine"), "cost_per_hour");
-            double peak = mean(b.filter("system", "CG-Peak"), "cost_per_hour");
-            double ilMiss = mean(b.filter("system", "InferLine"), "miss_rate");
-            double meanMiss = mean(b.filter("system", "CG-Mean"), "miss_rate");
-            if (!(il < peak)) cheaper.add(name);
-            if (!(ilMiss <= meanMiss)) fewer.add(name);
-            evidence.add(String.format(Locale.ROOT, "%s: cost %.2f vs CG-Peak %.2f (%.1fx), misses %.2f %% vs CG-Mean %.2f %%", name, il, peak, peak / il,
-                    100 * ilMiss, 100 * meanMiss));
+        List<String> dearer = new ArrayList<>();
+        List<String> moreThanMean = new ArrayList<>();
+        List<String> overP99 = new ArrayList<>();
+        List<String> costEvidence = new ArrayList<>();
+        List<String> missEvidence = new ArrayList<>();
+        List<String> targetMissed = new ArrayList<>();
+        List<String> targetEvidence = new ArrayList<>();
+        for (Workload w : WORKLOADS) {
+            List<String> costs = new ArrayList<>();
+            List<String> misses = new ArrayList<>();
+            for (String name : PIPELINES) {
+                ResultTable b = baselines.filter("workload", w.name()).filter("pipeline", name);
+                if (b.rows().isEmpty()) continue;
+                double il = mean(b.filter("system", "InferLine"), "cost_per_hour");
+                double peak = mean(b.filter("system", "CG-Peak"), "cost_per_hour");
+                double ilMiss = mean(b.filter("system", "InferLine"), "miss_rate");
+                double meanMiss = mean(b.filter("system", "CG-Mean"), "miss_rate");
+                double peakMiss = mean(b.filter("system", "CG-Peak"), "miss_rate");
+                String where = w.name() + " " + name;
+                if (!(il < peak)) dearer.add(where);
+                if (!(ilMiss <= meanMiss)) moreThanMean.add(where);
+                if (!(ilMiss <= 0.01)) overP99.add(where);
+                costs.add(String.format(Locale.ROOT, "%s %.2f vs %.2f (%.1fx)", name, il, peak, peak / il));
+                misses.add(String.format(Locale.ROOT, "%s %.2f %% vs CG-Mean %.2f %%, CG-Peak %.2f %%", name, 100 * ilMiss, 100 * meanMiss, 100 * peakMiss));
+                if (w.name().equals(TARGET_WORKLOAD)) {
+                    if (!(peak >= 5 * il && ilMiss <= peakMiss)) targetMissed.add(name);
+                    targetEvidence.add(String.format(Locale.ROOT, "%s %.1fx, misses %.2f %% vs %.2f %%", name, peak / il, 100 * ilMiss, 100 * peakMiss));
+                }
+            }
+            costEvidence.add(w.name() + ": " + String.join(", ", costs));
+            missEvidence.add(w.name() + ": " + String.join(", ", misses));
         }
-        claims.add(new Experiment.Claim("InferLine costs less than coarse-grained provisioning for the peak (Figs 6-8, 13)",
-                cheaper.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
-                String.join("; ", evidence.stream().map(e -> e.split(", misses")[0]).toList())));
-        claims.add(new Experiment.Claim("InferLine misses the SLO no more often than coarse-grained provisioning for the mean (Figs 6-8, 13)",
-                fewer.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
-                String.join("; ", evidence.stream().map(e -> e.split(": ")[0] + ": " + e.split(", misses ")[1]).toList())));
+        claims.add(new Experiment.Claim("InferLine costs less than CG-Peak (Figs 6-8): InferLine vs CG-Peak per hour",
+                verdict(dearer), String.join("; ", costEvidence) + (dearer.isEmpty() ? "" : "; not in " + dearer)));
+        claims.add(new Experiment.Claim("InferLine misses the SLO less often than CG-Mean (Figs 6-8)",
+                verdict(moreThanMean), String.join("; ", missEvidence) + (moreThanMean.isEmpty() ? "" : "; not in " + moreThanMean)));
+        claims.add(new Experiment.Claim("InferLine's held-out miss rate is within the 1 % its P99 target allows",
+                verdict(overP99), overP99.isEmpty() ? "every workload and pipeline" : "over 1 % in " + overP99));
+        claims.add(new Experiment.Claim("Issue 23's target on " + TARGET_WORKLOAD + ": cost at least 5x below CG-Peak at no more misses (paper: up to 7.6x, 34.5x fewer misses)",
+                verdict(targetMissed), String.join("; ", targetEvidence) + (targetMissed.isEmpty() ? "" : "; not in " + targetMissed)));
         return claims;
+    }
+
+    private static Experiment.Claim.Verdict verdict(List<String> broken) {
+        return broken.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL;
+    }
+
+    /** The median; of an even count, the mean of the middle two. */
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private static double mean(ResultTable t, String column) {

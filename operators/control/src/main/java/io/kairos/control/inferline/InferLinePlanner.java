@@ -39,22 +39,24 @@ import java.util.TreeSet;
  * stage first in topological order.
  *
  * <p><b>Algorithm 2, greedy cost reduction ({@link #plan}).</b> From Algorithm 1's configuration,
- * passes over the stages in topological order try three moves on each, in this order, and keep
- * each one that the estimator finds feasible and that lowers the cost:
+ * rounds: each tries three moves on every stage, all from the round's configuration, and keeps the
+ * cheapest result the estimator finds feasible (of equal costs the first, in topological order
+ * and this move order). Trying every move before keeping one is what makes the search steady: a
+ * search that kept the first saving it found let a small early move spend the slack a larger one
+ * needed, and landed on different local optima on traces of the same process. The moves:
  * <ol>
  *   <li><b>cheaper hardware</b>: the next cheaper type the model has a profile on (the dearest of
  *       the cheaper ones), at the same max batch;</li>
- *   <li><b>larger batch</b>: the next batch size of the model's profile; kept also at the same
- *       cost when it lowers the estimated P99, which leaves more of the SLO to the other stages
- *       (else a stage that spent its slack on a cheaper move blocks the moves of the stages
- *       after it);</li>
+ *   <li><b>larger batch</b>: the next batch size of the model's profile; when no move of the
+ *       round lowers the cost, the larger batch that lowers the estimated P99 most is kept at the
+ *       same cost, which leaves more of the SLO to the other stages;</li>
  *   <li><b>one replica fewer</b>.</li>
  * </ol>
  * The first two re-derive the stage's replicas: the fewest the estimator finds feasible, from the
  * fewest that keep the stage's utilisation below 1 up to the most that still cost less than the
  * stage does now (for a larger batch: as many as now), searched upward from the fewest (more
  * replicas are taken never to make a stage slower; the count kept is one the estimator checked).
- * The passes repeat until one keeps no move. Every move lowers the cost or raises a batch size,
+ * The rounds repeat until one keeps no move. Every move lowers the cost or raises a batch size,
  * so the search ends; estimates are cached by configuration, the estimator stops early on an
  * infeasible one and reuses the stages upstream of a move.
  *
@@ -181,9 +183,16 @@ public final class InferLinePlanner {
         List<Step> steps = new ArrayList<>(start.steps());
         PipelineConfig config = start.config();
         PipelineEstimate current = start.estimate();
-        boolean kept = true;
-        while (kept) {
-            kept = false;
+        while (true) {
+            // Every move on every stage is tried from the same configuration; the round keeps the
+            // cheapest feasible result, so an early small saving cannot spend the slack a larger
+            // one needs (a first-found greedy lands on different local optima on different traces).
+            PipelineConfig best = null;
+            PipelineEstimate bestEstimate = null;
+            String bestText = null;
+            PipelineConfig batchOnly = null;
+            PipelineEstimate batchOnlyEstimate = null;
+            String batchOnlyText = null;
             for (String stage : pipeline.topologicalOrder()) {
                 for (Move move : Move.values()) {
                     Range range = range(move, stage, config);
@@ -191,16 +200,33 @@ public final class InferLinePlanner {
                     PipelineConfig found = fewestFeasible(stage, range, config);
                     if (found == null) continue;
                     PipelineEstimate e = estimate(found);
-                    // A larger batch at the same cost is kept when it leaves more of the SLO to the other stages.
-                    boolean cheaper = cost(found) < cost(config) - 1e-9 * Math.max(1, cost(config));
-                    if (!cheaper && !(move == Move.LARGER_BATCH && e.p99Micros() < current.p99Micros())) continue;
-                    steps.add(new Step(String.format(Locale.ROOT, "%s on '%s' -> %s: cost %s/h; %s", move, stage, found.stage(stage),
-                            money(cost(found)), e.describe()), found, cost(found), e));
-                    config = found;
-                    current = e;
-                    kept = true;
+                    String text = move + " on '" + stage + "' -> " + found.stage(stage);
+                    if (cheaper(found, config)) {
+                        // Of equal costs, the first in topological and move order.
+                        if (best == null || cheaper(found, best)) {
+                            best = found;
+                            bestEstimate = e;
+                            bestText = text;
+                        }
+                    } else if (move == Move.LARGER_BATCH && e.p99Micros() < current.p99Micros()
+                            && (batchOnly == null || e.p99Micros() < batchOnlyEstimate.p99Micros())) {
+                        // A larger batch at the same cost leaves more of the SLO to the other stages.
+                        batchOnly = found;
+                        batchOnlyEstimate = e;
+                        batchOnlyText = text;
+                    }
                 }
             }
+            if (best == null) {
+                if (batchOnly == null) break;
+                best = batchOnly;
+                bestEstimate = batchOnlyEstimate;
+                bestText = batchOnlyText;
+            }
+            steps.add(new Step(String.format(Locale.ROOT, "%s: cost %s/h; %s", bestText, money(cost(best)), bestEstimate.describe()),
+                    best, cost(best), bestEstimate));
+            config = best;
+            current = bestEstimate;
         }
         return new Plan(config, cost(config), current, null, steps, estimates.size());
     }
@@ -348,6 +374,11 @@ public final class InferLinePlanner {
             estimates.put(config, e);
         }
         return e;
+    }
+
+    /** Whether {@code a} costs less than {@code b}, beyond rounding. */
+    private boolean cheaper(PipelineConfig a, PipelineConfig b) {
+        return cost(a) < cost(b) - 1e-9 * Math.max(1, cost(b));
     }
 
     private double cost(PipelineConfig config) {

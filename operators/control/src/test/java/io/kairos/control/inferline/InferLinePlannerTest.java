@@ -56,14 +56,14 @@ class InferLinePlannerTest {
         //   1 replica: a burst runs 4, 8, 12 ms: two thirds miss. Bottleneck: the only stage.
         //   2 replicas: 4, 4, 8 ms: a third misses.
         //   3 replicas: 4, 4, 4 ms: feasible. Cost 3 x 3 = 9.
-        // Algorithm 2, pass 1:
+        // Algorithm 2, round 1, every move from Algorithm 1's configuration:
         //   cheaper hardware: cpu at batch 1 (9 ms > 7): replicas from floor(300.6 / 111.1) + 1 = 3
         //     to 8 (cost 8 < 9); 8 is tried first and every request misses: not kept.
         //   larger batch: gpu at 2 (400/s): replicas from floor(300.6 / 400) + 1 = 1 to 2 (cost 6).
         //     2: a burst's first two run as one batch of 2 (5 ms), the third alone on the other
-        //     replica (4 ms): feasible. 1: [2] 0-5 ms, [1] 5-9 ms, a third misses. Kept: gpu b2 x2.
-        //   one replica fewer: gpu b2 x1, just refused.
-        // Pass 2: cpu at batch 2 from 2 to 5 replicas: 5 runs a burst in 12 and 9 ms, all miss; no
+        //     replica (4 ms): feasible. 1: [2] 0-5 ms, [1] 5-9 ms, a third misses. Cost 6.
+        //   one replica fewer: gpu b1 x2, refused above. The round keeps the one saving: gpu b2 x2.
+        // Round 2: cpu at batch 2 from 2 to 5 replicas: 5 runs a burst in 12 and 9 ms, all miss; no
         // larger size; one replica fewer refused. The plan: gpu, batch 2, 2 replicas, cost 6.
         InferLinePlanner planner = planner(ONE, 7_000);
         InferLinePlanner.Plan initial = planner.initial();
@@ -97,19 +97,22 @@ class InferLinePlannerTest {
         //     300.6 / 250 = 1.20 and 300.6 / 1,000 = 0.30: first is the bottleneck.
         //   first x2: first ends at t+4, t+4, t+8; second (one gpu replica) runs them 4-5, 5-6, 8-9:
         //     5, 6, 9 ms, feasible. Cost 2 x 3 + 1 x 3 = 9.
-        // Algorithm 2, pass 1, first:
+        // Algorithm 2, round 1, every move from Algorithm 1's configuration; first:
         //   cheaper hardware: cpu at batch 1, 3 to 5 replicas (cost below 6). With 5, all three end
         //     first at t+9 and second runs them 9-10, 10-11, 11-12: a third misses. Not kept.
         //   larger batch: gpu at 2, from 1 to 1 replica (cost 3 < 6): [2] t to t+5, [1] t+5 to t+9;
-        //     second runs 5-6, 6-7 and 9-10: 6, 7, 10 ms, feasible. Kept: cost 6.
-        // second:
-        //   cheaper hardware: cpu at batch 1 (2 ms, 500/s), 1 to 2 replicas (cost below 3). 2: the
-        //     pair at t+5 ends at t+7, the third 9-11: feasible. 1: 5-7, 7-9, 9-11: 7, 9, 11 ms,
-        //     feasible (11 is within 11). Kept: cpu x1, cost 4.
-        //   larger batch: cpu at 2 x1 runs the pair at t+5 as one batch, 5-8, and the third 9-11: 8, 8, 11 ms,
-        //     the same cost and the same P99 (11 ms): not kept. One replica: nothing fewer.
-        // Pass 2: first to cpu at batch 2 (2 replicas, cost 2): [2] ends at t+12, [1] at t+9, and second
-        // then runs 9-11, 12-14, 14-16: misses. Nothing else applies. Final cost 3 + 1 = 4, P99 11 ms.
+        //     second runs 5-6, 6-7 and 9-10: 6, 7, 10 ms, feasible: cost 6.
+        //   one replica fewer: x1 at batch 1 runs 0-4, 4-8, 8-12: misses.
+        // second, behind first at batch 1 x2 (ends t+4, t+4, t+8):
+        //   cheaper hardware: cpu at batch 1 (2 ms, 500/s), 1 to 2 replicas: x1 runs 4-6, 6-8, 8-10:
+        //     feasible, cost 7. The round keeps the cheapest, first at batch 2 (cost 6).
+        // Round 2, second behind first at batch 2 x1 (ends t+5, t+5, t+9):
+        //   cheaper hardware: cpu x1: 5-7, 7-9, 9-11: 7, 9, 11 ms, feasible (11 is within 11): cost 4.
+        //   first's moves: as in round 3 below, none feasible. Kept: second on cpu x1, cost 4.
+        // Round 3: second's larger batch, cpu at 2 x1, runs the pair at t+5 as one batch, 5-8, and the
+        //   third 9-11: 8, 8, 11 ms, the same cost and the same P99 (11 ms): not kept. first to cpu at
+        //   batch 2 (2 replicas, cost 2): [2] ends at t+12, [1] at t+9, and second then runs 9-11,
+        //   12-14, 14-16: misses. Nothing else applies. Final cost 3 + 1 = 4, P99 11 ms.
         InferLinePlanner planner = planner(CHAIN, 11_000);
         InferLinePlanner.Plan initial = planner.initial();
         assertThat(initial.config()).isEqualTo(config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 2), "second", new StageConfig("gpu", 1, 1))));
@@ -127,16 +130,19 @@ class InferLinePlannerTest {
     @Test
     void aLargerBatchAtTheSameCostLeavesTheNextStageTheSlackToMoveToTheCheaperHardware() {
         // The chain at SLO 9.5 ms. Algorithm 1 as above: first gpu b1 x2, second gpu b1 x1: 5, 6, 9 ms, cost 9.
-        // Pass 1, first:
+        // Round 1, first:
         //   cheaper hardware: cpu takes 9 ms and b at least 1: 10 ms alone, over 9.5: rejected unsimulated.
         //   larger batch, gpu at 2, 1 to 2 replicas. x1: [2] t to t+5, [1] t+5 to t+9, second 5-6, 6-7,
         //     9-10: 10 ms misses a third. x2: [2] t to t+5 and [1] t to t+4 on the other replica, second
-        //     4-5, 5-6, 6-7: 5, 6, 7 ms. The same cost with a P99 of 7 ms against 9: kept.
-        // second:
+        //     4-5, 5-6, 6-7: 5, 6, 7 ms. The same cost with a P99 of 7 ms against 9.
+        // second, behind first at b1 x2 (ends t+4, t+4, t+8): cpu x1 ends the third at 10, x2 at 10: misses.
+        //   No move saves: the round keeps the larger batch at the same cost, P99 7 ms.
+        // Round 2, second behind first b2 x2 (ends t+4, t+5, t+5):
         //   cheaper hardware: cpu at 1 (2 ms), 1 to 2 replicas. x1: 4-6, then 6-8, 8-10: misses. x2: 4-6,
-        //     5-7, 6-8: 6, 7, 8 ms, kept: cost 8.
-        //   larger batch: cpu at 2 (3 ms), 1 to 2 replicas. x1: [1] 4-6, then [2] 6-9: 6, 9, 9 ms, kept: cost 7.
-        // Pass 2: first x1 at batch 2 ends t+5 and t+9, second [2] 5-8 and [1] 9-11: misses. Nothing else.
+        //     5-7, 6-8: 6, 7, 8 ms: cost 8, kept (the only saving).
+        // Round 3: larger batch on second: cpu at 2 (3 ms), 1 to 2 replicas. x1: [1] 4-6, then [2] 6-9:
+        //     6, 9, 9 ms, kept: cost 7.
+        // Round 4: first x1 at batch 2 ends t+5 and t+9, second [2] 5-8 and [1] 9-11: misses. Nothing else.
         // Without the move that keeps the cost, first stays at batch 1 (ends t+4, t+4, t+8) and second on
         // cpu misses 10 ms with 1 or 2 replicas: the plan would stay at cost 9.
         InferLinePlanner.Plan plan = planner(CHAIN, 9_500).plan();
