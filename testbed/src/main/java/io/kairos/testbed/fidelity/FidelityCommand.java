@@ -129,6 +129,10 @@ public class FidelityCommand implements Callable<Integer> {
     @Option(names = "--rate", description = "With --pipeline: the trace's Poisson rate, requests per second (default: ${DEFAULT-VALUE}).")
     double rate = 50;
 
+    @Option(names = "--slowdown", description = "With --pipeline: every profile and every SLO this many times longer; give a rate as many times lower "
+            + "for the same queueing system on a slower clock, on which the job's own time between stages weighs less (default: ${DEFAULT-VALUE}).")
+    double slowdown = 1;
+
     @Option(names = "--hop-overhead-ms", description = "With --pipeline: the estimator's time between stages per stage visit; default: the median the warm-ups measure.")
     Double hopOverheadMs;
 
@@ -247,6 +251,7 @@ public class FidelityCommand implements Callable<Integer> {
             return 0;
         }
         if (!(rate > 0) || Double.isInfinite(rate)) throw new ParameterException(spec.commandLine(), "--rate must be a positive number of requests per second, got " + rate);
+        if (!(slowdown >= 1) || Double.isInfinite(slowdown)) throw new ParameterException(spec.commandLine(), "--slowdown must be at least 1, got " + slowdown);
         if (hopOverheadMs != null && !(hopOverheadMs >= 0)) throw new ParameterException(spec.commandLine(), "--hop-overhead-ms must not be negative, got " + hopOverheadMs);
         if (runLength.durationSeconds < 1 || runLength.warmupSeconds < 1) {
             throw new ParameterException(spec.commandLine(), "--duration and --warmup must be positive");
@@ -255,7 +260,7 @@ public class FidelityCommand implements Callable<Integer> {
         try {
             String json = modelsFile == null ? new String(FidelityCommand.class.getResourceAsStream("/inferline/models.json").readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
                     : Files.readString(modelsFile);
-            catalog = PipelineFidelity.smallInputs(json, modelsFile == null ? "inferline/models.json" : modelsFile.toString());
+            catalog = PipelineFidelity.slowed(json, modelsFile == null ? "inferline/models.json" : modelsFile.toString(), slowdown);
         } catch (IOException | IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--models " + (modelsFile == null ? "inferline/models.json" : modelsFile) + ": " + e.getMessage());
         }
@@ -265,7 +270,7 @@ public class FidelityCommand implements Callable<Integer> {
         for (Path file : pipelines) {
             io.kairos.core.pipeline.PipelineSpec p;
             try {
-                p = PipelineFidelity.byProbability(io.kairos.core.pipeline.PipelineSpec.load(file));
+                p = PipelineFidelity.byProbability(io.kairos.core.pipeline.PipelineSpec.load(file), slowdown);
                 p.validate(catalog);
                 cases.addAll(fidelity.cases(p));
             } catch (IllegalArgumentException e) {
@@ -275,13 +280,14 @@ public class FidelityCommand implements Callable<Integer> {
         double loadBefore = PipelineFidelity.loadAverage();
         List<PipelineFidelity.Row> rows = fidelity.run(cases);
         double loadAfter = PipelineFidelity.loadAverage();
-        String header = String.format(Locale.ROOT, "Poisson arrivals at %s requests/s, %d s traces (seed %d), %d s warm-ups; simulated devices at the profiles' speed; "
-                        + "load average %.2f before and %.2f after the runs, on %d cores.", plain(rate), runLength.durationSeconds, seed.seed, runLength.warmupSeconds,
+        String header = String.format(Locale.ROOT, "Poisson arrivals at %s requests/s, %d s traces (seed %d), %d s warm-ups; simulated devices, profiles and SLOs %s times slower than the catalog's and the specs'; "
+                        + "load average %.2f before and %.2f after the runs, on %d cores.", plain(rate), runLength.durationSeconds, seed.seed, runLength.warmupSeconds, plain(slowdown),
                 loadBefore, loadAfter, Runtime.getRuntime().availableProcessors());
+        header = header + "\n\n" + fidelity.measuredOverheads();
         PipelineFidelity.write(dir, rows, header);
         console.println();
         console.println(header);
-        console.println(Files.readString(dir.resolve("fig9-summary.md")).lines().skip(4).collect(java.util.stream.Collectors.joining(System.lineSeparator())));
+        console.println(Files.readString(dir.resolve("fig9-summary.md")).lines().skip(6).collect(java.util.stream.Collectors.joining(System.lineSeparator())));
         console.println("wrote fig9-p99.csv, fig9-p99.png and fig9-summary.md to " + dir);
         return 0;
     }

@@ -42,6 +42,15 @@ class PipelineFidelityTest {
     }
 
     @Test
+    void aSlowdownMultipliesEveryLinearProfileAndTheSlo() {
+        // 0.5 ms a request and 2 ms a batch, four times slower: 2·b + 8 ms; at batch 2, 12 ms. The SLO of 50 ms: 200 ms.
+        ModelCatalog slow = PipelineFidelity.slowed("""
+                {"models": [{"name": "a", "input": {"dtype": "FLOAT32", "shape": [3]}, "latency_ms": {"alpha": 0.5, "beta": 2.0}, "batch_sizes": [1, 2]}]}""", "t", 4);
+        assertThat(slow.get("a").latency().latencyAt(1)).isEqualTo(12_000);
+        assertThat(PipelineFidelity.byProbability(CASCADE, 4).sloP99Micros()).isEqualTo(200_000);
+    }
+
+    @Test
     void theJobsSlotsAreTheMostAnyCaseNeedsOfEachType() {
         PipelineConfig three = PipelineConfig.of(CASCADE, CATALOG, Map.of("fast", new StageConfig("cpu", 1, 2), "slow", new StageConfig("cpu", 1, 1)));
         PipelineConfig two = three.with("fast", new StageConfig("cpu", 1, 1));
