@@ -351,25 +351,11 @@ public class PlanCommand implements Runnable {
         ControlCommand.Topics t = options.topics;
         try (DecisionPublisher publisher = new DecisionPublisher(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()),
                 t.controlTopic, t.outcomesTopic, options.writer, WallClock::nowMicros)) {
-            for (Object action : actions) {
-                DecisionPublisher.Published sent = publisher.publish(action);
-                String which = sent.key() + " (" + sent.writer() + "/" + sent.version() + ")";
-                if (options.waitMs == 0) {
-                    out.println("published " + which);
-                    continue;
-                }
-                Optional<DecisionOutcome> outcome = publisher.awaitOutcome(sent, Duration.ofMillis(options.waitMs));
-                if (outcome.isEmpty()) {
-                    spec.commandLine().getErr().println("published " + which + ", but no outcome on " + t.outcomesTopic + " within "
-                            + options.waitMs + " ms: is the job running?");
-                    return 1;
-                }
-                DecisionOutcome o = outcome.get();
-                if (o.getStatus() != DecisionStatus.APPLIED) {
-                    out.println(o.getStatus().name().toLowerCase(Locale.ROOT) + " " + which + ": " + o.getReason());
-                    return 1;
-                }
-                out.println("applied " + which);
+            PipelineDecisions.Refusal refused = PipelineDecisions.publish(publisher, actions, Duration.ofMillis(options.waitMs), out::println);
+            if (refused != null) {
+                (refused.noOutcome() ? spec.commandLine().getErr() : out).println(refused.noOutcome()
+                        ? refused.line().replace(", but no outcome within", ", but no outcome on " + t.outcomesTopic + " within") : refused.line());
+                return 1;
             }
         }
         return 0;

@@ -142,6 +142,20 @@ public final class RequestProducer implements AutoCloseable {
         return id;
     }
 
+    /**
+     * Sends one request now into pipeline {@code pipelineId}, naming its entry stage's
+     * {@code model} (whose input it carries), and returns its id.
+     */
+    public String sendToPipeline(String tenant, String pipelineId, String model, double sloMs) {
+        InferenceRequest request = template(model);
+        request.setPipelineId(pipelineId);
+        try {
+            return send(tenant, model, sloMs);
+        } finally {
+            request.setPipelineId(null);
+        }
+    }
+
     public String send(Arrival arrival) {
         return send(arrival.tenant(), arrival.model(), arrival.sloMs());
     }

@@ -113,8 +113,28 @@ public class FidelityCommand implements Callable<Integer> {
     // Why the placement change did not take, if it did not: the run then fails with it.
     private final AtomicReference<String> placementProblem = new AtomicReference<>();
 
-    @Option(names = "--out", description = "Directory for summary.csv and latency-cdf.csv (default: ${DEFAULT-VALUE}).")
-    Path out = Path.of("testbed/experiments/fidelity");
+    @Option(names = "--out", description = "Directory for summary.csv and latency-cdf.csv (default: ${DEFAULT-VALUE}; with --pipeline testbed/experiments/inferline).")
+    Path out;
+
+    @Option(names = "--pipeline", paramLabel = "FILE", split = ",",
+            description = "Pipelines' specs: compare the estimator's end-to-end P99 with the job's for the planner's configuration of each and one replica fewer "
+                    + "at its bottleneck, on the same trace (InferLine's Fig 9: fig9-p99.csv, fig9-p99.png, fig9-summary.md). --duration is the trace's length, "
+                    + "--warmup each configuration's warm-up, which measures the time between stages.")
+    List<Path> pipelines;
+
+    @Option(names = "--models", paramLabel = "FILE", description = "With --pipeline: the models' profiles per hardware type and the types' prices "
+            + "(default: the InferLine experiment's catalog); every model's input is cut to 16 values, so that hops carry small records.")
+    Path modelsFile;
+
+    @Option(names = "--rate", description = "With --pipeline: the trace's Poisson rate, requests per second (default: ${DEFAULT-VALUE}).")
+    double rate = 50;
+
+    @Option(names = "--slowdown", description = "With --pipeline: every profile and every SLO this many times longer; give a rate as many times lower "
+            + "for the same queueing system on a slower clock, on which the job's own time between stages weighs less (default: ${DEFAULT-VALUE}).")
+    double slowdown = 1;
+
+    @Option(names = "--hop-overhead-ms", description = "With --pipeline: the estimator's time between stages per stage visit; default: the median the warm-ups measure.")
+    Double hopOverheadMs;
 
     @Option(names = "--redraw", description = "Run nothing: draw latency-cdf.png again from the latency-cdf.csv in --out.")
     boolean redraw;
@@ -122,6 +142,8 @@ public class FidelityCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter console = spec.commandLine().getOut();
+        if (pipelines != null) return runPipelines(console);
+        if (out == null) out = Path.of("testbed/experiments/fidelity");
         if (redraw) {
             Path csv = out.resolve("latency-cdf.csv");
             if (!Files.isRegularFile(csv)) throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--redraw: no " + csv + "; run fidelity first");
@@ -217,6 +239,61 @@ public class FidelityCommand implements Callable<Integer> {
             }
         }
         return fates;
+    }
+
+    /** InferLine's Fig 9 on the pipelines given: {@link PipelineFidelity}. */
+    private int runPipelines(PrintWriter console) throws Exception {
+        Path dir = out == null ? Path.of("testbed/experiments/inferline") : out;
+        if (redraw) {
+            Path csv = dir.resolve("fig9-p99.csv");
+            if (!Files.isRegularFile(csv)) throw new ParameterException(spec.commandLine(), "--redraw: no " + csv + "; run fidelity --pipeline first");
+            console.println("drew " + PipelineFidelity.draw(ResultTable.read(csv), dir.resolve("fig9-p99.png")));
+            return 0;
+        }
+        if (!(rate > 0) || Double.isInfinite(rate)) throw new ParameterException(spec.commandLine(), "--rate must be a positive number of requests per second, got " + rate);
+        if (!(slowdown >= 1) || Double.isInfinite(slowdown)) throw new ParameterException(spec.commandLine(), "--slowdown must be at least 1, got " + slowdown);
+        if (hopOverheadMs != null && !(hopOverheadMs >= 0)) throw new ParameterException(spec.commandLine(), "--hop-overhead-ms must not be negative, got " + hopOverheadMs);
+        if (runLength.durationSeconds < 1 || runLength.warmupSeconds < 1) {
+            throw new ParameterException(spec.commandLine(), "--duration and --warmup must be positive");
+        }
+        ModelCatalog catalog;
+        try {
+            String json = modelsFile == null ? new String(FidelityCommand.class.getResourceAsStream("/inferline/models.json").readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                    : Files.readString(modelsFile);
+            catalog = PipelineFidelity.slowed(json, modelsFile == null ? "inferline/models.json" : modelsFile.toString(), slowdown);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--models " + (modelsFile == null ? "inferline/models.json" : modelsFile) + ": " + e.getMessage());
+        }
+        PipelineFidelity fidelity = new PipelineFidelity(catalog, rate, runLength.durationSeconds * 1_000_000L, runLength.warmupSeconds * 1_000_000L, seed.seed,
+                hopOverheadMs == null ? null : Math.round(hopOverheadMs * 1000), console);
+        List<PipelineFidelity.Case> cases = new ArrayList<>();
+        for (Path file : pipelines) {
+            io.kairos.core.pipeline.PipelineSpec p;
+            try {
+                p = PipelineFidelity.byProbability(io.kairos.core.pipeline.PipelineSpec.load(file), slowdown);
+                p.validate(catalog);
+                cases.addAll(fidelity.cases(p));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--pipeline " + file + ": " + e.getMessage());
+            }
+        }
+        double loadBefore = PipelineFidelity.loadAverage();
+        List<PipelineFidelity.Row> rows = fidelity.run(cases);
+        double loadAfter = PipelineFidelity.loadAverage();
+        String header = String.format(Locale.ROOT, "Poisson arrivals at %s requests/s, %d s traces (seed %d), %d s warm-ups; simulated devices, profiles and SLOs %s times slower than the catalog's and the specs'; "
+                        + "load average %.2f before and %.2f after the runs, on %d cores.", plain(rate), runLength.durationSeconds, seed.seed, runLength.warmupSeconds, plain(slowdown),
+                loadBefore, loadAfter, Runtime.getRuntime().availableProcessors());
+        header = header + "\n\n" + fidelity.measuredOverheads();
+        PipelineFidelity.write(dir, rows, header);
+        console.println();
+        console.println(header);
+        console.println(Files.readString(dir.resolve("fig9-summary.md")).lines().skip(6).collect(java.util.stream.Collectors.joining(System.lineSeparator())));
+        console.println("wrote fig9-p99.csv, fig9-p99.png and fig9-summary.md to " + dir);
+        return 0;
+    }
+
+    private static String plain(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
     /** The figures of one side, latency from admission to batch end. */

@@ -317,7 +317,7 @@ public final class InferLinePlanner {
     }
 
     /** The stage of the highest utilisation {@code s_m·λ/(replicas·μ_m)}; the first in topological order of equals. */
-    String bottleneck(PipelineConfig config) {
+    public String bottleneck(PipelineConfig config) {
         String worst = null;
         double highest = -1;
         for (String stage : pipeline.topologicalOrder()) {

@@ -1,5 +1,6 @@
 package io.kairos.control.inferline;
 
+import io.kairos.control.DecisionPublisher;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.pipeline.Stage;
@@ -7,6 +8,8 @@ import io.kairos.core.plan.PipelineActions;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
 import io.kairos.schema.AssignGroup;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
@@ -14,11 +17,15 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * A planned pipeline configuration as the control decisions that serve it in a job: one serving
@@ -111,5 +118,35 @@ public final class PipelineDecisions {
         PipelineSpec planned = new PipelineSpec(pipeline.id(), sloMicros, pipeline.stages(), pipeline.edges());
         actions.add(PipelineActions.action(planned));
         return actions;
+    }
+
+    /** Why {@link #publish} stopped: no outcome in time, or a decision the job did not apply. */
+    public record Refusal(String line, boolean noOutcome) {}
+
+    /**
+     * Publishes {@code actions} in order through {@code publisher}, waiting up to {@code wait} for
+     * the job's outcome of each before the next (not at all when {@code wait} is zero), and tells
+     * {@code progress} of each ({@code applied <key> (<writer>/<version>)}). Stops at the first
+     * that is not applied.
+     *
+     * @return null when every decision was applied (or none waited for), else why not in one line
+     */
+    public static Refusal publish(DecisionPublisher publisher, List<Object> actions, Duration wait, Consumer<String> progress) {
+        for (Object action : actions) {
+            DecisionPublisher.Published sent = publisher.publish(action);
+            String which = sent.key() + " (" + sent.writer() + "/" + sent.version() + ")";
+            if (wait.isZero()) {
+                progress.accept("published " + which);
+                continue;
+            }
+            Optional<DecisionOutcome> outcome = publisher.awaitOutcome(sent, wait);
+            if (outcome.isEmpty()) return new Refusal("published " + which + ", but no outcome within " + wait.toMillis() + " ms: is the job running?", true);
+            DecisionOutcome o = outcome.get();
+            if (o.getStatus() != DecisionStatus.APPLIED) {
+                return new Refusal(o.getStatus().name().toLowerCase(Locale.ROOT) + " " + which + ": " + o.getReason(), false);
+            }
+            progress.accept("applied " + which);
+        }
+        return null;
     }
 }

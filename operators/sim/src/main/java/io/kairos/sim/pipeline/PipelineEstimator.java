@@ -68,6 +68,7 @@ public final class PipelineEstimator {
     private final ModelCatalog catalog;
     private final PipelineSpec pipeline;
     private final long[] arrivals;
+    private final long hopOverheadMicros;
     private final List<String> names;       // stages, topological order
     private final String[] models;
     private final int[][] visitors;          // per stage: the requests that visit it, in trace order
@@ -96,6 +97,20 @@ public final class PipelineEstimator {
      * @throws IllegalArgumentException if a stage's model is not in the catalog
      */
     public PipelineEstimator(ModelCatalog catalog, PipelineSpec pipeline, ArrivalTrace trace, long seed) {
+        this(catalog, pipeline, trace, seed, 0);
+    }
+
+    /**
+     * With {@code hopOverheadMicros} added before every stage a request visits: the time a serving
+     * job spends between stages that no scheduler sees (the stage's request crossing Kafka, its
+     * admission, the result's emission), a constant measured on the job (the fidelity command's
+     * pipeline mode measures it); 0 models none, as the planner's estimates do by default.
+     *
+     * @throws IllegalArgumentException if a stage's model is not in the catalog, or the overhead is negative
+     */
+    public PipelineEstimator(ModelCatalog catalog, PipelineSpec pipeline, ArrivalTrace trace, long seed, long hopOverheadMicros) {
+        if (hopOverheadMicros < 0) throw new IllegalArgumentException("the hop overhead must not be negative, got " + hopOverheadMicros + " us");
+        this.hopOverheadMicros = hopOverheadMicros;
         this.catalog = catalog;
         this.pipeline = pipeline;
         this.arrivals = trace.times();
@@ -196,6 +211,11 @@ public final class PipelineEstimator {
             for (int t = 0; t < stages; t++) if (reaches[t]) up.add(t);
             upstream[s] = up.toArray();
         }
+    }
+
+    /** The time added before every stage a request visits, microseconds. */
+    public long hopOverheadMicros() {
+        return hopOverheadMicros;
     }
 
     public PipelineSpec pipeline() {
@@ -301,7 +321,7 @@ public final class PipelineEstimator {
         int over = 0;
         for (int p = 0; p < paths.length; p++) {
             long alone = 0;
-            for (int s : paths[p]) alone += quickest[s];
+            for (int s : paths[p]) alone += quickest[s] + hopOverheadMicros;
             if (alone > slo) over += pathCounts[p];
         }
         return over;
@@ -345,7 +365,7 @@ public final class PipelineEstimator {
         long[] at = new long[n];
         for (int k = 0; k < n; k++) {
             int r = who[k];
-            at[k] = arrivals[r] + (from[s][k] < 0 ? 0 : latency[from[s][k]][fromPosition[s][k]]);
+            at[k] = arrivals[r] + hopOverheadMicros + (from[s][k] < 0 ? 0 : latency[from[s][k]][fromPosition[s][k]]);
         }
         int[] order = inTimeOrder(at);
         // Every request gets the pipeline's SLO at this stage: its deadline then only orders the

@@ -71,6 +71,27 @@ class PipelineEstimatorTest {
     }
 
     @Test
+    void aHopOverheadIsAddedBeforeEveryStageARequestVisits() {
+        // The bursts of three above with 1 ms before each stage. first: the burst reaches it at t+1,
+        // two run 1-5, the third 5-9. second: the two reach it at t+6 and run 6-8 and 8-10, the third
+        // at t+10 and runs 10-12. End to end: 8, 10, 12 ms, each 2 ms (two stages) over the plain run.
+        PipelineEstimator estimator = new PipelineEstimator(CATALOG, CHAIN, bursts(100, 3, 20), 1, 1_000);
+        PipelineConfig c = config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 2), "second", new StageConfig("cpu", 1, 1)));
+        PipelineEstimate e = estimator.estimateAll(c, 12_000);
+        assertThat(Arrays.stream(e.latenciesMicros()).distinct().sorted().toArray()).containsExactly(8_000, 10_000, 12_000);
+        assertThat(e.p99Micros()).isEqualTo(12_000);
+        assertThat(e.feasible()).isTrue();
+        // Against the plain run's 10 ms the third of every burst misses, and the early stop says so.
+        assertThat(estimator.estimate(c, 10_000).feasible()).isFalse();
+        // Alone on gpus, 4 + 1 ms of batches and 2 ms of overhead: over a 6.999 ms SLO without a simulation.
+        PipelineEstimate alone = estimator.estimate(config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 3), "second", new StageConfig("gpu", 1, 3))), 6_999);
+        assertThat(alone.feasible()).isFalse();
+        assertThat(alone.misses()).isEqualTo(300);
+        assertThat(alone.simulatedRequests()).isZero();
+        assertThatThrownBy(() -> new PipelineEstimator(CATALOG, CHAIN, bursts(1, 1, 1), 1, -1)).hasMessageContaining("hop overhead must not be negative");
+    }
+
+    @Test
     void aLargerBatchTakesTwoOfABurstAtOnce() {
         // One gpu replica of a at max batch 2: a burst of three at t runs as [2] from t to t+5 and
         // [1] from t+5 to t+9. Latencies 5, 5, 9 in each burst.
