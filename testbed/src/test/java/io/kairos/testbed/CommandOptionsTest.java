@@ -112,7 +112,7 @@ class CommandOptionsTest {
                 "fidelity --devices=2",
                 "fidelity --duration=60",
                 "fidelity --handover-keep=99.0",
-                "fidelity --out=testbed/experiments/fidelity",
+                "fidelity --out=null",
                 "fidelity --policy=clockwork",
                 "fidelity --policy-param={}",
                 "fidelity --seed=1",

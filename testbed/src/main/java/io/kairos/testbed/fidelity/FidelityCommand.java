@@ -113,7 +113,7 @@ public class FidelityCommand implements Callable<Integer> {
     // Why the placement change did not take, if it did not: the run then fails with it.
     private final AtomicReference<String> placementProblem = new AtomicReference<>();
 
-    @Option(names = "--out", description = "Directory for summary.csv and latency-cdf.csv (default: ${DEFAULT-VALUE}; with --pipeline testbed/experiments/inferline).")
+    @Option(names = "--out", description = "Directory for summary.csv and latency-cdf.csv (default: testbed/experiments/fidelity, or with --pipeline testbed/experiments/inferline).")
     Path out;
 
     @Option(names = "--pipeline", paramLabel = "FILE", split = ",",
