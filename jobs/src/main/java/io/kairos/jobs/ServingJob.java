@@ -241,9 +241,17 @@ public final class ServingJob {
          * connection: the first record leaves at once, and those that come while it is in flight
          * go together in the next, so the broker is sent fewer, fuller requests the busier the job
          * is, without a wait when it is not.
+         *
+         * <p>Every producer writes with {@code acks=all} and idempotence, set rather than left to
+         * Kafka's defaults (which are the same since 3.0, unless another setting turns idempotence
+         * off without a word): on replicated topics a result is acknowledged only once every
+         * in-sync replica has it, so a broker's death loses no acknowledged result, and the
+         * retries that carry a send over to the partition's new leader write it once.
          */
         static Properties producerSettings(ProducerRole role, ServingConfig config) {
             Properties producer = new Properties();
+            producer.setProperty("acks", "all");
+            producer.setProperty("enable.idempotence", "true");
             producer.setProperty("linger.ms", role == ProducerRole.TELEMETRY ? Integer.toString(TELEMETRY_LINGER_MS) : "0");
             producer.setProperty("batch.size", "65536");
             // Set rather than assumed: the results are cut to fit it (resultBounds).

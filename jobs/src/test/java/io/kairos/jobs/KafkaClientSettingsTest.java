@@ -35,6 +35,22 @@ class KafkaClientSettingsTest {
     }
 
     @Test
+    void everyProducerWaitsForEveryInSyncReplicaAndRetriesWithoutWritingTwice() {
+        ServingConfig config = new ServingConfig();
+        for (ProducerRole role : ProducerRole.values()) {
+            Properties p = ServingJob.Endpoints.producerSettings(role, config);
+            assertThat(p.getProperty("acks")).as(role.name()).isEqualTo("all");
+            assertThat(p.getProperty("enable.idempotence")).as(role.name()).isEqualTo("true");
+        }
+        // The user's properties still win: a deployment that accepts losing a result for latency says so.
+        config.kafkaProperties.put("acks", "1");
+        config.kafkaProperties.put("enable.idempotence", "false");
+        Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
+        assertThat(results.getProperty("acks")).isEqualTo("1");
+        assertThat(results.getProperty("enable.idempotence")).isEqualTo("false");
+    }
+
+    @Test
     void theUsersKafkaPropertiesGoOverEveryProducersOwn() {
         ServingConfig config = new ServingConfig();
         config.kafkaProperties.put("linger.ms", "3");

@@ -57,6 +57,7 @@ public final class RequestProducer implements AutoCloseable {
     /** One callback for every send, so that sending allocates no lambda. */
     private final Callback onAck = this::onAck;
     private volatile boolean stopped;
+    private volatile FailureListener onFailure = FailureListener.NONE;
 
     /** A producer with {@link #lowLatencyConfig} for the given brokers. */
     public RequestProducer(String bootstrapServers, String topic, ModelCatalog catalog) {
@@ -125,6 +126,17 @@ public final class RequestProducer implements AutoCloseable {
     public RequestProducer idPrefix(String prefix) {
         this.idPrefix = Objects.requireNonNull(prefix, "prefix");
         this.sequence = 0;
+        return this;
+    }
+
+    /**
+     * Tells {@code listener} of every request the producer gives up on (its retries spent or the
+     * error not retriable), when it gives up: a broker that dies is not such a failure, since the
+     * producer sends on to the partition's new leader, but a partition left with too few in-sync
+     * replicas for longer than {@code delivery.timeout.ms} is.
+     */
+    public RequestProducer onFailure(FailureListener listener) {
+        this.onFailure = Objects.requireNonNull(listener, "listener");
         return this;
     }
 
@@ -238,14 +250,25 @@ public final class RequestProducer implements AutoCloseable {
         if (error == null) {
             acked.incrementAndGet();
         } else {
-            failed.incrementAndGet();
-            firstError.compareAndSet(null, error.getClass().getSimpleName() + ": " + error.getMessage());
+            long n = failed.incrementAndGet();
+            String described = error.getClass().getSimpleName() + ": " + error.getMessage();
+            firstError.compareAndSet(null, described);
+            onFailure.failed(n, described);
         }
     }
 
     @Override
     public void close() {
         producer.close();
+    }
+
+    /** Told of every request given up on, on the producer's I/O thread: keep it short. */
+    @FunctionalInterface
+    public interface FailureListener {
+        FailureListener NONE = (failedSoFar, error) -> {};
+
+        /** {@code failedSoFar} counts this one; {@code error} names the exception and its message. */
+        void failed(long failedSoFar, String error);
     }
 
     /** Told of every send of a {@link #run}, on the sending thread: keep it short. */
