@@ -104,6 +104,9 @@ public final class RequestProducer implements AutoCloseable {
      *   <li>no compression: random tensors do not compress, and it costs CPU on the hot path.</li>
      *   <li>{@code max.block.ms=10000}: an unreachable broker or missing topic fails in seconds,
      *       not the default minute.</li>
+     *   <li>{@code request.timeout.ms=5000}: a broker that is alive but silent (stopped, a long
+     *       pause) holds a request 5 s, not 30, before it is sent again to the partition's leader
+     *       by then (as the serving job's clients do).</li>
      * </ul>
      */
     public static Map<String, Object> lowLatencyConfig(String bootstrapServers) {
@@ -116,6 +119,7 @@ public final class RequestProducer implements AutoCloseable {
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         return c;
     }
 
