@@ -1,6 +1,7 @@
 """A Kairos client on confluent-kafka: requests from numpy arrays, results into numpy."""
 
 import collections
+import logging
 import time
 import uuid
 
@@ -15,6 +16,8 @@ PRODUCER_DEFAULTS = {"linger.ms": 0, "acks": "all", "enable.idempotence": True}
 CONSUMER_DEFAULTS = {"fetch.wait.max.ms": 10, "enable.auto.commit": False, "isolation.level": "read_committed", "auto.offset.reset": "latest"}
 #: Results kept for ids nobody has asked for yet; the oldest are dropped beyond it.
 MAX_UNCLAIMED = 100_000
+
+_log = logging.getLogger("kairos_client")
 
 
 class Result:
@@ -78,6 +81,8 @@ class KairosClient:
         self._sequence = 0
         self._unclaimed = collections.OrderedDict()
         self.delivery_errors = []
+        self.failed_sends = 0
+        self._failure_logged_at = None
         self.malformed_results = 0
         self.duplicate_results = 0
         self._producer = Producer({**PRODUCER_DEFAULTS, **common})
@@ -137,8 +142,18 @@ class KairosClient:
         self._producer.poll(0)
 
     def _delivered(self, error, message):
+        # librdkafka retries a send through a broker's death (the partition's new leader takes it,
+        # idempotence keeps it single); an error here means it gave up on the request for good.
         if error is not None:
             self.delivery_errors.append(error)
+            self.failed_sends += 1
+            now = time.monotonic()
+            # Said when it happens, not only at the next flush: the first, then at most once a second.
+            if self._failure_logged_at is None or now - self._failure_logged_at >= 1.0:
+                self._failure_logged_at = now
+                _log.warning("%s not delivered and the producer gave up on %s (%s)",
+                             "request %s was" % _key_text(message) if self.failed_sends == 1 else "%d requests so far were" % self.failed_sends,
+                             "it" if self.failed_sends == 1 else "them", error)
 
     def flush(self, timeout=10.0):
         """Waits until every request sent is acknowledged or failed; raises KafkaException with the first failure since the last flush."""
@@ -208,3 +223,8 @@ class KairosClient:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _key_text(message):
+    key = message.key() if message is not None else None
+    return "(no key)" if key is None else key.decode("utf-8", "replace")

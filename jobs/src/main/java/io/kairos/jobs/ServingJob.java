@@ -156,21 +156,8 @@ public final class ServingJob {
 
         /** The Kafka topics named in {@code config}. */
         public static Endpoints onKafka(ServingConfig config) {
-            Properties consumer = new Properties();
-            // Answer a fetch as soon as one byte is there; never let the broker hold it for long.
-            consumer.setProperty("fetch.min.bytes", "1");
-            consumer.setProperty("fetch.max.wait.ms", "5");
-            // Kafka's default of 1 MiB per partition and fetch returns one 600 kB image per round
-            // trip to the broker, so a backlog of big requests drains one record at a time; the
-            // whole fetch stays bounded by fetch.max.bytes (50 MiB).
-            consumer.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_PARTITION_FETCH_BYTES));
-            // The control topic is quiet for minutes: a fetch parked at the broker is answered the
-            // moment a decision arrives, so a long wait costs a decision nothing and spares the
-            // broker an empty fetch every 5 ms.
-            Properties controlConsumer = (Properties) consumer.clone();
-            controlConsumer.setProperty("fetch.max.wait.ms", Integer.toString(CONTROL_FETCH_MAX_WAIT_MS));
-            consumer = KafkaClientProperties.over(consumer, config.kafkaProperties);
-            controlConsumer = KafkaClientProperties.over(controlConsumer, config.kafkaProperties);
+            Properties consumer = consumerSettings(false, config);
+            Properties controlConsumer = consumerSettings(true, config);
             KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
                     .setBootstrapServers(config.bootstrapServers)
                     .setTopics(config.requestsTopic)
@@ -265,6 +252,26 @@ public final class ServingJob {
             return open.withDeviceReports(reportsOut, reportsIn);
         }
 
+        /**
+         * The settings of the job's consumers ({@code control}: the control topic's), the user's
+         * Kafka properties over them. A fetch is answered as soon as one byte is there, and never
+         * held long by the broker. Kafka's default of 1 MiB per partition and fetch returns one
+         * 600 kB image per round trip to the broker, so a backlog of big requests would drain one
+         * record at a time; the whole fetch stays bounded by fetch.max.bytes (50 MiB). The control
+         * topic is quiet for minutes: a fetch parked at the broker is answered the moment a
+         * decision arrives, so a long wait costs a decision nothing and spares the broker an empty
+         * fetch every 5 ms. A broker that does not answer within {@value #BROKER_REQUEST_TIMEOUT_MS}
+         * ms is left for the partition's new leader ({@link #BROKER_REQUEST_TIMEOUT_MS}).
+         */
+        static Properties consumerSettings(boolean control, ServingConfig config) {
+            Properties consumer = new Properties();
+            consumer.setProperty("fetch.min.bytes", "1");
+            consumer.setProperty("fetch.max.wait.ms", control ? Integer.toString(CONTROL_FETCH_MAX_WAIT_MS) : "5");
+            consumer.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_PARTITION_FETCH_BYTES));
+            consumer.setProperty("request.timeout.ms", Integer.toString(BROKER_REQUEST_TIMEOUT_MS));
+            return KafkaClientProperties.over(consumer, config.kafkaProperties);
+        }
+
         /** What a producer of the job writes, for its settings ({@link #producerSettings}). */
         enum ProducerRole { RESULTS, DEVICE_REPORTS, PIPELINE_HOPS, TELEMETRY, OTHER }
 
@@ -278,9 +285,20 @@ public final class ServingJob {
          * connection (the pipeline hops too, which a request's next stage waits for): the first record leaves at once, and those that come while it is in flight
          * go together in the next, so the broker is sent fewer, fuller requests the busier the job
          * is, without a wait when it is not.
+         *
+         * <p>Every producer writes with {@code acks=all} and idempotence, set rather than left to
+         * Kafka's defaults (which are the same since 3.0, unless another setting turns idempotence
+         * off without a word): on replicated topics a result is acknowledged only once every
+         * in-sync replica has it, so a broker's death loses no acknowledged result, and the
+         * retries that carry a send over to the partition's new leader write it once. A request
+         * to a broker that does not answer is given up after {@value #BROKER_REQUEST_TIMEOUT_MS}
+         * ms and sent again to whoever leads the partition by then.
          */
         static Properties producerSettings(ProducerRole role, ServingConfig config) {
             Properties producer = new Properties();
+            producer.setProperty("acks", "all");
+            producer.setProperty("enable.idempotence", "true");
+            producer.setProperty("request.timeout.ms", Integer.toString(BROKER_REQUEST_TIMEOUT_MS));
             producer.setProperty("linger.ms", role == ProducerRole.TELEMETRY ? Integer.toString(TELEMETRY_LINGER_MS) : "0");
             producer.setProperty("batch.size", "65536");
             // Set rather than assumed: the results are cut to fit it (resultBounds).
@@ -345,6 +363,19 @@ public final class ServingJob {
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {
         return new ServingJob(config, catalog, devices, Endpoints.onKafka(config));
     }
+
+    /**
+     * How long the job's Kafka clients wait for a broker's answer before they give the request up,
+     * close the connection and send it again (to the partition's leader by then): 5 s rather than
+     * Kafka's 30 s. A broker that is alive but silent (stopped, swapped out, a long pause) keeps its
+     * connections open, and nothing else tells a client to look elsewhere: the results it held were
+     * 30 s late, and with them every checkpoint, whose at-least-once flush waits for each record
+     * sent. Fenced after 2 s (the brokers' session), such a broker's partitions have a new leader by
+     * the time a request to it is given up. 5 s is still far above a produce request's time on a
+     * busy machine (tens of milliseconds); one that takes longer is sent again, written once
+     * (idempotence).
+     */
+    public static final int BROKER_REQUEST_TIMEOUT_MS = 5000;
 
     /** How long the telemetry's producer gathers records before it sends them: nobody waits for telemetry. */
     public static final int TELEMETRY_LINGER_MS = 20;

@@ -35,6 +35,40 @@ class KafkaClientSettingsTest {
     }
 
     @Test
+    void everyProducerWaitsForEveryInSyncReplicaAndRetriesWithoutWritingTwice() {
+        ServingConfig config = new ServingConfig();
+        for (ProducerRole role : ProducerRole.values()) {
+            Properties p = ServingJob.Endpoints.producerSettings(role, config);
+            assertThat(p.getProperty("acks")).as(role.name()).isEqualTo("all");
+            assertThat(p.getProperty("enable.idempotence")).as(role.name()).isEqualTo("true");
+            assertThat(p.getProperty("request.timeout.ms")).as(role.name()).isEqualTo("5000");
+        }
+        // The user's properties still win: a deployment that accepts losing a result for latency says so.
+        config.kafkaProperties.put("acks", "1");
+        config.kafkaProperties.put("enable.idempotence", "false");
+        Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
+        assertThat(results.getProperty("acks")).isEqualTo("1");
+        assertThat(results.getProperty("enable.idempotence")).isEqualTo("false");
+    }
+
+    @Test
+    void consumersFetchAtOnceAndLeaveASilentBrokerAfterFiveSeconds() {
+        ServingConfig config = new ServingConfig();
+        Properties requests = ServingJob.Endpoints.consumerSettings(false, config);
+        Properties control = ServingJob.Endpoints.consumerSettings(true, config);
+
+        assertThat(requests.getProperty("fetch.max.wait.ms")).isEqualTo("5");
+        assertThat(control.getProperty("fetch.max.wait.ms")).isEqualTo("500");
+        for (Properties c : new Properties[]{requests, control}) {
+            assertThat(c.getProperty("fetch.min.bytes")).isEqualTo("1");
+            assertThat(c.getProperty("max.partition.fetch.bytes")).isEqualTo(Integer.toString(16 << 20));
+            assertThat(c.getProperty("request.timeout.ms")).isEqualTo("5000");
+        }
+        config.kafkaProperties.put("request.timeout.ms", "30000");
+        assertThat(ServingJob.Endpoints.consumerSettings(false, config).getProperty("request.timeout.ms")).isEqualTo("30000");
+    }
+
+    @Test
     void theUsersKafkaPropertiesGoOverEveryProducersOwn() {
         ServingConfig config = new ServingConfig();
         config.kafkaProperties.put("linger.ms", "3");

@@ -115,6 +115,7 @@ public class LoadgenCommand implements Callable<Integer> {
                 out.flush();
                 hook.onStop(producer::stop);
                 if (idPrefix != null) producer.idPrefix(idPrefix);
+                producer.onFailure(failureReport(cl.getErr()));
                 long[] shown = {0, 0}; // offset of the last message update, worst lag so far
                 RequestProducer.Progress shownProgress = bar == null ? RequestProducer.Progress.NONE : (sent, offsetMicros, behindMicros) -> {
                     bar.stepTo(sent);
@@ -139,6 +140,31 @@ public class LoadgenCommand implements Callable<Integer> {
             out.flush();
             return report.failed() > 0 ? CommandLine.ExitCode.SOFTWARE : CommandLine.ExitCode.OK;
         }
+    }
+
+    /**
+     * Says on {@code err}, while the load runs, that requests are being lost: the first one given up
+     * on at once, then at most a line a second with the count so far. A broker's death costs no
+     * request (the producer retries on the partition's new leader), so any such line means a
+     * request that will get no result.
+     */
+    static RequestProducer.FailureListener failureReport(PrintWriter err) {
+        // Called on the producer's one I/O thread only: plain fields will do.
+        return new RequestProducer.FailureListener() {
+            private boolean any;
+            private long lastNanos;
+
+            @Override
+            public void failed(long failedSoFar, String error) {
+                long now = System.nanoTime();
+                if (any && now - lastNanos < 1_000_000_000L) return;
+                any = true;
+                lastNanos = now;
+                err.printf(Locale.ROOT, "loadgen: %s not delivered and the producer gave up on %s (%s)%n",
+                        failedSoFar == 1 ? "a request was" : failedSoFar + " requests so far were", failedSoFar == 1 ? "it" : "them", error);
+                err.flush();
+            }
+        };
     }
 
     /** Request ids go into keys, logs and file names: keep the prefix plain. */

@@ -56,6 +56,21 @@ class CommandsOnBrokerTest {
     }
 
     @Test
+    void loadgenSaysAtOnceWhenARequestIsGivenUpOnAndExitsWithOne() {
+        // Records of at most 100 bytes where an mlp request takes about 300: the broker refuses
+        // every send, an error no retry can cure, so the producer gives each up at once.
+        broker.createTopic("kairos-requests-tiny", 1, Map.of("max.message.bytes", "100"));
+
+        String[] r = run("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "--topic", "kairos-requests-tiny",
+                "-w", "mlp:20:1000", "--duration", "0.2", "--arrivals", "fixed", "--no-progress");
+
+        assertThat(r[0]).as(r[1] + r[2]).isEqualTo("1");
+        assertThat(r[2].lines().filter(l -> l.startsWith("loadgen: ")).toList()).first().asString()
+                .startsWith("loadgen: a request was not delivered and the producer gave up on it (RecordTooLargeException: ");
+        assertThat(r[1]).containsPattern("acknowledged 0, failed [1-9][0-9]* \\(first error: RecordTooLargeException");
+    }
+
+    @Test
     void collectWritesOneRowPerDistinctResultAndPrintsTheSummary(@TempDir Path out) throws Exception {
         AvroCodec<InferenceResult> codec = AvroCodec.of(InferenceResult.class);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", broker.bootstrapServers()),

@@ -57,6 +57,7 @@ public final class RequestProducer implements AutoCloseable {
     /** One callback for every send, so that sending allocates no lambda. */
     private final Callback onAck = this::onAck;
     private volatile boolean stopped;
+    private volatile FailureListener onFailure = FailureListener.NONE;
 
     /** A producer with {@link #lowLatencyConfig} for the given brokers. */
     public RequestProducer(String bootstrapServers, String topic, ModelCatalog catalog) {
@@ -103,6 +104,9 @@ public final class RequestProducer implements AutoCloseable {
      *   <li>no compression: random tensors do not compress, and it costs CPU on the hot path.</li>
      *   <li>{@code max.block.ms=10000}: an unreachable broker or missing topic fails in seconds,
      *       not the default minute.</li>
+     *   <li>{@code request.timeout.ms=5000}: a broker that is alive but silent (stopped, a long
+     *       pause) holds a request 5 s, not 30, before it is sent again to the partition's leader
+     *       by then (as the serving job's clients do).</li>
      * </ul>
      */
     public static Map<String, Object> lowLatencyConfig(String bootstrapServers) {
@@ -115,6 +119,7 @@ public final class RequestProducer implements AutoCloseable {
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         return c;
     }
 
@@ -125,6 +130,17 @@ public final class RequestProducer implements AutoCloseable {
     public RequestProducer idPrefix(String prefix) {
         this.idPrefix = Objects.requireNonNull(prefix, "prefix");
         this.sequence = 0;
+        return this;
+    }
+
+    /**
+     * Tells {@code listener} of every request the producer gives up on (its retries spent or the
+     * error not retriable), when it gives up: a broker that dies is not such a failure, since the
+     * producer sends on to the partition's new leader, but a partition left with too few in-sync
+     * replicas for longer than {@code delivery.timeout.ms} is.
+     */
+    public RequestProducer onFailure(FailureListener listener) {
+        this.onFailure = Objects.requireNonNull(listener, "listener");
         return this;
     }
 
@@ -252,14 +268,25 @@ public final class RequestProducer implements AutoCloseable {
         if (error == null) {
             acked.incrementAndGet();
         } else {
-            failed.incrementAndGet();
-            firstError.compareAndSet(null, error.getClass().getSimpleName() + ": " + error.getMessage());
+            long n = failed.incrementAndGet();
+            String described = error.getClass().getSimpleName() + ": " + error.getMessage();
+            firstError.compareAndSet(null, described);
+            onFailure.failed(n, described);
         }
     }
 
     @Override
     public void close() {
         producer.close();
+    }
+
+    /** Told of every request given up on, on the producer's I/O thread: keep it short. */
+    @FunctionalInterface
+    public interface FailureListener {
+        FailureListener NONE = (failedSoFar, error) -> {};
+
+        /** {@code failedSoFar} counts this one; {@code error} names the exception and its message. */
+        void failed(long failedSoFar, String error);
     }
 
     /** Told of every send of a {@link #run}, on the sending thread: keep it short. */

@@ -74,6 +74,10 @@ public class CheckResultsCommand implements Callable<Integer> {
     @Option(names = "--attainment-target", paramLabel = "FRACTION", description = "SLO attainment that counts as recovered (default: ${DEFAULT-VALUE}).")
     double target = 0.99;
 
+    @Option(names = "--pause-ms", paramLabel = "MS", description = "A gap this long between the results of requests sent after a fault is a pause in service;"
+            + " the fault is served again at the end of the longest one (default: ${DEFAULT-VALUE}).")
+    long pauseMs = RunLedger.DEFAULT_PAUSE_MICROS / 1000;
+
     @Option(names = "--idle-timeout", paramLabel = "SECONDS",
             description = "Stop waiting for the missing results when none came for this long (default: ${DEFAULT-VALUE}).")
     double idleTimeoutSeconds = 30;
@@ -108,6 +112,7 @@ public class CheckResultsCommand implements Callable<Integer> {
         }
         if (windowMs <= 0) throw new ParameterException(cl, "--window-ms must be positive, got " + windowMs);
         if (settleMs < 0) throw new ParameterException(cl, "--settle-ms must not be negative, got " + settleMs);
+        if (pauseMs <= 0) throw new ParameterException(cl, "--pause-ms must be positive, got " + pauseMs);
         if (!(target > 0 && target <= 1)) throw new ParameterException(cl, "--attainment-target must be in (0, 1], got " + target);
         if (!(idleTimeoutSeconds > 0) || Double.isInfinite(idleTimeoutSeconds)) throw new ParameterException(cl, "--idle-timeout must be a positive number of seconds, got " + idleTimeoutSeconds);
         if (!(timeLimitSeconds > 0) || Double.isInfinite(timeLimitSeconds)) throw new ParameterException(cl, "--time-limit must be a positive number of seconds, got " + timeLimitSeconds);
@@ -129,7 +134,7 @@ public class CheckResultsCommand implements Callable<Integer> {
         read(ledger, committed, cl);
 
         List<RunLedger.ScenarioReport> reports = new ArrayList<>();
-        for (String scenario : ledger.scenarios()) reports.add(ledger.report(scenario, windowMs * 1000, target, settleMs * 1000));
+        for (String scenario : ledger.scenarios()) reports.add(ledger.report(scenario, windowMs * 1000, target, settleMs * 1000, pauseMs * 1000));
         out.print(table(reports, target));
         out.printf(Locale.ROOT, "%d results read, %d of ids no scenario sent%n", ledger.results(), ledger.foreign());
         if (csv != null) writeCsv(cl, reports);
@@ -237,8 +242,8 @@ public class CheckResultsCommand implements Callable<Integer> {
             s.append(String.format(Locale.ROOT, "%-12s %9d %7d %10d %13d %11s%n", r.scenario(), r.sent(), r.lost(), r.duplicated(), r.contradictory(),
                     Double.isNaN(r.attainmentBeforeFaults()) ? "-" : String.format(Locale.ROOT, "%.2f", 100 * r.attainmentBeforeFaults())));
             for (RunLedger.FaultReport f : r.faults()) {
-                s.append(String.format(Locale.ROOT, "  fault %-40s first new result %s, attainment >= %s%% after %s (worst 1 s window %s)%n",
-                        f.fault().label(), seconds(f.recoverySeconds()), fmt(100 * target), seconds(f.attainmentRecoverySeconds()),
+                s.append(String.format(Locale.ROOT, "  fault %-40s first new result %s, served again %s, attainment >= %s%% after %s (worst 1 s window %s)%n",
+                        f.fault().label(), seconds(f.recoverySeconds()), servedAgain(f), fmt(100 * target), seconds(f.attainmentRecoverySeconds()),
                         Double.isNaN(f.worstWindowAttainment()) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * f.worstWindowAttainment())));
             }
         }
@@ -249,25 +254,32 @@ public class CheckResultsCommand implements Callable<Integer> {
         Path parent = csv.toAbsolutePath().getParent();
         if (parent != null) Files.createDirectories(parent);
         try (BufferedWriter w = Files.newBufferedWriter(csv)) {
-            w.write("scenario,sent,lost,duplicated,contradictory,attainment_before,fault,fault_at_us,recovery_s,attainment_recovery_s,worst_window_attainment");
+            w.write("scenario,sent,lost,duplicated,contradictory,attainment_before,fault,fault_at_us,recovery_s,attainment_recovery_s,worst_window_attainment,"
+                    + "served_again_s,pause_s");
             w.newLine();
             for (RunLedger.ScenarioReport r : reports) {
                 String head = String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%s", r.scenario(), r.sent(), r.lost(), r.duplicated(), r.contradictory(),
                         Double.isNaN(r.attainmentBeforeFaults()) ? "" : String.format(Locale.ROOT, "%.5f", r.attainmentBeforeFaults()));
                 if (r.faults().isEmpty()) {
-                    w.write(head + ",,,,,");
+                    w.write(head + ",,,,,,,");
                     w.newLine();
                 }
                 for (RunLedger.FaultReport f : r.faults()) {
-                    w.write(String.format(Locale.ROOT, "%s,\"%s\",%d,%s,%s,%s", head, f.fault().label().replace("\"", "\"\""), f.fault().atMicros(),
+                    w.write(String.format(Locale.ROOT, "%s,\"%s\",%d,%s,%s,%s,%s,%.3f", head, f.fault().label().replace("\"", "\"\""), f.fault().atMicros(),
                             f.recoverySeconds() == null ? "" : String.format(Locale.ROOT, "%.3f", f.recoverySeconds()),
                             f.attainmentRecoverySeconds() == null ? "" : String.format(Locale.ROOT, "%.0f", f.attainmentRecoverySeconds()),
-                            Double.isNaN(f.worstWindowAttainment()) ? "" : String.format(Locale.ROOT, "%.5f", f.worstWindowAttainment())));
+                            Double.isNaN(f.worstWindowAttainment()) ? "" : String.format(Locale.ROOT, "%.5f", f.worstWindowAttainment()),
+                            f.servedAgainSeconds() == null ? "" : String.format(Locale.ROOT, "%.3f", f.servedAgainSeconds()), f.pauseSeconds()));
                     w.newLine();
                 }
             }
         }
         cl.getOut().println("rows: " + csv);
+    }
+
+    private static String servedAgain(RunLedger.FaultReport f) {
+        if (f.pauseSeconds() == 0) return f.servedAgainSeconds() == null ? "never" : "without a pause";
+        return String.format(Locale.ROOT, "%s (after a %.2f s pause)", seconds(f.servedAgainSeconds()), f.pauseSeconds());
     }
 
     private static String seconds(Double s) {

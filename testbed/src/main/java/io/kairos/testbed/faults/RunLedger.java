@@ -168,7 +168,23 @@ public final class RunLedger {
      * lives up to its SLO), so its fate tells of the next fault, not of the recovery from this one.
      */
     public ScenarioReport report(String scenario, long windowMicros, double target, long settleMicros) {
+        return report(scenario, windowMicros, target, settleMicros, DEFAULT_PAUSE_MICROS);
+    }
+
+    /** A gap between results longer than this is a pause in service, unless told otherwise: 0.5 s. */
+    public static final long DEFAULT_PAUSE_MICROS = 500_000;
+
+    /**
+     * The same, with the gap between results that counts as a pause in service: each fault's
+     * <em>served again</em> is the end of the longest gap, if it is longer than {@code pauseMicros},
+     * among the results of the requests sent after the fault (before its horizon), the fault itself
+     * taken as the first; otherwise the first new result. A fault that stops the job only after a
+     * while (a JobManager's death: its TaskManagers answer on until they notice) has its first new
+     * result at once, and is served again only when the job is back.
+     */
+    public ScenarioReport report(String scenario, long windowMicros, double target, long settleMicros, long pauseMicros) {
         if (settleMicros < 0) throw new IllegalArgumentException("settle must be >= 0 us");
+        if (pauseMicros <= 0) throw new IllegalArgumentException("pause must be > 0 us");
         Scenario sc = byName.get(scenario);
         if (sc == null) throw new IllegalArgumentException("no scenario '" + scenario + "'");
         if (windowMicros <= 0) throw new IllegalArgumentException("window must be > 0 us");
@@ -219,10 +235,44 @@ public final class RunLedger {
             }
             Double attainmentRecovery = from < 0 ? null : from * windowMicros / 1e6;
             Double recovery = sc.recoveredAt[f] == NONE ? null : (sc.recoveredAt[f] - fault.atMicros()) / 1e6;
-            faults.add(new FaultReport(fault, recovery, attainmentRecovery, worst));
+            long[] pause = longestPause(sc, fault.atMicros(), horizon);
+            Double servedAgain = null;
+            double pauseSeconds = 0;
+            if (pause != null && pause[1] > pauseMicros) {
+                servedAgain = (pause[0] - fault.atMicros()) / 1e6;
+                pauseSeconds = pause[1] / 1e6;
+            } else if (recovery != null) {
+                servedAgain = recovery;
+            }
+            faults.add(new FaultReport(fault, recovery, attainmentRecovery, worst, servedAgain, pauseSeconds));
         }
         return new ScenarioReport(scenario, n, answered, lost, duplicated, contradictory,
                 before == 0 ? Double.NaN : (double) beforeMet / before, Collections.unmodifiableList(faults));
+    }
+
+    /**
+     * The longest gap in the first results of the requests sent after {@code at} and before
+     * {@code horizon}, {@code at} taken as the first: {end of the gap, its length}, or null when no
+     * such request has a result.
+     */
+    private static long[] longestPause(Scenario sc, long at, long horizon) {
+        long[] emitted = new long[sc.sent.count()];
+        int n = 0;
+        for (int i = 0; i < sc.sent.count(); i++) {
+            long sent = sc.sentAt[i];
+            if (sent != NONE && sent > at && sent < horizon && sc.firstEmitted[i] > at) emitted[n++] = sc.firstEmitted[i];
+        }
+        if (n == 0) return null;
+        Arrays.sort(emitted, 0, n);
+        long prev = at, end = emitted[0], longest = emitted[0] - at;
+        for (int i = 0; i < n; i++) {
+            if (emitted[i] - prev > longest) {
+                longest = emitted[i] - prev;
+                end = emitted[i];
+            }
+            prev = emitted[i];
+        }
+        return new long[]{end, longest};
     }
 
     private static boolean met(Scenario sc, int i) {
@@ -262,7 +312,10 @@ public final class RunLedger {
     /**
      * One fault: seconds to the first result of a request sent after the fault (null: none
      * came), seconds until attainment stayed at or above the target (null: it never did before the
-     * horizon, or nothing was sent after the fault), and the worst window's attainment after it (NaN: no window held a request).
+     * horizon, or nothing was sent after the fault), the worst window's attainment after it (NaN: no
+     * window held a request), seconds until it was served again after its longest pause (the first
+     * new result when there was none; null when that is) and that pause's length (0: none).
      */
-    public record FaultReport(Fault fault, Double recoverySeconds, Double attainmentRecoverySeconds, double worstWindowAttainment) {}
+    public record FaultReport(Fault fault, Double recoverySeconds, Double attainmentRecoverySeconds, double worstWindowAttainment,
+                              Double servedAgainSeconds, double pauseSeconds) {}
 }

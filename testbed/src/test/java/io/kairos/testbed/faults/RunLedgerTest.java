@@ -95,6 +95,34 @@ class RunLedgerTest {
         assertThat(r.attainmentBeforeFaults()).isNaN();
     }
 
+    /**
+     * A JobManager's death at 10 s: ids every 0.5 s from 10.5 s. Its TaskManagers answer on for a
+     * while: j-0 (sent 10.5 s) at 10.6 s, j-1 (11 s) at 11.1 s. Then nothing until the job is back:
+     * j-2 to j-7 (11.5 to 14 s) at 14.50 to 14.55 s, j-8 (14.5 s) at 14.6 s, j-9 (15 s) at 15.1 s.
+     * Gaps from the fault: 0.6, 0.5, then 3.4 s (11.1 to 14.5), the rest 0.5 s or less. The first
+     * new result came 0.6 s after the fault; served again 4.5 s after it, after a pause of 3.4 s.
+     * Counting only pauses over 4 s, there was none: served again is the first new result.
+     */
+    @Test
+    void aJobThatAnswersOnBeforeItStopsIsServedAgainAtTheEndOfItsLongestPause() {
+        RunLedger ledger = new RunLedger(List.of(new RunLedger.Sent("jm", "j-", 10)), List.of(new RunLedger.Fault("jm", s(10), "kill -9 jobmanager")));
+        result(ledger, "j-0", OK, 10.5, 10.55, 10.6);
+        result(ledger, "j-1", OK, 11, 11.05, 11.1);
+        for (int i = 2; i <= 7; i++) result(ledger, "j-" + i, OK, 10.5 + 0.5 * i, 14.4, 14.5 + 0.01 * (i - 2));
+        result(ledger, "j-8", OK, 14.5, 14.55, 14.6);
+        result(ledger, "j-9", OK, 15, 15.05, 15.1);
+
+        RunLedger.FaultReport f = ledger.report("jm", S, 0.99, 0).faults().get(0);
+        assertThat(f.recoverySeconds()).isCloseTo(0.6, within(1e-9));
+        assertThat(f.servedAgainSeconds()).isCloseTo(4.5, within(1e-9));
+        assertThat(f.pauseSeconds()).isCloseTo(3.4, within(1e-9));
+
+        RunLedger.FaultReport longer = ledger.report("jm", S, 0.99, 0, 4 * S).faults().get(0);
+        assertThat(longer.servedAgainSeconds()).isCloseTo(0.6, within(1e-9));
+        assertThat(longer.pauseSeconds()).isZero();
+        assertThatThrownBy(() -> ledger.report("jm", S, 0.99, 0, 0)).hasMessage("pause must be > 0 us");
+    }
+
     @Test
     void requestsSentJustBeforeTheNextFaultCountForItNotForTheRecoveryFromThisOne() {
         // Faults at 10 s and 14 s; requests every 0.5 s from 10 s. Those sent at 10 and 10.5 s are
@@ -132,6 +160,7 @@ class RunLedgerTest {
         RunLedger.ScenarioReport r = ledger.report("d", S, 0.99);
         assertThat(r.lost()).isEqualTo(1);
         assertThat(r.faults().get(0).recoverySeconds()).isNull();
+        assertThat(r.faults().get(0).servedAgainSeconds()).isNull();
         // d-1 is placed at d-0's time (no later neighbour), before the fault: no window after it holds a request.
         assertThat(r.faults().get(0).attainmentRecoverySeconds()).isNull();
         assertThat(r.faults().get(0).worstWindowAttainment()).isNaN();

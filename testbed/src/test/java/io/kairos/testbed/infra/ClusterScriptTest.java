@@ -68,7 +68,8 @@ class ClusterScriptTest {
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.output()).doesNotContain("\u001b");
         assertThat(run.output().lines().toList()).containsExactly(
-                "cluster: fetching Kafka and Flink from Maven Central into " + tmp.resolve("dist") + " (once) ...",
+                "cluster: fetching Kafka, Flink and ZooKeeper from Maven Central into " + tmp.resolve("dist") + " (once) ...",
+                "INFO copying",
                 "INFO copying",
                 "INFO copying",
                 "cluster: artifacts in " + tmp.resolve("dist"));
@@ -85,6 +86,42 @@ class ClusterScriptTest {
 
         assertThat(run.exitCode()).isEqualTo(3);
         assertThat(run.output()).isEqualTo("cluster: not running\n");
+    }
+
+    @Test
+    void aHomeHoldsOneKindOfClusterAndSaysWhichBeforeStartingAnything(@TempDir Path tmp) throws Exception {
+        Path data = tmp.resolve("home").resolve("data");
+        Files.createDirectories(data);
+        Files.writeString(data.resolve("mode"), "plain\n");
+
+        Run run = cluster(tmp, "up", "--ha");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.output()).isEqualTo("cluster: " + tmp.resolve("home") + " holds a plain cluster: 'infra/cluster up' starts it again,"
+                + " 'infra/cluster clean' deletes it (or set KAIROS_CLUSTER_HOME for another home)\n");
+        assertThat(tmp.resolve("dist")).as("nothing fetched").doesNotExist();
+
+        Files.writeString(data.resolve("mode"), "ha\n");
+        Run plain = cluster(tmp, "up");
+        assertThat(plain.exitCode()).isEqualTo(1);
+        assertThat(plain.output()).startsWith("cluster: " + tmp.resolve("home") + " holds an HA cluster: 'infra/cluster up --ha' starts it again,");
+    }
+
+    @Test
+    void onlyAnHaClusterHasALeadingJobManager(@TempDir Path tmp) throws Exception {
+        Run run = cluster(tmp, "leader");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.output()).isEqualTo("cluster: leader: this home's cluster is not an HA one; its JobManager is 'jobmanager'\n");
+    }
+
+    @Test
+    void theHaClusterHasRoomForSevenTaskManagersAndTheSpare(@TempDir Path tmp) throws Exception {
+        Run run = cluster(tmp, "up", "--ha", "--taskmanagers", "8");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.output().lines()).hasSize(1).first().asString()
+                .startsWith("cluster: --taskmanagers with --ha must be 1 to 7");
     }
 
     @Test

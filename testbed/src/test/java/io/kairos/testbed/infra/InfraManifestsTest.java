@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJobMain;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HeartbeatManagerOptions;
+import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -26,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -188,6 +191,88 @@ class InfraManifestsTest {
         assertThat(pod.at("/containers/0/volumeMounts/0/mountPath").asText()).isEqualTo("/flink-data");
         String claim = pod.at("/volumes/0/persistentVolumeClaim/claimName").asText();
         assertThat(ofKind(resources, "PersistentVolumeClaim")).extracting(c -> c.at("/metadata/name").asText()).contains(claim);
+    }
+
+    @Test
+    void kubernetesRunsAStandbyJobManagerThreeBrokersApartFromTheirControllersAndTopicsOnAllThree() throws IOException {
+        List<JsonNode> resources = k8sResources();
+        JsonNode fd = ofKind(resources, "FlinkDeployment").get(0);
+        JsonNode flink = fd.at("/spec/flinkConfiguration");
+        assertThat(flink.path("high-availability.type").asText()).isEqualTo("kubernetes");
+        assertThat(flink.path("high-availability.storageDir").asText()).startsWith("file:///flink-data/");
+        assertThat(fd.at("/spec/jobManager/replicas").asInt()).as("a leader and a standby").isGreaterThanOrEqualTo(2);
+        assertThat(fd.at("/spec/taskManager/replicas").asInt()).as("one TaskManager may die").isGreaterThanOrEqualTo(2);
+        Configuration ha = Configuration.fromMap(flatStrings(flink));
+        Duration lease = ha.get(ConfigOptions.key("high-availability.kubernetes.leader-election.lease-duration").durationType().noDefaultValue());
+        Duration renew = ha.get(ConfigOptions.key("high-availability.kubernetes.leader-election.renew-deadline").durationType().noDefaultValue());
+        assertThat(renew).as("the leader gives the lease up before a standby may take it").isLessThan(lease);
+
+        // Controllers and brokers in pools of their own, three of each.
+        List<JsonNode> pools = ofKind(resources, "KafkaNodePool");
+        int controllers = 0, brokers = 0;
+        for (JsonNode pool : pools) {
+            List<String> roles = strings(pool.at("/spec/roles"));
+            assertThat(roles).as("pool %s has one role", pool.at("/metadata/name").asText()).hasSize(1);
+            if (roles.contains("controller")) controllers += pool.at("/spec/replicas").asInt();
+            if (roles.contains("broker")) brokers += pool.at("/spec/replicas").asInt();
+        }
+        assertThat(controllers).isEqualTo(3);
+        assertThat(brokers).isEqualTo(3);
+        JsonNode kafka = ofKind(resources, "Kafka").get(0).at("/spec/kafka/config");
+        assertThat(kafka.path("default.replication.factor").asInt()).isEqualTo(3);
+        assertThat(kafka.path("min.insync.replicas").asInt()).isEqualTo(2);
+        assertThat(kafka.path("transaction.state.log.min.isr").asInt()).isEqualTo(2);
+        for (JsonNode t : ofKind(resources, "KafkaTopic")) {
+            assertThat(t.at("/spec/replicas").asInt()).as("replicas of %s", t.at("/metadata/name").asText()).isEqualTo(3);
+            assertThat(t.at("/spec/config/min.insync.replicas").asInt()).as("min.insync.replicas of %s", t.at("/metadata/name").asText()).isEqualTo(2);
+        }
+    }
+
+    /** A Java properties file of infra/conf, as a map. */
+    private static Map<String, String> properties(String file) throws IOException {
+        Properties p = new Properties();
+        try (Reader in = Files.newBufferedReader(INFRA.resolve("conf").resolve(file))) {
+            p.load(in);
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String k : p.stringPropertyNames()) out.put(k, p.getProperty(k));
+        return out;
+    }
+
+    @Test
+    void theLocalHaClusterAgreesWithItselfOnPortsQuorumsAndTimeouts() throws IOException {
+        // Flink's HA over config.yaml, as infra/cluster writes it: the keys of ha.yaml win.
+        Map<String, String> merged = flatStrings(documents(INFRA.resolve("conf/flink/config.yaml")).get(0));
+        merged.putAll(flatStrings(documents(INFRA.resolve("conf/flink/ha.yaml")).get(0)));
+        Configuration flink = Configuration.fromMap(merged);
+        assertThat(flink.get(HighAvailabilityOptions.HA_MODE)).isEqualTo("zookeeper");
+        assertThat(flink.get(HighAvailabilityOptions.ZOOKEEPER_TOLERATE_SUSPENDED_CONNECTIONS)).isTrue();
+        assertThat(flink.get(HighAvailabilityOptions.HA_STORAGE_PATH)).startsWith("file://__STATE__/");
+        assertThat(flink.getString("rest.port", "")).as("apart from the plain cluster's 8081").isEqualTo("8181");
+
+        // Flink's quorum is the ensemble infra/cluster starts: node i on port 12180 + i.
+        String cluster = Files.readString(INFRA.resolve("cluster"));
+        assertThat(cluster).contains("zookeeper_port() { echo $((12180 + ${1#zookeeper-})); }");
+        assertThat(flink.get(HighAvailabilityOptions.HA_ZOOKEEPER_QUORUM))
+                .isEqualTo("127.0.0.1:12181,127.0.0.1:12182,127.0.0.1:12183");
+        Map<String, String> zoo = properties("zookeeper/zoo.cfg");
+        assertThat(zoo).containsKeys("server.1", "server.2", "server.3").containsEntry("clientPort", "__CLIENT_PORT__");
+        // ZooKeeper grants sessions of 2 to 20 ticks: Flink's must fall within.
+        long tick = Long.parseLong(zoo.get("tickTime"));
+        long session = flink.get(HighAvailabilityOptions.ZOOKEEPER_SESSION_TIMEOUT).toMillis();
+        assertThat(session).isBetween(2 * tick, 20 * tick);
+
+        // Brokers and controllers name the same voters; every write needs two of three replicas.
+        Map<String, String> broker = properties("kafka/server-ha.properties");
+        Map<String, String> controller = properties("kafka/controller-ha.properties");
+        assertThat(broker).containsEntry("process.roles", "broker").containsEntry("default.replication.factor", "3")
+                .containsEntry("min.insync.replicas", "2").containsEntry("transaction.state.log.min.isr", "2");
+        assertThat(controller).containsEntry("process.roles", "controller");
+        assertThat(broker.get("controller.quorum.voters")).isEqualTo(controller.get("controller.quorum.voters"))
+                .isEqualTo("101@127.0.0.1:19192,102@127.0.0.1:19193,103@127.0.0.1:19194");
+        // A broker is fenced by the active controller: the session is a controller's setting.
+        assertThat(Integer.parseInt(controller.get("broker.session.timeout.ms")))
+                .isGreaterThan(2 * Integer.parseInt(broker.get("broker.heartbeat.interval.ms")));
     }
 
     @Test
