@@ -255,7 +255,7 @@ public class ServeCommand implements Callable<Integer> {
         devices.slots(spec.commandLine(), catalog); // a type the catalog lacks stops serve here, in one line
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         ServingJob.onKafka(config, catalog).build(env);
-        env.execute("kairos-serving");
+        CompiledSubmission.execute(env, "kairos-serving");
         return 0;
     }
 
