@@ -35,10 +35,10 @@ import java.util.TreeSet;
  * variables by about half. Memory is written only where it can bind, affinity only with two sets
  * or more.
  *
- * <p>The sizes of the answer are then set again for its grouping by water-filling: every group one
- * device, then one more at a time to the group of the lowest {@code size_j / max ν} below {@code G},
- * which maximises the minimum for that grouping and gives the devices the ILP did not need to the
- * groups that gain most from them. Devices beyond every group's {@code G} are left over.
+ * <p>The sizes of the answer are then set again for its grouping ({@link WaterFill}): the fewest
+ * devices that reach the highest minimum burst tolerance for that grouping, then the devices the
+ * objective does not need to the groups of the lowest {@code size_j / Σ n_i} (their streams share
+ * their devices). Devices beyond every group's {@code G} are left over.
  *
  * <p>A first-fit grouping (models by need, the first group whose memory and affinity take it) is
  * handed to the solver as a hint, so that a time limit reached early still returns a plan; the
@@ -364,17 +364,27 @@ public final class HerdSolver {
         }
     }
 
-    /** Group sizes for a grouping that maximise the minimum burst tolerance. */
+    /** Group sizes for a grouping that maximise the minimum burst tolerance, then spread what is left by load. */
     static final class WaterFill {
         private WaterFill() {}
 
         /**
-         * One device per group holding a model, then one at a time to the group of the lowest
-         * {@code size / max need} still below {@code G} (the first of equals), while devices are left.
+         * First the fewest devices that reach the grouping's highest minimum burst tolerance
+         * {@code t*}: one device per group holding a model, then one at a time to the group of the
+         * lowest {@code size / max need} still below {@code G} (which maximises the minimum), and of
+         * those sizes only {@code max(1, ⌈t*·max need⌉)} kept. Then the devices left, one at a time,
+         * to the group of the lowest {@code size / Σ n_i} still below {@code G} (the first of equals):
+         * {@code bt} sees one stream at a time, but a group's streams share its devices, so the
+         * devices the objective does not need go where the load is, and no stream's {@code bt} falls.
          */
         static int[] sizes(HerdProblem p, int[] groupOf, int groups) {
             double[] most = new double[groups];
-            for (int m = 0; m < groupOf.length; m++) most[groupOf[m]] = Math.max(most[groupOf[m]], p.models().get(m).need());
+            double[] load = new double[groups];
+            for (int m = 0; m < groupOf.length; m++) {
+                HerdProblem.Model model = p.models().get(m);
+                most[groupOf[m]] = Math.max(most[groupOf[m]], model.need());
+                for (int i : model.streams()) load[groupOf[m]] += p.need(i);
+            }
             int[] sizes = new int[groups];
             int left = p.devices();
             for (int j = 0; j < groups; j++) {
@@ -383,17 +393,32 @@ public final class HerdSolver {
                     left--;
                 }
             }
+            fill(sizes, most, left, p.maxGroup());
+            double best = Double.POSITIVE_INFINITY;
+            for (int j = 0; j < groups; j++) if (most[j] > 0) best = Math.min(best, sizes[j] / most[j]);
+            left = p.devices();
+            for (int j = 0; j < groups; j++) {
+                if (most[j] == 0) continue;
+                // The fewest devices with size / most >= best; a hair of slack for the division's rounding.
+                sizes[j] = Math.min(sizes[j], Math.max(1, (int) Math.ceil(best * most[j] - 1e-9)));
+                left -= sizes[j];
+            }
+            fill(sizes, load, left, p.maxGroup());
+            return sizes;
+        }
+
+        /** {@code left} devices, one at a time, to the group of the lowest {@code size / weight} below {@code most} (the first of equals). */
+        private static void fill(int[] sizes, double[] weight, int left, int most) {
             while (left > 0) {
                 int lowest = -1;
-                for (int j = 0; j < groups; j++) {
-                    if (most[j] == 0 || sizes[j] >= p.maxGroup()) continue;
-                    if (lowest < 0 || sizes[j] / most[j] < sizes[lowest] / most[lowest]) lowest = j;
+                for (int j = 0; j < sizes.length; j++) {
+                    if (weight[j] == 0 || sizes[j] >= most) continue;
+                    if (lowest < 0 || sizes[j] / weight[j] < sizes[lowest] / weight[lowest]) lowest = j;
                 }
-                if (lowest < 0) break;
+                if (lowest < 0) return;
                 sizes[lowest]++;
                 left--;
             }
-            return sizes;
         }
     }
 }

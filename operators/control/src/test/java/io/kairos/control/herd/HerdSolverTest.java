@@ -136,6 +136,22 @@ class HerdSolverTest {
     }
 
     @Test
+    void devicesTheObjectiveDoesNotNeedGoWhereTheLoadIs() {
+        // Grouping {big} {m1, m2} {m3}, n: big 2, m1 0.5, m2 0.5, m3 0.45; N = 8, G = 4.
+        // Highest minimum: big is capped at 4 devices, t* = 4 / 2 = 2. The fewest devices for t* = 2:
+        //   {big} ⌈2·2⌉ = 4, {m1,m2} ⌈2·0.5⌉ = 1, {m3} ⌈2·0.45⌉ = 1; 2 devices left.
+        // By load (Σ n): {m1,m2} 1/1 = 1 < {m3} 1/0.45 = 2.2 -> 2 devices; 2/1 = 2 < 2.2 -> 3 devices.
+        // (By the largest n they would have gone 1 and 1: 1/0.5 = 2 < 2.2, then 2.2 < 2/0.5 = 4.)
+        HerdProblem p = problem(List.of(
+                RequestStream.of("a", "big", 200, 50, 1, null),
+                RequestStream.of("b", "m1", 50, 50, 1, null),
+                RequestStream.of("c", "m2", 50, 50, 1, null),
+                RequestStream.of("d", "m3", 45, 50, 1, null)), 8, 4, Long.MAX_VALUE);
+        assertThat(p.models()).extracting(HerdProblem.Model::name).containsExactly("big", "m1", "m2", "m3");
+        assertThat(HerdSolver.WaterFill.sizes(p, new int[]{0, 1, 1, 2}, 3)).containsExactly(4, 3, 1);
+    }
+
+    @Test
     void overlappingGroupsAreRefused() {
         HerdPlan.Share share = new HerdPlan.Share("a", "m1", 1, 1, 1, 1);
         assertThatThrownBy(() -> new HerdPlan(List.of(
