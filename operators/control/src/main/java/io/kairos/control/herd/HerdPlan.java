@@ -35,6 +35,11 @@ public record HerdPlan(List<Group> groups, String status, double bound, long sol
             if (devices.isEmpty()) throw new IllegalArgumentException("serving group '" + name + "' has no device");
         }
 
+        /** The devices its streams keep busy on average: {@code Σ n_i}. */
+        public double load() {
+            return streams.stream().mapToDouble(Share::need).sum();
+        }
+
         /** The lowest burst tolerance of the group's streams. */
         public double minBurstTolerance() {
             return streams.stream().mapToDouble(Share::burstTolerance).min().orElse(Double.POSITIVE_INFINITY);
@@ -102,8 +107,8 @@ public record HerdPlan(List<Group> groups, String status, double bound, long sol
             return lines;
         }
         for (Group g : groups) {
-            lines.add(String.format(Locale.ROOT, "group %s: %d device(s) %s, models %s, min bt %.3f", g.name(), g.devices().size(), ranges(g.devices()),
-                    String.join(", ", g.models()), g.minBurstTolerance()));
+            lines.add(String.format(Locale.ROOT, "group %s: %d device(s) %s, models %s, min bt %.3f, load %.2f devices", g.name(), g.devices().size(),
+                    ranges(g.devices()), String.join(", ", g.models()), g.minBurstTolerance(), g.load()));
             for (Share s : g.streams()) {
                 lines.add(String.format(Locale.ROOT, "  stream %-20s model %-16s rate %10.2f/s  T %10.2f/s  n %8.3f  bt %8.3f", s.stream(), s.model(), s.rate(),
                         s.throughput(), s.need(), s.burstTolerance()));

@@ -97,7 +97,8 @@ public final class HerdSolver {
     public HerdPlan solve(HerdProblem p) {
         loadNativeLibraries();
         long started = System.nanoTime();
-        Answer a = solve(p, true, settings.timeLimit());
+        Duration half = settings.timeLimit().dividedBy(2);
+        Answer a = solve(p, true, half, Double.NaN, null);
         if (a.status == MPSolver.ResultStatus.INFEASIBLE) {
             return HerdPlan.infeasible(explain(p), millisSince(started));
         }
@@ -106,7 +107,12 @@ public final class HerdSolver {
                     + "): give the solver more time", millisSince(started));
         }
         String status = a.status == MPSolver.ResultStatus.OPTIMAL ? "OPTIMAL" : "FEASIBLE";
-        return plan(p, a.groupOf, status, a.bound, millisSince(started));
+        // Second, at no lower minimum: the grouping whose groups run least above their mean load.
+        double reached = plan(p, a.groupOf, status, a.bound, 0).minBurstTolerance();
+        Answer spread = solve(p, true, settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started)).isNegative()
+                ? Duration.ofMillis(1) : settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started)), reached, a.groupOf);
+        int[] groupOf = spread.groupOf != null ? spread.groupOf : a.groupOf;
+        return plan(p, groupOf, status, a.bound, millisSince(started));
     }
 
     /**
@@ -122,7 +128,12 @@ public final class HerdSolver {
     /** How one solve ended: each model's group (null if none found) and the solver's bound on t. */
     private record Answer(MPSolver.ResultStatus status, int[] groupOf, double bound) {}
 
-    private Answer solve(HerdProblem p, boolean affinity, Duration limit) {
+    /**
+     * One solve. With {@code atLeast} NaN: maximise {@code t}. Else the second objective at
+     * {@code t >= atLeast}: minimise the groups' load above their devices, {@code Σ_j o_j} with
+     * {@code o_j >= Σ_{i in j} n_i - size_j}, {@code o_j >= 0}, from the grouping {@code start}.
+     */
+    private Answer solve(HerdProblem p, boolean affinity, Duration limit, double atLeast, int[] start) {
         List<HerdProblem.Model> models = p.models();
         int k = models.size();
         int groups = Math.min(p.devices(), k);
@@ -192,9 +203,29 @@ public final class HerdSolver {
                 }
             }
             MPObjective objective = solver.objective();
-            objective.setCoefficient(t, 1);
-            objective.setMaximization();
-            int[] first = FirstFit.groups(p, groups, affinity);
+            boolean spread = !Double.isNaN(atLeast);
+            if (!spread) {
+                objective.setCoefficient(t, 1);
+                objective.setMaximization();
+            } else {
+                // t at least what the first solve reached (a hair below: the scaled t is whole thousandths).
+                MPConstraint floor = solver.makeConstraint(integral ? Math.floor(atLeast * scale - 1e-6) : atLeast * (1 - 1e-9), Double.POSITIVE_INFINITY, "t_floor");
+                floor.setCoefficient(t, 1);
+                double total = 0;
+                double[] load = new double[k];
+                for (int m = 0; m < k; m++) for (int i : models.get(m).streams()) load[m] += p.need(i);
+                for (double l : load) total += l;
+                for (int j = 0; j < groups; j++) {
+                    MPVariable over = integral ? solver.makeIntVar(0, Math.ceil(total * T_SCALE), "over_" + j) : solver.makeNumVar(0, total, "over_" + j);
+                    MPConstraint above = solver.makeConstraint(0, Double.POSITIVE_INFINITY, "over_" + j);
+                    above.setCoefficient(over, 1);
+                    above.setCoefficient(size[j], scale);
+                    for (int m = j; m < k; m++) above.setCoefficient(z[m][j], -load[m] * scale);
+                    objective.setCoefficient(over, 1);
+                }
+                objective.setMinimization();
+            }
+            int[] first = start != null ? start : FirstFit.groups(p, groups, affinity);
             if (first != null) hint(solver, p, first, groups, scale, integral, t, size, z, w, y, sets);
             solver.setTimeLimit(Math.max(1, limit.toMillis()));
             solver.setNumThreads(settings.threads());
@@ -210,7 +241,7 @@ public final class HerdSolver {
                     if (z[m][j].solutionValue() > 0.5) groupOf[m] = j;
                 }
             }
-            double bound = status == MPSolver.ResultStatus.OPTIMAL ? objective.value() / scale : objective.bestBound() / scale;
+            double bound = spread ? Double.NaN : status == MPSolver.ResultStatus.OPTIMAL ? objective.value() / scale : objective.bestBound() / scale;
             return new Answer(status, groupOf, bound);
         } finally {
             solver.delete();
@@ -272,7 +303,7 @@ public final class HerdSolver {
         }
         String memory = p.deviceMemoryBytes() == Long.MAX_VALUE ? "unbounded memory" : HerdProblem.mb(p.deviceMemoryBytes()) + " MB per device";
         if (sets.size() >= 2) {
-            Answer free = solve(p, false, settings.timeLimit());
+            Answer free = solve(p, false, settings.timeLimit(), Double.NaN, null);
             if (free.status != MPSolver.ResultStatus.INFEASIBLE) {
                 Map<String, Integer> count = new LinkedHashMap<>();
                 for (String s : sets) count.put(s, 0);
