@@ -112,8 +112,16 @@ class PlanHerdOnBrokerTest {
     }
 
     @Test
-    void aDryRunSimulatesTheCurrentPlanBesideTheNewOne() throws Exception {
-        Run r = herd(streams("dry.json", 400, 200, 100), "--dry-run");
+    void aDryRunOfTheDocsExampleSimulatesTheJobsPlanBesideTheNewOne() {
+        // The example of docs/planners/herd.md on a control topic of its own (the job's default plan:
+        // one group of 12 devices holding every model, 16 GiB each, so models load and evict).
+        broker.createTopic(CONTROL + "-docs", 1, Map.of("cleanup.policy", "compact"));
+        Path example = Path.of(System.getProperty("kairos.home", ".."), "testbed", "src", "main", "resources", "herd");
+        if (!Files.isDirectory(example)) example = Path.of("src", "main", "resources", "herd");
+        Run r = kairos("plan", "herd", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL + "-docs", "--outcomes-topic", OUTCOMES,
+                "--models", example.resolve("models.json").toString(), "--streams", example.resolve("streams.json").toString(),
+                "--devices", "12", "--max-group", "4", "--device-memory-mb", "16384", "--simulated-s", "10", "--dry-run");
+        System.out.println(r.out());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("minimum burst tolerance").containsPattern("current plan: attainment \\d+\\.\\d\\d %")
                 .containsPattern("Herd plan: +attainment \\d+\\.\\d\\d %");
