@@ -209,7 +209,7 @@ public final class HerdSolver {
                 objective.setMaximization();
             } else {
                 // t at least what the first solve reached (a hair below: the scaled t is whole thousandths).
-                MPConstraint floor = solver.makeConstraint(integral ? Math.floor(atLeast * scale - 1e-6) : atLeast * (1 - 1e-9), Double.POSITIVE_INFINITY, "t_floor");
+                MPConstraint floor = solver.makeConstraint(integral ? Math.floor(atLeast * scale * (1 - 1e-6)) : atLeast * (1 - 1e-9), Double.POSITIVE_INFINITY, "t_floor");
                 floor.setCoefficient(t, 1);
                 double total = 0;
                 double[] load = new double[k];

@@ -18,7 +18,9 @@ import java.util.SplittableRandom;
 
 /**
  * Herd's ILP against the number of streams and devices: solve time (wall, and the process's CPU
- * time, which counts the solver's native workers) and the gap reached, on generated instances.
+ * time, which counts the solver's native workers, medians of the runs), the worst gap reached,
+ * and of the last run's instance the minimum burst tolerance and the groups' mean load above their
+ * devices, beside the first-fit grouping the solver starts from.
  *
  * <p>An instance of {@code S} streams on {@code N} devices: {@code S / 10} models (a popular model
  * serves many tenants' streams), each of 256 MiB to 1 GiB (in steps of 128 MiB) on 16 GiB devices,
@@ -63,14 +65,16 @@ public final class SolverSpeed {
         solver.solve(instance(100, 12, 1));
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         System.out.printf(Locale.ROOT, "%s, %d worker(s), time limit %s s, %d run(s) a point (median)%n", backend, threads, limit, runs);
-        System.out.println("| streams | models | devices | groups | solve s (wall) | CPU s | status | gap | min bt | first fit's min bt |");
-        System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |");
+        System.out.println("| streams | models | devices | groups | solve s (wall) | CPU s | status | gap (worst) | min bt | first fit's min bt | load above devices | first fit's |");
+        System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |");
         for (int s : streams) {
             for (int n : devices) {
                 double[] wall = new double[runs];
                 double[] cpu = new double[runs];
                 HerdPlan plan = null;
                 HerdProblem p = null;
+                double worstGap = 0;
+                boolean allOptimal = true;
                 for (int r = 0; r < runs; r++) {
                     p = instance(s, n, 1 + r);
                     long cpu0 = os.getProcessCpuTime();
@@ -78,22 +82,28 @@ public final class SolverSpeed {
                     plan = solver.solve(p);
                     wall[r] = (System.nanoTime() - t0) / 1e9;
                     cpu[r] = (os.getProcessCpuTime() - cpu0) / 1e9;
+                    if (plan.feasible()) {
+                        worstGap = Math.max(worstGap, plan.gap());
+                        allOptimal &= plan.status().equals("OPTIMAL");
+                    }
                 }
                 if (!plan.feasible()) {
                     System.out.printf(Locale.ROOT, "| %d | %d | %d | - | %.2f | %.2f | %s | | | |%n", s, p.models().size(), n, median(wall), median(cpu), plan.infeasibility());
                     continue;
                 }
-                double firstFit = firstFit(p);
-                System.out.printf(Locale.ROOT, "| %d | %d | %d | %d | %.2f | %.2f | %s | %.2f %% | %.3f | %.3f |%n", s, p.models().size(), n, plan.groups().size(),
-                        median(wall), median(cpu), plan.status().toLowerCase(Locale.ROOT), 100 * plan.gap(), plan.minBurstTolerance(), firstFit);
+                HerdPlan first = HerdSolver.firstFit(p);
+                System.out.printf(Locale.ROOT, "| %d | %d | %d | %d | %.2f | %.2f | %s | %.2f %% | %.3f | %.3f | %.2f | %.2f |%n", s, p.models().size(), n,
+                        plan.groups().size(), median(wall), median(cpu), allOptimal ? "optimal" : "feasible", 100 * worstGap, plan.minBurstTolerance(),
+                        first.feasible() ? first.minBurstTolerance() : Double.NaN, overload(plan), first.feasible() ? overload(first) : Double.NaN);
             }
         }
     }
 
-    /** The min bt of the first-fit grouping with water-filled sizes: what the solver starts from. */
-    static double firstFit(HerdProblem p) {
-        HerdPlan plan = HerdSolver.firstFit(p);
-        return plan.feasible() ? plan.minBurstTolerance() : Double.NaN;
+    /** {@code Σ_j max(0, load_j - size_j)}: the devices' worth of mean load the groups carry above their devices. */
+    static double overload(HerdPlan plan) {
+        double over = 0;
+        for (HerdPlan.Group g : plan.groups()) over += Math.max(0, g.load() - g.devices().size());
+        return over;
     }
 
     /** An instance of {@code streams} streams on {@code devices} devices, as the class comment says, from {@code seed}. */
