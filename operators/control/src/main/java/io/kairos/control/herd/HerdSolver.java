@@ -40,6 +40,12 @@ import java.util.TreeSet;
  * objective does not need to the groups of the lowest {@code size_j / Σ n_i} (their streams share
  * their devices). Devices beyond every group's {@code G} are left over.
  *
+ * <p><b>A second objective.</b> Many groupings reach the same minimum (often the one capped by
+ * {@code G / ν_max}), and the first solve is indifferent between them: it can leave devices idle
+ * beside a group far above its mean load. So a second solve (the rest of the time limit; the first
+ * has half) keeps {@code t} at the minimum reached and minimises the groups' mean load above their
+ * devices, {@code Σ_j max(0, Σ_{i in j} n_i − size_j)}, from the first answer.
+ *
  * <p>A first-fit grouping (models by need, the first group whose memory and affinity take it) is
  * handed to the solver as a hint, so that a time limit reached early still returns a plan; the
  * plan says how the solver ended and the gap to its bound. An infeasible problem is explained in
@@ -109,8 +115,8 @@ public final class HerdSolver {
         String status = a.status == MPSolver.ResultStatus.OPTIMAL ? "OPTIMAL" : "FEASIBLE";
         // Second, at no lower minimum: the grouping whose groups run least above their mean load.
         double reached = plan(p, a.groupOf, status, a.bound, 0).minBurstTolerance();
-        Answer spread = solve(p, true, settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started)).isNegative()
-                ? Duration.ofMillis(1) : settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started)), reached, a.groupOf);
+        Duration left = settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started));
+        Answer spread = solve(p, true, left.isNegative() ? Duration.ofMillis(1) : left, reached, a.groupOf);
         int[] groupOf = spread.groupOf != null ? spread.groupOf : a.groupOf;
         return plan(p, groupOf, status, a.bound, millisSince(started));
     }
