@@ -2,6 +2,15 @@ package io.kairos.jobs.cli;
 
 import io.kairos.control.DecisionPublisher;
 import io.kairos.control.TelemetryRates;
+import io.kairos.control.ControlTopic;
+import io.kairos.control.herd.HerdDecisions;
+import io.kairos.control.herd.HerdDryRun;
+import io.kairos.control.herd.HerdPlan;
+import io.kairos.control.herd.HerdProblem;
+import io.kairos.control.herd.HerdSolver;
+import io.kairos.control.herd.RequestStream;
+import io.kairos.control.herd.SingleDeviceGoodput;
+import io.kairos.control.herd.StreamsFile;
 import io.kairos.control.inferline.InferLinePlanner;
 import io.kairos.control.inferline.PipelineDecisions;
 import io.kairos.control.inferline.TopicTrace;
@@ -12,6 +21,12 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineException;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.plan.DecisionKey;
+import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.policy.Policies;
+import io.kairos.schema.ControlDecision;
+import io.kairos.sim.SimulationReport;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
@@ -47,7 +62,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "plan", mixinStandardHelpOptions = true,
         description = "Compute a plan for a running job and publish it as control decisions.",
-        subcommands = {PlanCommand.SmdpCommand.class, PlanCommand.PipelineCommand.class})
+        subcommands = {PlanCommand.SmdpCommand.class, PlanCommand.PipelineCommand.class, PlanCommand.HerdCommand.class})
 public class PlanCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -328,6 +343,212 @@ public class PlanCommand implements Runnable {
 
         private static String plain(double v) {
             String s = String.format(Locale.ROOT, "%.4f", v).replaceAll("0+$", "");
+            return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+        }
+    }
+
+    @Command(name = "herd", mixinStandardHelpOptions = true,
+            description = {"Group request streams into serving groups with Shepherd's Herd planner: an ILP (OR-Tools) that maximises the "
+                    + "minimum burst tolerance bt(i) = devices of stream i's group / n_i, with n_i = rate_i / T_i and T_i the stream's most "
+                    + "goodput on one device (simulated with its own arrivals), under the cluster's size, the most devices per group, a "
+                    + "device's memory and affinity sets. Prints the groups (streams, models, devices, bt per stream, the minimum); "
+                    + "--dry-run also simulates the job's current plan and the new one on the same arrivals; --publish sends the plan "
+                    + "(SetPlacement, SetPolicy, AssignGroup) through the decision publisher and waits for the job's outcome of each."})
+    static final class HerdCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        ControlCommand.Publishing options = ControlCommand.publishing("kairos-plan-herd");
+        @Mixin
+        ModelsOption models = new ModelsOption();
+        @Mixin
+        DevicesOption devices = new DevicesOption();
+
+        @Option(names = "--streams", paramLabel = "FILE", required = true,
+                description = "The request streams (JSON): per stream name, model, rate_per_s, slo_ms, cv2 (default 1) and affinity (optional).")
+        Path streamsFile;
+
+        @Option(names = "--max-group", paramLabel = "G", required = true, description = "The most devices a serving group may have (its scheduler's scalability limit).")
+        int maxGroup;
+
+        @Option(names = "--device-memory-mb", description = "A device's memory for models, as given to serve; a group's models must fit it (default: ${DEFAULT-VALUE}).")
+        long deviceMemoryMb = ServingConfig.DEFAULTS.deviceMemoryMb;
+
+        @Option(names = "--policy", description = "The scheduling policy of every Herd group, and the one T_i is measured under (default: ${DEFAULT-VALUE}).",
+                completionCandidates = ControlCommand.PolicyNames.class)
+        String policy = "kairos";
+
+        @Option(names = "--job-policy", description = "The job's default policy, as given to serve: what the current plan is rebuilt with (default: ${DEFAULT-VALUE}).",
+                completionCandidates = ControlCommand.PolicyNames.class)
+        String jobPolicy = ServingConfig.DEFAULTS.policy;
+
+        @Option(names = "--time-limit-s", description = "How long the solver may search; the best plan found by then is printed with its gap (default: ${DEFAULT-VALUE}).")
+        double timeLimitS = 10;
+
+        @Option(names = "--solver", description = "The ILP backend: CP_SAT or SCIP (default: ${DEFAULT-VALUE}).")
+        String solver = "CP_SAT";
+
+        @Option(names = "--rates-from-telemetry",
+                description = "Take each model's rate from the running job's own estimate (its latest batch in --telemetry-topic), split over the model's streams as the file's rates are (equally where the file gives none).")
+        boolean ratesFromTelemetry;
+
+        @Option(names = "--telemetry-topic", description = "default: ${DEFAULT-VALUE}")
+        String telemetryTopic = "kairos-telemetry";
+
+        @Option(names = "--telemetry-tail", paramLabel = "N", description = "How many of the last records of each partition of the telemetry topic to look through (default: ${DEFAULT-VALUE}).")
+        int telemetryTail = 10_000;
+
+        @Option(names = "--simulated-s", description = "How long --dry-run simulates each plan, seconds of arrivals (default: ${DEFAULT-VALUE}).")
+        double simulatedS = 30;
+
+        @Option(names = "--seed", description = "Seed of the simulated arrivals (default: ${DEFAULT-VALUE}).")
+        long seed = 1;
+
+        @Option(names = "--timeout-ms", description = "How long reading the control topic may take (default: ${DEFAULT-VALUE}).")
+        long timeoutMs = 15_000;
+
+        @ArgGroup
+        Mode mode = new Mode();
+
+        static final class Mode {
+            @Option(names = "--dry-run", description = "Also simulate the job's current plan (read from the control topic) and the new one on the same arrivals, and print both predicted attainments; publish nothing.")
+            boolean dryRun;
+
+            @Option(names = "--publish", description = "Publish the plan's decisions and wait for the job's outcome of each.")
+            boolean publish;
+        }
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            devices.check(spec.commandLine());
+            if (maxGroup < 1) throw new ParameterException(spec.commandLine(), "--max-group must be at least 1, got " + maxGroup);
+            if (deviceMemoryMb < 1) throw new ParameterException(spec.commandLine(), "--device-memory-mb must be at least 1, got " + deviceMemoryMb);
+            if (!(timeLimitS > 0) || Double.isInfinite(timeLimitS)) throw new ParameterException(spec.commandLine(), "--time-limit-s must be a positive number, got " + timeLimitS);
+            if (!(simulatedS > 0) || Double.isInfinite(simulatedS)) throw new ParameterException(spec.commandLine(), "--simulated-s must be a positive number, got " + simulatedS);
+            if (telemetryTail < 1) throw new ParameterException(spec.commandLine(), "--telemetry-tail must be at least 1, got " + telemetryTail);
+            if (!Policies.names().contains(policy)) throw new ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
+            if (!Policies.names().contains(jobPolicy)) throw new ParameterException(spec.commandLine(), "--job-policy '" + jobPolicy + "' is unknown; known: " + Policies.names());
+            HerdSolver.Settings settings;
+            try {
+                settings = new HerdSolver.Settings(Duration.ofMillis(Math.max(1, Math.round(timeLimitS * 1000))), solver, 2);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--solver: " + e.getMessage());
+            }
+            ModelCatalog catalog;
+            try {
+                catalog = models.modelsFile == null ? ModelCatalog.builtIn() : ModelCatalog.load(models.modelsFile);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--models " + models.modelsFile + ": " + e.getMessage());
+            }
+            var slots = devices.slots(spec.commandLine(), catalog);
+            if (slots.distinctTypes().size() > 1) {
+                throw new ParameterException(spec.commandLine(), "--devices " + devices.spec + ": Herd plans devices of one hardware type, got " + slots.distinctTypes());
+            }
+            long memoryBytes = Math.multiplyExact(deviceMemoryMb, 1024L * 1024L);
+            List<RequestStream> streams;
+            try {
+                streams = StreamsFile.load(streamsFile);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--streams " + e.getMessage());
+            }
+            // The job's plan as its control topic holds it: for the rates' groups, the dry run and the publication.
+            DecisionLedger current = null;
+            if (mode.dryRun || mode.publish || ratesFromTelemetry) {
+                ControlCommand.Topics t = options.topics;
+                ControlTopic.Contents contents = ControlTopic.read(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()), t.controlTopic,
+                        Duration.ofMillis(timeoutMs));
+                current = new DecisionLedger(new ServingPlan(slots, memoryBytes, jobPolicy, PolicyParams.NONE, catalog));
+                long now = io.kairos.core.time.WallClock.nowMicros();
+                for (ControlDecision d : contents.decisions()) current.decide(d, now);
+            }
+            if (ratesFromTelemetry) {
+                streams = ratesFromTelemetry(streams, current.plan(), catalog);
+                if (streams == null) return 1;
+            }
+            SingleDeviceGoodput goodput = new SingleDeviceGoodput(catalog, policy);
+            HerdProblem problem;
+            try {
+                problem = HerdProblem.of(streams, catalog, slots.count(), maxGroup, memoryBytes, s -> {
+                    int before = goodput.simulations();
+                    SingleDeviceGoodput.Measured m = goodput.of(s);
+                    if (goodput.simulations() > before) {
+                        out.printf(Locale.ROOT, "T of %s at SLO %s ms, CV² %s: %.1f requests/s on one device (%d simulations)%n", s.model(), plain(s.sloMs()),
+                                plain(s.cv2()), m.perSecond(), m.simulations());
+                        out.flush();
+                    }
+                    return m.perSecond();
+                });
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--streams " + e.getMessage());
+            }
+            HerdPlan plan = new HerdSolver(settings).solve(problem);
+            if (!plan.feasible()) {
+                spec.commandLine().getErr().println(plan.infeasibility());
+                return 1;
+            }
+            for (String line : plan.lines()) out.println(line);
+            if (!mode.dryRun && !mode.publish) return 0;
+            List<Object> actions;
+            try {
+                actions = HerdDecisions.actions(plan, current, policy, catalog.names());
+            } catch (IllegalArgumentException e) {
+                spec.commandLine().getErr().println("not publishable: " + e.getMessage());
+                return 1;
+            }
+            if (mode.dryRun) {
+                HerdDryRun.Result r;
+                try {
+                    r = HerdDryRun.run(catalog, current.plan(), actions, streams, Math.round(simulatedS * 1e6), seed);
+                } catch (IllegalArgumentException e) {
+                    spec.commandLine().getErr().println("not publishable: " + e.getMessage());
+                    return 1;
+                }
+                out.printf(Locale.ROOT, "simulated %s s of the streams' arrivals (seed %d) on each plan:%n", plain(simulatedS), seed);
+                out.println("  current plan: " + predicted(r.current()));
+                out.println("  Herd plan:    " + predicted(r.herd()));
+                return 0;
+            }
+            return publishAll(spec, options, actions);
+        }
+
+        private static String predicted(SimulationReport r) {
+            return String.format(Locale.ROOT, "attainment %.2f %%, goodput %.1f requests/s, p99 %.1f ms, %,d requests", 100 * r.sloAttainment(),
+                    r.goodputPerSecond(), r.p99Micros() / 1000.0, r.arrivals());
+        }
+
+        /** The streams at the job's own rates: each model's estimate in its group now, split over its streams; null after saying what is missing. */
+        private List<RequestStream> ratesFromTelemetry(List<RequestStream> streams, ServingPlan plan, ModelCatalog catalog) {
+            ControlCommand.Topics t = options.topics;
+            Map<String, Double> measured = new java.util.LinkedHashMap<>();
+            Map<String, Double> written = new java.util.HashMap<>();
+            Map<String, Integer> count = new java.util.HashMap<>();
+            for (RequestStream s : streams) {
+                written.merge(s.model(), s.ratePerSecond() == null ? 0 : s.ratePerSecond(), Double::sum);
+                count.merge(s.model(), 1, Integer::sum);
+                if (measured.containsKey(s.model())) continue;
+                String group = plan.groupOf(s.model());
+                Optional<TelemetryRates.Estimate> e = TelemetryRates.latest(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()),
+                        telemetryTopic, group, s.model(), telemetryTail, Duration.ofSeconds(15));
+                if (e.isEmpty() || !(e.get().perSecond() > 0)) {
+                    spec.commandLine().getErr().println(s.where().field("rate_per_s") + ": no rate estimate of model '" + s.model() + "' in serving group '"
+                            + group + "' in the last " + telemetryTail + " records of " + telemetryTopic + ": give rate_per_s and leave out --rates-from-telemetry");
+                    return null;
+                }
+                measured.put(s.model(), e.get().perSecond());
+                spec.commandLine().getOut().printf(Locale.ROOT, "rate of %s: %.1f requests/s, the job's estimate on batch %s%n", s.model(), e.get().perSecond(), e.get().batchId());
+            }
+            List<RequestStream> out = new java.util.ArrayList<>();
+            for (RequestStream s : streams) {
+                double total = measured.get(s.model());
+                double share = written.get(s.model()) > 0 ? (s.ratePerSecond() == null ? 0 : s.ratePerSecond()) / written.get(s.model()) : 1.0 / count.get(s.model());
+                out.add(s.withRate(Math.max(total * share, 1e-9)));
+            }
+            return out;
+        }
+
+        private static String plain(double v) {
+            String s = String.format(Locale.ROOT, "%.3f", v).replaceAll("0+$", "");
             return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
         }
     }

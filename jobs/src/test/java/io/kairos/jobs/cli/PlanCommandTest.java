@@ -20,7 +20,7 @@ class PlanCommandTest {
 
     @Test
     void badArgumentsAreOneLineEach() {
-        assertUsageError(KairosRun.of("plan"), "missing command: one of [smdp, pipeline]");
+        assertUsageError(KairosRun.of("plan"), "missing command: one of [smdp, pipeline, herd]");
         assertUsageError(KairosRun.of("plan", "smdp", "--bootstrap-servers", KairosRun.NOWHERE, "--model", "nosuch", "--rate", "10"),
                 "kairos plan smdp: --model 'nosuch' is not in the catalog; it has [");
         assertUsageError(KairosRun.of("plan", "smdp", "--bootstrap-servers", KairosRun.NOWHERE, "--model", "googlenet", "--rate", "0"),

@@ -106,6 +106,30 @@ class DistributionTest {
     }
 
     @Test
+    void plansHerdGroupsWithItsSolver() throws IOException, InterruptedException {
+        // OR-Tools and its Linux native library ship in lib/ for the command line: the ILP runs from the distribution.
+        Path models = Files.writeString(unpacked.resolve("herd-models.json"), """
+                {"models": [
+                  {"name": "m1", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1], "latency_ms": {"table": {"1": 1}}, "memory_bytes": 8589934592},
+                  {"name": "m2", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1], "latency_ms": {"table": {"1": 1}}, "memory_bytes": 8589934592},
+                  {"name": "m3", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1], "latency_ms": {"table": {"1": 1}}, "memory_bytes": 8589934592}
+                ]}""");
+        Path streams = Files.writeString(unpacked.resolve("herd-streams.json"), """
+                {"streams": [
+                  {"name": "a", "model": "m1", "rate_per_s": 400, "slo_ms": 50},
+                  {"name": "b", "model": "m2", "rate_per_s": 200, "slo_ms": 50},
+                  {"name": "c", "model": "m3", "rate_per_s": 100, "slo_ms": 50}
+                ]}""");
+        Run plan = kairos("plan", "herd", "--models", models.toString(), "--streams", streams.toString(), "--devices", "4", "--max-group", "3",
+                "--device-memory-mb", "16384");
+
+        assertThat(plan.code()).as(plan.err()).isZero();
+        // As in PlanHerdOnBrokerTest: {m1, m2} on 3 devices, {m3} on 1.
+        assertThat(plan.out()).contains("group herd-1: 3 device(s) 0-2, models m1, m2").contains("group herd-2: 1 device(s) 3, models m3")
+                .containsPattern("minimum burst tolerance [0-9.]+ \\(optimal");
+    }
+
+    @Test
     void publishesADecisionAndShowsThePlanOnABroker() throws IOException, InterruptedException {
         EmbeddedKafkaBroker broker = SharedBroker.get();
         String topic = "dist-control";

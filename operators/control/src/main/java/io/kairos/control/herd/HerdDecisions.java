@@ -1,0 +1,138 @@
+package io.kairos.control.herd;
+
+import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.DeviceView;
+import io.kairos.schema.AssignGroup;
+import io.kairos.schema.ControlDecision;
+import io.kairos.schema.DevicePlacement;
+import io.kairos.schema.SetPlacement;
+import io.kairos.schema.SetPolicy;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A Herd plan as the control decisions that serve it in a running job, in an order that never puts
+ * a device in two groups at once:
+ * <ol>
+ *   <li>every group that holds devices now and will hold others (the job's {@code default} group,
+ *       which holds every device until it is placed, and the groups of an earlier Herd plan) keeps
+ *       only the devices it keeps: a {@code SetPlacement} that shrinks it ({@code default} keeps the
+ *       devices the plan leaves over);</li>
+ *   <li>per new group, {@code SetPlacement} (each of its devices holding all its models: a group's
+ *       models fit one device's memory), {@code SetPolicy} (the policy {@code T_i} was measured
+ *       under), then an {@code AssignGroup} per model, so that a model's requests reach its group
+ *       only once the group has its devices and policy;</li>
+ * </ol>
+ * A device held by a group that is neither {@code default} nor Herd's ({@code herd-*}: another
+ * planner's, or a user's) is not taken: the plan is refused with the group named.
+ */
+public final class HerdDecisions {
+    private HerdDecisions() {}
+
+    /**
+     * @param current the job's plan as its control topic holds it (a {@link DecisionLedger} read from the topic)
+     * @param policy  the scheduling policy of every Herd group
+     * @param served  the models the job serves (its catalog's): what the default group's devices
+     *                hold once placed, less the models the plan routes to its groups
+     * @throws IllegalArgumentException in one line when a device of the plan is held by a group
+     *         Herd does not manage, or the plan is infeasible
+     */
+    public static List<Object> actions(HerdPlan plan, DecisionLedger current, String policy, java.util.Collection<String> served) {
+        if (!plan.feasible()) throw new IllegalArgumentException(plan.infeasibility());
+        ServingPlan now = current.plan();
+        Map<String, Set<Integer>> held = placedGroups(current);
+        Map<Integer, String> newGroupOf = new TreeMap<>();
+        for (HerdPlan.Group g : plan.groups()) for (int d : g.devices()) newGroupOf.put(d, g.name());
+        for (int d : newGroupOf.keySet()) {
+            if (d >= now.deviceCount()) {
+                throw new IllegalArgumentException("the plan puts serving group '" + newGroupOf.get(d) + "' on device " + d + ", but the job has devices 0.."
+                        + (now.deviceCount() - 1));
+            }
+        }
+        for (Map.Entry<String, Set<Integer>> e : held.entrySet()) {
+            if (managed(e.getKey())) continue;
+            for (int d : e.getValue()) {
+                if (newGroupOf.containsKey(d)) {
+                    throw new IllegalArgumentException("device " + d + " is held by serving group '" + e.getKey() + "' (placement/" + e.getKey()
+                            + "), which Herd does not manage; the plan would put it in '" + newGroupOf.get(d)
+                            + "' too, and a device serves one group: free it first, or plan on fewer devices");
+                }
+            }
+        }
+        List<Object> actions = new ArrayList<>();
+        // 1. Shrink: each group Herd manages keeps only what the new plan leaves it.
+        Map<String, Set<Integer>> before = new TreeMap<>(held);
+        if (!before.containsKey(ServingPlan.DEFAULT_GROUP)) {
+            Set<Integer> all = new TreeSet<>();
+            for (DeviceView v : now.devicesOf(ServingPlan.DEFAULT_GROUP)) all.add(v.slot());
+            before.put(ServingPlan.DEFAULT_GROUP, all); // unplaced, it holds every device
+        }
+        Map<String, HerdPlan.Group> byName = new LinkedHashMap<>();
+        for (HerdPlan.Group g : plan.groups()) byName.put(g.name(), g);
+        for (Map.Entry<String, Set<Integer>> e : before.entrySet()) {
+            String group = e.getKey();
+            if (!managed(group)) continue;
+            Set<Integer> keeps = new TreeSet<>();
+            if (group.equals(ServingPlan.DEFAULT_GROUP)) keeps.addAll(plan.leftover());
+            else if (byName.containsKey(group)) keeps.addAll(byName.get(group).devices());
+            keeps.retainAll(e.getValue());
+            if (keeps.equals(e.getValue())) continue; // loses nothing
+            Set<String> models = modelsOn(now, group);
+            if (models == null || group.equals(ServingPlan.DEFAULT_GROUP)) {
+                // A placement lists its models: the default group's are those the plan does not route elsewhere.
+                models = new TreeSet<>(served);
+                for (HerdPlan.Group g : plan.groups()) g.models().forEach(models::remove);
+            }
+            actions.add(placement(group, keeps, models));
+        }
+        // 2. Grow: each new group with its devices, its policy, then its models routed to it.
+        for (HerdPlan.Group g : plan.groups()) {
+            actions.add(placement(g.name(), new TreeSet<>(g.devices()), new TreeSet<>(g.models())));
+            actions.add(SetPolicy.newBuilder().setGroup(g.name()).setPolicy(policy).build());
+            for (String model : g.models()) actions.add(AssignGroup.newBuilder().setModel(model).setGroup(g.name()).build());
+        }
+        return actions;
+    }
+
+    /** Groups Herd may reshape: the job's default group and its own. */
+    static boolean managed(String group) {
+        return group.equals(ServingPlan.DEFAULT_GROUP) || group.startsWith(HerdSolver.GROUP_PREFIX);
+    }
+
+    /** The groups with a placement decision applied, and their devices. */
+    static Map<String, Set<Integer>> placedGroups(DecisionLedger ledger) {
+        Map<String, Set<Integer>> out = new TreeMap<>();
+        for (ControlDecision d : ledger.current()) {
+            if (d.getAction() instanceof SetPlacement p) {
+                Set<Integer> devices = new TreeSet<>();
+                for (DeviceView v : ledger.plan().devicesOf(p.getGroup())) devices.add(v.slot());
+                out.put(p.getGroup(), devices);
+            }
+        }
+        return out;
+    }
+
+    /** The models a group's devices hold now, every device the same ones; null (every model) when a device is not limited. */
+    private static Set<String> modelsOn(ServingPlan plan, String group) {
+        Set<String> models = new TreeSet<>();
+        for (DeviceView v : plan.devicesOf(group)) {
+            if (v.models() == null) return null;
+            models.addAll(v.models());
+        }
+        return models;
+    }
+
+    /** A group's placement: every device holding {@code models}. */
+    static SetPlacement placement(String group, Set<Integer> devices, Set<String> models) {
+        List<DevicePlacement> placed = new ArrayList<>();
+        for (int d : devices) placed.add(DevicePlacement.newBuilder().setDevice(d).setModels(List.copyOf(models)).build());
+        return SetPlacement.newBuilder().setGroup(group).setDevices(placed).build();
+    }
+}

@@ -1,0 +1,461 @@
+package io.kairos.control.herd;
+
+import com.google.ortools.Loader;
+import com.google.ortools.linearsolver.MPConstraint;
+import com.google.ortools.linearsolver.MPObjective;
+import com.google.ortools.linearsolver.MPSolver;
+import com.google.ortools.linearsolver.MPVariable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Herd's ILP (Shepherd, NSDI'23) on OR-Tools: serving groups of models that maximise the minimum
+ * burst tolerance {@code bt(i) = Σ_j size_j·x_ij / n_i} over the streams.
+ *
+ * <p>Over the {@link HerdProblem}'s models {@code k} (a model's streams share its group, and its
+ * {@code need} {@code ν_k} is its streams' largest {@code n_i}) and groups {@code j < J = min(N, K)}:
+ * <pre>
+ *   maximise t
+ *   t·ν_k ≤ Σ_j w_kj                      for every model      (t ≤ min_i bt(i))
+ *   w_kj ≤ size_j,  w_kj ≤ G·z_kj          (w_kj = size_j·z_kj, linearised: only upper bounds, as t pushes w up)
+ *   Σ_j size_j ≤ N,  0 ≤ size_j ≤ G        cluster size, group size
+ *   Σ_k m_k·z_kj ≤ mem                     memory: a group's models fit one device (each device of the group holds them all)
+ *   Σ_j z_kj = 1                           surjectivity: a model (and its streams) in exactly one group
+ *   Σ_c y_cj ≤ 1,  z_kj ≤ y_c(k)j          affinity: a group holds models of at most one set (c, j, k: the notes' ∀i,j,k is a typo)
+ *   z_kj = 0 for j > k                     symmetry: groups ordered by their most demanding model
+ * </pre>
+ * The last line is the usual bin-packing symmetry breaking (groups numbered in the order of their
+ * first model, models ordered by need, most demanding first); it loses no plan and cuts the
+ * variables by about half. Memory is written only where it can bind, affinity only with two sets
+ * or more.
+ *
+ * <p>The sizes of the answer are then set again for its grouping ({@link WaterFill}): the fewest
+ * devices that reach the highest minimum burst tolerance for that grouping, then the devices the
+ * objective does not need to the groups of the lowest {@code size_j / Σ n_i} (their streams share
+ * their devices). Devices beyond every group's {@code G} are left over.
+ *
+ * <p><b>A second objective.</b> Many groupings reach the same minimum (often the one capped by
+ * {@code G / ν_max}), and the first solve is indifferent between them: it can leave devices idle
+ * beside a group far above its mean load. So a second solve (the rest of the time limit; the first
+ * has half) keeps {@code t} at the minimum reached and minimises the groups' mean load above their
+ * devices, {@code Σ_j max(0, Σ_{i in j} n_i − size_j)}, from the first answer.
+ *
+ * <p>A first-fit grouping (models by need, the first group whose memory and affinity take it) is
+ * handed to the solver as a hint, so that a time limit reached early still returns a plan; the
+ * plan says how the solver ended and the gap to its bound. An infeasible problem is explained in
+ * one line naming the constraint: the problem is solved again without the affinity sets, and if
+ * that is feasible affinity is the cause, else memory within the cluster's size.
+ *
+ * <p>Backends: {@code CP_SAT} (default; {@code t} scaled to thousandths so that every variable is
+ * an integer) or {@code SCIP}, both in OR-Tools' Linux library. The linear-solver API keeps the
+ * model in native code, so no protocol buffers cross into Java.
+ */
+public final class HerdSolver {
+    /** Group names: {@code herd-1}, {@code herd-2}, ... */
+    public static final String GROUP_PREFIX = "herd-";
+
+    /**
+     * @param timeLimit how long the solver may search; the best plan found by then is returned
+     * @param backend   {@code CP_SAT} or {@code SCIP}
+     * @param threads   the solver's workers (CP-SAT; SCIP uses one)
+     */
+    public record Settings(Duration timeLimit, String backend, int threads) {
+        public static final Settings DEFAULT = new Settings(Duration.ofSeconds(10), "CP_SAT", 2);
+
+        public Settings {
+            if (timeLimit.isNegative() || timeLimit.isZero()) throw new IllegalArgumentException("the time limit must be positive, got " + timeLimit);
+            if (!backend.equals("CP_SAT") && !backend.equals("SCIP")) throw new IllegalArgumentException("the backend is CP_SAT or SCIP, got " + backend);
+            if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+        }
+
+        public Settings withTimeLimit(Duration limit) {
+            return new Settings(limit, backend, threads);
+        }
+    }
+
+    private static final double T_SCALE = 1000; // CP-SAT's t: burst tolerance in thousandths
+    private static boolean loaded;
+
+    private final Settings settings;
+
+    public HerdSolver() {
+        this(Settings.DEFAULT);
+    }
+
+    public HerdSolver(Settings settings) {
+        this.settings = settings;
+    }
+
+    private static synchronized void loadNativeLibraries() {
+        if (!loaded) {
+            Loader.loadNativeLibraries();
+            loaded = true;
+        }
+    }
+
+    /** The plan of the highest minimum burst tolerance found within the time limit, or why there is none. */
+    public HerdPlan solve(HerdProblem p) {
+        loadNativeLibraries();
+        long started = System.nanoTime();
+        Duration half = settings.timeLimit().dividedBy(2);
+        Answer a = solve(p, true, half, Double.NaN, null);
+        if (a.status == MPSolver.ResultStatus.INFEASIBLE) {
+            return HerdPlan.infeasible(explain(p), millisSince(started));
+        }
+        if (a.groupOf == null) {
+            return HerdPlan.infeasible("no plan within the time limit of " + settings.timeLimit().toMillis() + " ms (solver " + a.status.name().toLowerCase(Locale.ROOT)
+                    + "): give the solver more time", millisSince(started));
+        }
+        String status = a.status == MPSolver.ResultStatus.OPTIMAL ? "OPTIMAL" : "FEASIBLE";
+        // Second, at no lower minimum: the grouping whose groups run least above their mean load.
+        double reached = plan(p, a.groupOf, status, a.bound, 0).minBurstTolerance();
+        Duration left = settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started));
+        Answer spread = solve(p, true, left.isNegative() ? Duration.ofMillis(1) : left, reached, a.groupOf);
+        int[] groupOf = spread.groupOf != null ? spread.groupOf : a.groupOf;
+        return plan(p, groupOf, status, a.bound, millisSince(started));
+    }
+
+    /**
+     * The first-fit grouping the solver is hinted with, its sizes water-filled: a baseline the
+     * ILP's answer is never below; infeasible when first fit needs more groups than devices.
+     */
+    public static HerdPlan firstFit(HerdProblem p) {
+        int[] groups = FirstFit.groups(p, Math.min(p.devices(), p.models().size()), true);
+        if (groups == null) return HerdPlan.infeasible("first fit needs more groups than " + p.devices() + " device(s) make", 0);
+        return plan(p, groups, "FEASIBLE", Double.NaN, 0);
+    }
+
+    /** How one solve ended: each model's group (null if none found) and the solver's bound on t. */
+    private record Answer(MPSolver.ResultStatus status, int[] groupOf, double bound) {}
+
+    /**
+     * One solve. With {@code atLeast} NaN: maximise {@code t}. Else the second objective at
+     * {@code t >= atLeast}: minimise the groups' load above their devices, {@code Σ_j o_j} with
+     * {@code o_j >= Σ_{i in j} n_i - size_j}, {@code o_j >= 0}, from the grouping {@code start}.
+     */
+    private Answer solve(HerdProblem p, boolean affinity, Duration limit, double atLeast, int[] start) {
+        List<HerdProblem.Model> models = p.models();
+        int k = models.size();
+        int groups = Math.min(p.devices(), k);
+        int maxGroup = p.maxGroup();
+        boolean integral = settings.backend().equals("CP_SAT");
+        double scale = integral ? T_SCALE : 1;
+        MPSolver solver = MPSolver.createSolver(settings.backend());
+        if (solver == null) throw new IllegalStateException("OR-Tools has no " + settings.backend() + " solver on this platform");
+        try {
+            double tMax = Math.min(maxGroup, p.devices()) / models.get(0).need() * scale;
+            MPVariable t = integral ? solver.makeIntVar(0, Math.floor(tMax), "t") : solver.makeNumVar(0, tMax, "t");
+            MPVariable[] size = new MPVariable[groups];
+            MPConstraint cluster = solver.makeConstraint(Double.NEGATIVE_INFINITY, p.devices(), "cluster");
+            for (int j = 0; j < groups; j++) {
+                size[j] = solver.makeIntVar(0, maxGroup, "size_" + j);
+                cluster.setCoefficient(size[j], 1);
+            }
+            MPVariable[][] z = new MPVariable[k][];
+            MPVariable[][] w = new MPVariable[k][];
+            for (int m = 0; m < k; m++) {
+                int reach = Math.min(m + 1, groups);
+                z[m] = new MPVariable[reach];
+                w[m] = new MPVariable[reach];
+                MPConstraint once = solver.makeConstraint(1, 1, "once_" + m);
+                MPConstraint tolerance = solver.makeConstraint(Double.NEGATIVE_INFINITY, 0, "bt_" + m);
+                tolerance.setCoefficient(t, models.get(m).need() / scale);
+                for (int j = 0; j < reach; j++) {
+                    z[m][j] = solver.makeBoolVar("z_" + m + "_" + j);
+                    w[m][j] = integral ? solver.makeIntVar(0, maxGroup, "w_" + m + "_" + j) : solver.makeNumVar(0, maxGroup, "w_" + m + "_" + j);
+                    once.setCoefficient(z[m][j], 1);
+                    tolerance.setCoefficient(w[m][j], -1);
+                    MPConstraint bySize = solver.makeConstraint(0, Double.POSITIVE_INFINITY, "w_size_" + m + "_" + j);
+                    bySize.setCoefficient(size[j], 1);
+                    bySize.setCoefficient(w[m][j], -1);
+                    MPConstraint byChoice = solver.makeConstraint(0, Double.POSITIVE_INFINITY, "w_z_" + m + "_" + j);
+                    byChoice.setCoefficient(z[m][j], maxGroup);
+                    byChoice.setCoefficient(w[m][j], -1);
+                }
+            }
+            if (p.memoryBinds()) {
+                double capacity = p.deviceMemoryBytes() / (1024.0 * 1024.0);
+                for (int j = 0; j < groups; j++) {
+                    MPConstraint memory = solver.makeConstraint(Double.NEGATIVE_INFINITY, capacity, "memory_" + j);
+                    for (int m = j; m < k; m++) memory.setCoefficient(z[m][j], models.get(m).memoryBytes() / (1024.0 * 1024.0));
+                }
+            }
+            List<String> sets = affinity ? sets(p) : List.of();
+            MPVariable[][] y = null;
+            if (sets.size() >= 2) {
+                y = new MPVariable[sets.size()][groups];
+                for (int j = 0; j < groups; j++) {
+                    MPConstraint one = solver.makeConstraint(Double.NEGATIVE_INFINITY, 1, "affinity_" + j);
+                    for (int c = 0; c < sets.size(); c++) {
+                        y[c][j] = solver.makeBoolVar("y_" + c + "_" + j);
+                        one.setCoefficient(y[c][j], 1);
+                    }
+                }
+                for (int m = 0; m < k; m++) {
+                    String set = models.get(m).affinity();
+                    if (set == null) continue;
+                    int c = sets.indexOf(set);
+                    for (int j = 0; j < z[m].length; j++) {
+                        MPConstraint in = solver.makeConstraint(0, Double.POSITIVE_INFINITY, "in_set_" + m + "_" + j);
+                        in.setCoefficient(y[c][j], 1);
+                        in.setCoefficient(z[m][j], -1);
+                    }
+                }
+            }
+            MPObjective objective = solver.objective();
+            boolean spread = !Double.isNaN(atLeast);
+            if (!spread) {
+                objective.setCoefficient(t, 1);
+                objective.setMaximization();
+            } else {
+                // t at least what the first solve reached (a hair below: the scaled t is whole thousandths).
+                MPConstraint floor = solver.makeConstraint(integral ? Math.floor(atLeast * scale * (1 - 1e-6)) : atLeast * (1 - 1e-9), Double.POSITIVE_INFINITY, "t_floor");
+                floor.setCoefficient(t, 1);
+                double total = 0;
+                double[] load = new double[k];
+                for (int m = 0; m < k; m++) for (int i : models.get(m).streams()) load[m] += p.need(i);
+                for (double l : load) total += l;
+                for (int j = 0; j < groups; j++) {
+                    MPVariable over = integral ? solver.makeIntVar(0, Math.ceil(total * T_SCALE), "over_" + j) : solver.makeNumVar(0, total, "over_" + j);
+                    MPConstraint above = solver.makeConstraint(0, Double.POSITIVE_INFINITY, "over_" + j);
+                    above.setCoefficient(over, 1);
+                    above.setCoefficient(size[j], scale);
+                    for (int m = j; m < k; m++) above.setCoefficient(z[m][j], -load[m] * scale);
+                    objective.setCoefficient(over, 1);
+                }
+                objective.setMinimization();
+            }
+            int[] first = start != null ? start : FirstFit.groups(p, groups, affinity);
+            if (first != null) hint(solver, p, first, groups, scale, integral, t, size, z, w, y, sets);
+            solver.setTimeLimit(Math.max(1, limit.toMillis()));
+            solver.setNumThreads(settings.threads());
+            MPSolver.ResultStatus status = solver.solve();
+            if (status != MPSolver.ResultStatus.OPTIMAL && status != MPSolver.ResultStatus.FEASIBLE) {
+                // Out of time with nothing of its own: the hint is a plan all the same.
+                return new Answer(status, status == MPSolver.ResultStatus.INFEASIBLE ? null : first, Double.NaN);
+            }
+            int[] groupOf = new int[k];
+            for (int m = 0; m < k; m++) {
+                groupOf[m] = -1;
+                for (int j = 0; j < z[m].length; j++) {
+                    if (z[m][j].solutionValue() > 0.5) groupOf[m] = j;
+                }
+            }
+            double bound = spread ? Double.NaN : status == MPSolver.ResultStatus.OPTIMAL ? objective.value() / scale : objective.bestBound() / scale;
+            return new Answer(status, groupOf, bound);
+        } finally {
+            solver.delete();
+        }
+    }
+
+    private static void hint(MPSolver solver, HerdProblem p, int[] groupOf, int groups, double scale, boolean integral, MPVariable t,
+                             MPVariable[] size, MPVariable[][] z, MPVariable[][] w, MPVariable[][] y, List<String> sets) {
+        int[] sizes = WaterFill.sizes(p, groupOf, groups);
+        List<MPVariable> vars = new ArrayList<>();
+        List<Double> values = new ArrayList<>();
+        double least = Double.POSITIVE_INFINITY;
+        for (int m = 0; m < groupOf.length; m++) least = Math.min(least, sizes[groupOf[m]] / p.models().get(m).need());
+        double tValue = least * scale;
+        vars.add(t);
+        values.add(integral ? Math.floor(tValue) : tValue);
+        for (int j = 0; j < groups; j++) {
+            vars.add(size[j]);
+            values.add((double) sizes[j]);
+        }
+        for (int m = 0; m < groupOf.length; m++) {
+            for (int j = 0; j < z[m].length; j++) {
+                vars.add(z[m][j]);
+                values.add(groupOf[m] == j ? 1.0 : 0.0);
+                vars.add(w[m][j]);
+                values.add(groupOf[m] == j ? (double) sizes[j] : 0.0);
+            }
+        }
+        if (y != null) {
+            for (int j = 0; j < groups; j++) {
+                String set = null;
+                for (int m = 0; m < groupOf.length; m++) if (groupOf[m] == j && p.models().get(m).affinity() != null) set = p.models().get(m).affinity();
+                for (int c = 0; c < sets.size(); c++) {
+                    vars.add(y[c][j]);
+                    values.add(sets.get(c).equals(set) ? 1.0 : 0.0);
+                }
+            }
+        }
+        double[] v = new double[values.size()];
+        for (int i = 0; i < v.length; i++) v[i] = values.get(i);
+        solver.setHint(vars.toArray(MPVariable[]::new), v);
+    }
+
+    /** The affinity sets the models name, in order. */
+    static List<String> sets(HerdProblem p) {
+        TreeSet<String> sets = new TreeSet<>();
+        for (HerdProblem.Model m : p.models()) if (m.affinity() != null) sets.add(m.affinity());
+        return List.copyOf(sets);
+    }
+
+    /** Why an infeasible problem is: the constraint, in one line. */
+    private String explain(HerdProblem p) {
+        List<String> sets = sets(p);
+        long total = 0;
+        long largest = 0;
+        for (HerdProblem.Model m : p.models()) {
+            total += m.memoryBytes();
+            largest = Math.max(largest, m.memoryBytes());
+        }
+        String memory = p.deviceMemoryBytes() == Long.MAX_VALUE ? "unbounded memory" : HerdProblem.mb(p.deviceMemoryBytes()) + " MB per device";
+        if (sets.size() >= 2) {
+            Answer free = solve(p, false, settings.timeLimit(), Double.NaN, null);
+            if (free.status != MPSolver.ResultStatus.INFEASIBLE) {
+                Map<String, Integer> count = new LinkedHashMap<>();
+                for (String s : sets) count.put(s, 0);
+                for (HerdProblem.Model m : p.models()) if (m.affinity() != null) count.merge(m.affinity(), 1, Integer::sum);
+                return String.format(Locale.ROOT, "infeasible: affinity: models of different affinity sets never share a group, and the sets %s "
+                        + "need more groups than %d device(s) make (at most one group per device, %s)", count, p.devices(), memory);
+            }
+        }
+        return String.format(Locale.ROOT, "infeasible: memory: the %d models take %s MB together (the largest %s MB), and a group's models must fit "
+                        + "one device's %s MB; %d device(s) make at most %d group(s), too few to hold them", p.models().size(), HerdProblem.mb(total),
+                HerdProblem.mb(largest), HerdProblem.mb(p.deviceMemoryBytes()), p.devices(), p.devices());
+    }
+
+    /** The plan of a grouping: groups in order, sizes by water-filling, devices in slot order. */
+    static HerdPlan plan(HerdProblem p, int[] groupOf, String status, double bound, long solveMillis) {
+        int groups = 0;
+        for (int g : groupOf) groups = Math.max(groups, g + 1);
+        // Renumber the groups that hold models in the order of their first (most demanding) model.
+        int[] renumber = new int[groups];
+        java.util.Arrays.fill(renumber, -1);
+        int used = 0;
+        int[] compact = new int[groupOf.length];
+        for (int m = 0; m < groupOf.length; m++) {
+            if (renumber[groupOf[m]] < 0) renumber[groupOf[m]] = used++;
+            compact[m] = renumber[groupOf[m]];
+        }
+        int[] sizes = WaterFill.sizes(p, compact, used);
+        List<HerdPlan.Group> out = new ArrayList<>();
+        int slot = 0;
+        for (int j = 0; j < used; j++) {
+            List<Integer> devices = new ArrayList<>();
+            for (int d = 0; d < sizes[j]; d++) devices.add(slot++);
+            List<String> names = new ArrayList<>();
+            List<HerdPlan.Share> shares = new ArrayList<>();
+            for (int m = 0; m < compact.length; m++) {
+                if (compact[m] != j) continue;
+                HerdProblem.Model model = p.models().get(m);
+                names.add(model.name());
+                for (int i : model.streams()) {
+                    RequestStream s = p.streams().get(i);
+                    shares.add(new HerdPlan.Share(s.name(), s.model(), s.ratePerSecond(), p.throughput(i), p.need(i), sizes[j] / p.need(i)));
+                }
+            }
+            out.add(new HerdPlan.Group(GROUP_PREFIX + (j + 1), devices, names, shares));
+        }
+        List<Integer> leftover = new ArrayList<>();
+        while (slot < p.devices()) leftover.add(slot++);
+        return new HerdPlan(out, status, bound, solveMillis, null, leftover);
+    }
+
+    private static long millisSince(long started) {
+        return (System.nanoTime() - started) / 1_000_000;
+    }
+
+    /** The first-fit grouping the solver is hinted with. */
+    static final class FirstFit {
+        private FirstFit() {}
+
+        /**
+         * Models in need order, each into the first group whose memory and affinity take it, a new
+         * one when none does; null when that needs more than {@code groups} groups.
+         */
+        static int[] groups(HerdProblem p, int groups, boolean affinity) {
+            List<HerdProblem.Model> models = p.models();
+            int[] groupOf = new int[models.size()];
+            List<Long> memory = new ArrayList<>();
+            List<String> set = new ArrayList<>();
+            boolean bounded = p.deviceMemoryBytes() != Long.MAX_VALUE;
+            for (int m = 0; m < models.size(); m++) {
+                HerdProblem.Model model = models.get(m);
+                String s = affinity ? model.affinity() : null;
+                int chosen = -1;
+                for (int j = 0; j < memory.size() && chosen < 0; j++) {
+                    boolean fits = !bounded || memory.get(j) + model.memoryBytes() <= p.deviceMemoryBytes();
+                    boolean sameSet = s == null || set.get(j) == null || set.get(j).equals(s);
+                    if (fits && sameSet) chosen = j;
+                }
+                if (chosen < 0) {
+                    if (memory.size() == groups) return null;
+                    memory.add(0L);
+                    set.add(null);
+                    chosen = memory.size() - 1;
+                }
+                memory.set(chosen, memory.get(chosen) + model.memoryBytes());
+                if (s != null) set.set(chosen, s);
+                groupOf[m] = chosen;
+            }
+            return groupOf;
+        }
+    }
+
+    /** Group sizes for a grouping that maximise the minimum burst tolerance, then spread what is left by load. */
+    static final class WaterFill {
+        private WaterFill() {}
+
+        /**
+         * First the fewest devices that reach the grouping's highest minimum burst tolerance
+         * {@code t*}: one device per group holding a model, then one at a time to the group of the
+         * lowest {@code size / max need} still below {@code G} (which maximises the minimum), and of
+         * those sizes only {@code max(1, ⌈t*·max need⌉)} kept. Then the devices left, one at a time,
+         * to the group of the lowest {@code size / Σ n_i} still below {@code G} (the first of equals):
+         * {@code bt} sees one stream at a time, but a group's streams share its devices, so the
+         * devices the objective does not need go where the load is, and no stream's {@code bt} falls.
+         */
+        static int[] sizes(HerdProblem p, int[] groupOf, int groups) {
+            double[] most = new double[groups];
+            double[] load = new double[groups];
+            for (int m = 0; m < groupOf.length; m++) {
+                HerdProblem.Model model = p.models().get(m);
+                most[groupOf[m]] = Math.max(most[groupOf[m]], model.need());
+                for (int i : model.streams()) load[groupOf[m]] += p.need(i);
+            }
+            int[] sizes = new int[groups];
+            int left = p.devices();
+            for (int j = 0; j < groups; j++) {
+                if (most[j] > 0) {
+                    sizes[j] = 1;
+                    left--;
+                }
+            }
+            fill(sizes, most, left, p.maxGroup());
+            double best = Double.POSITIVE_INFINITY;
+            for (int j = 0; j < groups; j++) if (most[j] > 0) best = Math.min(best, sizes[j] / most[j]);
+            left = p.devices();
+            for (int j = 0; j < groups; j++) {
+                if (most[j] == 0) continue;
+                // The fewest devices with size / most >= best; a hair of slack for the division's rounding.
+                sizes[j] = Math.min(sizes[j], Math.max(1, (int) Math.ceil(best * most[j] - 1e-9)));
+                left -= sizes[j];
+            }
+            fill(sizes, load, left, p.maxGroup());
+            return sizes;
+        }
+
+        /** {@code left} devices, one at a time, to the group of the lowest {@code size / weight} below {@code most} (the first of equals). */
+        private static void fill(int[] sizes, double[] weight, int left, int most) {
+            while (left > 0) {
+                int lowest = -1;
+                for (int j = 0; j < sizes.length; j++) {
+                    if (weight[j] == 0 || sizes[j] >= most) continue;
+                    if (lowest < 0 || sizes[j] / weight[j] < sizes[lowest] / weight[lowest]) lowest = j;
+                }
+                if (lowest < 0) return;
+                sizes[lowest]++;
+                left--;
+            }
+        }
+    }
+}
