@@ -446,7 +446,7 @@ public final class TunerExperiment {
         ResultTable systems = ResultTable.read(dir.resolve(SYSTEMS_CSV));
         List<Path> figures = new ArrayList<>();
         figures.add(Figures.lines("time_s", "miss_rate").numericX().noMarkers().series("system").panels("scenario", null).scale(100)
-                .xAxis("time, s").yAxis("requests over the P99 SLO, % per " + BIN_S + " s", 0.0, null).size(900, 260)
+                .xAxis("time, s (bins of " + BIN_S + " s)").yAxis("misses, % of requests", 0.0, null).size(900, 260)
                 .title("SLO misses over time (Figs 11-12)").save(timeline, dir.resolve("misses-over-time.png")));
         figures.add(Figures.lines("time_s", "devices").numericX().noMarkers().series("system").panels("scenario", null)
                 .xAxis("time, s").yAxis("devices held", 0.0, null).size(900, 260)
