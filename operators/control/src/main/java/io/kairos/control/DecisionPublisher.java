@@ -116,17 +116,11 @@ public final class DecisionPublisher implements AutoCloseable {
      * @throws IllegalArgumentException for an action with no valid key (see {@link DecisionKey})
      */
     public Published publish(Object action) {
-        String key = DecisionKey.of(action);
-        long version = versions.next();
-        ControlDecision decision = ControlDecision.newBuilder()
-                .setVersion(version)
-                .setIssuedAtMicros(WallClock.nowMicros())
-                .setIssuedBy(writer)
-                .setKey(key)
-                .setAction(action)
-                .build();
+        ControlDecision decision = decision(writer, versions.next(), WallClock.nowMicros(), action);
+        String key = decision.getKey();
+        long version = decision.getVersion();
         try {
-            producer.send(new ProducerRecord<>(controlTopic, key.getBytes(StandardCharsets.UTF_8), decisionCodec.encode(decision))).get();
+            producer.send(record(controlTopic, decision, decisionCodec)).get();
         } catch (ExecutionException e) {
             throw new IllegalStateException("could not publish " + writer + "/" + version + " to " + controlTopic + ": " + e.getCause().getMessage(), e.getCause());
         } catch (InterruptedException e) {
@@ -134,6 +128,31 @@ public final class DecisionPublisher implements AutoCloseable {
             throw new IllegalStateException("interrupted while publishing", e);
         }
         return new Published(writer, version, key);
+    }
+
+    /**
+     * The decision a writer publishes for {@code action}: keyed by its action ({@link DecisionKey}),
+     * with the writer's id and version. What {@link #publish} sends, and what a writer that is not
+     * a process of its own (the tuner job's sink, the simulator's replay of a tuner) stamps its
+     * actions with, so that every decision follows the one contract.
+     *
+     * @param version a version from the writer's {@link VersionClock} (or, in a simulation, any rising count)
+     * @throws IllegalArgumentException for an action with no valid key, or an empty writer
+     */
+    public static ControlDecision decision(String writer, long version, long issuedAtMicros, Object action) {
+        if (writer == null || writer.isBlank()) throw new IllegalArgumentException("the writer id is empty");
+        return ControlDecision.newBuilder()
+                .setVersion(version)
+                .setIssuedAtMicros(issuedAtMicros)
+                .setIssuedBy(writer)
+                .setKey(DecisionKey.of(action))
+                .setAction(action)
+                .build();
+    }
+
+    /** The control topic's record of {@code decision}: its key as the record key (what compaction keeps), the decision in Avro. */
+    public static ProducerRecord<byte[], byte[]> record(String controlTopic, ControlDecision decision, AvroCodec<ControlDecision> codec) {
+        return new ProducerRecord<>(controlTopic, decision.getKey().getBytes(StandardCharsets.UTF_8), codec.encode(decision));
     }
 
     /** The job's outcome of {@code decision}, if it comes within {@code timeout}. */

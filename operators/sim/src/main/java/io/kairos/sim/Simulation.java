@@ -55,6 +55,7 @@ public final class Simulation {
     private final ModelCatalog catalog;
     private final ServingPlan plan;
     private final List<TimedDecision> decisions;
+    private final java.util.function.Supplier<Controller> controller;
     private final String policyName;
     private final ArrivalSource.Load load;
     private final long durationMicros;
@@ -73,6 +74,7 @@ public final class Simulation {
         // The devices' memory is the plan's, so that the scheduler's views and the devices share it.
         this.plan = b.plan != null ? b.plan.copy() : onePlan(b, b.coldStarts.enabled() ? b.coldStarts.deviceMemoryBytes() : b.deviceMemoryBytes);
         this.decisions = b.decisions;
+        this.controller = b.controller;
         for (int slot = 0; slot < plan.deviceCount(); slot++) {
             if (catalog.hardwareType(hardwareTypeOf(slot)) == null) {
                 throw new IllegalArgumentException("device " + slot + " of the plan is of hardware type '" + hardwareTypeOf(slot)
@@ -133,6 +135,11 @@ public final class Simulation {
     /** The decisions to replay, in time order. */
     List<TimedDecision> decisions() {
         return decisions;
+    }
+
+    /** A fresh controller for a run, or null. */
+    Controller newController() {
+        return controller == null ? null : controller.get();
     }
 
     String policyName() {
@@ -202,6 +209,7 @@ public final class Simulation {
         private PolicyParams params = PolicyParams.NONE;
         private ServingPlan plan;
         private List<TimedDecision> decisions = List.of();
+        private java.util.function.Supplier<Controller> controller;
         private ArrivalSource.Load load;
         private long durationMicros = -1;
         private long warmupMicros;
@@ -301,6 +309,16 @@ public final class Simulation {
             List<TimedDecision> sorted = new ArrayList<>(decisions);
             sorted.sort(Comparator.comparingLong(TimedDecision::atMicros)); // stable: one instant keeps list order
             this.decisions = List.copyOf(sorted);
+            return this;
+        }
+
+        /**
+         * A controller in the loop ({@link Controller}), a fresh one from {@code controllers} for
+         * each run: asked at the times it names up to the duration, its decisions decided at once
+         * with the job's code (after the timed decisions of the same instant, before its arrivals).
+         */
+        public Builder controller(java.util.function.Supplier<Controller> controllers) {
+            this.controller = controllers;
             return this;
         }
 

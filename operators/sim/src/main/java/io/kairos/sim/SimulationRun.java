@@ -51,6 +51,28 @@ final class SimulationRun {
     private final long warmup;
     private final List<TimedDecision> decisions;
     private int nextDecision;
+    private final Controller controller;
+    private final Controller.Load load = new Controller.Load() {
+        @Override
+        public int queued(String group) {
+            Group g = byName.get(group);
+            return g == null ? 0 : g.scheduler.pendingCount();
+        }
+
+        @Override
+        public int running(String group) {
+            int n = 0;
+            for (int slot = 0; slot < gpus.length; slot++) {
+                if (owner[slot] != null && owner[slot].scheduler.group().equals(group) && gpus[slot].running() != null) n += gpus[slot].running().size();
+            }
+            return n;
+        }
+
+        @Override
+        public int devices(String group) {
+            return plan.devicesOf(group).size();
+        }
+    };
 
     private long now;
     private long sequence;
@@ -99,6 +121,7 @@ final class SimulationRun {
         this.ledger = new DecisionLedger(plan);
         this.groups = new ServingGroups(sim.catalog(), sim.preemption(), sim.learnLatency());
         this.decisions = sim.decisions();
+        this.controller = sim.newController();
         gpus = new SimulatedGpu[sim.deviceCount()];
         owner = new Group[gpus.length];
         for (int slot = 0; slot < gpus.length; slot++) {
@@ -118,6 +141,9 @@ final class SimulationRun {
             int gpu = earliestEvent();
             long nextEnd = gpu < 0 ? Long.MAX_VALUE : gpus[gpu].nextEvent();
             long nextDecisionAt = nextDecision < decisions.size() ? decisions.get(nextDecision).atMicros() : Long.MAX_VALUE;
+            long nextControl = controller == null ? Long.MAX_VALUE : controller.nextMicros();
+            if (nextControl > sim.durationMicros()) nextControl = Long.MAX_VALUE;
+            nextDecisionAt = Math.min(nextDecisionAt, nextControl);
             long nextInvocation = Long.MAX_VALUE;
             for (Group g : active) {
                 long at = g.dirty ? invocation.nextAtOrAfter(now)
@@ -133,6 +159,10 @@ final class SimulationRun {
                 gpu = earliestEvent();
             }
             while (nextDecision < decisions.size() && decisions.get(nextDecision).atMicros() == now) decide(decisions.get(nextDecision++));
+            if (nextControl == now) {
+                for (io.kairos.schema.ControlDecision d : controller.act(now, load)) decide(new TimedDecision(now, d));
+                if (controller.nextMicros() <= now) throw new IllegalStateException("the controller asks to act again at " + controller.nextMicros() + " us, not after " + now + " us");
+            }
             while (source.peekMicros() == now) arrive(source.next());
             if (invocation.nextAtOrAfter(now) == now) {
                 for (Group g : active) {

@@ -66,6 +66,7 @@ public class ExperimentCommand implements Callable<Integer> {
         CommandLine cl = spec.commandLine();
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
         if (InferLineExperiment.NAME.equals(name)) return inferline(cl);
+        if (TunerExperiment.NAME.equals(name)) return tuner(cl);
         if (Experiments.isAnalytic(name)) return analytic(cl);
         Experiment experiment;
         try {
@@ -151,6 +152,36 @@ public class ExperimentCommand implements Callable<Integer> {
         InferLineExperiment experiment = new InferLineExperiment(duration, runs, threads, !progress.noProgress, cl.getOut());
         if (redraw) {
             if (!Files.isRegularFile(dir.resolve(InferLineExperiment.PLANS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(InferLineExperiment.PLANS_CSV) + "; run the experiment first");
+            experiment.report(dir);
+        } else {
+            experiment.run(dir);
+        }
+        return 0;
+    }
+
+    /**
+     * {@code experiment tuner}: the tuner against its planner alone, static peak provisioning and
+     * two autoscalers on ramps and an oscillating load; {@code --duration-s} is the length of each
+     * trace (default 600), {@code --seeds} the traces per scenario; threads, the output folder and
+     * {@code --redraw} apply.
+     */
+    private Integer tuner(CommandLine cl) throws Exception {
+        if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", whose stages run InferLine's central batched queue (triton)");
+        if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ", which invokes on events");
+        if (warmupSeconds != null) throw new ParameterException(cl, "--warmup-s does not apply to experiment " + name + ": every request of the trace counts");
+        if (tritonGrid != null) throw new ParameterException(cl, "--[no-]triton-grid does not apply to experiment " + name);
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        double duration = durationSeconds != null ? durationSeconds : 600;
+        if (!(duration >= 480) || Double.isInfinite(duration)) {
+            throw new ParameterException(cl, "--duration-s must be at least 480 s for experiment " + name + " (its start, ramps and peak take that long), got " + duration);
+        }
+        int runs = seeds != null ? seeds : 1;
+        if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        TunerExperiment experiment = new TunerExperiment(duration, runs, threads, !progress.noProgress, cl.getOut());
+        if (redraw) {
+            if (!Files.isRegularFile(dir.resolve(TunerExperiment.SYSTEMS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(TunerExperiment.SYSTEMS_CSV) + "; run the experiment first");
             experiment.report(dir);
         } else {
             experiment.run(dir);

@@ -34,7 +34,7 @@ class ExperimentCommandTest {
     @Test
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
-        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline]");
+        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner]");
         assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves the paper's model and simulates it with the paper's own settings");
         assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "--[no-]triton-grid does not apply to experiment smdp");
         assertUsageError(run("experiment", "smdp", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
@@ -42,6 +42,9 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment", "inferline", "--warmup-s", "1"), "--warmup-s does not apply to experiment inferline");
         assertUsageError(run("experiment", "inferline", "--duration-s", "0"), "--duration-s must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "inferline", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
+        assertUsageError(run("experiment", "tuner", "--duration-s", "300"), "--duration-s must be at least 480 s for experiment tuner (its start, ramps and peak take that long), got 300.0");
+        assertUsageError(run("experiment", "tuner", "--warmup-s", "1"), "--warmup-s does not apply to experiment tuner");
+        assertUsageError(run("experiment", "tuner", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
         assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "low-slo", "--warmup-s", "30"), "--warmup-s: warm-up must be at least 0 s and shorter than the duration (30 s), got 30");

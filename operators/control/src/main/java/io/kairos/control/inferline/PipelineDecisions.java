@@ -89,6 +89,13 @@ public final class PipelineDecisions {
         return out;
     }
 
+    /** A stage's placement: its group's devices are {@code slots}, each holding the stage's model only. */
+    public static SetPlacement placement(String group, String model, List<Integer> slots) {
+        List<DevicePlacement> placed = new ArrayList<>();
+        for (int slot : slots) placed.add(DevicePlacement.newBuilder().setDevice(slot).setModels(List.of(model)).build());
+        return SetPlacement.newBuilder().setGroup(group).setDevices(placed).build();
+    }
+
     /** The policy parameters of a stage's group: what the estimator simulated. */
     public static Map<String, String> policyParams(StageConfig c) {
         Map<String, String> params = new LinkedHashMap<>();
@@ -109,9 +116,7 @@ public final class PipelineDecisions {
         List<Object> actions = new ArrayList<>();
         for (StageDevices d : devices(pipeline, config, devices)) {
             String model = pipeline.stage(d.stage()).model();
-            List<DevicePlacement> placed = new ArrayList<>();
-            for (int slot : d.slots()) placed.add(DevicePlacement.newBuilder().setDevice(slot).setModels(List.of(model)).build());
-            actions.add(SetPlacement.newBuilder().setGroup(d.group()).setDevices(placed).build());
+            actions.add(placement(d.group(), model, d.slots()));
             actions.add(SetPolicy.newBuilder().setGroup(d.group()).setPolicy(PipelineEstimator.POLICY).setParams(policyParams(config.stage(d.stage()))).build());
             actions.add(AssignGroup.newBuilder().setModel(model).setGroup(d.group()).build());
         }

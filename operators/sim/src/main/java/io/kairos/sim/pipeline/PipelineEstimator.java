@@ -9,7 +9,13 @@ import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
 import io.kairos.schema.ResultStatus;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
 import io.kairos.sim.ArrivalSource;
+import io.kairos.sim.Controller;
+import io.kairos.sim.TimedDecision;
 import io.kairos.sim.FateListener;
 import io.kairos.sim.Simulation;
 import io.kairos.workload.Arrival;
@@ -21,7 +27,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.Supplier;
 
 /**
  * InferLine's estimator: the end-to-end latency of every request of a sample trace through a
@@ -261,6 +269,69 @@ public final class PipelineEstimator {
         return run(config, sloMicros, false, true);
     }
 
+    /**
+     * How a stage's replicas change during a scaled run ({@link #estimateScaled}): its group starts
+     * on {@code initialSlots} of the pool and follows the decisions for it, fixed beforehand
+     * ({@code decisions}, e.g. a tuner's, which depend on the arrivals only) or made in the loop
+     * ({@code controller}, e.g. an autoscaler that watches the group's queue); either may be empty.
+     *
+     * @param group        the stage's serving group: the decisions' target
+     * @param initialSlots the pool's slots the group holds at the start
+     * @param decisions    decided at their times, as the job decides them
+     * @param controller   a fresh controller per run, or null
+     */
+    public record StageScaling(String group, List<Integer> initialSlots, List<TimedDecision> decisions, Supplier<Controller> controller) {
+        public StageScaling {
+            if (initialSlots.isEmpty()) throw new IllegalArgumentException("group '" + group + "' must start on at least one device");
+            initialSlots = List.copyOf(initialSlots);
+            decisions = List.copyOf(decisions);
+        }
+    }
+
+    /**
+     * A scaled run's result: every request's end-to-end latency ({@link PipelineEstimate}, never
+     * stopped early) and, per stage, the decisions its run applied, in time order (its replicas
+     * over time: what the run cost).
+     */
+    public record ScaledEstimate(PipelineEstimate estimate, Map<String, List<TimedDecision>> applied) {}
+
+    /**
+     * Every request's end-to-end latency when the stages' replicas change during the trace: each
+     * stage is simulated on the whole device {@code pool} (a device in no group is idle), its group
+     * on the slots and decisions of {@code scaling} (a stage without an entry keeps the
+     * configuration's replicas on the first slots of its type). The stage's policy, batch and
+     * hardware are the configuration's; nothing is cached. Decisions are decided with the job's own
+     * code: a bad one is rejected and changes nothing.
+     */
+    public ScaledEstimate estimateScaled(PipelineConfig config, long sloMicros, DeviceSlots pool, Map<String, StageScaling> scaling) {
+        if (sloMicros <= 0) throw new IllegalArgumentException("the SLO must be positive, got " + sloMicros + " us");
+        int n = arrivals.length;
+        int stages = names.size();
+        int[][] latency = new int[stages][];
+        int misses = 0;
+        Map<String, List<TimedDecision>> applied = new LinkedHashMap<>();
+        for (int s = 0; s < stages; s++) {
+            StageConfig c = config.stage(names.get(s));
+            StageScaling sc = scaling.get(names.get(s));
+            if (sc == null) {
+                List<Integer> ofType = pool.slotsOf(c.hardwareType());
+                if (ofType.size() < c.replicas()) {
+                    throw new IllegalArgumentException("stage '" + names.get(s) + "' needs " + c.replicas() + " device(s) of type " + c.hardwareType() + "; the pool " + pool + " has " + ofType.size());
+                }
+                sc = new StageScaling(names.get(s), ofType.subList(0, c.replicas()), List.of(), null);
+            }
+            List<TimedDecision> stageApplied = new ArrayList<>();
+            StageRun run = simulate(s, c, latency, sloMicros, Integer.MAX_VALUE, pool, sc, stageApplied);
+            latency[s] = run.latencies;
+            misses += newMisses(s, run.latencies, latency, sloMicros);
+            applied.put(names.get(s), List.copyOf(stageApplied));
+        }
+        int[] endToEnd = new int[n];
+        for (int r = 0; r < n; r++) endToEnd[r] = latency[lastStage[r]][lastPosition[r]];
+        long p99 = kthSmallest(endToEnd.clone(), (int) ((99L * n + 99) / 100) - 1);
+        return new ScaledEstimate(new PipelineEstimate(n, sloMicros, misses, PipelineEstimate.allowedMisses(n), p99, true, endToEnd, 0), applied);
+    }
+
     private PipelineEstimate run(PipelineConfig config, long sloMicros, boolean stopEarly, boolean keepLatencies) {
         if (sloMicros <= 0) throw new IllegalArgumentException("the SLO must be positive, got " + sloMicros + " us");
         int n = arrivals.length;
@@ -286,7 +357,7 @@ public final class PipelineEstimator {
             }
             if (done == null) {
                 int budget = stopEarly ? allowed - misses : Integer.MAX_VALUE;
-                StageRun run = simulate(s, configs[s], latency, sloMicros, budget);
+                StageRun run = simulate(s, configs[s], latency, sloMicros, budget, null, null, null);
                 simulated += run.simulated;
                 if (!run.complete) {
                     if (stopped.size() < 100_000) stopped.put(new StoppedKey(key, sloMicros), misses + run.misses);
@@ -357,7 +428,8 @@ public final class PipelineEstimator {
      * Simulates stage {@code s} on the arrivals its predecessors give; stops taking arrivals once
      * more than {@code budget} of its visitors, within the SLO before it, are over it after it.
      */
-    private StageRun simulate(int s, StageConfig config, int[][] latency, long slo, int budget) {
+    private StageRun simulate(int s, StageConfig config, int[][] latency, long slo, int budget, DeviceSlots pool, StageScaling scaling,
+                              List<TimedDecision> applied) {
         int[] who = visitors[s];
         int n = who.length;
         int[] latencies = new int[n];
@@ -378,10 +450,21 @@ public final class PipelineEstimator {
                 ConfiguredPolicy.SHED, "false",
                 ConfiguredPolicy.MAX_PENDING, Integer.toString(Math.max(1, n)));
         long last = at[order[n - 1]];
-        Simulation.builder(catalog)
-                .devices(DeviceSlots.uniform(config.hardwareType(), config.replicas()))
-                .policy(POLICY, params)
-                .load((seed, until) -> stage)
+        Simulation.Builder sim = Simulation.builder(catalog);
+        if (scaling == null) {
+            sim.devices(DeviceSlots.uniform(config.hardwareType(), config.replicas())).policy(POLICY, params);
+        } else {
+            // The whole pool, the stage's group on its slots: a device in no group is idle.
+            ServingPlan plan = new ServingPlan(pool, Long.MAX_VALUE, POLICY, PolicyParams.of(params), catalog);
+            Map<Integer, Set<String>> placed = new LinkedHashMap<>();
+            for (int slot : scaling.initialSlots()) placed.put(slot, Set.of(models[s]));
+            plan.place(scaling.group(), placed);
+            plan.assign(models[s], scaling.group());
+            sim.plan(plan).decisions(scaling.decisions());
+            if (scaling.controller() != null) sim.controller(scaling.controller());
+            stage.applied = applied;
+        }
+        sim.load((seed, until) -> stage)
                 .duration(last + 1)
                 .learnLatency(null)
                 .preemption(false)
@@ -464,6 +547,7 @@ public final class PipelineEstimator {
         int handedOut;
         int misses;
         boolean stopped;
+        List<TimedDecision> applied; // where a scaled run records the decisions it applied; null otherwise
 
         StageFeed(int s, String model, long[] at, int[] order, int[] latencies, long slo, int budget) {
             this.s = s;
@@ -484,6 +568,11 @@ public final class PipelineEstimator {
         @Override
         public Arrival next() {
             return new Arrival(at[order[handedOut++]], TENANT, model, sloMs);
+        }
+
+        @Override
+        public void onDecision(TimedDecision decision, DecisionOutcome outcome) {
+            if (applied != null && outcome.getStatus() == DecisionStatus.APPLIED) applied.add(decision);
         }
 
         @Override

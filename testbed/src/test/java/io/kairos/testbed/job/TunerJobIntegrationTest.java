@@ -1,0 +1,152 @@
+package io.kairos.testbed.job;
+
+import io.kairos.control.DecisionPublisher;
+import io.kairos.control.inferline.PipelineDecisions;
+import io.kairos.control.tuner.StageScale;
+import io.kairos.control.tuner.TunerPlan;
+import io.kairos.control.tuner.TunerSettings;
+import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.plan.PipelineActions;
+import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.tuner.TunePipelines;
+import io.kairos.jobs.tuner.TunerJob;
+import io.kairos.schema.AssignGroup;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
+import io.kairos.schema.InferenceRequest;
+import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ResultStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The tuner job beside the serving job on a real broker: a one-stage pipeline planned on one of
+ * the job's four devices, for 5 requests/s; traffic at about 40 requests/s makes the tuner place
+ * the stage on every device of the pool, the serving job applies the placement (its outcome names
+ * the tuner job's writer), and the pipeline's requests are then served on more than one device.
+ */
+class TunerJobIntegrationTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(6).build());
+
+    @RegisterExtension
+    static final BrokerForClass BROKER = new BrokerForClass();
+
+    private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
+
+    @Test
+    void aRateStepChangesThePlacementInTheServingJob() throws Exception {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "tuner-it-", c -> c.devices = 4);
+        DeviceSlots pool = DeviceSlots.of(config.devices, CATALOG);
+        String type = pool.typeOf(0);
+        PipelineSpec pipeline = PipelineSpec.parse("""
+                {"pipeline": "p", "slo_p99_ms": 5000, "stages": [{"name": "a", "model": "mlp"}], "edges": []}""", "p");
+        String group = PipelineDecisions.group(pipeline, "a");
+        // Planned for 5/s on one device (mu 5/s assumed); one window of 1 s; a tick every 250 ms.
+        TunerSettings settings = new TunerSettings(100_000, new long[]{1_000_000}, 1_000_000, 15_000_000, 250_000);
+        TunerPlan plan = new TunerPlan("p", List.of(new StageScale("a", group, "mlp", type, 1, 5, 1, 1)), new double[]{5}, settings);
+
+        try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers());
+             DecisionPublisher planner = new DecisionPublisher(config.bootstrapServers, config.controlTopic, config.outcomesTopic, "planner")) {
+            JobClient serving = start(config);
+            Configuration flink = new Configuration();
+            flink.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+            env.setParallelism(1); // a slot of its own beside the serving job's
+            TunerJob.onKafka(config.bootstrapServers, config.kafkaProperties, config.requestsTopic, config.controlTopic, "tuner-it-tuner")
+                    .build(env, new TunePipelines(Map.of("p", plan), pool, Map.of("p", List.of(List.of(0))), "tuner-job"));
+            JobClient tuner = env.executeAsync("kairos tuner");
+            try {
+                // The plan: the stage on device 0, its model routed there, the pipeline.
+                for (Object action : List.of(PipelineDecisions.placement(group, "mlp", List.of(0)),
+                        AssignGroup.newBuilder().setModel("mlp").setGroup(group).build(), PipelineActions.action(pipeline))) {
+                    DecisionOutcome o = planner.awaitOutcome(planner.publish(action), Duration.ofSeconds(60)).orElseThrow();
+                    assertThat(o.getStatus()).as(o.getReason()).isEqualTo(DecisionStatus.APPLIED);
+                }
+                // About 40 requests/s (8 times the plan) until the tuner's placement is applied: the tuner
+                // reads the topic from its end, so it sees the traffic from whenever its source started.
+                AtomicInteger sent = new AtomicInteger();
+                AtomicBoolean stop = new AtomicBoolean();
+                Thread load = new Thread(() -> {
+                    try (TopicClient producer = new TopicClient(BROKER.get().bootstrapServers())) {
+                        while (!stop.get()) {
+                            for (int i = 0; i < 10; i++) producer.send(config.requestsTopic, InferenceRequest.class, pipelineRequest("step-" + sent.getAndIncrement()));
+                            producer.flush();
+                            Thread.sleep(250);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "load");
+                load.start();
+                List<DecisionOutcome> tuned;
+                try {
+                    tuned = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class, l -> l.stream().anyMatch(o -> o.getWriter().equals("tuner-job")),
+                            Duration.ofSeconds(120)).stream().filter(o -> o.getWriter().equals("tuner-job")).toList();
+                } finally {
+                    stop.set(true);
+                    load.join();
+                }
+                assertThat(tuned).as("an outcome of the tuner job's decision (tuner job %s, serving job %s)", tuner.getJobStatus().get(),
+                        serving.getJobStatus().get()).isNotEmpty();
+                assertThat(tuned.get(0).getKey()).isEqualTo("placement/" + group);
+                assertThat(tuned.get(0).getStatus()).as(tuned.get(0).getReason()).isEqualTo(DecisionStatus.APPLIED);
+
+                // The pipeline's requests now go to more devices than the planned one.
+                for (int i = 0; i < 40; i++) kafka.send(config.requestsTopic, InferenceRequest.class, pipelineRequest("after-" + i));
+                kafka.flush();
+                List<InferenceResult> after = kafka.readUntil(config.resultsTopic, InferenceResult.class,
+                        l -> l.stream().filter(r -> r.getRequestId().startsWith("after-")).count() >= 40, Duration.ofSeconds(60)).stream()
+                        .filter(r -> r.getRequestId().startsWith("after-")).toList();
+                assertThat(after).hasSize(40).allSatisfy(r -> assertThat(r.getStatus()).as(r.getReason()).isIn(ResultStatus.OK, ResultStatus.LATE));
+                Set<Integer> devices = after.stream().map(InferenceResult::getDevice).collect(Collectors.toSet());
+                assertThat(devices).hasSizeGreaterThan(1);
+                // Every request sent during the step got its one result: none lost while the placement changed.
+                int stepped = sent.get();
+                List<String> step = kafka.readUntil(config.resultsTopic, InferenceResult.class,
+                        l -> l.stream().filter(r -> r.getRequestId().startsWith("step-")).count() >= stepped, Duration.ofSeconds(60)).stream()
+                        .map(InferenceResult::getRequestId).filter(id -> id.startsWith("step-")).toList();
+                assertThat(step).hasSize(stepped).doesNotHaveDuplicates();
+                assertThat(serving.getJobStatus().get().isTerminalState()).isFalse();
+                assertThat(tuner.getJobStatus().get().isTerminalState()).isFalse();
+            } finally {
+                tuner.cancel();
+                serving.cancel();
+            }
+        }
+    }
+
+    private static InferenceRequest pipelineRequest(String id) {
+        InferenceRequest r = ServingJobIntegrationTest.request(id, "mlp", 5_000);
+        r.setPipelineId("p");
+        return r;
+    }
+
+    /** Restarts disabled: a failure ends the job. */
+    private static JobClient start(ServingConfig config) throws Exception {
+        Configuration flink = new Configuration();
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+        return ServingJob.onKafka(config, CATALOG).start(StreamExecutionEnvironment.getExecutionEnvironment(flink));
+    }
+}
