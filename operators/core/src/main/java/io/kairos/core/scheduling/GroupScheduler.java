@@ -87,6 +87,9 @@ public final class GroupScheduler implements GroupView {
     private QueueHeap batchableByKey;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
+    // Which device a batch may go to and when it could start there, load included: what the
+    // policies, shedding and dispatch all judge by.
+    private final DeviceChoice choice = new DeviceChoice(specs);
     // Whether every device holds every model (none placed with a model list): then one earliest
     // start and one idle device serve every model.
     private boolean uniform;
@@ -126,6 +129,7 @@ public final class GroupScheduler implements GroupView {
         this.devices = List.copyOf(devices);
         this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
+        choice.setDevices(this.devices);
         setPolicy(policy);
     }
 
@@ -197,6 +201,7 @@ public final class GroupScheduler implements GroupView {
             }
         }
         this.devices = List.copyOf(newDevices);
+        choice.setDevices(this.devices);
         List<String> before = types;
         this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
@@ -392,6 +397,7 @@ public final class GroupScheduler implements GroupView {
             q.setNumber(arrivalRates.size());
             arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
             specs.add(spec);
+            choice.queued(spec);
             onTypes.add(t);
             byNumber.add(q);
             LatencyProfile p = q.profile();
@@ -707,7 +713,7 @@ public final class GroupScheduler implements GroupView {
         Dispatch d = device.unbookLast(nowMicros);
         if (!removeByIdentity(dispatched, d)) preempted.add(d);
         RequestQueue q = queues.get(d.model());
-        long finish = earliestStart(d.model(), nowMicros) + q.profile().latencyAt(0);
+        long finish = choice.earliestReadyMicros(q, nowMicros) + q.profile().latencyAt(0);
         for (Request r : d.requests()) {
             if (shedding && finish > r.deadlineMicros()) {
                 preemptionDrops.add(new Drop(r, "preempted on device " + device.slot() + ", and alone on the earliest-free device it would finish "
@@ -733,16 +739,17 @@ public final class GroupScheduler implements GroupView {
 
     /**
      * Drops, per model, the requests at the head of the queue that would miss their deadline even
-     * if they ran alone on the earliest-free device that holds the model. Deadlines behind the head
-     * are not earlier, so the scan stops at the first request that can still make it.
+     * if they ran alone on the device where a batch of the model could start first, its load
+     * included ({@link DeviceChoice#earliestReadyMicros}). Deadlines behind the head are not
+     * earlier, so the scan stops at the first request that can still make it.
      */
     private List<Drop> shed(long nowMicros) {
         if (pending == 0) return Collections.emptyList();
         List<Drop> dropped = new ArrayList<>(0);
-        if (!devices.isEmpty() && uniform) {
+        if (!devices.isEmpty() && uniform && choice.devicesAlike()) {
             if (!shedding) return dropped;
             // One earliest start for every model: the unreachable heads are at the front of the order.
-            long start = earliestStart(null, nowMicros);
+            long start = earliestStart(nowMicros);
             while (!active.isEmpty() && active.first().latestStartAlone() < start) {
                 RequestQueue q = active.first();
                 leave(q);
@@ -752,7 +759,7 @@ public final class GroupScheduler implements GroupView {
             return dropped;
         }
         for (RequestQueue q : new ArrayList<>(active)) {
-            long start = earliestStart(q.model(), nowMicros);
+            long start = choice.earliestReadyMicros(q, nowMicros);
             if (start == Long.MAX_VALUE) {
                 leave(q);
                 while (!q.isEmpty()) {
@@ -783,14 +790,14 @@ public final class GroupScheduler implements GroupView {
      */
     private List<Drop> shedForFullBatches(long nowMicros, List<Drop> dropped) {
         if (overfull.isEmpty()) return dropped;
-        boolean everyDevice = uniform;
-        long anyStart = everyDevice ? earliestStart(null, nowMicros) : 0;
+        boolean everyDevice = uniform && choice.devicesAlike();
+        long anyStart = everyDevice ? earliestStart(nowMicros) : 0;
         List<RequestQueue> candidates = new ArrayList<>(overfull);
         if (candidates.size() > 1) candidates.sort(Comparator.comparingLong(RequestQueue::batchableStamp));
         for (RequestQueue q : candidates) {
             LatencyProfile p = q.profile();
             int full = p.maxBatch();
-            long start = everyDevice ? anyStart : earliestStart(q.model(), nowMicros);
+            long start = everyDevice ? anyStart : choice.earliestReadyMicros(q, nowMicros);
             if (start == Long.MAX_VALUE) continue;
             long finish = start + p.latencyAt(p.batchSizeCount() - 1);
             if (finish <= q.headDeadline()) continue;
@@ -823,18 +830,21 @@ public final class GroupScheduler implements GroupView {
         shrunk(q);
     }
 
-    /** The earliest start on a device holding {@code model}; {@code null}: on any device. */
-    private long earliestStart(String model, long nowMicros) {
+    /** The earliest start on any device: of every model, when the devices are {@linkplain DeviceChoice#devicesAlike alike}. */
+    private long earliestStart(long nowMicros) {
         long best = Long.MAX_VALUE;
-        for (DeviceView d : devices) {
-            if (model == null || d.holds(model)) best = Math.min(best, d.startAtMicros(nowMicros));
-        }
+        for (DeviceView d : devices) best = Math.min(best, d.startAtMicros(nowMicros));
         return best;
     }
 
     @Override
     public boolean everyDeviceHoldsEveryModel() {
-        return uniform;
+        return uniform && !choice.modelAware();
+    }
+
+    @Override
+    public DeviceChoice deviceChoice() {
+        return choice;
     }
 
     private static boolean holdEveryModel(List<DeviceView> devices) {

@@ -81,8 +81,15 @@ public interface GroupView {
     List<DeviceView> devices();
 
     /**
-     * Whether every device of the group holds every model (none is placed with a model list): then
-     * the device a policy picks for one model is the one it would pick for any.
+     * Which device a batch may go to, and when it could start there, its model's load included:
+     * the device choice and feasibility test every policy uses.
+     */
+    DeviceChoice deviceChoice();
+
+    /**
+     * Whether every device of the group holds every model (none is placed with a model list) and
+     * no placement looks at their memory: then the device a policy picks for one model is the one
+     * it would pick for any.
      */
     boolean everyDeviceHoldsEveryModel();
 

@@ -187,9 +187,9 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     }
                     size = Math.min(q.size(), maxBatch);
                 }
-                DeviceView idle = uniform ? IdleDevices.idleAny(ready, group) : IdleDevices.idleFor(ready, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(ready, group) : IdleDevices.idleFor(ready, group, q);
                 if (idle == null) {
-                    wake = Math.min(wake, ahead(uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model)));
+                    wake = Math.min(wake, ahead(uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(now, group, q)));
                     break;
                 }
                 group.dispatch(q, size, idle, now);

@@ -42,18 +42,17 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
         if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
         if (group.everyDeviceHoldsEveryModel()) return scheduleAnywhere(now, group);
         while (true) {
-            String first = null;
+            RequestQueue first = null;
             long firstKey = Long.MAX_VALUE;
             long wake = NO_WAKE;
             for (RequestQueue q : group.pendingQueues()) {
                 // EDF: queues come by latest start alone, which is below the head's deadline; from here on none can beat it.
                 if (byDeadline && first != null && q.latestStartAlone() >= firstKey) break;
-                String model = q.model();
                 long key = byDeadline ? q.headDeadline() : q.peek().arrivalMicros();
-                if (IdleDevices.idleFor(now, group, model) == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                if (IdleDevices.idleFor(now, group, q) == null) {
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(now, group, q));
                 } else if (key < firstKey) {
-                    first = model;
+                    first = q;
                     firstKey = key;
                 }
             }

@@ -65,12 +65,11 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
         }
         if (full.size() > 1) full.sort(Comparator.comparingLong(RequestQueue::latestStartAlone).thenComparing(RequestQueue::model));
         for (RequestQueue q : full) {
-            String model = q.model();
             int batch = batchOf(q);
             while (q.size() >= batch) {
-                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, q);
                 if (idle == null) {
-                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(now, group, q));
                     break;
                 }
                 group.dispatch(q, batch, idle, now);
