@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -59,17 +58,12 @@ public final class GroupScheduler implements GroupView {
     // its head changes and put back after.
     // Read-only to the policies: it is its own view.
     private final QueueOrder active = new QueueOrder();
-    // The pending queues holding at least `holdingAtLeast` requests or a full batch, for a policy
-    // that serves only such queues (static batching); kept once asked for.
-    private Set<RequestQueue> holding;
-    private Collection<RequestQueue> holdingView;
-    private int holdingAtLeast;
-    // The same queues in two other orders, kept only once a policy asked for them: by the arrival
-    // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
-    // the active order. A queue's keys change only where its place in `active` does (leave, join),
-    // but for an earlier arrival behind the head, which moves it by oldest arrival (enqueue).
-    private QueueOrder headOrder;
-    private QueueOrder oldestOrder;
+    // The indexes of the pending queues that the policies asked for (other orders, subsets: see
+    // QueueIndex), one of each kind, kept up to date from then on; and whether one of them orders
+    // the queues by their oldest arrival, which each queue then keeps as it joins.
+    private final List<QueueIndex> indexes = new ArrayList<>(1);
+    private final List<Object> indexKeys = new ArrayList<>(1);
+    private boolean keepOldest;
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
     // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
@@ -80,11 +74,6 @@ public final class GroupScheduler implements GroupView {
     // `batchable`, which each queue's batchable stamp records.
     private final List<RequestQueue> overfull = new ArrayList<>();
     private long batchableStamps;
-    // The batchable queues in a heap by a key that a policy computes from their head, size and
-    // profile (the latest-start policies: the latest start of their largest batch; Flex: their
-    // length), kept once asked for. A queue is re-keyed where it joins the orders again and when a
-    // request joins behind its head, and leaves the heap where it shrinks below two.
-    private QueueHeap batchableByKey;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
     // Which device a batch may go to and when it could start there, load included: what the
@@ -409,57 +398,37 @@ public final class GroupScheduler implements GroupView {
     // Keeps the order of the active queues: a queue whose head changes is taken out and put back.
     private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
-        // Only the order by oldest arrival moves when an earlier arrival comes behind the head.
-        boolean newOldest = !newHead && oldestOrder != null && request.arrivalMicros() < q.oldestArrival();
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).adding(q, request, newHead);
         if (newHead && !q.isEmpty()) leave(q);
-        if (newOldest) oldestOrder.leave(q);
         q.add(request);
         if (newHead) join(q);
-        if (newOldest) {
-            q.keepOrderKeys(true);
-            oldestOrder.join(q);
-        }
         if (q.size() == 2) {
             batchable.add(q);
             q.setBatchableStamp(++batchableStamps);
         }
-        if (!newHead && batchableByKey != null && q.size() >= 2) {
-            // One more behind the head: the key may change with the size, seldom (the largest batch it can make).
-            if (q.size() == 2) {
-                batchableByKey.add(q);
-            } else {
-                batchableByKey.rekey(q);
-            }
-        }
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).added(q, newHead);
         if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
-        if (holding != null && q.size() == Math.min(holdingAtLeast, q.profile().maxBatch())) holding.add(q);
         pending++;
     }
 
     // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
     private boolean leave(RequestQueue q) {
         boolean was = active.leave(q);
-        if (headOrder != null) headOrder.leave(q);
-        if (oldestOrder != null) oldestOrder.leave(q);
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).left(q);
         return was;
     }
 
     private void join(RequestQueue q) {
-        q.keepOrderKeys(oldestOrder != null);
+        q.keepOrderKeys(keepOldest);
         active.join(q);
-        if (batchableByKey != null && q.size() >= 2) batchableByKey.put(q);
-        if (headOrder != null) headOrder.join(q);
-        if (oldestOrder != null) oldestOrder.join(q);
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).joined(q);
     }
 
     // After requests leave a queue.
     private void shrunk(RequestQueue q) {
-        if (q.size() < 2) {
-            batchable.remove(q);
-            if (batchableByKey != null) batchableByKey.remove(q);
-        }
+        if (q.size() < 2) batchable.remove(q);
         if (q.size() < 2 * q.profile().maxBatch() && !overfull.isEmpty()) overfull.remove(q);
-        if (holding != null && q.size() < Math.min(holdingAtLeast, q.profile().maxBatch())) holding.remove(q);
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).shrunk(q);
     }
 
     /**
@@ -493,12 +462,9 @@ public final class GroupScheduler implements GroupView {
         List<Request> all = new ArrayList<>(pending);
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
         active.reset();
-        if (headOrder != null) headOrder.reset();
-        if (oldestOrder != null) oldestOrder.reset();
+        for (QueueIndex index : indexes) index.clear();
         batchable.clear();
-        if (batchableByKey != null) batchableByKey.clear();
         overfull.clear();
-        if (holding != null) holding.clear();
         pending = 0;
         return all;
     }
@@ -554,51 +520,31 @@ public final class GroupScheduler implements GroupView {
     }
 
     @Override
-    public OrderedQueues queuesByHeadArrival() {
-        if (headOrder == null) {
-            headOrder = new QueueOrder(QueueOrder.By.HEAD_ARRIVAL);
-            for (RequestQueue q : active) headOrder.join(q);
-        }
-        return headOrder;
-    }
-
-    @Override
-    public OrderedQueues queuesByOldestArrival() {
-        if (oldestOrder == null) {
-            oldestOrder = new QueueOrder(QueueOrder.By.OLDEST_ARRIVAL);
-            for (RequestQueue q : active) {
-                q.keepOrderKeys(true);
-                oldestOrder.join(q);
-            }
-        }
-        return oldestOrder;
-    }
-
-    @Override
-    public Collection<RequestQueue> queuesHoldingAtLeast(int n) {
-        if (holding == null || holdingAtLeast != n) {
-            holding = new LinkedHashSet<>();
-            holdingView = Collections.unmodifiableSet(holding);
-            holdingAtLeast = n;
-            for (RequestQueue q : active) {
-                if (q.size() >= Math.min(n, q.profile().maxBatch())) holding.add(q);
-            }
-        }
-        return holdingView;
-    }
-
-    @Override
     public Collection<RequestQueue> batchableQueues() {
         return batchableView;
     }
 
     @Override
-    public QueueHeap batchableQueuesBy(ToLongFunction<RequestQueue> key) {
-        if (batchableByKey == null || batchableByKey.key() != key) {
-            batchableByKey = new QueueHeap(key);
-            for (RequestQueue q : batchable) batchableByKey.add(q);
+    public <I extends QueueIndex> I index(Class<I> kind, Object key, Supplier<I> make) {
+        int at = -1;
+        for (int i = 0; i < indexes.size(); i++) {
+            if (kind.isInstance(indexes.get(i))) {
+                if (indexKeys.get(i).equals(key)) return kind.cast(indexes.get(i));
+                at = i;
+            }
         }
-        return batchableByKey;
+        I index = make.get();
+        if (at < 0) {
+            indexes.add(index);
+            indexKeys.add(key);
+        } else {
+            indexes.set(at, index);
+            indexKeys.set(at, key);
+        }
+        keepOldest = false;
+        for (QueueIndex i : indexes) keepOldest |= i.readsOldestArrival();
+        index.fill(active, batchable);
+        return index;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.Request;
 import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.ArrivalOrder;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.OrderedQueues;
@@ -225,7 +226,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         for (DeviceView d : group.devices()) {
             if (d.freeAtMicros() <= ready) idle++;
         }
-        OrderedQueues order = group.queuesByOldestArrival();
+        OrderedQueues order = group.index(ArrivalOrder.class, ArrivalOrder.BY_OLDEST, ArrivalOrder::byOldest).queues();
         int served = 0;
         RequestQueue rest = null;
         for (RequestQueue q : order) {

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.BatchableHeap;
 import io.kairos.core.scheduling.DeviceChoice;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
@@ -12,6 +13,7 @@ import io.kairos.core.scheduling.SchedulingPolicy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -59,6 +61,7 @@ public final class FlexPolicy implements SchedulingPolicy {
     // The batchable queues in a heap, longest first: a candidate holds at most its queue's
     // requests, so a search for the largest leaves every subtree whose root is shorter than the best found.
     private static final ToLongFunction<RequestQueue> LONGEST_FIRST = q -> -q.size();
+    private static final Supplier<BatchableHeap> LONGEST_FIRST_HEAP = () -> new BatchableHeap(LONGEST_FIRST);
 
     private final double lambda;
 
@@ -174,7 +177,7 @@ public final class FlexPolicy implements SchedulingPolicy {
         String runningModel = running == null ? null : running.model();
         DeviceChoice choice = group.deviceChoice();
         Candidate best = null;
-        best = largestBatchable(now, group.batchableQueuesBy(LONGEST_FIRST), 0, device, runningModel, choice, best);
+        best = largestBatchable(now, longestFirst(group), 0, device, runningModel, choice, best);
         if (running != null) best = better(best, withRunning(now, group, running));
         if (best != null && best.size() > 1) return best;
         for (RequestQueue q : group.pendingQueues()) {
@@ -188,9 +191,14 @@ public final class FlexPolicy implements SchedulingPolicy {
         return best;
     }
 
+    /** The batchable queues in a heap, longest first. */
+    private static QueueHeap longestFirst(GroupView group) {
+        return group.index(BatchableHeap.class, LONGEST_FIRST, LONGEST_FIRST_HEAP).heap();
+    }
+
     /** The length of the longest pending queue, or 1 if none holds more. */
     private static int longestQueue(GroupView group) {
-        QueueHeap longestFirst = group.batchableQueuesBy(LONGEST_FIRST);
+        QueueHeap longestFirst = longestFirst(group);
         return longestFirst.isEmpty() ? 1 : longestFirst.at(0).size();
     }
 
@@ -213,7 +221,7 @@ public final class FlexPolicy implements SchedulingPolicy {
     /** The largest candidate of the queues of two requests or more, and the largest of another model. */
     private static Candidate[] largestTwoBatchable(long now, GroupView group) {
         Candidate[] two = new Candidate[2];
-        largestTwo(now, group.batchableQueuesBy(LONGEST_FIRST), 0, two);
+        largestTwo(now, longestFirst(group), 0, two);
         return two;
     }
 

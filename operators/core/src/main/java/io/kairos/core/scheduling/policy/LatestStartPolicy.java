@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.BatchableHeap;
 import io.kairos.core.scheduling.DeviceChoice;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
@@ -10,6 +11,7 @@ import io.kairos.core.scheduling.QueueHeap;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -34,6 +36,8 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     // rule, so that a group keeps its heap when its policy is configured anew.
     private static final ToLongFunction<RequestQueue> LARGEST_START_PADDED = q -> largestBatchStart(q, true);
     private static final ToLongFunction<RequestQueue> LARGEST_START_WHOLE = q -> largestBatchStart(q, false);
+    private static final Supplier<BatchableHeap> HEAP_PADDED = () -> new BatchableHeap(LARGEST_START_PADDED);
+    private static final Supplier<BatchableHeap> HEAP_WHOLE = () -> new BatchableHeap(LARGEST_START_WHOLE);
 
     private final double defaultLookaheadMs;
     private final double defaultEfficiencyGain;
@@ -151,7 +155,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      */
     private Strategy earliest(long start, GroupView group, DeviceView device, long now) {
         DeviceChoice choice = group.deviceChoice();
-        Strategy best = earliestBatchable(group.batchableQueuesBy(padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE), 0, start, device, now, choice, null);
+        Strategy best = earliestBatchable(group.index(BatchableHeap.class, padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE, padded ? HEAP_PADDED : HEAP_WHOLE).heap(), 0, start, device, now, choice, null);
         for (RequestQueue q : group.pendingQueues()) {
             if (best != null && q.latestStartAlone() > best.latestStart()) break;
             if (q.size() > 1) continue;

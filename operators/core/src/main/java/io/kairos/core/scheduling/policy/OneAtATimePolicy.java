@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.ArrivalOrder;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -72,7 +73,7 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
             if (group.pendingQueues().isEmpty()) return NO_WAKE;
             if (!byDeadline) {
                 // The oldest head, ties in the pending order: the front of the order by head arrival.
-                group.dispatch(group.queuesByHeadArrival().first(), 1, device, now);
+                group.dispatch(group.index(ArrivalOrder.class, ArrivalOrder.BY_HEAD, ArrivalOrder::byHead).queues().first(), 1, device, now);
                 continue;
             }
             RequestQueue first = null;
