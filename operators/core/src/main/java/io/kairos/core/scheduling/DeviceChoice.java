@@ -42,6 +42,11 @@ public final class DeviceChoice {
         this.modelAware = aware;
     }
 
+    /** A device reported a batch of {@code spec}'s model: its placement may learn from it. */
+    void observe(ModelSpec spec, BatchReport report) {
+        placement.of(spec.name()).observe(spec, report);
+    }
+
     /** A queue of this model was made in the group. */
     void queued(ModelSpec spec) {
         loadCosts |= spec.hasLoadCost();
@@ -100,9 +105,30 @@ public final class DeviceChoice {
         return false;
     }
 
-    /** When a batch of {@code q} sent to {@code device} now could start computing: after the work booked there and its load. */
+    /**
+     * When a batch of {@code q} sent to {@code device} now could start computing: after the work
+     * booked there and its load, and, sent over the network to a device on another machine
+     * ({@link #remote}), not before it got there.
+     */
     public long readyAtMicros(RequestQueue q, DeviceView device, long nowMicros) {
-        return device.startAtMicros(nowMicros) + loadMicros(q, device);
+        return readyFromMicros(q, device, device.startAtMicros(nowMicros), nowMicros);
+    }
+
+    /** {@link #readyAtMicros} for a batch that would start on {@code device} at {@code startMicros}, its load and network trip not counted. */
+    public long readyFromMicros(RequestQueue q, DeviceView device, long startMicros, long nowMicros) {
+        long start = startMicros;
+        if (modelAware && remote(q, device, nowMicros)) start = Math.max(start, nowMicros + specs.get(q.number()).networkMicros());
+        return start + loadMicros(q, device);
+    }
+
+    /**
+     * Whether the model's placement sends a batch of {@code q} to {@code device} over the network
+     * ({@link PlacementPolicy#remote}), its pre- and post-processing staying where it came from.
+     */
+    public boolean remote(RequestQueue q, DeviceView device, long nowMicros) {
+        if (!modelAware) return false;
+        PlacementPolicy p = placement.of(q.model());
+        return p.modelAware() && p.remote(specs.get(q.number()), device, devices, nowMicros);
     }
 
     /** Whether a batch of {@code q} may go to {@code device} now: its placement list holds the model, and the model's placement policy admits it. */

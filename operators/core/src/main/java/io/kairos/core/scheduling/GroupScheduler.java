@@ -154,6 +154,7 @@ public final class GroupScheduler implements GroupView {
         this.shedding = configured.shed();
         this.shedEarly = configured.shedEarly();
         this.maxPending = configured.maxPending();
+        choice.setPlacement(configured.placement());
     }
 
     /**
@@ -236,7 +237,9 @@ public final class GroupScheduler implements GroupView {
         LatencyProfile[] priors = new LatencyProfile[n];
         LatencyEstimator.ModelEstimate[] estimates = estimator == null ? null : new LatencyEstimator.ModelEstimate[n];
         for (int k = 0; k < n; k++) {
-            priors[k] = spec.latencyOn(types.get(k));
+            // A request's pre- and post-processing holds the device's host beside its inference (T_P).
+            LatencyProfile on = spec.latencyOn(types.get(k));
+            priors[k] = on == null ? null : on.plus(spec.prePostMicros());
             if (estimates != null && priors[k] != null) estimates[k] = estimator.track(spec.name(), types.get(k), priors[k]);
         }
         return new OnTypes(spec, priors, estimates);
@@ -272,7 +275,7 @@ public final class GroupScheduler implements GroupView {
                 if (p == null) continue;
                 if (count++ == 0) only = p;
             }
-            if (count == 0) return spec.latency();
+            if (count == 0) return spec.latency().plus(spec.prePostMicros());
             if (count == 1) return only;
             int[] sizes = only.batchSizes();
             long[] slowest = new long[sizes.length];
@@ -325,14 +328,16 @@ public final class GroupScheduler implements GroupView {
                 on = d;
             }
         }
-        if (report.coldStart() || report.failed()) return;
         RequestQueue q = queues.get(batch.model());
+        if (q != null) choice.observe(specs.get(q.number()), report);
+        if (report.coldStart() || report.failed()) return;
         if (q == null || estimator == null) return;
         // Learned on the type of the device that ran it; of a device that left a group of several types, not at all.
         int k = types.size() == 1 ? 0 : on == null ? -1 : on.typeIndex();
         OnTypes t = onTypes.get(q.number());
         if (k < 0 || t.estimates[k] == null) return;
-        if (t.estimates[k].add(batch.size(), report.latencyMicros()) == null) return;
+        // A batch sent to a remote device left its pre- and post-processing where it came from: count it in.
+        if (t.estimates[k].add(batch.size(), report.latencyMicros() + batch.afterMicros()) == null) return;
         LatencyProfile updated = t.profile();
         // The queue's place in the order depends on its profile: out before the change, back after.
         boolean wasActive = !q.isEmpty() && leave(q);
@@ -602,8 +607,18 @@ public final class GroupScheduler implements GroupView {
         // On a device of one of several types, the batch takes that type's time.
         ModelSpec spec = specs.get(q.number());
         LatencyProfile p = types.size() == 1 ? q.profile() : onTypes.get(q.number()).on(device.typeIndex());
-        long latency = p.latencyMicros(size) + device.loadMicros(spec);
-        Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
+        // A batch the placement sends to a device on another machine (the registry's, to a remote
+        // holder) travels the network first, and leaves its pre- and post-processing where it came
+        // from: the device runs the inference alone, its requests end that much after it.
+        long network = 0;
+        long after = 0;
+        if (choice.remote(q, device, nowMicros)) {
+            network = spec.networkMicros();
+            after = spec.prePostMicros();
+        }
+        long latency = Math.max(0, p.latencyMicros(size) - after) + device.loadMicros(spec);
+        long start = Math.max(device.startAtMicros(nowMicros), nowMicros + network);
+        Dispatch d = new Dispatch(model, batch, device.slot(), start, latency, network, after);
         device.book(d, nowMicros);
         device.hold(spec);
         dispatched.add(d);

@@ -41,6 +41,20 @@ public interface PlacementPolicy {
      */
     boolean admits(ModelSpec model, DeviceView device, List<DeviceView> devices, long nowMicros);
 
+    /** A device's report of a batch of {@code model}: what a placement that measures as it runs learns from. */
+    default void observe(ModelSpec model, BatchReport report) {}
+
+    /**
+     * Whether a batch of {@code model} sent to {@code device} goes over the network to another
+     * machine, as a request the registry routes to a remote holder does: it takes the model's
+     * network time (T_N) to get there, and its pre- and post-processing (T_P) runs where it came
+     * from rather than on the device. None by default: the batch runs where it is placed, pre- and
+     * post-processing included.
+     */
+    default boolean remote(ModelSpec model, DeviceView device, List<DeviceView> devices, long nowMicros) {
+        return false;
+    }
+
     /** Whether it looks at the devices' memory at all; {@link #DEFAULT} does not. */
     default boolean modelAware() {
         return true;

@@ -185,7 +185,7 @@ public final class FlexPolicy implements SchedulingPolicy {
             // Queues come by latest start alone, which is below the head's deadline: from here on none can beat the best.
             if (best != null && latestStartAlone >= best.headDeadline()) break;
             if (latestStartAlone < now || !choice.admits(q, device, now) || q.model().equals(runningModel)) continue;
-            if (latestStartAlone < now + choice.loadMicros(q, device)) continue; // too late once loaded
+            if (latestStartAlone < choice.readyFromMicros(q, device, now, now)) continue; // too late once loaded (or there)
             best = better(best, new Candidate(q.model(), 1, q.headDeadline(), latestStartAlone));
         }
         return best;
@@ -212,7 +212,7 @@ public final class FlexPolicy implements SchedulingPolicy {
         RequestQueue q = heap.at(i);
         if (best != null && q.size() < best.size()) return best;
         if (choice.admits(q, device, now) && !q.model().equals(runningModel)) {
-            best = better(best, candidate(now + choice.loadMicros(q, device), q, q.profile(), null));
+            best = better(best, candidate(choice.readyFromMicros(q, device, now, now), q, q.profile(), null));
         }
         best = largestBatchable(now, heap, 2 * i + 1, device, runningModel, choice, best);
         return largestBatchable(now, heap, 2 * i + 2, device, runningModel, choice, best);

@@ -101,6 +101,10 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             if (!dispatchBest(now, group, device, gain)) {
                 if (index >= 64) break;
                 stuck |= 1L << index;
+            } else if (group.deviceChoice().modelAware()) {
+                // A model-aware placement admits a device by what the others hold and have booked,
+                // which the dispatch just changed: a device that could take nothing may now.
+                stuck = 0;
             }
         }
         if (group.pendingQueues().isEmpty()) return NO_WAKE;
@@ -183,7 +187,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      */
     private Strategy strategy(RequestQueue q, long start, DeviceView device, long now, DeviceChoice choice) {
         if (!choice.admits(q, device, now)) return null;
-        int i = largestFeasible(q, start + choice.loadMicros(q, device));
+        int i = largestFeasible(q, choice.readyFromMicros(q, device, start, now));
         if (i < 0) return null;
         return new Strategy(q, Math.min(q.profile().batchSizeAt(i), q.size()), i, q.headDeadline() - q.profile().latencyAt(i));
     }
@@ -234,7 +238,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             // A lone request's only strategy starts by its latest start alone, which cannot beat the best so far from here.
             if (best != null && q.size() == 1 && q.latestStartAlone() >= best.latestStart()) continue;
             if (!choice.admits(q, device, now)) continue;
-            int i = largestFeasible(q, start + choice.loadMicros(q, device));
+            int i = largestFeasible(q, choice.readyFromMicros(q, device, start, now));
             if (i < 0) continue;
             long latestStart = q.headDeadline() - q.profile().latencyAt(i);
             int take = Math.min(q.profile().batchSizeAt(i), q.size());
@@ -284,7 +288,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
         double best = efficient.efficiency();
         for (RequestQueue q : group.batchableQueues()) {
             if (q == urgent.queue() || !choice.admits(q, device, now)) continue;
-            int i = largestFeasible(q, start + choice.loadMicros(q, device));
+            int i = largestFeasible(q, choice.readyFromMicros(q, device, start, now));
             if (i < 0) continue;
             LatencyProfile p = q.profile();
             int take = Math.min(p.batchSizeAt(i), q.size());
