@@ -34,6 +34,7 @@ public final class Experiments {
         names.add(SmdpExperiment.NAME);
         names.add(SmdpGuardExperiment.NAME);
         names.add(InferLineExperiment.NAME);
+        names.add(PlacementExperiment.NAME);
         return List.copyOf(names);
     }
 }
