@@ -34,7 +34,9 @@ class PlacementPoliciesTest {
             {"models": [
               {"name": "M", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 10}}, "memory_bytes": 100, "load_ms": 30},
               {"name": "T", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1000}}, "memory_bytes": 100, "load_ms": 3000,
-               "pre_post_ms": 0, "network_ms": 5000}
+               "pre_post_ms": 0, "network_ms": 5000},
+              {"name": "P", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 10}}, "memory_bytes": 100, "load_ms": 30,
+               "pre_post_ms": 5, "network_ms": 2}
             ]}""", "placement-test");
     private static final ModelSpec M = CATALOG.get("M");
 
@@ -136,6 +138,30 @@ class PlacementPoliciesTest {
         List<Dispatch> all = new java.util.ArrayList<>(g.schedule(0).dispatches());
         if (all.size() < 2) all.addAll(g.schedule(10_000).dispatches());
         return all.stream().map(d -> tuple(d.device(), d.predictedStartMicros(), d.predictedLatencyMicros())).toList();
+    }
+
+    /**
+     * P takes 10 ms, 5 ms of pre/post-processing and 2 ms of network; device 0 holds it. Colocated,
+     * the batch holds device 0 for 10 + 5 = 15 ms from 0. Sent by the registry to the holder, it
+     * reaches it at 2 ms, holds it for the inference alone (10 ms), and its request ends 5 ms
+     * after: 17 ms, what the scheduler judged its deadline by.
+     */
+    @Test
+    void theRegistrySendsABatchOverTheNetworkAndLeavesItsPrePostProcessingBehind() {
+        ModelSpec p = CATALOG.get("P");
+        for (String placement : List.of("colocation", "registry")) {
+            DeviceView w = new DeviceView(0, null, 1_000);
+            w.hold(p);
+            GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(w), new WorkConservingPolicy(), PolicyParams.of(Map.of("placement", placement)));
+            g.admit(req("p", "P", 0, 17_000));
+            Dispatch d = g.schedule(0).dispatches().get(0);
+            if (placement.equals("colocation")) {
+                assertThat(List.of(d.predictedStartMicros(), d.predictedLatencyMicros(), d.networkMicros(), d.afterMicros())).containsExactly(0L, 15_000L, 0L, 0L);
+            } else {
+                assertThat(List.of(d.predictedStartMicros(), d.predictedLatencyMicros(), d.networkMicros(), d.afterMicros())).containsExactly(2_000L, 10_000L, 2_000L, 5_000L);
+                assertThat(d.predictedEndMicros() + d.afterMicros()).isEqualTo(17_000);
+            }
+        }
     }
 
     @Test
