@@ -71,6 +71,18 @@ class ServingPlanPolicyTest {
         assertThat(snapshot()).isEqualTo(before);
     }
 
+    /** A placement is a policy parameter: a decision selects it per model, and a bad one is rejected with the reason. */
+    @Test
+    void aPlacementDecisionPerModelIsAppliedAndABadOneRejected() {
+        Decisions.apply(plan, decision(8, "vision", "resnet50", "triton", Map.of("placement", "colocation-queuing")));
+        assertThat(plan.policyOf("vision").params().get("resnet50", "placement")).isEqualTo("colocation-queuing");
+        Snapshot before = snapshot();
+        assertThatThrownBy(() -> Decisions.apply(plan, decision(9, "vision", "resnet50", "triton", Map.of("placement", "nearest"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("serving group 'vision', model 'resnet50': triton parameter 'placement' must be one of default, colocation, colocation-queuing, registry, auto, got 'nearest'");
+        assertThat(snapshot()).isEqualTo(before);
+    }
+
     @Test
     void aBadDecisionThroughDecisionsLeavesThePlanAsItWas() {
         Snapshot before = snapshot();
