@@ -87,7 +87,8 @@ final class SimulatedGpu {
     }
 
     void submit(Dispatch d, long now) {
-        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random));
+        // A batch sent to a device on another machine travels the network first.
+        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random) + d.networkMicros());
         waiting.add(d);
         reachesAt.add(lastReach);
         if (running == null) startNext(now);
@@ -151,7 +152,7 @@ final class SimulatedGpu {
     }
 
     private void start(Dispatch d, long now) {
-        ExecutionModel.Run run = time.run(d.model(), d.size());
+        ExecutionModel.Run run = time.run(d.model(), d.size(), d.afterMicros() == 0);
         running = d;
         runningStart = now;
         runningEnd = now + run.latencyMicros();

@@ -282,9 +282,11 @@ final class SimulationRun {
         // Each request carries an equal share of its batch's energy, zeta of the size it ran as.
         ModelTally tally = tally(d.model());
         double share = tally.spec.batchEnergyMillijoules(size).orElse(Double.NaN) / size;
+        // Requests whose pre- and post-processing ran where they came from end that much later.
+        long end = now + d.afterMicros();
         for (Request r : d.requests()) {
             if (failed) fate(r, ResultStatus.FAILED, now, 0, Double.NaN, tally.counted);
-            else fate(r, now <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, now, size, share, tally.counted);
+            else fate(r, end <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, end, size, share, tally.counted);
         }
     }
 

@@ -67,6 +67,7 @@ public class ExperimentCommand implements Callable<Integer> {
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
         if (InferLineExperiment.NAME.equals(name)) return inferline(cl);
         if (TunerExperiment.NAME.equals(name)) return tuner(cl);
+        if (PlacementExperiment.NAME.equals(name)) return placement(cl);
         if (Experiments.isAnalytic(name)) return analytic(cl);
         Experiment experiment;
         try {
@@ -182,6 +183,34 @@ public class ExperimentCommand implements Callable<Integer> {
         TunerExperiment experiment = new TunerExperiment(duration, runs, threads, !progress.noProgress, cl.getOut());
         if (redraw) {
             if (!Files.isRegularFile(dir.resolve(TunerExperiment.SYSTEMS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(TunerExperiment.SYSTEMS_CSV) + "; run the experiment first");
+            experiment.report(dir);
+        } else {
+            experiment.run(dir);
+        }
+        return 0;
+    }
+
+    /**
+     * {@code experiment placement}: the model-aware scheduling thesis' experiments, each a few
+     * requests on its own setup (see PlacementExperiment); the output folder and {@code --redraw}
+     * apply.
+     */
+    private Integer placement(CommandLine cl) throws Exception {
+        Map<String, Object> sweepOnly = new java.util.LinkedHashMap<>();
+        sweepOnly.put("--duration-s", durationSeconds);
+        sweepOnly.put("--warmup-s", warmupSeconds);
+        sweepOnly.put("--seeds", seeds);
+        sweepOnly.put("--policies", policies);
+        sweepOnly.put("--invocation", invocation);
+        sweepOnly.put("--[no-]triton-grid", tritonGrid);
+        for (Map.Entry<String, Object> e : sweepOnly.entrySet()) {
+            if (e.getValue() != null) throw new ParameterException(cl, e.getKey() + " does not apply to experiment " + name + ", which runs the thesis' request sequences with the kairos policy and each placement");
+        }
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        PlacementExperiment experiment = new PlacementExperiment(cl.getOut());
+        if (redraw) {
+            if (!Files.isRegularFile(dir.resolve(PlacementExperiment.TABLES_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(PlacementExperiment.TABLES_CSV) + "; run the experiment first");
             experiment.report(dir);
         } else {
             experiment.run(dir);

@@ -35,6 +35,7 @@ public final class Experiments {
         names.add(SmdpGuardExperiment.NAME);
         names.add(InferLineExperiment.NAME);
         names.add(TunerExperiment.NAME);
+        names.add(PlacementExperiment.NAME);
         return List.copyOf(names);
     }
 }

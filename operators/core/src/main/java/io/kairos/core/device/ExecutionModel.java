@@ -70,13 +70,22 @@ public final class ExecutionModel {
 
     /** Runs a batch of {@code size} requests of {@code model}: loads the model first if it is not in memory. */
     public Run run(String model, int size) {
+        return run(model, size, true);
+    }
+
+    /**
+     * The same; {@code prePostHere} false for a batch whose requests' pre- and post-processing run
+     * elsewhere (sent from another machine): the device runs the inference alone.
+     */
+    public Run run(String model, int size, boolean prePostHere) {
         ModelSpec spec = catalog.get(model);
         if (spec == null) return Run.failed("no profile for model '" + model + "'");
         HardwareProfile on = spec.profileOn(hardwareType);
         if (on == null) return Run.failed("model '" + model + "' has no profile on hardware type '" + hardwareType + "'");
         LatencyProfile profile = on.latency();
         if (size > profile.maxBatch()) return Run.failed("batch of " + size + " exceeds the largest allowed size " + profile.maxBatch() + " of model '" + model + "'");
-        long latency = noise.actualMicros(scaled(profile.latencyMicros(size)), random);
+        // Pre- and post-processing (T_P) run on the host beside the model, at its own speed.
+        long latency = noise.actualMicros(scaled(profile.latencyMicros(size)), random) + (prePostHere ? spec.prePostMicros() : 0);
         if (!spec.hasLoadCost() || memory.get(model) != null) return new Run(latency, false, null);
         if (spec.memoryBytes() > memory.budgetBytes()) {
             return Run.failed("model '" + model + "' needs " + spec.memoryBytes() + " bytes, more than the device's budget of " + memory.budgetBytes());

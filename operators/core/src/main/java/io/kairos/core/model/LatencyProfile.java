@@ -85,6 +85,17 @@ public final class LatencyProfile {
         throw new IllegalArgumentException("batch of " + size + " exceeds the largest allowed size " + maxBatch());
     }
 
+    /**
+     * The same sizes, each taking {@code micros} longer (a model's pre- and post-processing beside
+     * its inference); this very profile when {@code micros} is 0.
+     */
+    public LatencyProfile plus(long micros) {
+        if (micros == 0) return this;
+        long[] longer = new long[latencyMicros.length];
+        for (int i = 0; i < longer.length; i++) longer[i] = latencyMicros[i] + micros;
+        return new LatencyProfile(batchSizes, longer);
+    }
+
     /** The largest allowed batch size not above {@code n}; 0 when even the smallest is above it. */
     public int largestSizeAtMost(int n) {
         int best = 0;

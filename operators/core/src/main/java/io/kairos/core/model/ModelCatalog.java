@@ -27,7 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   {"name": "mlp", "input": {"dtype": "FLOAT32", "shape": [64]},
  *    "latency_ms": {"table": {"1": 0.4, "8": 0.9, "32": 2.5}},   // measured per batch size
  *    "memory_bytes": 1048576, "load_ms": 0.4,                    // optional: a cold start's cost
- *    "energy_mj": {"beta": 0.02, "zeta0": 0.5}}                   // optional: zeta(b) = beta*b + zeta0
+ *    "energy_mj": {"beta": 0.02, "zeta0": 0.5},                   // optional: zeta(b) = beta*b + zeta0
+ *    "pre_post_ms": 5, "network_ms": 5}                            // optional: T_P and T_N, see ModelSpec
  * ]}
  * }</pre>
  *
@@ -217,10 +218,12 @@ public final class ModelCatalog implements Serializable {
             long memoryBytes = nonNegative(m, "memory_bytes", 1, at, "memory_bytes", "bytes the model takes on a device");
             long loadMicros = nonNegative(m, "load_ms", 1000, at, "load_ms", "milliseconds to load the model onto a device");
             EnergyProfile energy = energy(m, at);
+            long prePostMicros = nonNegative(m, "pre_post_ms", 1000, at, "pre_post_ms", "milliseconds of a request's pre- and post-processing");
+            long networkMicros = nonNegative(m, "network_ms", 1000, at, "network_ms", "milliseconds a request takes to reach a device on another machine");
             Map<String, HardwareProfile> profiles = new LinkedHashMap<>();
             profiles.put(hardware.get(0).name(), new HardwareProfile(latency, loadMicros));
             profiles.putAll(hardwareProfiles(m, hardware, latency, loadMicros, at));
-            models.put(name, new ModelSpec(name, input, latency, memoryBytes, loadMicros, energy, profiles));
+            models.put(name, new ModelSpec(name, input, latency, memoryBytes, loadMicros, energy, profiles, prePostMicros, networkMicros));
         }
         return new Parsed(hardware, Collections.unmodifiableMap(models));
     }

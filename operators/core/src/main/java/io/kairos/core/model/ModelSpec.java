@@ -16,13 +16,21 @@ import java.util.Map;
  * type; {@code profiles} holds its profile on every type it has one on, in the catalog's order, the
  * first type's first (the same {@code latency} and {@code loadMicros}). Every profile of a model
  * allows the same batch sizes: a policy picks a batch's size before it picks the device.
+ *
+ * <p>{@code prePostMicros} is the time a request's pre- and post-processing takes beside the
+ * model (tokenising, decoding: T_P of the model-aware scheduling thesis), on the device's host,
+ * which it holds meanwhile; {@code networkMicros} the time a request takes to reach a device on
+ * another machine (T_N). Both 0 unless the catalog gives them ({@code pre_post_ms},
+ * {@code network_ms}); the placement policies weigh them against a load.
  */
 public record ModelSpec(String name, InputSpec input, LatencyProfile latency, long memoryBytes, long loadMicros, EnergyProfile energy,
-                        Map<String, HardwareProfile> profiles) {
+                        Map<String, HardwareProfile> profiles, long prePostMicros, long networkMicros) {
 
     public ModelSpec {
         if (memoryBytes < 0) throw new IllegalArgumentException("model '" + name + "': memory must not be negative, got " + memoryBytes + " bytes");
         if (loadMicros < 0) throw new IllegalArgumentException("model '" + name + "': load time must not be negative, got " + loadMicros + " us");
+        if (prePostMicros < 0) throw new IllegalArgumentException("model '" + name + "': pre/post-processing time must not be negative, got " + prePostMicros + " us");
+        if (networkMicros < 0) throw new IllegalArgumentException("model '" + name + "': network time must not be negative, got " + networkMicros + " us");
         if (profiles == null || profiles.isEmpty()) {
             profiles = Map.of(HardwareType.DEFAULT_NAME, new HardwareProfile(latency, loadMicros));
         } else {
@@ -39,6 +47,12 @@ public record ModelSpec(String name, InputSpec input, LatencyProfile latency, lo
             });
             profiles = Collections.unmodifiableMap(new LinkedHashMap<>(profiles));
         }
+    }
+
+    /** A model without pre/post-processing or network time. */
+    public ModelSpec(String name, InputSpec input, LatencyProfile latency, long memoryBytes, long loadMicros, EnergyProfile energy,
+                     Map<String, HardwareProfile> profiles) {
+        this(name, input, latency, memoryBytes, loadMicros, energy, profiles, 0, 0);
     }
 
     /** A model with a profile on the one type {@code default}. */
@@ -58,7 +72,7 @@ public record ModelSpec(String name, InputSpec input, LatencyProfile latency, lo
 
     /** The same model under another name (an instance of it, see {@link ModelCatalog#get}). */
     public ModelSpec named(String instance) {
-        return new ModelSpec(instance, input, latency, memoryBytes, loadMicros, energy, profiles);
+        return new ModelSpec(instance, input, latency, memoryBytes, loadMicros, energy, profiles, prePostMicros, networkMicros);
     }
 
     /** The model's latency profile on {@code hardwareType}; {@code null} when it has none there (it must not run there). */

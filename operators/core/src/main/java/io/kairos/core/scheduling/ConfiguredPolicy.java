@@ -14,8 +14,11 @@ import java.util.Map;
  *                   serve them in small ones (default true; only when {@code shed})
  * @param maxPending parameter {@code max_pending}: the most requests the group holds; beyond it the one
  *                   with the least laxity is dropped, "queue full" (default {@value #DEFAULT_MAX_PENDING})
+ * @param placement  parameter {@code placement} (and {@code target_ongoing}), per group or per model:
+ *                   which devices a batch may go to ({@link Placements};
+ *                   default {@code default}, model-unaware)
  */
-public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean shedEarly, int maxPending) {
+public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean shedEarly, int maxPending, PerModel<PlacementPolicy> placement) {
 
     /** Parameter: shed requests that can no longer meet their deadline (default true). */
     public static final String SHED = "shed";
@@ -34,9 +37,9 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
         if (maxPending < 1) throw new IllegalArgumentException("max_pending must be at least 1, got " + maxPending);
     }
 
-    /** {@code policy} with the default shedding. */
+    /** {@code policy} with the default shedding and placement. */
     public ConfiguredPolicy(SchedulingPolicy policy, boolean shed) {
-        this(policy, shed, true, DEFAULT_MAX_PENDING);
+        this(policy, shed, true, DEFAULT_MAX_PENDING, PerModel.of(PlacementPolicy.DEFAULT));
     }
 
     /**
@@ -59,8 +62,9 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
         boolean shed = reader.flag(SHED, true);
         boolean shedEarly = reader.flag(SHED_EARLY, true);
         int maxPending = reader.positiveInt(MAX_PENDING, DEFAULT_MAX_PENDING);
+        PerModel<PlacementPolicy> placement = reader.perModel(Placements::read);
         SchedulingPolicy configured = policy.configure(reader);
         reader.rejectUnknown();
-        return new ConfiguredPolicy(configured, shed, shedEarly, maxPending);
+        return new ConfiguredPolicy(configured, shed, shedEarly, maxPending, placement);
     }
 }

@@ -151,6 +151,32 @@ public final class DeviceView {
     }
 
     /**
+     * Whether a batch of {@code model} sent here now would start without loading it: the device
+     * holds it in memory, or the model's loading is not modelled.
+     */
+    public boolean isWarm(ModelSpec model) {
+        return !model.hasLoadCost() || loaded.isLoaded(model.name());
+    }
+
+    /**
+     * When a batch of {@code model} sent now could start computing: after the work already booked
+     * here and, on a device that does not hold the model, after its load. What every feasibility
+     * test compares a deadline with, since it is what {@link GroupScheduler#dispatch} books.
+     */
+    public long readyAtMicros(ModelSpec model, long nowMicros) {
+        return startAtMicros(nowMicros) + loadMicros(model);
+    }
+
+    /** The batches booked here that are predicted to be running or waiting at {@code now}. */
+    public int outstandingBatches(long nowMicros) {
+        int n = 0;
+        for (Booked b : booked) {
+            if (b.batch != null && b.endMicros > nowMicros) n++;
+        }
+        return n;
+    }
+
+    /**
      * A batch of {@code model} was booked here: the device holds the model from then on, having
      * evicted the least recently used ones it needed room from. A model larger than the whole
      * budget is not tracked: the device fails its batches.

@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
-import java.util.function.ToLongFunction;
 
 /**
  * The state of one serving group and the loop around its policy: per-model deadline queues, the
@@ -59,17 +58,12 @@ public final class GroupScheduler implements GroupView {
     // its head changes and put back after.
     // Read-only to the policies: it is its own view.
     private final QueueOrder active = new QueueOrder();
-    // The pending queues holding at least `holdingAtLeast` requests or a full batch, for a policy
-    // that serves only such queues (static batching); kept once asked for.
-    private Set<RequestQueue> holding;
-    private Collection<RequestQueue> holdingView;
-    private int holdingAtLeast;
-    // The same queues in two other orders, kept only once a policy asked for them: by the arrival
-    // of their head request (FIFO), and by their oldest arrival (Triton's batcher), each then as
-    // the active order. A queue's keys change only where its place in `active` does (leave, join),
-    // but for an earlier arrival behind the head, which moves it by oldest arrival (enqueue).
-    private QueueOrder headOrder;
-    private QueueOrder oldestOrder;
+    // The indexes of the pending queues that the policies asked for (other orders, subsets: see
+    // QueueIndex), one of each kind, kept up to date from then on; and whether one of them orders
+    // the queues by their oldest arrival, which each queue then keeps as it joins.
+    private final List<QueueIndex> indexes = new ArrayList<>(1);
+    private final List<Object> indexKeys = new ArrayList<>(1);
+    private boolean keepOldest;
     // The active queues holding two requests or more: the only ones that can make a batch larger
     // than one. Under overload thousands of queues hold a single request and a few hold the rest,
     // so a policy looking for the largest batch scans these few (Flex on the Azure workload).
@@ -80,13 +74,11 @@ public final class GroupScheduler implements GroupView {
     // `batchable`, which each queue's batchable stamp records.
     private final List<RequestQueue> overfull = new ArrayList<>();
     private long batchableStamps;
-    // The batchable queues in a heap by a key that a policy computes from their head, size and
-    // profile (the latest-start policies: the latest start of their largest batch; Flex: their
-    // length), kept once asked for. A queue is re-keyed where it joins the orders again and when a
-    // request joins behind its head, and leaves the heap where it shrinks below two.
-    private QueueHeap batchableByKey;
     private final List<String> pendingModels = new ArrayList<>();
     private List<DeviceView> devices;
+    // Which device a batch may go to and when it could start there, load included: what the
+    // policies, shedding and dispatch all judge by.
+    private final DeviceChoice choice = new DeviceChoice(specs);
     // Whether every device holds every model (none placed with a model list): then one earliest
     // start and one idle device serve every model.
     private boolean uniform;
@@ -126,6 +118,7 @@ public final class GroupScheduler implements GroupView {
         this.devices = List.copyOf(devices);
         this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
+        choice.setDevices(this.devices);
         setPolicy(policy);
     }
 
@@ -161,6 +154,7 @@ public final class GroupScheduler implements GroupView {
         this.shedding = configured.shed();
         this.shedEarly = configured.shedEarly();
         this.maxPending = configured.maxPending();
+        choice.setPlacement(configured.placement());
     }
 
     /**
@@ -197,6 +191,7 @@ public final class GroupScheduler implements GroupView {
             }
         }
         this.devices = List.copyOf(newDevices);
+        choice.setDevices(this.devices);
         List<String> before = types;
         this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
@@ -242,7 +237,9 @@ public final class GroupScheduler implements GroupView {
         LatencyProfile[] priors = new LatencyProfile[n];
         LatencyEstimator.ModelEstimate[] estimates = estimator == null ? null : new LatencyEstimator.ModelEstimate[n];
         for (int k = 0; k < n; k++) {
-            priors[k] = spec.latencyOn(types.get(k));
+            // A request's pre- and post-processing holds the device's host beside its inference (T_P).
+            LatencyProfile on = spec.latencyOn(types.get(k));
+            priors[k] = on == null ? null : on.plus(spec.prePostMicros());
             if (estimates != null && priors[k] != null) estimates[k] = estimator.track(spec.name(), types.get(k), priors[k]);
         }
         return new OnTypes(spec, priors, estimates);
@@ -278,7 +275,7 @@ public final class GroupScheduler implements GroupView {
                 if (p == null) continue;
                 if (count++ == 0) only = p;
             }
-            if (count == 0) return spec.latency();
+            if (count == 0) return spec.latency().plus(spec.prePostMicros());
             if (count == 1) return only;
             int[] sizes = only.batchSizes();
             long[] slowest = new long[sizes.length];
@@ -331,14 +328,16 @@ public final class GroupScheduler implements GroupView {
                 on = d;
             }
         }
-        if (report.coldStart() || report.failed()) return;
         RequestQueue q = queues.get(batch.model());
+        if (q != null) choice.observe(specs.get(q.number()), report);
+        if (report.coldStart() || report.failed()) return;
         if (q == null || estimator == null) return;
         // Learned on the type of the device that ran it; of a device that left a group of several types, not at all.
         int k = types.size() == 1 ? 0 : on == null ? -1 : on.typeIndex();
         OnTypes t = onTypes.get(q.number());
         if (k < 0 || t.estimates[k] == null) return;
-        if (t.estimates[k].add(batch.size(), report.latencyMicros()) == null) return;
+        // A batch sent to a remote device left its pre- and post-processing where it came from: count it in.
+        if (t.estimates[k].add(batch.size(), report.latencyMicros() + batch.afterMicros()) == null) return;
         LatencyProfile updated = t.profile();
         // The queue's place in the order depends on its profile: out before the change, back after.
         boolean wasActive = !q.isEmpty() && leave(q);
@@ -392,6 +391,7 @@ public final class GroupScheduler implements GroupView {
             q.setNumber(arrivalRates.size());
             arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
             specs.add(spec);
+            choice.queued(spec);
             onTypes.add(t);
             byNumber.add(q);
             LatencyProfile p = q.profile();
@@ -403,57 +403,37 @@ public final class GroupScheduler implements GroupView {
     // Keeps the order of the active queues: a queue whose head changes is taken out and put back.
     private void enqueue(RequestQueue q, Request request) {
         boolean newHead = q.isEmpty() || request.deadlineMicros() < q.headDeadline();
-        // Only the order by oldest arrival moves when an earlier arrival comes behind the head.
-        boolean newOldest = !newHead && oldestOrder != null && request.arrivalMicros() < q.oldestArrival();
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).adding(q, request, newHead);
         if (newHead && !q.isEmpty()) leave(q);
-        if (newOldest) oldestOrder.leave(q);
         q.add(request);
         if (newHead) join(q);
-        if (newOldest) {
-            q.keepOrderKeys(true);
-            oldestOrder.join(q);
-        }
         if (q.size() == 2) {
             batchable.add(q);
             q.setBatchableStamp(++batchableStamps);
         }
-        if (!newHead && batchableByKey != null && q.size() >= 2) {
-            // One more behind the head: the key may change with the size, seldom (the largest batch it can make).
-            if (q.size() == 2) {
-                batchableByKey.add(q);
-            } else {
-                batchableByKey.rekey(q);
-            }
-        }
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).added(q, newHead);
         if (q.size() == 2 * q.profile().maxBatch()) overfull.add(q);
-        if (holding != null && q.size() == Math.min(holdingAtLeast, q.profile().maxBatch())) holding.add(q);
         pending++;
     }
 
     // A queue leaves the orders before its head, oldest arrival or profile changes, and joins them again after.
     private boolean leave(RequestQueue q) {
         boolean was = active.leave(q);
-        if (headOrder != null) headOrder.leave(q);
-        if (oldestOrder != null) oldestOrder.leave(q);
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).left(q);
         return was;
     }
 
     private void join(RequestQueue q) {
-        q.keepOrderKeys(oldestOrder != null);
+        q.keepOrderKeys(keepOldest);
         active.join(q);
-        if (batchableByKey != null && q.size() >= 2) batchableByKey.put(q);
-        if (headOrder != null) headOrder.join(q);
-        if (oldestOrder != null) oldestOrder.join(q);
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).joined(q);
     }
 
     // After requests leave a queue.
     private void shrunk(RequestQueue q) {
-        if (q.size() < 2) {
-            batchable.remove(q);
-            if (batchableByKey != null) batchableByKey.remove(q);
-        }
+        if (q.size() < 2) batchable.remove(q);
         if (q.size() < 2 * q.profile().maxBatch() && !overfull.isEmpty()) overfull.remove(q);
-        if (holding != null && q.size() < Math.min(holdingAtLeast, q.profile().maxBatch())) holding.remove(q);
+        for (int i = 0; i < indexes.size(); i++) indexes.get(i).shrunk(q);
     }
 
     /**
@@ -487,12 +467,9 @@ public final class GroupScheduler implements GroupView {
         List<Request> all = new ArrayList<>(pending);
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
         active.reset();
-        if (headOrder != null) headOrder.reset();
-        if (oldestOrder != null) oldestOrder.reset();
+        for (QueueIndex index : indexes) index.clear();
         batchable.clear();
-        if (batchableByKey != null) batchableByKey.clear();
         overfull.clear();
-        if (holding != null) holding.clear();
         pending = 0;
         return all;
     }
@@ -548,51 +525,31 @@ public final class GroupScheduler implements GroupView {
     }
 
     @Override
-    public OrderedQueues queuesByHeadArrival() {
-        if (headOrder == null) {
-            headOrder = new QueueOrder(QueueOrder.By.HEAD_ARRIVAL);
-            for (RequestQueue q : active) headOrder.join(q);
-        }
-        return headOrder;
-    }
-
-    @Override
-    public OrderedQueues queuesByOldestArrival() {
-        if (oldestOrder == null) {
-            oldestOrder = new QueueOrder(QueueOrder.By.OLDEST_ARRIVAL);
-            for (RequestQueue q : active) {
-                q.keepOrderKeys(true);
-                oldestOrder.join(q);
-            }
-        }
-        return oldestOrder;
-    }
-
-    @Override
-    public Collection<RequestQueue> queuesHoldingAtLeast(int n) {
-        if (holding == null || holdingAtLeast != n) {
-            holding = new LinkedHashSet<>();
-            holdingView = Collections.unmodifiableSet(holding);
-            holdingAtLeast = n;
-            for (RequestQueue q : active) {
-                if (q.size() >= Math.min(n, q.profile().maxBatch())) holding.add(q);
-            }
-        }
-        return holdingView;
-    }
-
-    @Override
     public Collection<RequestQueue> batchableQueues() {
         return batchableView;
     }
 
     @Override
-    public QueueHeap batchableQueuesBy(ToLongFunction<RequestQueue> key) {
-        if (batchableByKey == null || batchableByKey.key() != key) {
-            batchableByKey = new QueueHeap(key);
-            for (RequestQueue q : batchable) batchableByKey.add(q);
+    public <I extends QueueIndex> I index(Class<I> kind, Object key, Supplier<I> make) {
+        int at = -1;
+        for (int i = 0; i < indexes.size(); i++) {
+            if (kind.isInstance(indexes.get(i))) {
+                if (indexKeys.get(i).equals(key)) return kind.cast(indexes.get(i));
+                at = i;
+            }
         }
-        return batchableByKey;
+        I index = make.get();
+        if (at < 0) {
+            indexes.add(index);
+            indexKeys.add(key);
+        } else {
+            indexes.set(at, index);
+            indexKeys.set(at, key);
+        }
+        keepOldest = false;
+        for (QueueIndex i : indexes) keepOldest |= i.readsOldestArrival();
+        index.fill(active, batchable);
+        return index;
     }
 
     @Override
@@ -650,8 +607,18 @@ public final class GroupScheduler implements GroupView {
         // On a device of one of several types, the batch takes that type's time.
         ModelSpec spec = specs.get(q.number());
         LatencyProfile p = types.size() == 1 ? q.profile() : onTypes.get(q.number()).on(device.typeIndex());
-        long latency = p.latencyMicros(size) + device.loadMicros(spec);
-        Dispatch d = new Dispatch(model, batch, device.slot(), device.startAtMicros(nowMicros), latency);
+        // A batch the placement sends to a device on another machine (the registry's, to a remote
+        // holder) travels the network first, and leaves its pre- and post-processing where it came
+        // from: the device runs the inference alone, its requests end that much after it.
+        long network = 0;
+        long after = 0;
+        if (choice.remote(q, device, nowMicros)) {
+            network = spec.networkMicros();
+            after = spec.prePostMicros();
+        }
+        long latency = Math.max(0, p.latencyMicros(size) - after) + device.loadMicros(spec);
+        long start = Math.max(device.startAtMicros(nowMicros), nowMicros + network);
+        Dispatch d = new Dispatch(model, batch, device.slot(), start, latency, network, after);
         device.book(d, nowMicros);
         device.hold(spec);
         dispatched.add(d);
@@ -707,7 +674,7 @@ public final class GroupScheduler implements GroupView {
         Dispatch d = device.unbookLast(nowMicros);
         if (!removeByIdentity(dispatched, d)) preempted.add(d);
         RequestQueue q = queues.get(d.model());
-        long finish = earliestStart(d.model(), nowMicros) + q.profile().latencyAt(0);
+        long finish = choice.earliestReadyMicros(q, nowMicros) + q.profile().latencyAt(0);
         for (Request r : d.requests()) {
             if (shedding && finish > r.deadlineMicros()) {
                 preemptionDrops.add(new Drop(r, "preempted on device " + device.slot() + ", and alone on the earliest-free device it would finish "
@@ -733,16 +700,17 @@ public final class GroupScheduler implements GroupView {
 
     /**
      * Drops, per model, the requests at the head of the queue that would miss their deadline even
-     * if they ran alone on the earliest-free device that holds the model. Deadlines behind the head
-     * are not earlier, so the scan stops at the first request that can still make it.
+     * if they ran alone on the device where a batch of the model could start first, its load
+     * included ({@link DeviceChoice#earliestReadyMicros}). Deadlines behind the head are not
+     * earlier, so the scan stops at the first request that can still make it.
      */
     private List<Drop> shed(long nowMicros) {
         if (pending == 0) return Collections.emptyList();
         List<Drop> dropped = new ArrayList<>(0);
-        if (!devices.isEmpty() && uniform) {
+        if (!devices.isEmpty() && uniform && choice.devicesAlike()) {
             if (!shedding) return dropped;
             // One earliest start for every model: the unreachable heads are at the front of the order.
-            long start = earliestStart(null, nowMicros);
+            long start = earliestStart(nowMicros);
             while (!active.isEmpty() && active.first().latestStartAlone() < start) {
                 RequestQueue q = active.first();
                 leave(q);
@@ -752,7 +720,7 @@ public final class GroupScheduler implements GroupView {
             return dropped;
         }
         for (RequestQueue q : new ArrayList<>(active)) {
-            long start = earliestStart(q.model(), nowMicros);
+            long start = choice.earliestReadyMicros(q, nowMicros);
             if (start == Long.MAX_VALUE) {
                 leave(q);
                 while (!q.isEmpty()) {
@@ -783,14 +751,14 @@ public final class GroupScheduler implements GroupView {
      */
     private List<Drop> shedForFullBatches(long nowMicros, List<Drop> dropped) {
         if (overfull.isEmpty()) return dropped;
-        boolean everyDevice = uniform;
-        long anyStart = everyDevice ? earliestStart(null, nowMicros) : 0;
+        boolean everyDevice = uniform && choice.devicesAlike();
+        long anyStart = everyDevice ? earliestStart(nowMicros) : 0;
         List<RequestQueue> candidates = new ArrayList<>(overfull);
         if (candidates.size() > 1) candidates.sort(Comparator.comparingLong(RequestQueue::batchableStamp));
         for (RequestQueue q : candidates) {
             LatencyProfile p = q.profile();
             int full = p.maxBatch();
-            long start = everyDevice ? anyStart : earliestStart(q.model(), nowMicros);
+            long start = everyDevice ? anyStart : choice.earliestReadyMicros(q, nowMicros);
             if (start == Long.MAX_VALUE) continue;
             long finish = start + p.latencyAt(p.batchSizeCount() - 1);
             if (finish <= q.headDeadline()) continue;
@@ -823,18 +791,21 @@ public final class GroupScheduler implements GroupView {
         shrunk(q);
     }
 
-    /** The earliest start on a device holding {@code model}; {@code null}: on any device. */
-    private long earliestStart(String model, long nowMicros) {
+    /** The earliest start on any device: of every model, when the devices are {@linkplain DeviceChoice#devicesAlike alike}. */
+    private long earliestStart(long nowMicros) {
         long best = Long.MAX_VALUE;
-        for (DeviceView d : devices) {
-            if (model == null || d.holds(model)) best = Math.min(best, d.startAtMicros(nowMicros));
-        }
+        for (DeviceView d : devices) best = Math.min(best, d.startAtMicros(nowMicros));
         return best;
     }
 
     @Override
     public boolean everyDeviceHoldsEveryModel() {
-        return uniform;
+        return uniform && !choice.modelAware();
+    }
+
+    @Override
+    public DeviceChoice deviceChoice() {
+        return choice;
     }
 
     private static boolean holdEveryModel(List<DeviceView> devices) {

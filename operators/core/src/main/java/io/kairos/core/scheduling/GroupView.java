@@ -5,7 +5,7 @@ import io.kairos.core.request.RequestQueue;
 
 import java.util.Collection;
 import java.util.List;
-import java.util.function.ToLongFunction;
+import java.util.function.Supplier;
 
 /**
  * What a policy sees of its serving group, and what it may do to it: dispatch a batch, and, where
@@ -26,38 +26,21 @@ public interface GroupView {
     Collection<RequestQueue> pendingQueues();
 
     /**
-     * The pending queues in order of their head request's arrival, ties in the order of
-     * {@link #pendingQueues}: FIFO across models. Kept from the first call on; a live view.
-     */
-    OrderedQueues queuesByHeadArrival();
-
-    /**
-     * The pending queues in order of their oldest request's arrival ({@link RequestQueue#oldestArrival}),
-     * ties in the order of {@link #pendingQueues}. Kept from the first call on; a live view.
-     */
-    OrderedQueues queuesByOldestArrival();
-
-    /**
-     * The pending queues holding at least {@code n} requests, or a full batch of their model
-     * (its largest allowed size) if that is fewer; in no particular order. Kept from the first
-     * call on, for one {@code n} at a time; a live view.
-     */
-    Collection<RequestQueue> queuesHoldingAtLeast(int n);
-
-    /**
      * The pending queues with two requests or more, in no particular order: the only ones whose
      * batch can be larger than one. A live view, like {@link #pendingQueues}.
      */
     Collection<RequestQueue> batchableQueues();
 
     /**
-     * The {@linkplain #batchableQueues batchable queues} in a heap by {@code key}: an index for a
-     * policy that would otherwise compute something of every batchable queue on every call.
-     * {@code key} must depend on nothing but a queue's head deadline, size and profile: the
-     * scheduler computes it again when one of those changes. Kept from the first call on, for one
-     * key (the same object) at a time; a live view, to be read, never changed, by the policy.
+     * The index of the pending queues of kind {@code kind} with {@code key} (e.g. an order of its
+     * own, a subset): made by {@code make} and filled on the first call, then kept up to date by
+     * the scheduler as requests come and go; one index of each kind, replaced when asked for with
+     * another key (compared with {@code equals}). What a policy that needs its queues in another
+     * order brings as a class of its own ({@link QueueIndex}): the queues by arrival
+     * ({@link ArrivalOrder}), those holding a batch ({@link HoldingQueues}), the batchable ones in
+     * a heap by a key ({@link BatchableHeap}). A live view, to be read, never changed, by the policy.
      */
-    QueueHeap batchableQueuesBy(ToLongFunction<RequestQueue> key);
+    <I extends QueueIndex> I index(Class<I> kind, Object key, Supplier<I> make);
 
     /**
      * The most that any queued model's largest batch takes beyond its smallest: no strategy of a
@@ -81,8 +64,15 @@ public interface GroupView {
     List<DeviceView> devices();
 
     /**
-     * Whether every device of the group holds every model (none is placed with a model list): then
-     * the device a policy picks for one model is the one it would pick for any.
+     * Which device a batch may go to, and when it could start there, its model's load included:
+     * the device choice and feasibility test every policy uses.
+     */
+    DeviceChoice deviceChoice();
+
+    /**
+     * Whether every device of the group holds every model (none is placed with a model list) and
+     * no placement looks at their memory: then the device a policy picks for one model is the one
+     * it would pick for any.
      */
     boolean everyDeviceHoldsEveryModel();
 

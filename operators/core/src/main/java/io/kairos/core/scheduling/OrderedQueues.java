@@ -6,8 +6,8 @@ import java.util.Collection;
 import java.util.Iterator;
 
 /**
- * Pending queues in an order the scheduler keeps ({@link GroupView#queuesByHeadArrival},
- * {@link GroupView#queuesByOldestArrival}): read-only, a live view, iterated from either end.
+ * Pending queues in an order the scheduler keeps ({@link ArrivalOrder},
+ * kept for a policy through {@link GroupView#index}): read-only, a live view, iterated from either end.
  */
 public interface OrderedQueues extends Collection<RequestQueue> {
 

@@ -117,6 +117,25 @@ public final class ParamReader {
         return raw(key) != null;
     }
 
+    /** One of the words {@code allowed} (ignoring surrounding blanks). */
+    public String oneOf(String key, String fallback, java.util.List<String> allowed) {
+        String raw = raw(key);
+        if (raw == null) return fallback;
+        String v = raw.trim();
+        if (!allowed.contains(v)) throw bad(key, raw, "one of " + String.join(", ", allowed));
+        return v;
+    }
+
+    /**
+     * Whether the parameter is set by this reader's own values: the model's overrides for a
+     * model's reader (not the group's it falls back on), the group's for the group's.
+     */
+    public boolean isSetHere(String key) {
+        raw(key);
+        Map<String, String> own = model == null ? params.group() : params.perModel().get(model);
+        return own != null && own.containsKey(key);
+    }
+
     /** {@code true} or {@code false}. */
     public boolean flag(String key, boolean fallback) {
         String raw = raw(key);
@@ -167,6 +186,11 @@ public final class ParamReader {
     private String raw(String key) {
         (model == null ? groupKeys : modelKeys).add(key);
         return params.get(model, key);
+    }
+
+    /** The error for a value of {@code key} that is set but not allowed: "... parameter 'key' must be {@code requirement}, got ...". */
+    public IllegalArgumentException bad(String key, String requirement) {
+        return bad(key, params.get(model, key), requirement);
     }
 
     private IllegalArgumentException bad(String key, String raw, String requirement) {

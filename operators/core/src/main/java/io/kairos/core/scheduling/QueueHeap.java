@@ -10,7 +10,7 @@ import java.util.function.ToLongFunction;
  * and profile): the smallest key at the root, and every queue's key at most its children's, so
  * that a policy finds every queue whose key is below a bound by walking down from the root and
  * leaving a subtree at the first key above it. Kept by the scheduler as queues change (see
- * {@link GroupView#batchableQueuesBy}); arrays and a position per queue number, so that the
+ * {@link BatchableHeap}); arrays and a position per queue number, so that the
  * changes of every dispatch and arrival allocate nothing.
  */
 public final class QueueHeap {

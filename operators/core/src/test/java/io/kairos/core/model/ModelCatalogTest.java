@@ -73,6 +73,24 @@ class ModelCatalogTest {
                 .hasMessage("t.json: model 'a': field 'load_ms' must be a non-negative number (milliseconds to load the model onto a device)");
     }
 
+    /** T_P and T_N of the placement policies: optional, 0 when absent, in microseconds, kept by an instance. */
+    @Test
+    void prePostAndNetworkTimesAreOptional() {
+        ModelCatalog c = ModelCatalog.parse("""
+                {"models": [
+                  {"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "pre_post_ms": 5, "network_ms": 0.25},
+                  {"name": "b", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}}
+                ]}""", "t");
+        assertThat(c.get("a").prePostMicros()).isEqualTo(5_000);
+        assertThat(c.get("a").networkMicros()).isEqualTo(250);
+        assertThat(c.get("a#0002").prePostMicros()).isEqualTo(5_000);
+        assertThat(c.get("b").prePostMicros()).isZero();
+        assertThat(c.get("b").networkMicros()).isZero();
+        assertThatThrownBy(() -> ModelCatalog.parse("""
+                {"models": [{"name": "a", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}, "pre_post_ms": "x"}]}""", "t.json"))
+                .hasMessage("t.json: model 'a': field 'pre_post_ms' must be a non-negative number (milliseconds of a request's pre- and post-processing)");
+    }
+
     @Test
     void energyIsOptionalUnknownWhenAbsentAndPaddedLikeLatency() {
         ModelCatalog c = ModelCatalog.parse("""

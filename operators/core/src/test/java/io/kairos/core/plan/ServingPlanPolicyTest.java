@@ -67,7 +67,19 @@ class ServingPlanPolicyTest {
         Snapshot before = snapshot();
         assertThatThrownBy(() -> plan.setPolicy("other", null, "flex", Map.of("lamda", "2")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("serving group 'other': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, shed, shed_early");
+                .hasMessage("serving group 'other': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, placement, shed, shed_early, target_ongoing");
+        assertThat(snapshot()).isEqualTo(before);
+    }
+
+    /** A placement is a policy parameter: a decision selects it per model, and a bad one is rejected with the reason. */
+    @Test
+    void aPlacementDecisionPerModelIsAppliedAndABadOneRejected() {
+        Decisions.apply(plan, decision(8, "vision", "resnet50", "triton", Map.of("placement", "colocation-queuing")));
+        assertThat(plan.policyOf("vision").params().get("resnet50", "placement")).isEqualTo("colocation-queuing");
+        Snapshot before = snapshot();
+        assertThatThrownBy(() -> Decisions.apply(plan, decision(9, "vision", "resnet50", "triton", Map.of("placement", "nearest"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("serving group 'vision', model 'resnet50': triton parameter 'placement' must be one of default, colocation, colocation-queuing, registry, auto, got 'nearest'");
         assertThat(snapshot()).isEqualTo(before);
     }
 

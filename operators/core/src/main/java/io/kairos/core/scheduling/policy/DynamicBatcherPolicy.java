@@ -2,6 +2,7 @@ package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.Request;
 import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.ArrivalOrder;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.OrderedQueues;
@@ -187,9 +188,9 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
                     }
                     size = Math.min(q.size(), maxBatch);
                 }
-                DeviceView idle = uniform ? IdleDevices.idleAny(ready, group) : IdleDevices.idleFor(ready, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(ready, group) : IdleDevices.idleFor(ready, group, q);
                 if (idle == null) {
-                    wake = Math.min(wake, ahead(uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model)));
+                    wake = Math.min(wake, ahead(uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(now, group, q)));
                     break;
                 }
                 group.dispatch(q, size, idle, now);
@@ -225,7 +226,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
         for (DeviceView d : group.devices()) {
             if (d.freeAtMicros() <= ready) idle++;
         }
-        OrderedQueues order = group.queuesByOldestArrival();
+        OrderedQueues order = group.index(ArrivalOrder.class, ArrivalOrder.BY_OLDEST, ArrivalOrder::byOldest).queues();
         int served = 0;
         RequestQueue rest = null;
         for (RequestQueue q : order) {

@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.BatchableHeap;
+import io.kairos.core.scheduling.DeviceChoice;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
@@ -9,6 +11,9 @@ import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.QueueHeap;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -56,6 +61,7 @@ public final class FlexPolicy implements SchedulingPolicy {
     // The batchable queues in a heap, longest first: a candidate holds at most its queue's
     // requests, so a search for the largest leaves every subtree whose root is shorter than the best found.
     private static final ToLongFunction<RequestQueue> LONGEST_FIRST = q -> -q.size();
+    private static final Supplier<BatchableHeap> LONGEST_FIRST_HEAP = () -> new BatchableHeap(LONGEST_FIRST);
 
     private final double lambda;
 
@@ -99,14 +105,27 @@ public final class FlexPolicy implements SchedulingPolicy {
     private record Candidate(String model, int size, long headDeadline, long order) {}
 
     private static void startOnIdleDevices(long now, GroupView group) {
+        DeviceChoice choice = group.deviceChoice();
+        List<DeviceView> passed = null; // idle devices left idle: nothing they could run in time
         while (true) {
             DeviceView device = null;
             for (DeviceView d : group.devices()) {
-                if (d.freeAtMicros() <= now && (device == null || d.freeAtMicros() < device.freeAtMicros()) && holdsPending(d, group)) device = d;
+                if (d.freeAtMicros() <= now && (device == null || d.freeAtMicros() < device.freeAtMicros()) && holdsPending(now, d, group)
+                        && (passed == null || !passed.contains(d))) device = d;
             }
             if (device == null) return;
             Candidate c = largestCandidate(now, group, device, null);
-            if (c == null) c = earliestHeadAlone(group, device);
+            if (c == null) {
+                c = earliestHeadAlone(now, group, device);
+                // Where devices differ (a load in front of the batch here, none there), the head
+                // that cannot make it here may still make it on another device: leave it to that one.
+                RequestQueue head = choice.devicesAlike() ? null : group.queue(c.model());
+                if (head != null && choice.earliestReadyMicros(head, now) + head.profile().latencyAt(0) <= head.headDeadline()) {
+                    if (passed == null) passed = new ArrayList<>();
+                    passed.add(device);
+                    continue;
+                }
+            }
             group.dispatch(c.model(), c.size(), device, now);
         }
     }
@@ -125,7 +144,7 @@ public final class FlexPolicy implements SchedulingPolicy {
             // Most calls end here, without the candidates or a look-up of the running model.
             if (longest + running.size() < lambda * running.size()) continue;
             Candidate c;
-            if (device.models() == null) {
+            if (device.models() == null && group.deviceChoice().devicesAlike()) {
                 // A candidate of one never replaces a batch (lambda > 1), so the queues of one request need no look.
                 if (queued == null) queued = largestTwoBatchable(now, group);
                 Candidate other = queued[0] != null && queued[0].model().equals(running.model()) ? queued[1] : queued[0];
@@ -156,23 +175,30 @@ public final class FlexPolicy implements SchedulingPolicy {
      */
     private static Candidate largestCandidate(long now, GroupView group, DeviceView device, Dispatch running) {
         String runningModel = running == null ? null : running.model();
+        DeviceChoice choice = group.deviceChoice();
         Candidate best = null;
-        best = largestBatchable(now, group.batchableQueuesBy(LONGEST_FIRST), 0, device, runningModel, best);
+        best = largestBatchable(now, longestFirst(group), 0, device, runningModel, choice, best);
         if (running != null) best = better(best, withRunning(now, group, running));
         if (best != null && best.size() > 1) return best;
         for (RequestQueue q : group.pendingQueues()) {
             long latestStartAlone = q.latestStartAlone();
             // Queues come by latest start alone, which is below the head's deadline: from here on none can beat the best.
             if (best != null && latestStartAlone >= best.headDeadline()) break;
-            if (latestStartAlone < now || !device.holds(q.model()) || q.model().equals(runningModel)) continue;
+            if (latestStartAlone < now || !choice.admits(q, device, now) || q.model().equals(runningModel)) continue;
+            if (latestStartAlone < choice.readyFromMicros(q, device, now, now)) continue; // too late once loaded (or there)
             best = better(best, new Candidate(q.model(), 1, q.headDeadline(), latestStartAlone));
         }
         return best;
     }
 
+    /** The batchable queues in a heap, longest first. */
+    private static QueueHeap longestFirst(GroupView group) {
+        return group.index(BatchableHeap.class, LONGEST_FIRST, LONGEST_FIRST_HEAP).heap();
+    }
+
     /** The length of the longest pending queue, or 1 if none holds more. */
     private static int longestQueue(GroupView group) {
-        QueueHeap longestFirst = group.batchableQueuesBy(LONGEST_FIRST);
+        QueueHeap longestFirst = longestFirst(group);
         return longestFirst.isEmpty() ? 1 : longestFirst.at(0).size();
     }
 
@@ -181,19 +207,21 @@ public final class FlexPolicy implements SchedulingPolicy {
      * first) that {@code device} holds, other than {@code runningModel}'s, or {@code best} if none
      * is larger: a subtree whose root is shorter than the best holds none.
      */
-    private static Candidate largestBatchable(long now, QueueHeap heap, int i, DeviceView device, String runningModel, Candidate best) {
+    private static Candidate largestBatchable(long now, QueueHeap heap, int i, DeviceView device, String runningModel, DeviceChoice choice, Candidate best) {
         if (i >= heap.size()) return best;
         RequestQueue q = heap.at(i);
         if (best != null && q.size() < best.size()) return best;
-        if (device.holds(q.model()) && !q.model().equals(runningModel)) best = better(best, candidate(now, q, q.profile(), null));
-        best = largestBatchable(now, heap, 2 * i + 1, device, runningModel, best);
-        return largestBatchable(now, heap, 2 * i + 2, device, runningModel, best);
+        if (choice.admits(q, device, now) && !q.model().equals(runningModel)) {
+            best = better(best, candidate(choice.readyFromMicros(q, device, now, now), q, q.profile(), null));
+        }
+        best = largestBatchable(now, heap, 2 * i + 1, device, runningModel, choice, best);
+        return largestBatchable(now, heap, 2 * i + 2, device, runningModel, choice, best);
     }
 
     /** The largest candidate of the queues of two requests or more, and the largest of another model. */
     private static Candidate[] largestTwoBatchable(long now, GroupView group) {
         Candidate[] two = new Candidate[2];
-        largestTwo(now, group.batchableQueuesBy(LONGEST_FIRST), 0, two);
+        largestTwo(now, longestFirst(group), 0, two);
         return two;
     }
 
@@ -229,7 +257,11 @@ public final class FlexPolicy implements SchedulingPolicy {
         return candidate(now, q == null || q.isEmpty() ? null : q, group.profile(running.model()), running);
     }
 
-    /** The candidate of a model's queue ({@code null}: empty), with the running batch's requests counted in if given. */
+    /**
+     * The candidate of a model's queue ({@code null}: empty), with the running batch's requests
+     * counted in if given, started computing at {@code now} (on a device that must load the model
+     * first: when the load is done).
+     */
     private static Candidate candidate(long now, RequestQueue q, LatencyProfile p, Dispatch running) {
         int count = q == null ? 0 : q.size();
         long head = count == 0 ? Long.MAX_VALUE : q.headDeadline();
@@ -250,18 +282,19 @@ public final class FlexPolicy implements SchedulingPolicy {
         return null;
     }
 
-    private static Candidate earliestHeadAlone(GroupView group, DeviceView device) {
+    private static Candidate earliestHeadAlone(long now, GroupView group, DeviceView device) {
         RequestQueue first = null;
         for (RequestQueue q : group.pendingQueues()) {
-            if (device.holds(q.model()) && (first == null || q.headDeadline() < first.headDeadline())) first = q;
+            if (group.deviceChoice().admits(q, device, now) && (first == null || q.headDeadline() < first.headDeadline())) first = q;
         }
         return new Candidate(first.model(), 1, first.headDeadline(), first.latestStartAlone());
     }
 
-    private static boolean holdsPending(DeviceView device, GroupView group) {
-        if (device.models() == null) return !group.pendingQueues().isEmpty();
+    /** Whether the group's device choice admits {@code device} for some pending model at {@code now}. */
+    private static boolean holdsPending(long now, DeviceView device, GroupView group) {
+        if (device.models() == null && !group.deviceChoice().modelAware()) return !group.pendingQueues().isEmpty();
         for (RequestQueue q : group.pendingQueues()) {
-            if (device.holds(q.model())) return true;
+            if (group.deviceChoice().admits(q, device, now)) return true;
         }
         return false;
     }
@@ -270,7 +303,7 @@ public final class FlexPolicy implements SchedulingPolicy {
     private static long nextFree(long now, GroupView group) {
         long wake = NO_WAKE;
         for (DeviceView d : group.devices()) {
-            if (d.freeAtMicros() > now && holdsPending(d, group)) wake = Math.min(wake, d.freeAtMicros());
+            if (d.freeAtMicros() > now && holdsPending(now, d, group)) wake = Math.min(wake, d.freeAtMicros());
         }
         return wake;
     }

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -8,13 +9,12 @@ import io.kairos.core.scheduling.SchedulingPolicy;
 final class IdleDevices {
     private IdleDevices() {}
 
-    /** The device holding {@code model} that has been idle longest at {@code now}, or null if none is idle. */
-    static DeviceView idleFor(long now, GroupView group, String model) {
-        DeviceView best = null;
-        for (DeviceView d : group.devices()) {
-            if (d.holds(model) && d.freeAtMicros() <= now && (best == null || d.freeAtMicros() < best.freeAtMicros())) best = d;
-        }
-        return best;
+    /**
+     * The device for a batch of {@code q} that has been idle longest at {@code now}, or null if none
+     * is idle: the group's {@link io.kairos.core.scheduling.DeviceChoice}, which asks the model's placement.
+     */
+    static DeviceView idleFor(long now, GroupView group, RequestQueue q) {
+        return group.deviceChoice().idleFor(q, now);
     }
 
     /**
@@ -49,12 +49,8 @@ final class IdleDevices {
         return t;
     }
 
-    /** When the first device holding {@code model} becomes free. */
-    static long nextFreeFor(GroupView group, String model) {
-        long t = SchedulingPolicy.NO_WAKE;
-        for (DeviceView d : group.devices()) {
-            if (d.holds(model)) t = Math.min(t, d.freeAtMicros());
-        }
-        return t;
+    /** When the first device that may take a batch of {@code q} becomes free. */
+    static long nextFreeFor(long now, GroupView group, RequestQueue q) {
+        return group.deviceChoice().nextFreeFor(q, now);
     }
 }

@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.BatchableHeap;
+import io.kairos.core.scheduling.DeviceChoice;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.RequestQueue;
@@ -9,6 +11,7 @@ import io.kairos.core.scheduling.QueueHeap;
 import io.kairos.core.scheduling.SchedulingPolicy;
 
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -33,6 +36,8 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     // rule, so that a group keeps its heap when its policy is configured anew.
     private static final ToLongFunction<RequestQueue> LARGEST_START_PADDED = q -> largestBatchStart(q, true);
     private static final ToLongFunction<RequestQueue> LARGEST_START_WHOLE = q -> largestBatchStart(q, false);
+    private static final Supplier<BatchableHeap> HEAP_PADDED = () -> new BatchableHeap(LARGEST_START_PADDED);
+    private static final Supplier<BatchableHeap> HEAP_WHOLE = () -> new BatchableHeap(LARGEST_START_WHOLE);
 
     private final double defaultLookaheadMs;
     private final double defaultEfficiencyGain;
@@ -96,6 +101,10 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             if (!dispatchBest(now, group, device, gain)) {
                 if (index >= 64) break;
                 stuck |= 1L << index;
+            } else if (group.deviceChoice().modelAware()) {
+                // A model-aware placement admits a device by what the others hold and have booked,
+                // which the dispatch just changed: a device that could take nothing may now.
+                stuck = 0;
             }
         }
         if (group.pendingQueues().isEmpty()) return NO_WAKE;
@@ -126,16 +135,16 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      */
     private boolean dispatchBest(long now, GroupView group, DeviceView device, double efficiencyGain) {
         long start = device.startAtMicros(now);
-        Strategy best = earliest(start, group, device);
+        Strategy best = earliest(start, group, device, now);
         // The index finds the earliest strategy of all; the scan of the pending queues stops where
         // the largest batch's extra latency says none can come earlier. They agree unless a
         // profile's latency at some size exceeds its smallest's by more than that (a learned
         // profile out of order): then the scan decides, as it always has.
         if (best != null && best.latency() - best.queue().profile().latencyAt(0) > group.largestBatchExtraMicros()) {
-            best = earliestByScan(start, group, device);
+            best = earliestByScan(start, group, device, now);
         }
         if (best == null) return false;
-        if (efficiencyGain > 0 && behind(start, group)) best = whenBehind(best, start, group, device, efficiencyGain);
+        if (efficiencyGain > 0 && behind(start, group)) best = whenBehind(best, start, group, device, efficiencyGain, now);
         group.dispatch(best.queue().model(), best.take(), device, now);
         return true;
     }
@@ -148,12 +157,13 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      * at. Of the queues of one request, whose only strategy starts at their latest start alone,
      * the first feasible in the pending order.
      */
-    private Strategy earliest(long start, GroupView group, DeviceView device) {
-        Strategy best = earliestBatchable(group.batchableQueuesBy(padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE), 0, start, device, null);
+    private Strategy earliest(long start, GroupView group, DeviceView device, long now) {
+        DeviceChoice choice = group.deviceChoice();
+        Strategy best = earliestBatchable(group.index(BatchableHeap.class, padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE, padded ? HEAP_PADDED : HEAP_WHOLE).heap(), 0, start, device, now, choice, null);
         for (RequestQueue q : group.pendingQueues()) {
             if (best != null && q.latestStartAlone() > best.latestStart()) break;
             if (q.size() > 1) continue;
-            Strategy s = strategy(q, start, device);
+            Strategy s = strategy(q, start, device, now, choice);
             if (s == null) continue;
             if (best == null || precedes(s, best)) best = s;
             break;
@@ -162,18 +172,22 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     }
 
     /** The earliest strategy of the queues in the subtree at place {@code i} of the heap, or {@code best} if none precedes it. */
-    private Strategy earliestBatchable(QueueHeap heap, int i, long start, DeviceView device, Strategy best) {
+    private Strategy earliestBatchable(QueueHeap heap, int i, long start, DeviceView device, long now, DeviceChoice choice, Strategy best) {
         if (i >= heap.size() || (best != null && heap.keyAt(i) > best.latestStart())) return best;
-        Strategy s = strategy(heap.at(i), start, device);
+        Strategy s = strategy(heap.at(i), start, device, now, choice);
         if (s != null && (best == null || precedes(s, best))) best = s;
-        best = earliestBatchable(heap, 2 * i + 1, start, device, best);
-        return earliestBatchable(heap, 2 * i + 2, start, device, best);
+        best = earliestBatchable(heap, 2 * i + 1, start, device, now, choice, best);
+        return earliestBatchable(heap, 2 * i + 2, start, device, now, choice, best);
     }
 
-    /** The best strategy of {@code q} on {@code device} from {@code start}, or null if none. */
-    private Strategy strategy(RequestQueue q, long start, DeviceView device) {
-        if (!device.holds(q.model())) return null;
-        int i = largestFeasible(q, start);
+    /**
+     * The best strategy of {@code q} on {@code device} from {@code start}, or null if none: the
+     * device must be one the group's {@link DeviceChoice} admits for the model, and the batch must
+     * end by its head's deadline once the model is loaded there.
+     */
+    private Strategy strategy(RequestQueue q, long start, DeviceView device, long now, DeviceChoice choice) {
+        if (!choice.admits(q, device, now)) return null;
+        int i = largestFeasible(q, choice.readyFromMicros(q, device, start, now));
         if (i < 0) return null;
         return new Strategy(q, Math.min(q.profile().batchSizeAt(i), q.size()), i, q.headDeadline() - q.profile().latencyAt(i));
     }
@@ -209,12 +223,13 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     record Pick(String model, int take, long latestStart) {}
 
     Pick pick(long start, GroupView group, DeviceView device, boolean indexed) {
-        Strategy s = indexed ? earliest(start, group, device) : earliestByScan(start, group, device);
+        Strategy s = indexed ? earliest(start, group, device, start) : earliestByScan(start, group, device, start);
         return s == null ? null : new Pick(s.queue().model(), s.take(), s.latestStart());
     }
 
     /** The pending queues in order, each looked at until none can beat the best found: what {@link #earliest} finds, in the worst case. */
-    private Strategy earliestByScan(long start, GroupView group, DeviceView device) {
+    private Strategy earliestByScan(long start, GroupView group, DeviceView device, long now) {
+        DeviceChoice choice = group.deviceChoice();
         Strategy best = null;
         long extra = group.largestBatchExtraMicros();
         for (RequestQueue q : group.pendingQueues()) {
@@ -222,8 +237,8 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
             if (best != null && q.latestStartAlone() - extra > best.latestStart()) break;
             // A lone request's only strategy starts by its latest start alone, which cannot beat the best so far from here.
             if (best != null && q.size() == 1 && q.latestStartAlone() >= best.latestStart()) continue;
-            if (!device.holds(q.model())) continue;
-            int i = largestFeasible(q, start);
+            if (!choice.admits(q, device, now)) continue;
+            int i = largestFeasible(q, choice.readyFromMicros(q, device, start, now));
             if (i < 0) continue;
             long latestStart = q.headDeadline() - q.profile().latencyAt(i);
             int take = Math.min(q.profile().batchSizeAt(i), q.size());
@@ -267,12 +282,13 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      * every millisecond of device should serve as many requests as it can. Only queues of two
      * requests or more are looked at: one request is never more efficient than the urgent strategy.
      */
-    private Strategy whenBehind(Strategy urgent, long start, GroupView group, DeviceView device, double efficiencyGain) {
+    private Strategy whenBehind(Strategy urgent, long start, GroupView group, DeviceView device, double efficiencyGain, long now) {
+        DeviceChoice choice = group.deviceChoice();
         Strategy efficient = urgent;
         double best = efficient.efficiency();
         for (RequestQueue q : group.batchableQueues()) {
-            if (q == urgent.queue() || !device.holds(q.model())) continue;
-            int i = largestFeasible(q, start);
+            if (q == urgent.queue() || !choice.admits(q, device, now)) continue;
+            int i = largestFeasible(q, choice.readyFromMicros(q, device, start, now));
             if (i < 0) continue;
             LatencyProfile p = q.profile();
             int take = Math.min(p.batchSizeAt(i), q.size());
@@ -287,8 +303,8 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     }
 
     /**
-     * The largest batch of {@code q} that can start at {@code start} and finish by its head's
-     * deadline: a full allowed size, or, padded, a shorter queue where {@link #paddingPays}. Returns
+     * The largest batch of {@code q} that can start computing at {@code start} (its load, if any,
+     * done) and finish by its head's deadline: a full allowed size, or, padded, a shorter queue where {@link #paddingPays}. Returns
      * the index of its allowed size (it takes that size or the whole queue, whichever is fewer),
      * or -1 if none.
      */

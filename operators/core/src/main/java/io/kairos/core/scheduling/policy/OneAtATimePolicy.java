@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.ArrivalOrder;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -42,18 +43,17 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
         if (!IdleDevices.anyIdle(now, group)) return IdleDevices.nextFree(group);
         if (group.everyDeviceHoldsEveryModel()) return scheduleAnywhere(now, group);
         while (true) {
-            String first = null;
+            RequestQueue first = null;
             long firstKey = Long.MAX_VALUE;
             long wake = NO_WAKE;
             for (RequestQueue q : group.pendingQueues()) {
                 // EDF: queues come by latest start alone, which is below the head's deadline; from here on none can beat it.
                 if (byDeadline && first != null && q.latestStartAlone() >= firstKey) break;
-                String model = q.model();
                 long key = byDeadline ? q.headDeadline() : q.peek().arrivalMicros();
-                if (IdleDevices.idleFor(now, group, model) == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                if (IdleDevices.idleFor(now, group, q) == null) {
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(now, group, q));
                 } else if (key < firstKey) {
-                    first = model;
+                    first = q;
                     firstKey = key;
                 }
             }
@@ -73,7 +73,7 @@ public final class OneAtATimePolicy implements SchedulingPolicy {
             if (group.pendingQueues().isEmpty()) return NO_WAKE;
             if (!byDeadline) {
                 // The oldest head, ties in the pending order: the front of the order by head arrival.
-                group.dispatch(group.queuesByHeadArrival().first(), 1, device, now);
+                group.dispatch(group.index(ArrivalOrder.class, ArrivalOrder.BY_HEAD, ArrivalOrder::byHead).queues().first(), 1, device, now);
                 continue;
             }
             RequestQueue first = null;

@@ -114,15 +114,14 @@ public final class SmdpPolicy implements SchedulingPolicy {
             DeviceView anyIdle = uniform ? IdleDevices.idleAny(now, group) : null;
             if (uniform && anyIdle == null && tables.size() < group.pendingQueues().size()) return wakeWhenBusy(now, group);
             for (RequestQueue q : group.pendingQueues()) {
-                String model = q.model();
                 long decision = batchOrWake(now, q);
                 if (decision <= 0) {
                     if (decision < 0) wake = Math.min(wake, -decision);
                     continue;
                 }
-                DeviceView idle = uniform ? anyIdle : IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? anyIdle : IdleDevices.idleFor(now, group, q);
                 if (idle == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(now, group, q));
                     continue;
                 }
                 group.dispatch(q, (int) decision, idle, now);

@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.scheduling.DeviceView;
+import io.kairos.core.scheduling.HoldingQueues;
 import io.kairos.core.request.RequestQueue;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.ParamReader;
@@ -60,17 +61,16 @@ public final class StaticBatchPolicy implements SchedulingPolicy {
         boolean uniform = group.everyDeviceHoldsEveryModel();
         // The queues that hold a batch, in the order of the pending queues: the others wait.
         List<RequestQueue> full = new ArrayList<>();
-        for (RequestQueue q : group.queuesHoldingAtLeast(least)) {
+        for (RequestQueue q : group.index(HoldingQueues.class, least, () -> new HoldingQueues(least)).queues()) {
             if (q.size() >= batchOf(q)) full.add(q);
         }
         if (full.size() > 1) full.sort(Comparator.comparingLong(RequestQueue::latestStartAlone).thenComparing(RequestQueue::model));
         for (RequestQueue q : full) {
-            String model = q.model();
             int batch = batchOf(q);
             while (q.size() >= batch) {
-                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, model);
+                DeviceView idle = uniform ? IdleDevices.idleAny(now, group) : IdleDevices.idleFor(now, group, q);
                 if (idle == null) {
-                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(group, model));
+                    wake = Math.min(wake, uniform ? IdleDevices.nextFree(group) : IdleDevices.nextFreeFor(now, group, q));
                     break;
                 }
                 group.dispatch(q, batch, idle, now);

@@ -9,8 +9,9 @@ import io.kairos.core.scheduling.SchedulingPolicy;
 /**
  * Work-conserving batching: a device never idles while requests wait. An idle device takes the
  * model whose head request has the earliest deadline, with the largest allowed batch that the
- * queue can fill and that still finishes by that deadline (a batch of one when none does; the
- * scheduler sheds what cannot make it at all).
+ * queue can fill and that still finishes by that deadline, counted from when the batch could start
+ * there, its model's load included (a batch of one when none does; the scheduler sheds what cannot
+ * make it at all).
  */
 public final class WorkConservingPolicy implements SchedulingPolicy {
     public static final String NAME = "work-conserving";
@@ -30,15 +31,15 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
             for (RequestQueue q : group.pendingQueues()) {
                 // Queues come by latest start alone, which is below the head's deadline: from here on none can beat it.
                 if (first != null && q.latestStartAlone() >= first.headDeadline()) break;
-                if (IdleDevices.idleFor(now, group, q.model()) == null) {
-                    wake = Math.min(wake, IdleDevices.nextFreeFor(group, q.model()));
+                if (IdleDevices.idleFor(now, group, q) == null) {
+                    wake = Math.min(wake, IdleDevices.nextFreeFor(now, group, q));
                 } else if (first == null || q.headDeadline() < first.headDeadline()) {
                     first = q;
                 }
             }
             if (first == null) return wake;
-            DeviceView device = IdleDevices.idleFor(now, group, first.model());
-            group.dispatch(first, largestFeasible(now, first, first.profile()), device, now);
+            DeviceView device = IdleDevices.idleFor(now, group, first);
+            group.dispatch(first, largestFeasible(group.deviceChoice().readyAtMicros(first, device, now), first, first.profile()), device, now);
         }
     }
 
@@ -56,7 +57,7 @@ public final class WorkConservingPolicy implements SchedulingPolicy {
                 if (first == null || q.headDeadline() < first.headDeadline()) first = q;
             }
             if (first == null) return NO_WAKE;
-            group.dispatch(first, largestFeasible(now, first, first.profile()), device, now);
+            group.dispatch(first, largestFeasible(group.deviceChoice().readyAtMicros(first, device, now), first, first.profile()), device, now);
         }
     }
 

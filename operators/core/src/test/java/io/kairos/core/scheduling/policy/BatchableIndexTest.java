@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.BatchableHeap;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
@@ -42,20 +43,20 @@ class BatchableIndexTest {
         s.admit(req("r2", "R", 0, 60_000));   // R: 50,000 - 2,000 = 48,000
         s.admit(req("q1", "R2", 0, 45_000));  // R2 holds one: not batchable
         s.admit(req("a1", "A", 0, 90_000));
-        assertThat(models(s.batchableQueuesBy(KEY))).containsExactly("R");
+        assertThat(models(s.index(BatchableHeap.class, KEY, () -> new BatchableHeap(KEY)).heap())).containsExactly("R");
         s.admit(req("q2", "R2", 0, 70_000));  // R2: 45,000 - 2,000 = 43,000
-        assertThat(models(s.batchableQueuesBy(KEY))).containsExactly("R2", "R");
+        assertThat(models(s.index(BatchableHeap.class, KEY, () -> new BatchableHeap(KEY)).heap())).containsExactly("R2", "R");
         for (int i = 0; i < 6; i++) s.admit(req("r" + (i + 3), "R", 0, 80_000)); // R: 50,000 - 8,000 = 42,000, behind its head
-        assertThat(models(s.batchableQueuesBy(KEY))).containsExactly("R", "R2");
+        assertThat(models(s.index(BatchableHeap.class, KEY, () -> new BatchableHeap(KEY)).heap())).containsExactly("R", "R2");
         s.admit(req("q0", "R2", 0, 30_000));  // a new head for R2: 30,000 - 3,000 = 27,000
-        assertThat(models(s.batchableQueuesBy(KEY))).containsExactly("R2", "R");
+        assertThat(models(s.index(BatchableHeap.class, KEY, () -> new BatchableHeap(KEY)).heap())).containsExactly("R2", "R");
         s.dispatch("R2", 2, s.devices().get(0), 0); // R2 keeps one: out of the index
-        assertThat(models(s.batchableQueuesBy(KEY))).containsExactly("R");
+        assertThat(models(s.index(BatchableHeap.class, KEY, () -> new BatchableHeap(KEY)).heap())).containsExactly("R");
         s.dispatch("R", 7, s.devices().get(0), 0);
-        assertThat(models(s.batchableQueuesBy(KEY))).isEmpty();
+        assertThat(models(s.index(BatchableHeap.class, KEY, () -> new BatchableHeap(KEY)).heap())).isEmpty();
         // Another key rebuilds the index from the batchable queues.
         s.admit(req("a2", "A", 0, 95_000));
-        assertThat(models(s.batchableQueuesBy(q -> -q.size()))).containsExactly("A");
+        assertThat(models(s.index(BatchableHeap.class, "longest", () -> new BatchableHeap(q -> -q.size())).heap())).containsExactly("A");
     }
 
     /**

@@ -100,7 +100,7 @@ class PolicyConfigurationTest {
             assertThat(configure(name, Map.of("shed", "false")).policy().name()).isEqualTo(name);
             assertThatThrownBy(() -> configure(name, Map.of("max_batch", "4")))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("serving group 'g': " + name + " has no parameter 'max_batch' (set to '4'); it knows max_pending, shed, shed_early");
+                    .hasMessage("serving group 'g': " + name + " has no parameter 'max_batch' (set to '4'); it knows max_pending, placement, shed, shed_early, target_ongoing");
         }
     }
 
@@ -158,20 +158,20 @@ class PolicyConfigurationTest {
     void anUnknownKeyIsRefusedWithTheKeysThePolicyKnows() {
         assertThatThrownBy(() -> configure("clockwork", Map.of("max_batch", "8")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("serving group 'g': clockwork has no parameter 'max_batch' (set to '8'); it knows efficiency_gain, lookahead_ms, max_pending, shed, shed_early");
+                .hasMessage("serving group 'g': clockwork has no parameter 'max_batch' (set to '8'); it knows efficiency_gain, lookahead_ms, max_pending, placement, shed, shed_early, target_ongoing");
         assertThatThrownBy(() -> configure("triton", Map.of("batch", "8")))
-                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows lookahead_ms, max_batch, max_pending, max_queue_delay_ms, preferred_batch_sizes, queue_timeout_ms, shed, shed_early");
+                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows lookahead_ms, max_batch, max_pending, max_queue_delay_ms, placement, preferred_batch_sizes, queue_timeout_ms, shed, shed_early, target_ongoing");
         assertThatThrownBy(() -> configure("flex", Map.of("lamda", "2")))
-                .hasMessage("serving group 'g': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, shed, shed_early");
+                .hasMessage("serving group 'g': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, placement, shed, shed_early, target_ongoing");
     }
 
     @Test
     void aGroupWideKeyCannotBeSetPerModel() {
         assertThatThrownBy(() -> configure("clockwork", PolicyParams.NONE.withModel("R", Map.of("lookahead_ms", "1"))))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("serving group 'g', model 'R': clockwork has no per-model parameter 'lookahead_ms' (set to '1'); per model it knows none");
+                .hasMessage("serving group 'g', model 'R': clockwork has no per-model parameter 'lookahead_ms' (set to '1'); per model it knows placement, target_ongoing");
         assertThatThrownBy(() -> configure("triton", PolicyParams.NONE.withModel("R", Map.of("shed", "false"))))
-                .hasMessage("serving group 'g', model 'R': triton has no per-model parameter 'shed' (set to 'false'); per model it knows max_batch, max_queue_delay_ms, preferred_batch_sizes, queue_timeout_ms");
+                .hasMessage("serving group 'g', model 'R': triton has no per-model parameter 'shed' (set to 'false'); per model it knows max_batch, max_queue_delay_ms, placement, preferred_batch_sizes, queue_timeout_ms, target_ongoing");
     }
 
     @Test

@@ -1,0 +1,174 @@
+package io.kairos.core.scheduling;
+
+import io.kairos.core.model.ModelSpec;
+import io.kairos.core.request.RequestQueue;
+
+import java.util.List;
+
+/**
+ * The one device choice every policy makes, and the one feasibility test. A batch sent to a
+ * device starts after the work booked there and, where the device does not hold the model in
+ * memory, after its load ({@link DeviceView#readyAtMicros}): that is what {@link GroupScheduler#dispatch}
+ * books, so a batch judged feasible here ends by its deadline as booked, and shedding judges a
+ * request by the same instant; but for a model no device holds, whose first load is unavoidable
+ * (see {@link #loadMicros}). Which devices a batch may go to at all is the model's
+ * {@link PlacementPolicy}: the placement list first ({@link DeviceView#holds}), then, for a
+ * model-aware placement, warmth and load.
+ *
+ * <p>Policies that start batches on idle devices ask {@link #idleFor}; policies that pick a device
+ * first and then the work for it (the latest-start policies, Flex) ask {@link #admits} and
+ * {@link #readyAtMicros} of each queue on that device.
+ */
+public final class DeviceChoice {
+    // The group's models by queue number (the scheduler's list, grown as queues are made).
+    private final List<ModelSpec> specs;
+    private List<DeviceView> devices = List.of();
+    private PerModel<PlacementPolicy> placement = PerModel.of(PlacementPolicy.DEFAULT);
+    private boolean modelAware;
+    private boolean loadCosts;
+
+    DeviceChoice(List<ModelSpec> specs) {
+        this.specs = specs;
+    }
+
+    void setDevices(List<DeviceView> devices) {
+        this.devices = devices;
+    }
+
+    void setPlacement(PerModel<PlacementPolicy> placement) {
+        this.placement = placement;
+        boolean aware = placement.group().modelAware();
+        for (PlacementPolicy p : placement.models().values()) aware |= p.modelAware();
+        this.modelAware = aware;
+    }
+
+    /** A device reported a batch of {@code spec}'s model: its placement may learn from it. */
+    void observe(ModelSpec spec, BatchReport report) {
+        placement.of(spec.name()).observe(spec, report);
+    }
+
+    /** A queue of this model was made in the group. */
+    void queued(ModelSpec spec) {
+        loadCosts |= spec.hasLoadCost();
+    }
+
+    /** The placement policy of {@code model}. */
+    public PlacementPolicy placementOf(String model) {
+        return placement.of(model);
+    }
+
+    /**
+     * Whether every device that holds a model by placement is as good as any other for it: no
+     * model of the group takes time to load, and no placement looks at the devices' memory. Then
+     * the device a policy picks by free time alone is the right one, and one earliest start holds
+     * for every model.
+     */
+    public boolean devicesAlike() {
+        return !loadCosts && !modelAware;
+    }
+
+    /** Whether the placement of some model looks at the devices' memory (not {@link PlacementPolicy#DEFAULT}). */
+    public boolean modelAware() {
+        return modelAware;
+    }
+
+    /** Whether some model of the group takes time to load (what {@link #devicesAlike} also asks). */
+    public boolean loadCosts() {
+        return loadCosts;
+    }
+
+    /** The catalog entry of {@code q}'s model. */
+    public ModelSpec spec(RequestQueue q) {
+        return specs.get(q.number());
+    }
+
+    /**
+     * How long a batch of {@code q} sent to {@code device} now would first spend loading its model,
+     * as far as it decides where the batch goes and whether it can make its deadline: the load on
+     * a device that does not hold the model while another device of the group does; 0 while no
+     * device holds it. That first load is unavoidable (a device loads a model only in front of a
+     * batch of it), so the batch that pays it is judged by its inference alone and booked with the
+     * load: it may end late, and warms a device for the requests behind it. Judged with the load,
+     * a model whose SLO is shorter than its load would never be loaded again once evicted.
+     */
+    public long loadMicros(RequestQueue q, DeviceView device) {
+        if (!loadCosts) return 0;
+        ModelSpec spec = specs.get(q.number());
+        long load = device.loadMicros(spec);
+        return load == 0 || !heldSomewhere(spec) ? 0 : load;
+    }
+
+    private boolean heldSomewhere(ModelSpec spec) {
+        for (DeviceView d : devices) {
+            if (d.holds(spec.name()) && d.isWarm(spec)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * When a batch of {@code q} sent to {@code device} now could start computing: after the work
+     * booked there and its load, and, sent over the network to a device on another machine
+     * ({@link #remote}), not before it got there.
+     */
+    public long readyAtMicros(RequestQueue q, DeviceView device, long nowMicros) {
+        return readyFromMicros(q, device, device.startAtMicros(nowMicros), nowMicros);
+    }
+
+    /** {@link #readyAtMicros} for a batch that would start on {@code device} at {@code startMicros}, its load and network trip not counted. */
+    public long readyFromMicros(RequestQueue q, DeviceView device, long startMicros, long nowMicros) {
+        long start = startMicros;
+        if (modelAware && remote(q, device, nowMicros)) start = Math.max(start, nowMicros + specs.get(q.number()).networkMicros());
+        return start + loadMicros(q, device);
+    }
+
+    /**
+     * Whether the model's placement sends a batch of {@code q} to {@code device} over the network
+     * ({@link PlacementPolicy#remote}), its pre- and post-processing staying where it came from.
+     */
+    public boolean remote(RequestQueue q, DeviceView device, long nowMicros) {
+        if (!modelAware) return false;
+        PlacementPolicy p = placement.of(q.model());
+        return p.modelAware() && p.remote(specs.get(q.number()), device, devices, nowMicros);
+    }
+
+    /** Whether a batch of {@code q} may go to {@code device} now: its placement list holds the model, and the model's placement policy admits it. */
+    public boolean admits(RequestQueue q, DeviceView device, long nowMicros) {
+        if (!device.holds(q.model())) return false;
+        if (!modelAware) return true;
+        PlacementPolicy p = placement.of(q.model());
+        return !p.modelAware() || p.admits(specs.get(q.number()), device, devices, nowMicros);
+    }
+
+    /** The admitted device for {@code q} that has been idle longest at {@code now}, or null if none is idle. */
+    public DeviceView idleFor(RequestQueue q, long nowMicros) {
+        DeviceView best = null;
+        for (DeviceView d : devices) {
+            if (d.freeAtMicros() <= nowMicros && (best == null || d.freeAtMicros() < best.freeAtMicros()) && admits(q, d, nowMicros)) best = d;
+        }
+        return best;
+    }
+
+    /**
+     * When the first device admitted for {@code q} becomes free, with none idle now (asked after
+     * {@link #idleFor} found none); {@link SchedulingPolicy#NO_WAKE} if none is admitted.
+     */
+    public long nextFreeFor(RequestQueue q, long nowMicros) {
+        long t = SchedulingPolicy.NO_WAKE;
+        for (DeviceView d : devices) {
+            if (d.freeAtMicros() < t && admits(q, d, nowMicros)) t = d.freeAtMicros();
+        }
+        return t;
+    }
+
+    /**
+     * The earliest instant a batch of {@code q} could start computing on an admitted device, load
+     * included; {@code Long.MAX_VALUE} when no device may take it. What shedding judges a head by.
+     */
+    public long earliestReadyMicros(RequestQueue q, long nowMicros) {
+        long best = Long.MAX_VALUE;
+        for (DeviceView d : devices) {
+            if (admits(q, d, nowMicros)) best = Math.min(best, readyAtMicros(q, d, nowMicros));
+        }
+        return best;
+    }
+}
