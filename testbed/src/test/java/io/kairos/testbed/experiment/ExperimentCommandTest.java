@@ -34,7 +34,7 @@ class ExperimentCommandTest {
     @Test
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
-        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner, placement]");
+        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner, placement, placement-scale]");
         assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves the paper's model and simulates it with the paper's own settings");
         assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "--[no-]triton-grid does not apply to experiment smdp");
         assertUsageError(run("experiment", "smdp", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
