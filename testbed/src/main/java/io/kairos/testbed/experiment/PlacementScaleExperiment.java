@@ -130,11 +130,12 @@ public final class PlacementScaleExperiment {
 
     /** How each system runs: Kairos' placements on the models' own memory, the baselines as the class comment says. */
     static Setup setup(String system, int instances, long deviceMemoryBytes, double loadScale) {
-        return switch (system) {
-            case RAY -> new Setup(catalog(instances, LARGEST_BYTES, loadScale), Colocation.WITH_QUEUING, deviceMemoryBytes);
-            case MODELMESH -> new Setup(catalog(instances, 0, loadScale), Colocation.WITH_QUEUING, deviceMemoryBytes);
-            default -> new Setup(catalog(instances, 0, loadScale), system, deviceMemoryBytes);
-        };
+        return new Setup(catalog(instances, system.equals(RAY) ? LARGEST_BYTES : 0, loadScale), routing(system), deviceMemoryBytes);
+    }
+
+    /** The placement a system routes by: both baselines send a request to a holder of its model, else anywhere. */
+    static String routing(String system) {
+        return system.equals(RAY) || system.equals(MODELMESH) ? Colocation.WITH_QUEUING : system;
     }
 
     static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros) {
@@ -179,7 +180,7 @@ public final class PlacementScaleExperiment {
             for (int i = 0; i < SYSTEMS.size(); i++) {
                 SimulationReport r = futures.get(i).get();
                 String system = SYSTEMS.get(i);
-                results.add(List.of(system, setup(system, 1, deviceMemory, loadScale).placement(), Integer.toString(invoked), num(workingSet / 1048576.0),
+                results.add(List.of(system, routing(system), Integer.toString(invoked), num(workingSet / 1048576.0),
                         num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
                         Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
                         num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
