@@ -58,16 +58,21 @@ public class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--redraw", description = "Simulate nothing: print the table, check and draw again from DIR/results.csv.")
     boolean redraw;
 
+    @Option(names = "--load-scale", paramLabel = "X", description = "placement-scale only: the example models' measured loads (0.4, 1.1, 5.5 ms) times this (default: 10).")
+    Double loadScale;
+
     @CommandLine.Mixin
     ProgressOption progress = new ProgressOption();
 
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
+        if (loadScale != null && !PlacementScaleExperiment.NAME.equals(name)) throw new ParameterException(cl, "--load-scale applies to experiment " + PlacementScaleExperiment.NAME + " only");
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
         if (InferLineExperiment.NAME.equals(name)) return inferline(cl);
         if (TunerExperiment.NAME.equals(name)) return tuner(cl);
         if (PlacementExperiment.NAME.equals(name)) return placement(cl);
+        if (PlacementScaleExperiment.NAME.equals(name)) return placementScale(cl);
         if (Experiments.isAnalytic(name)) return analytic(cl);
         Experiment experiment;
         try {
@@ -211,6 +216,40 @@ public class ExperimentCommand implements Callable<Integer> {
         PlacementExperiment experiment = new PlacementExperiment(cl.getOut());
         if (redraw) {
             if (!Files.isRegularFile(dir.resolve(PlacementExperiment.TABLES_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(PlacementExperiment.TABLES_CSV) + "; run the experiment first");
+            experiment.report(dir);
+        } else {
+            experiment.run(dir);
+        }
+        return 0;
+    }
+
+    /**
+     * {@code experiment placement-scale}: Kairos' placements against emulated Ray Serve and
+     * ModelMesh on an Azure-like trace (see PlacementScaleExperiment); {@code --duration-s} is the
+     * trace's length (whole minutes, default 600), {@code --warmup-s} the part not counted (default
+     * a tenth); threads, the output folder and {@code --redraw} apply.
+     */
+    private Integer placementScale(CommandLine cl) throws Exception {
+        if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", which runs the kairos policy with each placement and baseline");
+        if (seeds != null) throw new ParameterException(cl, "--seeds does not apply to experiment " + name + ", which runs one trace (seed 1)");
+        if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ", which invokes on events");
+        if (tritonGrid != null) throw new ParameterException(cl, "--[no-]triton-grid does not apply to experiment " + name);
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        double duration = durationSeconds != null ? durationSeconds : 600;
+        if (!(duration >= 120) || Double.isInfinite(duration) || duration % 60 != 0) {
+            throw new ParameterException(cl, "--duration-s must be whole minutes of trace, at least 120, for experiment " + name + ", got " + duration);
+        }
+        double warmup = warmupSeconds != null ? warmupSeconds : duration / 10;
+        if (!(warmup >= 0) || warmup >= duration || warmup % 60 != 0) {
+            throw new ParameterException(cl, "--warmup-s must be whole minutes shorter than the trace for experiment " + name + ", got " + warmup);
+        }
+        double scale = loadScale != null ? loadScale : 10;
+        if (!(scale > 0) || Double.isInfinite(scale)) throw new ParameterException(cl, "--load-scale must be a positive number, got " + scale);
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        PlacementScaleExperiment experiment = new PlacementScaleExperiment((int) (duration / 60), (int) (warmup / 60), scale, threads, !progress.noProgress, cl.getOut());
+        if (redraw) {
+            if (!Files.isRegularFile(dir.resolve(PlacementScaleExperiment.RESULTS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(PlacementScaleExperiment.RESULTS_CSV) + "; run the experiment first");
             experiment.report(dir);
         } else {
             experiment.run(dir);

@@ -34,7 +34,7 @@ class ExperimentCommandTest {
     @Test
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
-        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner, placement]");
+        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner, placement, placement-scale]");
         assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves the paper's model and simulates it with the paper's own settings");
         assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "--[no-]triton-grid does not apply to experiment smdp");
         assertUsageError(run("experiment", "smdp", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
@@ -45,6 +45,9 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment", "tuner", "--duration-s", "300"), "--duration-s must be at least 480 s for experiment tuner (its start, ramps and peak take that long), got 300.0");
         assertUsageError(run("experiment", "tuner", "--warmup-s", "1"), "--warmup-s does not apply to experiment tuner");
         assertUsageError(run("experiment", "tuner", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
+        assertUsageError(run("experiment", "placement-scale", "--duration-s", "90"), "--duration-s must be whole minutes of trace, at least 120, for experiment placement-scale, got 90.0");
+        assertUsageError(run("experiment", "placement-scale", "--load-scale", "0"), "--load-scale must be a positive number, got 0.0");
+        assertUsageError(run("experiment", "low-slo", "--load-scale", "2"), "--load-scale applies to experiment placement-scale only");
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
         assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "low-slo", "--warmup-s", "30"), "--warmup-s: warm-up must be at least 0 s and shorter than the duration (30 s), got 30");

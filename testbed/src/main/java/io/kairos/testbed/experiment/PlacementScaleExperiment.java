@@ -1,0 +1,286 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.scheduling.AutoPlacement;
+import io.kairos.core.scheduling.Colocation;
+import io.kairos.core.scheduling.Placements;
+import io.kairos.core.scheduling.Registry;
+import io.kairos.sim.Simulation;
+import io.kairos.sim.SimulationReport;
+import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.workload.AzureLikeTrace;
+import io.kairos.workload.AzureTrace;
+import io.kairos.workload.Workload;
+import me.tongfei.progressbar.ProgressBar;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * {@code experiment placement-scale}: model-aware placement at scale, beyond the thesis. An
+ * Azure-Functions-like trace ({@link AzureLikeTrace}, one function per model instance) over
+ * {@value #INSTANCES} model instances, each a copy of one of the three example ONNX models'
+ * profiles (instance i has profile i mod 3), on {@value #DEVICES} devices whose memory together
+ * is a fifth of the working set (the instances invoked in the trace); SLO 100 ms; the {@code kairos}
+ * policy with each of Kairos' placements, against two baselines emulated on the same simulator,
+ * trace and devices:
+ * <ul>
+ *   <li><b>Ray Serve's model multiplexing</b>: a request goes to a replica that holds its model,
+ *       else to any (the routing of {@code colocation-queuing}); each replica keeps its
+ *       {@code max_num_models_per_replica} most recently used models. That limit is a count, the
+ *       same for every model of the deployment, so it is set to what a replica's memory holds of
+ *       the largest model: the run gives every instance the largest profile's memory.</li>
+ *   <li><b>ModelMesh's LRU cache at equal memory</b>: a request goes to a copy of its model
+ *       (a holder), else the model loads into the cache, each device evicting its least recently
+ *       used models by bytes: the same routing, with the models' own memory.</li>
+ * </ul>
+ * Neither baseline's own request scheduler is emulated: every run schedules with {@code kairos},
+ * so that the runs differ in placement and eviction only, what the cold starts depend on.
+ *
+ * <p>Profiles: the example models' manifests (mlp, cnn, resnet: 1, 8 and 32 MiB; latencies
+ * {@code 0.002 b + 0.05}, {@code 0.03 b + 0.1}, {@code 1.6 b + 0.2} ms) with loads in the ratio the
+ * profiler measured (0.4, 1.1 and 5.5 ms, BENCHMARKS.md), scaled 100 times to a GPU-sized
+ * ResNet's load: 40, 110 and 550 ms.
+ */
+public final class PlacementScaleExperiment {
+    public static final String NAME = "placement-scale";
+    public static final String DESCRIPTION = "Model-aware placement at scale: an Azure-like trace over 2,400 model instances whose working set is 5x the "
+            + "devices' memory, SLO 100 ms; Kairos' placements against emulated Ray Serve multiplexing and ModelMesh LRU";
+    static final String RESULTS_CSV = "results.csv";
+    static final String SUMMARY = "summary.md";
+    static final int INSTANCES = 2400;
+    static final int DEVICES = 8;
+    static final double SLO_MS = 100;
+    static final double RATE_PER_S = 500;
+    static final double WORKING_SET_OVER_MEMORY = 5;
+    static final String POLICY = "kairos";
+    static final String RAY = "ray-serve-multiplexing";
+    static final String MODELMESH = "modelmesh-lru";
+    static final List<String> SYSTEMS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME, RAY, MODELMESH);
+    static final List<String> KAIROS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME);
+
+    /** A profile of the example models: memory, latency {@code alpha b + beta} ms, load in ms as the profiler measured it. */
+    record Profile(String name, long memoryBytes, double alphaMs, double betaMs, double measuredLoadMs) {}
+
+    static final List<Profile> PROFILES = List.of(
+            new Profile("mlp", 1L << 20, 0.002, 0.05, 0.4),
+            new Profile("cnn", 8L << 20, 0.03, 0.1, 1.1),
+            new Profile("resnet", 32L << 20, 1.6, 0.2, 5.5));
+    static final long LARGEST_BYTES = 32L << 20;
+    static final int[] BATCH_SIZES = {1, 2, 4, 8, 16};
+
+    private final int minutes;
+    private final double loadScale;
+    private final int warmupMinutes;
+    private final int threads;
+    private final boolean progress;
+    private final PrintWriter out;
+
+    public PlacementScaleExperiment(int minutes, int warmupMinutes, double loadScale, int threads, boolean progress, PrintWriter out) {
+        if (!(loadScale > 0) || Double.isInfinite(loadScale)) throw new IllegalArgumentException("the load scale must be a positive number, got " + loadScale);
+        if (minutes < 2) throw new IllegalArgumentException("the trace must last at least 2 minutes, got " + minutes);
+        if (warmupMinutes < 0 || warmupMinutes >= minutes) throw new IllegalArgumentException("the warm-up must be shorter than the trace's " + minutes + " minutes, got " + warmupMinutes);
+        this.minutes = minutes;
+        this.loadScale = loadScale;
+        this.warmupMinutes = warmupMinutes;
+        this.threads = threads;
+        this.progress = progress;
+        this.out = out;
+    }
+
+    static String instance(int i) {
+        return ModelCatalog.instanceName(PROFILES.get(i % PROFILES.size()).name(), i);
+    }
+
+    static Profile profileOf(int i) {
+        return PROFILES.get(i % PROFILES.size());
+    }
+
+    /**
+     * The catalog of {@code count} instances; {@code uniformBytes} > 0 gives every instance that
+     * memory instead of its profile's (the Ray Serve emulation's count limit).
+     */
+    static ModelCatalog catalog(int count, long uniformBytes, double loadScale) {
+        StringBuilder json = new StringBuilder("{\"models\": [");
+        for (int i = 0; i < count; i++) {
+            Profile p = profileOf(i);
+            if (i > 0) json.append(',');
+            StringBuilder table = new StringBuilder();
+            for (int b : BATCH_SIZES) {
+                if (table.length() > 0) table.append(", ");
+                table.append(String.format(Locale.ROOT, "\"%d\": %.4f", b, p.alphaMs() * b + p.betaMs()));
+            }
+            json.append(String.format(Locale.ROOT, "{\"name\": \"%s\", \"input\": {\"dtype\": \"FLOAT32\", \"shape\": [1]}, \"latency_ms\": {\"table\": {%s}},"
+                    + " \"memory_bytes\": %d, \"load_ms\": %.0f}", instance(i), table, uniformBytes > 0 ? uniformBytes : p.memoryBytes(), p.measuredLoadMs() * loadScale));
+        }
+        return ModelCatalog.parse(json.append("]}").toString(), "placement-scale experiment");
+    }
+
+    /** The setup of one system on the trace: its catalog, its placement, and the devices' memory. */
+    record Setup(ModelCatalog catalog, String placement, long deviceMemoryBytes) {}
+
+    /** How each system runs: Kairos' placements on the models' own memory, the baselines as the class comment says. */
+    static Setup setup(String system, int instances, long deviceMemoryBytes, double loadScale) {
+        return new Setup(catalog(instances, system.equals(RAY) ? LARGEST_BYTES : 0, loadScale), routing(system), deviceMemoryBytes);
+    }
+
+    /** The placement a system routes by: both baselines send a request to a holder of its model, else anywhere. */
+    static String routing(String system) {
+        return system.equals(RAY) || system.equals(MODELMESH) ? Colocation.WITH_QUEUING : system;
+    }
+
+    static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros) {
+        return Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes())
+                .policy(POLICY, Map.of(Placements.PLACEMENT, s.placement()))
+                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(1).build().run();
+    }
+
+    public void run(Path dir) throws Exception {
+        out.printf(Locale.ROOT, "%s: %s%n", NAME, DESCRIPTION);
+        Files.createDirectories(dir);
+        long started = System.nanoTime();
+        AzureTrace trace = AzureLikeTrace.of(INSTANCES, RATE_PER_S, minutes).generate(1);
+        List<String> names = new ArrayList<>(INSTANCES);
+        for (int i = 0; i < INSTANCES; i++) names.add(instance(i));
+        Workload workload = trace.toInstanceWorkload(names, SLO_MS, 1, 0, minutes);
+        long workingSet = 0;
+        int invoked = 0;
+        for (int i = 0; i < INSTANCES; i++) {
+            if (trace.invocations(i) == 0) continue;
+            invoked++;
+            workingSet += profileOf(i).memoryBytes();
+        }
+        long deviceMemory = (long) (workingSet / (WORKING_SET_OVER_MEMORY * DEVICES));
+        out.printf(Locale.ROOT, "%d instances invoked of %d, %d requests; working set %.0f MiB, device memory %.0f MiB x %d (Ray Serve: %d models per replica)%n",
+                invoked, INSTANCES, trace.totalInvocations(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / LARGEST_BYTES);
+        long duration = minutes * AzureTrace.MINUTE_MICROS;
+        long warmup = warmupMinutes * AzureTrace.MINUTE_MICROS;
+        ResultTable results = new ResultTable(List.of("system", "placement", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
+                "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, SYSTEMS.size(), s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s))) : null) {
+            List<Future<SimulationReport>> futures = new ArrayList<>();
+            for (String system : SYSTEMS) {
+                Setup setup = setup(system, INSTANCES, deviceMemory, loadScale);
+                futures.add(pool.submit(() -> {
+                    SimulationReport r = simulate(setup, workload, DEVICES, duration, warmup);
+                    if (bar != null) bar.step();
+                    return r;
+                }));
+            }
+            for (int i = 0; i < SYSTEMS.size(); i++) {
+                SimulationReport r = futures.get(i).get();
+                String system = SYSTEMS.get(i);
+                results.add(List.of(system, routing(system), Integer.toString(invoked), num(workingSet / 1048576.0),
+                        num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
+                        Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
+                        num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
+            }
+        } finally {
+            pool.shutdown();
+        }
+        results.write(dir.resolve(RESULTS_CSV));
+        report(dir);
+        out.printf(Locale.ROOT, "simulated in %.1f s of wall time%n", (System.nanoTime() - started) / 1e9);
+    }
+
+    /** Draws the figures and writes the summary from the CSV in {@code dir}. */
+    public void report(Path dir) throws IOException {
+        ResultTable results = ResultTable.read(dir.resolve(RESULTS_CSV));
+        List<Path> figures = List.of(
+                Figures.bars("load_scale", "cold_starts_per_1000").series("system").xAxis("the example models' measured loads times").yAxis("cold starts per 1,000 requests", 0.0, null)
+                        .title("Cold starts at scale: Kairos' placements against emulated Ray Serve and ModelMesh").save(results, dir.resolve("cold-starts.png")),
+                Figures.bars("load_scale", "attainment").series("system").xAxis("the example models' measured loads times").yAxis("share of requests within the 100 ms SLO", 0.0, 1.0)
+                        .title("SLO attainment at scale (working set 5x the devices' memory)").save(results, dir.resolve("attainment.png")),
+                Figures.bars("load_scale", "p99_ms").series("system").xAxis("the example models' measured loads times").yAxis("p99 latency, ms", 0.0, null)
+                        .title("p99 latency at scale (dropped requests not counted)").save(results, dir.resolve("p99.png")));
+        String summary = summary(results);
+        Files.writeString(dir.resolve(SUMMARY), summary);
+        out.print(summary);
+        for (Path f : figures) out.println(f);
+    }
+
+    static String summary(ResultTable results) {
+        List<String> first = results.rows().get(0);
+        StringBuilder s = new StringBuilder("# Model-aware placement at scale\n\n");
+        double scale = Double.parseDouble(get(results, first, "load_scale"));
+        List<String> loads = new ArrayList<>();
+        for (Profile p : PROFILES) loads.add(String.format(Locale.ROOT, "%s %.0f ms", p.name(), p.measuredLoadMs() * scale));
+        s.append(String.format(Locale.ROOT, "Simulated: %d devices; an Azure-like trace over %s invoked model instances (mlp, cnn and resnet profiles; loads: %s, "
+                        + "the measured ones x %s); working set %s MiB, %s MiB of memory per device (5x less in all); SLO 100 ms; scheduling policy %s.%n%n", DEVICES,
+                get(results, first, "instances_invoked"), String.join(", ", loads), get(results, first, "load_scale"), get(results, first, "working_set_mib"),
+                get(results, first, "device_memory_mib"), POLICY));
+        s.append("| system | routing | requests | attainment | cold starts / 1,000 | goodput / s | p99 ms | dropped | late |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (List<String> row : results.rows()) {
+            s.append("| ").append(get(results, row, "system")).append(" | ").append(get(results, row, "placement")).append(" | ").append(get(results, row, "requests"))
+                    .append(" | ").append(percent(Double.parseDouble(get(results, row, "attainment")))).append(" | ").append(get(results, row, "cold_starts_per_1000"))
+                    .append(" | ").append(get(results, row, "goodput_per_s")).append(" | ").append(get(results, row, "p99_ms")).append(" | ")
+                    .append(get(results, row, "dropped")).append(" | ").append(get(results, row, "late")).append(" |\n");
+        }
+        s.append("\n## Shape check (the issue's goals)\n\n");
+        for (Experiment.Claim c : claims(results)) s.append("- ").append(c).append('\n');
+        return s.toString();
+    }
+
+    static List<Experiment.Claim> claims(ResultTable results) {
+        List<Experiment.Claim> claims = new ArrayList<>();
+        String best = null;
+        double bestCold = Double.MAX_VALUE;
+        for (String k : KAIROS) {
+            double c = value(results, k, "cold_starts_per_1000");
+            if (c < bestCold) {
+                bestCold = c;
+                best = k;
+            }
+        }
+        double attainment = value(results, best, "attainment");
+        claims.add(new Experiment.Claim("Kairos' placement with the fewest cold starts (" + best + ") keeps >= 99.9 % of requests within the SLO (stretch 99.99 %)",
+                attainment >= 0.999 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                best + " " + percent(attainment) + (attainment >= 0.9999 ? ", stretch met" : ", stretch not met")));
+        double maxAttainment = 0;
+        String top = null;
+        for (String k : KAIROS) {
+            double a = value(results, k, "attainment");
+            if (a > maxAttainment) {
+                maxAttainment = a;
+                top = k;
+            }
+        }
+        claims.add(new Experiment.Claim("Some Kairos placement keeps >= 99.9 % of requests within the SLO", maxAttainment >= 0.999 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                "best: " + top + " " + percent(maxAttainment)));
+        double ray = value(results, RAY, "cold_starts_per_1000");
+        double ratio = bestCold > 0 ? ray / bestCold : Double.POSITIVE_INFINITY;
+        claims.add(new Experiment.Claim(">= 5x fewer cold starts per 1,000 requests than Ray Serve's multiplexing", ratio >= 5 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                String.format(Locale.ROOT, "%s %.3f against Ray Serve %.3f: %.2fx fewer", best, bestCold, ray, ratio)));
+        double mesh = value(results, MODELMESH, "cold_starts_per_1000");
+        claims.add(new Experiment.Claim("fewer cold starts per 1,000 requests than ModelMesh's LRU at equal memory", bestCold < mesh ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                String.format(Locale.ROOT, "%s %.3f against ModelMesh %.3f", best, bestCold, mesh)));
+        return claims;
+    }
+
+    private static double value(ResultTable t, String system, String column) {
+        ResultTable row = t.filter("system", system);
+        return Double.parseDouble(row.rows().get(0).get(row.index(column)));
+    }
+
+    private static String get(ResultTable t, List<String> row, String column) {
+        return row.get(t.index(column));
+    }
+
+    private static String percent(double share) {
+        return String.format(Locale.ROOT, "%.3f %%", 100 * share);
+    }
+
+    static String num(double v) {
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+}
