@@ -36,6 +36,7 @@ public final class Experiments {
         names.add(InferLineExperiment.NAME);
         names.add(TunerExperiment.NAME);
         names.add(PlacementExperiment.NAME);
+        names.add(HerdExperiment.NAME);
         return List.copyOf(names);
     }
 }
