@@ -6,7 +6,7 @@ import java.util.List;
 
 /** The flags of {@code experiment herd} that shrink or widen its sweep; the other experiments ignore them. */
 public class HerdOptions {
-    @Option(names = "--devices", split = ",", paramLabel = "N", description = "experiment herd: the cluster sizes (default: 12,24,48,96).")
+    @Option(names = "--devices", split = ",", paramLabel = "N", description = "experiment herd: the cluster sizes (default: 12,24,48; 96 takes several times as long as the three together).")
     List<Integer> devices;
 
     @Option(names = "--cv2", split = ",", paramLabel = "X", description = "experiment herd: the arrivals' CV² (default: 1,4,16,64).")
