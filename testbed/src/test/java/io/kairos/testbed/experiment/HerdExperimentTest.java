@@ -47,9 +47,9 @@ class HerdExperimentTest {
     }
 
     /**
-     * 4 devices: 2 streams, resnet50#0000 (SLO 25 ms) and googlenet#0001 (SLO 20 ms). resnet50's
-     * best batch within 25 ms is 8 (0.8 + 8 x 1.9 = 16 ms: 500/s; 16 takes 31.2 ms); googlenet's is
-     * 16 (0.3051 + 16 x 1.052 = 17.137 ms: 933.6/s). Zipf 0.6 over 2: 1 / (1 + 2^-0.6) = 0.6025
+     * 4 devices: 2 streams, resnet50#0000 (SLO 25 ms) and googlenet#0001 (SLO 20 ms). Latency is
+     * alpha x b + beta: resnet50's largest batch, 16, takes 0.8 x 16 + 1.9 = 14.7 ms (1,088.4/s),
+     * googlenet's, 32, 0.3051 x 32 + 1.052 = 10.8152 ms, 10,815 us to the microsecond (2,958.9/s), both within their SLOs. Zipf 0.6 over 2: 1 / (1 + 2^-0.6) = 0.6025
      * and 0.3975. At load 0.5 each stream's rate is 0.5 x 4 x its share x its capacity.
      */
     @Test
@@ -58,10 +58,10 @@ class HerdExperimentTest {
         assertThat(s).extracting(RequestStream::model).containsExactly("resnet50#0000", "googlenet#0001");
         assertThat(s).extracting(RequestStream::sloMs).containsExactly(25.0, 20.0);
         assertThat(s).allMatch(r -> r.cv2() == 16);
-        assertThat(SingleDeviceGoodput.capacityBound(CATALOG.get("resnet50#0000"), 25_000)).isCloseTo(500, within(1e-9));
-        assertThat(SingleDeviceGoodput.capacityBound(CATALOG.get("googlenet#0001"), 20_000)).isCloseTo(16 / 0.0171371, within(0.01));
-        double share0 = s.get(0).ratePerSecond() / (0.5 * 4 * 500);
-        double share1 = s.get(1).ratePerSecond() / (0.5 * 4 * 16 / 0.0171371);
+        assertThat(SingleDeviceGoodput.capacityBound(CATALOG.get("resnet50#0000"), 25_000)).isCloseTo(16 / 0.0147, within(0.01));
+        assertThat(SingleDeviceGoodput.capacityBound(CATALOG.get("googlenet#0001"), 20_000)).isCloseTo(32 / 0.010815, within(0.01));
+        double share0 = s.get(0).ratePerSecond() / (0.5 * 4 * 16 / 0.0147);
+        double share1 = s.get(1).ratePerSecond() / (0.5 * 4 * 32 / 0.010815);
         assertThat(share0 + share1).isCloseTo(1, within(1e-4));
         assertThat(Set.of(Math.round(share0 * 1e4), Math.round(share1 * 1e4))).containsExactlyInAnyOrder(6025L, 3975L);
         // The same streams at every CV² and load of one cluster size: only the rates scale.
