@@ -64,10 +64,15 @@ public class ExperimentCommand implements Callable<Integer> {
     @CommandLine.Mixin
     ProgressOption progress = new ProgressOption();
 
+    @CommandLine.Mixin
+    HerdOptions herd = new HerdOptions();
+
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
         if (loadScale != null && !PlacementScaleExperiment.NAME.equals(name)) throw new ParameterException(cl, "--load-scale applies to experiment " + PlacementScaleExperiment.NAME + " only");
+        if (HerdExperiment.NAME.equals(name)) return herd(cl);
+        if (herd.any()) throw new ParameterException(cl, "--devices, --cv2, --loads, --max-group and --time-limit-s apply to experiment herd only");
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
         if (InferLineExperiment.NAME.equals(name)) return inferline(cl);
         if (TunerExperiment.NAME.equals(name)) return tuner(cl);
@@ -250,6 +255,44 @@ public class ExperimentCommand implements Callable<Integer> {
         PlacementScaleExperiment experiment = new PlacementScaleExperiment((int) (duration / 60), (int) (warmup / 60), scale, threads, !progress.noProgress, cl.getOut());
         if (redraw) {
             if (!Files.isRegularFile(dir.resolve(PlacementScaleExperiment.RESULTS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(PlacementScaleExperiment.RESULTS_CSV) + "; run the experiment first");
+            experiment.report(dir);
+        } else {
+            experiment.run(dir);
+        }
+        return 0;
+    }
+
+    /**
+     * {@code experiment herd}: Herd's groups against the other divisions of a cluster (see
+     * HerdExperiment); the sweep's flags, duration, seeds, threads, the output folder and
+     * {@code --redraw} apply.
+     */
+    private Integer herd(CommandLine cl) throws Exception {
+        if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", whose systems each run their own policy");
+        if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ", which invokes on events");
+        if (warmupSeconds != null) throw new ParameterException(cl, "--warmup-s does not apply to experiment " + name + ": a tenth of each run is warm-up");
+        if (tritonGrid != null) throw new ParameterException(cl, "--[no-]triton-grid does not apply to experiment " + name);
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        HerdExperiment.Sweep d = HerdExperiment.Sweep.DEFAULT;
+        double duration = durationSeconds != null ? durationSeconds : d.durationSeconds();
+        if (!(duration > 0) || Double.isInfinite(duration)) throw new ParameterException(cl, "--duration-s must be a positive number of seconds, got " + duration);
+        int runs = seeds != null ? seeds : d.seeds();
+        if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
+        List<Integer> devices = herd.devices != null ? herd.devices : d.devices();
+        for (int n : devices) if (n < 2) throw new ParameterException(cl, "--devices: each cluster needs at least 2 devices, got " + n);
+        List<Double> cv2s = herd.cv2s != null ? herd.cv2s : d.cv2s();
+        for (double c : cv2s) if (!(c > 0) || Double.isInfinite(c)) throw new ParameterException(cl, "--cv2: must be positive (1 is Poisson), got " + c);
+        List<Double> loads = herd.loads != null ? herd.loads : d.loads();
+        for (double l : loads) if (!(l > 0) || Double.isInfinite(l)) throw new ParameterException(cl, "--loads: must be a positive share of capacity, got " + l);
+        if (herd.maxGroup != null && herd.maxGroup < 1) throw new ParameterException(cl, "--max-group must be at least 1, got " + herd.maxGroup);
+        double limit = herd.timeLimitSeconds != null ? herd.timeLimitSeconds : d.timeLimit().toMillis() / 1000.0;
+        if (!(limit > 0) || Double.isInfinite(limit)) throw new ParameterException(cl, "--time-limit-s must be a positive number of seconds, got " + limit);
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        HerdExperiment experiment = new HerdExperiment(new HerdExperiment.Sweep(devices, cv2s, loads, herd.maxGroup, duration, runs,
+                java.time.Duration.ofMillis(Math.round(limit * 1000))), threads, !progress.noProgress, cl.getOut());
+        if (redraw) {
+            if (!Files.isRegularFile(dir.resolve(HerdExperiment.RESULTS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(HerdExperiment.RESULTS_CSV) + "; run the experiment first");
             experiment.report(dir);
         } else {
             experiment.run(dir);

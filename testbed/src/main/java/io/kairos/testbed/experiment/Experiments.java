@@ -37,6 +37,7 @@ public final class Experiments {
         names.add(TunerExperiment.NAME);
         names.add(PlacementExperiment.NAME);
         names.add(PlacementScaleExperiment.NAME);
+        names.add(HerdExperiment.NAME);
         return List.copyOf(names);
     }
 }

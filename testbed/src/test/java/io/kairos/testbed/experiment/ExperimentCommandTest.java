@@ -34,7 +34,11 @@ class ExperimentCommandTest {
     @Test
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
-        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner, placement, placement-scale]");
+        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner, placement, placement-scale, herd]");
+        assertUsageError(run("experiment", "herd", "--devices", "1"), "--devices: each cluster needs at least 2 devices, got 1");
+        assertUsageError(run("experiment", "herd", "--policies", "flex"), "--policies does not apply to experiment herd");
+        assertUsageError(run("experiment", "herd", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
+        assertUsageError(run("experiment", "low-slo", "--cv2", "4"), "--devices, --cv2, --loads, --max-group and --time-limit-s apply to experiment herd only");
         assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves the paper's model and simulates it with the paper's own settings");
         assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "--[no-]triton-grid does not apply to experiment smdp");
         assertUsageError(run("experiment", "smdp", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
