@@ -384,11 +384,11 @@ public final class InferLineExperiment {
             for (String name : PIPELINES) {
                 ResultTable b = baselines.filter("workload", w.name()).filter("pipeline", name);
                 if (b.rows().isEmpty()) continue;
-                double il = mean(b.filter("system", "InferLine"), "cost_per_hour");
-                double peak = mean(b.filter("system", "CG-Peak"), "cost_per_hour");
-                double ilMiss = mean(b.filter("system", "InferLine"), "miss_rate");
-                double meanMiss = mean(b.filter("system", "CG-Mean"), "miss_rate");
-                double peakMiss = mean(b.filter("system", "CG-Peak"), "miss_rate");
+                double il = b.filter("system", "InferLine").mean("cost_per_hour");
+                double peak = b.filter("system", "CG-Peak").mean("cost_per_hour");
+                double ilMiss = b.filter("system", "InferLine").mean("miss_rate");
+                double meanMiss = b.filter("system", "CG-Mean").mean("miss_rate");
+                double peakMiss = b.filter("system", "CG-Peak").mean("miss_rate");
                 String where = w.name() + " " + name;
                 if (!(il < peak)) dearer.add(where);
                 if (!(ilMiss <= meanMiss)) moreThanMean.add(where);
@@ -423,10 +423,6 @@ public final class InferLineExperiment {
         List<Double> sorted = values.stream().sorted().toList();
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
-
-    private static double mean(ResultTable t, String column) {
-        return t.rows().stream().mapToDouble(r -> Double.parseDouble(r.get(t.index(column)))).average().orElse(Double.NaN);
     }
 
     private static String pct(String share) {

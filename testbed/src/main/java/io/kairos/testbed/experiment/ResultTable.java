@@ -138,4 +138,10 @@ public final class ResultTable {
         int n = xs.length;
         return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
     }
+
+    /** The mean of {@code column} over every row; NaN for a table without rows. */
+    public double mean(String column) {
+        int c = index(column);
+        return rows.stream().mapToDouble(r -> Double.parseDouble(r.get(c))).average().orElse(Double.NaN);
+    }
 }

@@ -506,34 +506,34 @@ public final class TunerExperiment {
         List<String> windows = new ArrayList<>();
         for (String sc : scenarios) {
             ResultTable r = systems.filter("scenario", sc);
-            double tunerMiss = mean(r.filter("system", TUNER), "miss_rate");
-            double tunerCost = mean(r.filter("system", TUNER), "device_seconds");
+            double tunerMiss = r.filter("system", TUNER).mean("miss_rate");
+            double tunerCost = r.filter("system", TUNER).mean("device_seconds");
             if (!sc.equals("oscillating")) {
-                double b = mean(r.filter("system", "Planner-Base"), "miss_rate");
+                double b = r.filter("system", "Planner-Base").mean("miss_rate");
                 baseMisses.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * b));
                 if (!(b > 0.01)) baseBroken.add(sc);
-                double tail = mean(r.filter("system", TUNER), "hold_tail_miss_rate");
+                double tail = r.filter("system", TUNER).mean("hold_tail_miss_rate");
                 recovered.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * tail));
                 if (!(tail <= 0.01)) recoveredBroken.add(sc);
             }
             within.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * tunerMiss));
             if (!(tunerMiss <= 0.01)) withinBroken.add(sc);
-            double peak = mean(r.filter("system", "Static-Peak"), "device_seconds");
-            double oracle = mean(r.filter("system", "Planner-Oracle"), "device_seconds");
-            double best = mean(r.filter("system", TUNER), "ideal_device_seconds");
+            double peak = r.filter("system", "Static-Peak").mean("device_seconds");
+            double oracle = r.filter("system", "Planner-Oracle").mean("device_seconds");
+            double best = r.filter("system", TUNER).mean("ideal_device_seconds");
             cheaper.add(String.format(Locale.ROOT, "%s %.0f vs %.0f (%.0f %% fewer; a follower that knew the rate each second: %.0f, %.0f %% fewer)", sc,
                     tunerCost, peak, 100 * (1 - tunerCost / peak), best, 100 * (1 - best / peak)));
             if (!(tunerCost <= 0.7 * peak)) cheaperBroken.add(sc);
             oracleCost.add(String.format(Locale.ROOT, "%s %.0f vs %.0f", sc, tunerCost, oracle));
             if (!(tunerCost < oracle)) oracleBroken.add(sc);
-            double longCost = mean(r.filter("system", TUNER_LONG), "device_seconds");
-            double longMiss = mean(r.filter("system", TUNER_LONG), "miss_rate");
+            double longCost = r.filter("system", TUNER_LONG).mean("device_seconds");
+            double longMiss = r.filter("system", TUNER_LONG).mean("miss_rate");
             windows.add(String.format(Locale.ROOT, "%s %.0f vs %.0f device-s, misses %.2f %% vs %.2f %%", sc, tunerCost, longCost, 100 * tunerMiss, 100 * longMiss));
             List<String> vs = new ArrayList<>();
             boolean ok = true;
             for (String other : List.of("Ray Serve", "Knative KPA")) {
-                double m = mean(r.filter("system", other), "miss_rate");
-                double c = mean(r.filter("system", other), "device_seconds");
+                double m = r.filter("system", other).mean("miss_rate");
+                double c = r.filter("system", other).mean("device_seconds");
                 vs.add(String.format(Locale.ROOT, "%s %.2f %% at %.0f", other, 100 * m, c));
                 if (!(tunerMiss < m && tunerCost <= c)) ok = false;
             }
@@ -557,20 +557,16 @@ public final class TunerExperiment {
         if (osc.rows().isEmpty()) {
             claims.add(new Experiment.Claim("No thrashing on the oscillating load (Fig 12)", Experiment.Claim.Verdict.SKIP, "no oscillating run"));
         } else {
-            double reversals = mean(osc, "reversals_within_15s");
+            double reversals = osc.mean("reversals_within_15s");
             claims.add(new Experiment.Claim("No thrashing on the oscillating load (Fig 12): no change reversed within 15 s",
                     reversals == 0 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
-                    String.format(Locale.ROOT, "%.1f changes, %.1f reversals within 15 s", mean(osc, "changes"), reversals)));
+                    String.format(Locale.ROOT, "%.1f changes, %.1f reversals within 15 s", osc.mean("changes"), reversals)));
         }
         return claims;
     }
 
     private static Experiment.Claim.Verdict verdict(List<String> broken) {
         return broken.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL;
-    }
-
-    private static double mean(ResultTable t, String column) {
-        return t.rows().stream().mapToDouble(r -> Double.parseDouble(r.get(t.index(column)))).average().orElse(Double.NaN);
     }
 
     private static String pct(String share) {
