@@ -255,19 +255,28 @@ public final class ServingJob {
         /**
          * The settings of the job's consumers ({@code control}: the control topic's), the user's
          * Kafka properties over them. A fetch is answered as soon as one byte is there, and never
-         * held long by the broker. Kafka's default of 1 MiB per partition and fetch returns one
-         * 600 kB image per round trip to the broker, so a backlog of big requests would drain one
-         * record at a time; the whole fetch stays bounded by fetch.max.bytes (50 MiB). The control
-         * topic is quiet for minutes: a fetch parked at the broker is answered the moment a
-         * decision arrives, so a long wait costs a decision nothing and spares the broker an empty
-         * fetch every 5 ms. A broker that does not answer within {@value #BROKER_REQUEST_TIMEOUT_MS}
-         * ms is left for the partition's new leader ({@link #BROKER_REQUEST_TIMEOUT_MS}).
+         * held long by the broker. Kafka's default of 1 MiB per partition returns one 600 kB image
+         * per round trip to the broker, so a backlog of big requests would drain one record at a
+         * time; a fetch takes {@value #MAX_FETCH_BYTES} bytes, of one partition or several. Not
+         * Kafka's 50 MiB: the JDK reads a socket into the consumer's heap buffer through a
+         * temporary direct buffer as large as what is left of the response, and caches it only up
+         * to {@code -Djdk.nio.maxCachedBufferSize} (1 MiB on Flink JVMs, which cap it so that task
+         * threads do not hold direct memory for good). A 50 MiB response was read 64 kB at a time,
+         * each read allocating and zeroing tens of MiB: a restored job facing a backlog of 45 s of
+         * requests read none of it in two minutes. The clusters the project starts cap the cache
+         * at {@value #MAX_CACHED_DIRECT_BUFFER} bytes, so one buffer serves every read of a fetch.
+         * The control topic is quiet for minutes: a fetch parked at the broker is answered the
+         * moment a decision arrives, so a long wait costs a decision nothing and spares the broker
+         * an empty fetch every 5 ms. A broker that does not answer within
+         * {@value #BROKER_REQUEST_TIMEOUT_MS} ms is left for the partition's new leader
+         * ({@link #BROKER_REQUEST_TIMEOUT_MS}).
          */
         static Properties consumerSettings(boolean control, ServingConfig config) {
             Properties consumer = new Properties();
             consumer.setProperty("fetch.min.bytes", "1");
             consumer.setProperty("fetch.max.wait.ms", control ? Integer.toString(CONTROL_FETCH_MAX_WAIT_MS) : "5");
-            consumer.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_PARTITION_FETCH_BYTES));
+            consumer.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_FETCH_BYTES));
+            consumer.setProperty("fetch.max.bytes", Integer.toString(MAX_FETCH_BYTES));
             consumer.setProperty("request.timeout.ms", Integer.toString(BROKER_REQUEST_TIMEOUT_MS));
             return KafkaClientProperties.over(consumer, config.kafkaProperties);
         }
@@ -383,8 +392,14 @@ public final class ServingJob {
     /** How long the broker may hold a fetch of the control topic that finds nothing (it answers at once when a decision comes). */
     public static final int CONTROL_FETCH_MAX_WAIT_MS = 500;
 
-    /** What the job's consumers take of one partition per fetch: 16 MiB, some 27 images of 600 kB. */
-    public static final int MAX_PARTITION_FETCH_BYTES = 16 << 20;
+    /** What the job's consumers take per fetch, of one partition or all: 4 MiB, some 7 images of 600 kB. */
+    public static final int MAX_FETCH_BYTES = 4 << 20;
+
+    /**
+     * The {@code -Djdk.nio.maxCachedBufferSize} the project's clusters give Flink's JVMs: above a
+     * fetch of {@link #MAX_FETCH_BYTES} and its response's framing, so that its reads reuse one buffer.
+     */
+    public static final int MAX_CACHED_DIRECT_BUFFER = 5 << 20;
 
     /** The results producer's {@code max.request.size}: Kafka's default. */
     static final int RESULTS_MAX_REQUEST_SIZE = ResultBounds.KAFKA_DEFAULT_MAX_REQUEST_SIZE;

@@ -61,7 +61,9 @@ class KafkaClientSettingsTest {
         assertThat(control.getProperty("fetch.max.wait.ms")).isEqualTo("500");
         for (Properties c : new Properties[]{requests, control}) {
             assertThat(c.getProperty("fetch.min.bytes")).isEqualTo("1");
-            assertThat(c.getProperty("max.partition.fetch.bytes")).isEqualTo(Integer.toString(16 << 20));
+            assertThat(c.getProperty("max.partition.fetch.bytes")).isEqualTo(Integer.toString(4 << 20));
+            assertThat(c.getProperty("fetch.max.bytes")).as("a whole response fits the JDK's cached direct buffer")
+                    .isEqualTo(Integer.toString(4 << 20)).satisfies(b -> assertThat(Integer.parseInt(b)).isLessThan(ServingJob.MAX_CACHED_DIRECT_BUFFER));
             assertThat(c.getProperty("request.timeout.ms")).isEqualTo("5000");
         }
         config.kafkaProperties.put("request.timeout.ms", "30000");

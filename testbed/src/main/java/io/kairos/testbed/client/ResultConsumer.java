@@ -123,7 +123,7 @@ public final class ResultConsumer implements AutoCloseable {
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
         // As the serving job's own consumers: more than one big record per partition and fetch.
-        c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, ServingJob.MAX_PARTITION_FETCH_BYTES);
+        c.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, ServingJob.MAX_FETCH_BYTES);
         c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         return c;
