@@ -279,6 +279,18 @@ public class ServeCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The configuration serve's {@code options} describe, checked as serve checks them, for a
+     * command that takes a job's flags to act on that job (its broker, topics and catalog).
+     *
+     * @throws CommandLine.ParameterException naming the flag that is wrong
+     */
+    public static ServingConfig configOf(java.util.List<String> options) {
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs(options.toArray(String[]::new));
+        return serve.config();
+    }
+
     /** A command line that reads flag defaults from {@code --config FILE} if given, with one-line errors. */
     public static CommandLine commandLine(Object command, String[] args) {
         CommandLine cl = new CommandLine(command);

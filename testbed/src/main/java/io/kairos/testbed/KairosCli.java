@@ -37,7 +37,7 @@ public final class KairosCli {
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Kairos());
         for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(), new OverloadCommand(),
-                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new SandboxCommand(), new DocsCommand()}) {
+                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new ProbeCommand(), new SandboxCommand(), new DocsCommand()}) {
             cl.addSubcommand(command);
         }
         return Kairos.withErrorHandling(cl, out, err);

@@ -154,11 +154,8 @@ public class SandboxCommand implements Callable<Integer> {
 
     /** serve's configuration from the options after {@code --}, checked as serve checks them. */
     private ServingConfig serveConfig() {
-        ServeCommand serve = new ServeCommand();
-        CommandLine cl = new CommandLine(serve);
         try {
-            cl.parseArgs(serveOptions.toArray(String[]::new));
-            return serve.config();
+            return ServeCommand.configOf(serveOptions);
         } catch (CommandLine.ParameterException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "serve option: " + e.getMessage());
         }
