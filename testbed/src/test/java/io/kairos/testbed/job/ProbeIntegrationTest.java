@@ -47,20 +47,20 @@ class ProbeIntegrationTest {
     }
 
     @Test
-    void returnsOnceTheJobHasAnsweredItsOwnRequest() throws Exception {
+    void returnsOnceTheJobHasAnsweredARequestOfEachOfItsModels() throws Exception {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-ok-", c -> {});
         JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
         try {
             String[] r = probe("90", config);
 
+            List<String> models = List.copyOf(ModelCatalog.builtIn().names());
             assertThat(r[0]).as(r[2]).isEqualTo("0");
-            // The built-in catalog's first model, by name.
-            assertThat(r[1]).containsPattern("probe: the job answered a request of " + ModelCatalog.builtIn().names().iterator().next()
-                    + " in [0-9]+\\.[0-9]{2} s");
+            assertThat(r[1]).containsPattern("probe: the job answered a request of each of its " + models.size() + " models in [0-9]+\\.[0-9]{2} s");
             try (TopicClient kafka = new TopicClient(config.bootstrapServers)) {
-                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> !l.isEmpty(), Duration.ofSeconds(10));
-                assertThat(results).singleElement().satisfies(result -> {
-                    assertThat(result.getRequestId()).matches("kairos-probe-[0-9a-f]{8}-0");
+                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= models.size(), Duration.ofSeconds(10));
+                assertThat(results).extracting(InferenceResult::getModel).containsExactlyInAnyOrderElementsOf(models);
+                assertThat(results).allSatisfy(result -> {
+                    assertThat(result.getRequestId()).matches("kairos-probe-[0-9a-f]{8}-[0-9]+");
                     assertThat(result.getTenant()).isEqualTo("probe");
                     assertThat(result.getStatus()).isEqualTo(ResultStatus.OK);
                 });
@@ -71,14 +71,14 @@ class ProbeIntegrationTest {
     }
 
     @Test
-    void withNoJobReadingItGivesUpAfterItsTimeoutNamingItsRequest() {
+    void withNoJobReadingItGivesUpAfterItsTimeoutNamingItsRequests() {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-none-", c -> {});
 
-        String[] r = probe("1.5", config);
+        String[] r = probe("1.5", config, "--model", "mlp");
 
         assertThat(r[0]).isEqualTo("1");
-        assertThat(r[2]).containsPattern("kairos probe: no result of kairos-probe-[0-9a-f]{8}-0 \\(a request of [a-z0-9]+ to probe-none-requests at "
-                + config.bootstrapServers.replace(".", "\\.") + "\\) within 1500 ms");
+        assertThat(r[2]).containsPattern("kairos probe: no result within 1500 ms of kairos-probe-[0-9a-f]{8}-0 \\(requests of mlp to probe-none-requests at "
+                + config.bootstrapServers.replace(".", "\\.") + "\\)");
     }
 
     @Test
