@@ -7,13 +7,17 @@ public final class TunerJobMain {
     private TunerJobMain() {}
 
     public static void main(String[] args) {
+        int rc = commandLine().execute(args);
+        if (rc != 0) System.exit(rc);
+    }
+
+    /** The tune command; bad input: one line and exit code 2, as the serving job's jar answers (infra/cluster reads it). */
+    static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TuneCommand());
-        // Bad input: one line and exit code 2, as the serving job's jar answers (infra/cluster reads it).
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("kairos: " + ex.getMessage());
             return 2;
         });
-        int rc = cl.execute(args);
-        if (rc != 0) System.exit(rc);
+        return cl;
     }
 }
