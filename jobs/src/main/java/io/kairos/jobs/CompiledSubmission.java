@@ -29,7 +29,7 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * <p>Anywhere else (a mini-cluster, a cluster without HA services, a target other than a remote
  * session) the job is executed as usual.
  */
-final class CompiledSubmission {
+public final class CompiledSubmission {
     private CompiledSubmission() {}
 
     /** Whether {@code env} is {@code flink run}'s, against a remote session cluster with HA services. */
@@ -41,7 +41,7 @@ final class CompiledSubmission {
     }
 
     /** Runs the job built in {@code env}: compiled and submitted where {@link #applies}, else executed. */
-    static void execute(StreamExecutionEnvironment env, String jobName) throws Exception {
+    public static void execute(StreamExecutionEnvironment env, String jobName) throws Exception {
         if (!applies(env)) {
             env.execute(jobName);
             return;

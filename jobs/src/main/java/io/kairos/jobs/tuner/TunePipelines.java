@@ -32,8 +32,9 @@ import java.util.Map;
  *
  * <p>A pipeline's tuner lives on the heap (its envelope is read at every tick) and its
  * {@link Tuner.State} is written to keyed state at every tick, so a restore loses at most the
- * arrivals of one tick from the envelope. Arrivals are counted at their processing time here,
- * which is also the timers' clock. A pipeline with no plan is counted ({@code arrivalsUntuned})
+ * arrivals of one tick from the envelope. Arrivals are counted
+ * at the time their clients sent them (the record's timestamp, see {@link #arrivalMicros}); the
+ * timers run on processing time. A pipeline with no plan is counted ({@code arrivalsUntuned})
  * and left alone.
  */
 public final class TunePipelines extends KeyedProcessFunction<String, String, ControlDecision> {
@@ -86,7 +87,7 @@ public final class TunePipelines extends KeyedProcessFunction<String, String, Co
             untuned.inc();
             return;
         }
-        t.arrive(nowMs * 1000);
+        t.arrive(arrivalMicros(ctx.timestamp(), nowMs));
         if (nextTickMs.value() == null) {
             // The first arrival of a pipeline (or the first since a restore without a timer) starts its ticks.
             long tickMs = Math.max(1, t.plan().settings().tickMicros() / 1000);
@@ -112,6 +113,16 @@ public final class TunePipelines extends KeyedProcessFunction<String, String, Co
         long next = timestampMs + Math.max(1, t.plan().settings().tickMicros() / 1000);
         ctx.timerService().registerProcessingTimeTimer(next);
         nextTickMs.update(next);
+    }
+
+    /**
+     * When a request arrived: its record's timestamp (the Kafka record's, the time its client sent
+     * it), no later than now; now where it has none. Counted at send time, a burst of records that
+     * reach the job together (its source starting, or catching up after a pause) is counted as the
+     * traffic it was, not as a spike; a timestamp ahead of this clock (a client's clock ahead) counts now.
+     */
+    static long arrivalMicros(Long recordTimestampMs, long nowMs) {
+        return (recordTimestampMs == null ? nowMs : Math.min(recordTimestampMs, nowMs)) * 1000;
     }
 
     /** The pipeline's tuner: on the heap, else restored from its state, else new from its plan; null when it has no plan. */

@@ -57,6 +57,23 @@ class TunePipelinesHarnessTest {
         return ((SetPlacement) d.getAction()).getDevices().stream().map(DevicePlacement::getDevice).toList();
     }
 
+    /**
+     * Records that reach the job together after a pause are counted at the time their clients sent
+     * them: 2 s of requests at 10/s (as planned), all delivered at once, are 10 per 1-s window, and
+     * no replica is added. Counted when they came, the same 20 would be 20 in one window: 20/s,
+     * k = ceil(20/5) = 4.
+     */
+    @Test
+    void aBacklogDeliveredAtOnceIsCountedWhenItWasSentNotAsASpike() throws Exception {
+        var h = harness(null, T0);
+        for (int i = 0; i < 20; i++) h.processElement(new StreamRecord<>("p", T0 - 2_000 + 100L * i));
+        h.setProcessingTime(T0 + 1_000); // four ticks
+        assertThat(h.extractOutputValues()).isEmpty();
+        // A timestamp ahead of the job's clock counts now.
+        assertThat(TunePipelines.arrivalMicros(T0 + 5_000, T0)).isEqualTo(T0 * 1000);
+        assertThat(TunePipelines.arrivalMicros(null, T0)).isEqualTo(T0 * 1000);
+    }
+
     @Test
     void aRateStepIsPlacedAtTheNextTickAndAQuietSpellGivesBackAfterFifteenSecondsAcrossARestore() throws Exception {
         var h = harness(null, T0);

@@ -25,6 +25,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
@@ -80,7 +81,9 @@ import java.util.Map;
  * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them); {@code deviceReports},
  * {@code deviceReportsUnmatched} (of a batch this instance does not know: sent before a restart),
  * and the {@code deviceReportDelayMicros} histogram: from a batch's end on its device to its report
- * reaching the scheduler, the age of what the scheduler learns.
+ * reaching the scheduler, the age of what the scheduler learns; the gauges {@code devicesHeld} and
+ * {@code devicesReleased}: the job's devices that some group holds a model on, and those that hold
+ * nothing (released by a placement, they cost nothing), as of the plan this instance last read.
  */
 public final class GroupSchedulerFunction
         extends KeyedBroadcastProcessFunction<String, GroupInput, ControlDecision, DispatchedBatch>
@@ -118,6 +121,10 @@ public final class GroupSchedulerFunction
     private transient Counter deviceReports;
     private transient Counter deviceReportsUnmatched;
     private transient Histogram deviceReportDelay;
+    // Released devices as of the plan version last seen; written by the task thread, read by the metrics reporter.
+    private transient long devicesSeenAtVersion;
+    private transient volatile int devicesHeld;
+    private transient volatile int devicesReleased;
 
     static final int BATCH_SIZE_WINDOW = 10_000;
     /** A batch predicted to have ended this long ago with no report is forgotten (a report lost, or feedback off). */
@@ -166,6 +173,9 @@ public final class GroupSchedulerFunction
         deviceReports = metrics.counter("deviceReports");
         deviceReportsUnmatched = metrics.counter("deviceReportsUnmatched");
         deviceReportDelay = metrics.histogram("deviceReportDelayMicros", new DescriptiveStatisticsHistogram(BATCH_SIZE_WINDOW));
+        devicesSeenAtVersion = -1;
+        metrics.gauge("devicesHeld", (Gauge<Integer>) () -> devicesHeld);
+        metrics.gauge("devicesReleased", (Gauge<Integer>) () -> devicesReleased);
     }
 
     @Override
@@ -218,6 +228,7 @@ public final class GroupSchedulerFunction
 
     /** The group's scheduler, brought up to date with the plan if a decision came in since. */
     private GroupScheduler scheduler(String name, ServingPlan plan, long now, Collector<DispatchedBatch> out) {
+        countDevices(plan);
         ServingGroups.Lookup found = groups.scheduler(name, plan);
         send(found.actions(), now, out); // a placement decided before the group's first request is loaded now
         if (found.created() && restored != null) readmitRestored();
@@ -225,7 +236,16 @@ public final class GroupSchedulerFunction
     }
 
     private void update(ServingPlan plan, long now, Collector<DispatchedBatch> out) {
+        countDevices(plan);
         send(groups.update(plan), now, out);
+    }
+
+    private void countDevices(ServingPlan plan) {
+        if (plan.version() == devicesSeenAtVersion) return;
+        devicesSeenAtVersion = plan.version();
+        int released = plan.releasedDevices().size();
+        devicesReleased = released;
+        devicesHeld = plan.deviceCount() - released;
     }
 
     /** Sends the devices the loads and unloads that the plan's placement asks for. */

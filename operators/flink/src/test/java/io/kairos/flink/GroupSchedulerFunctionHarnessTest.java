@@ -191,6 +191,41 @@ class GroupSchedulerFunctionHarnessTest {
         assertThat(dropped(h)).isEmpty();
     }
 
+    /**
+     * A replica removed under a running batch: the batch was sent before the placement changed, the
+     * device unloads the model only after it (its UNLOAD follows the batch on the device's channel),
+     * and the request queued since goes to the device that stays. By hand: Triton at max batch 1
+     * and no queue delay sends r0 to device 0 and r1 to device 1 (device 0 is busy); the group then
+     * keeps device 0 only, so device 1 gets an UNLOAD of resnet50 and r2 goes to device 0. (The
+     * built-in resnet50 has no load cost: it is loaded on its first batch, with no LOAD ahead.)
+     */
+    @Test
+    void aReplicaRemovedUnderARunningBatchIsUnloadedAfterItAndTheQueueMovesToTheDevicesThatStay() throws Exception {
+        GroupSchedulerFunction f = new GroupSchedulerFunction(CATALOG, new ControlPlane(2, "triton", Map.of("max_batch", "1", "max_queue_delay_ms", "0")));
+        var h = harness(f);
+        h.processBroadcastElement(placement(1, 0, 1), 0);
+        h.processElement(in(request("r0", LONG_SLO_MS)), 0);
+        h.processElement(in(request("r1", LONG_SLO_MS)), 0);
+        h.processBroadcastElement(placement(2, 0), 0);
+        h.processElement(in(request("r2", LONG_SLO_MS)), 0);
+
+        assertThat(h.extractOutputValues()).extracting(DispatchedBatch::getAction, DispatchedBatch::getDevice, b -> ids(b)).containsExactly(
+                tuple(DeviceAction.RUN, 0, List.of("r0")),
+                tuple(DeviceAction.RUN, 1, List.of("r1")),
+                tuple(DeviceAction.UNLOAD, 1, List.of()),
+                tuple(DeviceAction.RUN, 0, List.of("r2")));
+        assertThat(dropped(h)).isEmpty();
+    }
+
+    /** The default group's devices {@code slots}, each holding resnet50. */
+    private static ControlDecision placement(long version, int... slots) {
+        List<io.kairos.schema.DevicePlacement> devices = new ArrayList<>();
+        for (int slot : slots) devices.add(io.kairos.schema.DevicePlacement.newBuilder().setDevice(slot).setModels(List.of("resnet50")).build());
+        return ControlDecision.newBuilder().setVersion(version).setIssuedAtMicros(WallClock.nowMicros()).setIssuedBy("test")
+                .setAction(io.kairos.schema.SetPlacement.newBuilder().setGroup(GROUP).setDevices(devices).build())
+                .build();
+    }
+
     @Test
     void aRequestTheSchedulerCannotQueueFailsAloneAndTheGroupGoesOnServing() throws Exception {
         // A model the scheduler's catalog lacks (admission checks against the same catalog, so

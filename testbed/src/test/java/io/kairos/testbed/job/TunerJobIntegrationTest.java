@@ -14,6 +14,7 @@ import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.tuner.TunePipelines;
 import io.kairos.jobs.tuner.TunerJob;
 import io.kairos.schema.AssignGroup;
+import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.InferenceRequest;
@@ -42,7 +43,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The tuner job beside the serving job on a real broker: a one-stage pipeline planned on one of
  * the job's four devices, for 5 requests/s; traffic at about 40 requests/s makes the tuner place
  * the stage on every device of the pool, the serving job applies the placement (its outcome names
- * the tuner job's writer), and the pipeline's requests are then served on more than one device.
+ * the tuner job's writer), and the pipeline's requests are then served on more than one device;
+ * back at about 4 requests/s, the tuner gives the devices back after its 15-s quiet time, and no
+ * request sent across either change is lost or answered twice.
  */
 class TunerJobIntegrationTest {
 
@@ -128,6 +131,51 @@ class TunerJobIntegrationTest {
                         l -> l.stream().filter(r -> r.getRequestId().startsWith("step-")).count() >= stepped, Duration.ofSeconds(60)).stream()
                         .map(InferenceResult::getRequestId).filter(id -> id.startsWith("step-")).toList();
                 assertThat(step).hasSize(stepped).doesNotHaveDuplicates();
+
+                // Back to about 4/s (one device's worth): 15 s after its change the tuner gives the
+                // replicas back (Algorithm 4), the serving job unloads the model from the devices that
+                // left the group, and every request sent meanwhile still gets its one result.
+                AtomicInteger trickled = new AtomicInteger();
+                AtomicBoolean stopTrickle = new AtomicBoolean();
+                Thread trickle = new Thread(() -> {
+                    try (TopicClient producer = new TopicClient(BROKER.get().bootstrapServers())) {
+                        while (!stopTrickle.get()) {
+                            producer.send(config.requestsTopic, InferenceRequest.class, pipelineRequest("down-" + trickled.getAndIncrement()));
+                            producer.flush();
+                            Thread.sleep(250);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "trickle");
+                trickle.start();
+                List<ControlDecision> tunerDecisions;
+                try {
+                    // The tuner's decisions: the step's (one, or two where a tick saw part of it), then the one back to a device.
+                    tunerDecisions = kafka.readUntil(config.controlTopic, ControlDecision.class,
+                            l -> l.stream().anyMatch(d -> d.getIssuedBy().equals("tuner-job") && devicesOf(d) == 1), Duration.ofSeconds(90)).stream()
+                            .filter(d -> d.getIssuedBy().equals("tuner-job")).toList();
+                    Thread.sleep(1_000); // requests on both sides of the change
+                } finally {
+                    stopTrickle.set(true);
+                    trickle.join();
+                }
+                int back = 0;
+                while (back < tunerDecisions.size() && devicesOf(tunerDecisions.get(back)) != 1) back++;
+                assertThat(back).as("a scale-down after the step's decisions %s", tunerDecisions).isBetween(1, tunerDecisions.size() - 1);
+                ControlDecision scaledDown = tunerDecisions.get(back);
+                assertThat(scaledDown.getIssuedAtMicros() - tunerDecisions.get(back - 1).getIssuedAtMicros()).as("no scale-down within 15 s of the change")
+                        .isGreaterThanOrEqualTo(15_000_000);
+                DecisionOutcome applied = kafka.readUntil(config.outcomesTopic, DecisionOutcome.class,
+                        l -> l.stream().anyMatch(o -> o.getWriter().equals("tuner-job") && o.getVersion() == scaledDown.getVersion()), Duration.ofSeconds(60)).stream()
+                        .filter(o -> o.getWriter().equals("tuner-job") && o.getVersion() == scaledDown.getVersion()).findFirst().orElseThrow();
+                assertThat(applied.getStatus()).as(applied.getReason()).isEqualTo(DecisionStatus.APPLIED);
+                int down = trickled.get();
+                List<InferenceResult> downResults = kafka.readUntil(config.resultsTopic, InferenceResult.class,
+                        l -> l.stream().filter(r -> r.getRequestId().startsWith("down-")).count() >= down, Duration.ofSeconds(60)).stream()
+                        .filter(r -> r.getRequestId().startsWith("down-")).toList();
+                assertThat(downResults.stream().map(InferenceResult::getRequestId).toList()).hasSize(down).doesNotHaveDuplicates();
+                assertThat(downResults).allSatisfy(r -> assertThat(r.getStatus()).as(r.getReason()).isIn(ResultStatus.OK, ResultStatus.LATE));
                 assertThat(serving.getJobStatus().get().isTerminalState()).isFalse();
                 assertThat(tuner.getJobStatus().get().isTerminalState()).isFalse();
             } finally {
@@ -135,6 +183,11 @@ class TunerJobIntegrationTest {
                 serving.cancel();
             }
         }
+    }
+
+    /** How many devices a tuner's placement gives its stage. */
+    private static int devicesOf(ControlDecision d) {
+        return d.getAction() instanceof io.kairos.schema.SetPlacement p ? p.getDevices().size() : -1;
     }
 
     private static InferenceRequest pipelineRequest(String id) {

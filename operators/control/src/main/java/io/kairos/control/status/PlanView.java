@@ -32,8 +32,11 @@ import java.util.TreeSet;
  *                goes to {@link #defaultGroup}
  * @param version how many changes the plan has taken ({@link ServingPlan#version})
  * @param pipelines the pipelines served, in id order
+ * @param released  the devices no group holds a model on ({@link ServingPlan#releasedDevices}): they
+ *                  cost nothing (a tuner that shrank a stage gave them back), in slot order
  */
-public record PlanView(List<Group> groups, Map<String, String> routing, String defaultGroup, long version, List<Pipeline> pipelines) {
+public record PlanView(List<Group> groups, Map<String, String> routing, String defaultGroup, long version, List<Pipeline> pipelines,
+                       List<Device> released) {
 
     /**
      * A pipeline as text: its SLO, its stages ({@code name (model)}, the entry first, then in a
@@ -123,7 +126,9 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
         }
         List<Pipeline> pipelines = new ArrayList<>();
         plan.pipelines().values().forEach(p -> pipelines.add(Pipeline.of(p)));
-        return new PlanView(List.copyOf(groups), routing, ServingPlan.DEFAULT_GROUP, plan.version(), List.copyOf(pipelines));
+        List<Device> released = new ArrayList<>();
+        for (int slot : plan.releasedDevices()) released.add(new Device(slot, false, List.of(), plan.hardwareTypeOf(slot)));
+        return new PlanView(List.copyOf(groups), routing, ServingPlan.DEFAULT_GROUP, plan.version(), List.copyOf(pipelines), List.copyOf(released));
     }
 
     /** The plan as lines of text: each group with its policy and devices, then the routing, then the pipelines. */
@@ -139,6 +144,10 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
         StringBuilder line = new StringBuilder("routing:");
         routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));
         lines.add(line.append(" every other model -> ").append(defaultGroup).toString());
+        if (!released.isEmpty()) {
+            lines.add("released (holding nothing, no cost): device" + (released.size() == 1 ? " " : "s ")
+                    + String.join(", ", released.stream().map(Device::label).toList()));
+        }
         for (Pipeline p : pipelines) {
             lines.add("pipeline " + p.id() + ": SLO p99 " + plain(p.sloP99Ms()) + " ms; stages " + String.join(", ", p.stages())
                     + (p.edges().isEmpty() ? "" : "; edges " + String.join(", ", p.edges())));

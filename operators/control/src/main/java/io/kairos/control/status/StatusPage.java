@@ -120,8 +120,15 @@ public final class StatusPage {
             }
             b.append("</tbody></table></div>\n");
         }
+        b.append("<p id=\"released\">").append(esc(releasedLine(plan))).append("</p>\n");
         b.append("<p class=\"muted\">Device figures: the last ").append(s.deviceWindowSeconds())
                 .append(" s of telemetry; a device in several groups is one device.</p></section>\n");
+    }
+
+    /** The devices that hold nothing, or that none is released. */
+    static String releasedLine(PlanView plan) {
+        if (plan.released().isEmpty()) return "Released devices: none (every device holds a model).";
+        return "Released devices (holding nothing, no cost): " + String.join(", ", plan.released().stream().map(PlanView.Device::label).toList()) + ".";
     }
 
     /** The models a group serves: those routed to it, and for the default group every model routed nowhere else. */

@@ -48,6 +48,9 @@
       div.append(table('devices', ['device', 'models', 'batches', 'requests', 'busy', 'cold starts', 'preempted'], rows));
       section.append(div);
     }
+    const released = s.plan.released || [];
+    section.append(el('p', {id: 'released'}, released.length === 0 ? 'Released devices: none (every device holds a model).'
+      : 'Released devices (holding nothing, no cost): ' + released.map(d => d.hardwareType == null ? String(d.slot) : d.slot + ' (' + d.hardwareType + ')').join(', ') + '.'));
     section.append(el('p', {class: 'muted'}, 'Device figures: the last ' + s.deviceWindowSeconds
       + ' s of telemetry; a device in several groups is one device.'));
     return section;

@@ -48,6 +48,23 @@ class PlanViewTest {
                 .contains("<td class=\"n\">1 (gpu-t4)</td>");
     }
 
+    /**
+     * A stage shrunk from devices 0 and 1 to device 0, with the default group placed on none: device
+     * 1 holds nothing and is shown released, in the text and on the page.
+     */
+    @Test
+    void aDeviceThatHoldsNothingIsShownReleased() {
+        decide("planner", 1, placement("default"), DecisionStatus.APPLIED);
+        decide("planner", 2, placement("p-a", 0, List.of("mlp"), 1, List.of("mlp")), DecisionStatus.APPLIED);
+        assertThat(PlanView.of(ledger).released()).isEmpty();
+        decide("tuner", 1, placement("p-a", 0, List.of("mlp")), DecisionStatus.APPLIED);
+
+        PlanView view = PlanView.of(ledger);
+        assertThat(view.released()).containsExactly(new PlanView.Device(1, false, List.of()));
+        assertThat(view.lines()).contains("released (holding nothing, no cost): device 1");
+        assertThat(StatusPage.releasedLine(view)).isEqualTo("Released devices (holding nothing, no cost): 1.");
+    }
+
     @Test
     void showsWhatTheAppliedDecisionsMadeAndNothingOfARejectedOne() {
         decide("planner", 1, policy("default", null, "triton", Map.of("max_queue_delay_ms", "2", "max_batch", "8")), DecisionStatus.APPLIED);

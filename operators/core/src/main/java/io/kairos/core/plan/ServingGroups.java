@@ -84,6 +84,8 @@ public final class ServingGroups {
         seenVersion = plan.version();
         List<DeviceAction> actions = new ArrayList<>();
         Map<Integer, DeviceView> before = viewsBySlot();
+        Map<String, List<DeviceView>> held = new HashMap<>();
+        for (GroupScheduler g : groups.values()) held.put(g.group(), g.devices());
         for (GroupScheduler g : groups.values()) {
             ServingPlan.GroupPolicy p = plan.policyOf(g.group());
             if (!p.equals(applied.get(g.group()))) {
@@ -94,7 +96,37 @@ public final class ServingGroups {
             }
             place(g, plan, before, actions);
         }
+        release(held, plan, actions);
         return actions;
+    }
+
+    /**
+     * Unloads from the devices that left a group the models that group placed or had loaded there
+     * and that no group of the plan keeps there now ({@link ServingPlan#keeps}): a replica the plan took
+     * away gives its memory back (a device left holding nothing is released). A batch already
+     * sent there runs first: a device takes its actions in the order they are sent.
+     */
+    private void release(Map<String, List<DeviceView>> before, ServingPlan plan, List<DeviceAction> actions) {
+        java.util.Set<String> sent = new java.util.HashSet<>();
+        for (DeviceAction a : actions) if (!a.action().load()) sent.add(a.action().device() + "/" + a.action().model());
+        for (Map.Entry<String, List<DeviceView>> e : before.entrySet()) {
+            GroupScheduler g = groups.get(e.getKey());
+            for (DeviceView left : e.getValue()) {
+                if (hasSlot(g, left.slot())) continue;
+                // What its placement put there (loaded on its first batch where the catalog gives no
+                // load cost), and what the group's picture has loaded there.
+                java.util.Set<String> there = new java.util.TreeSet<>(left.loadedModels());
+                if (left.models() != null) there.addAll(left.models());
+                for (String model : there) {
+                    if (plan.keeps(left.slot(), model) || !sent.add(left.slot() + "/" + model)) continue;
+                    // A group of this instance that has the device now forgets the model too.
+                    for (GroupScheduler other : groups.values()) {
+                        for (DeviceView d : other.devices()) if (d.slot() == left.slot()) d.unload(model);
+                    }
+                    actions.add(new DeviceAction(g.group(), GroupScheduler.ModelAction.unload(left.slot(), model)));
+                }
+            }
+        }
     }
 
     /**

@@ -191,6 +191,42 @@ public final class ServingPlan {
         version++;
     }
 
+    /**
+     * Whether some group keeps {@code model} on device {@code slot}: a group whose placement lists
+     * the model there, or a group that holds the device with every model (no placement, or a
+     * device placed without a model list) and to which the model is routed. A device loses a
+     * model from its memory when no group keeps it there (the job unloads it).
+     */
+    public boolean keeps(int slot, String model) {
+        String routed = groupOf(model);
+        for (Map.Entry<String, Map<Integer, Set<String>>> g : placement.entrySet()) {
+            if (!g.getValue().containsKey(slot)) continue;
+            Set<String> models = g.getValue().get(slot);
+            if (models == null ? routed.equals(g.getKey()) : models.contains(model)) return true;
+        }
+        // The default group without a placement holds every device with every model.
+        return routed.equals(DEFAULT_GROUP) && !placement.containsKey(DEFAULT_GROUP);
+    }
+
+    /**
+     * The devices no serving group holds a model on: released, they cost nothing. A device is
+     * held by a group that places models on it, or that holds it with every model while some model
+     * is routed to the group (the default group: while some model of the catalog is not routed
+     * elsewhere, or always without a catalog). In slot order.
+     */
+    public List<Integer> releasedDevices() {
+        Set<String> serving = new java.util.HashSet<>(groupOfModel.values());
+        if (catalog == null || catalog.names().stream().anyMatch(m -> groupOf(m).equals(DEFAULT_GROUP))) serving.add(DEFAULT_GROUP);
+        boolean[] held = new boolean[deviceCount];
+        if (!placement.containsKey(DEFAULT_GROUP) && serving.contains(DEFAULT_GROUP)) java.util.Arrays.fill(held, true);
+        placement.forEach((group, devices) -> devices.forEach((slot, models) -> {
+            if (models == null ? serving.contains(group) : !models.isEmpty()) held[slot] = true;
+        }));
+        List<Integer> released = new ArrayList<>();
+        for (int slot = 0; slot < deviceCount; slot++) if (!held[slot]) released.add(slot);
+        return released;
+    }
+
     /** A group's policy, its parameters and its models' batching tables. */
     public GroupPolicy policyOf(String group) {
         GroupPolicy p = policies.getOrDefault(group, new GroupPolicy(defaultPolicy, defaultParams));

@@ -106,4 +106,31 @@ class ServingGroupsTest {
         assertThat(actions).containsExactly(new ServingGroups.DeviceAction("b", GroupScheduler.ModelAction.load(0, "D")));
         assertThat(a.devices()).extracting(DeviceView::slot).containsExactly(1);
     }
+
+    @Test
+    void aReplicaTakenAwayUnloadsWhatNoGroupKeepsThereAndIsReleased() {
+        plan.place("g", Map.of(0, Set.of("C"), 1, Set.of("C")));
+        plan.assign("C", "g");
+        GroupScheduler g = groups.scheduler("g", plan).scheduler();
+        g.admit(req("c1", "C", 0));
+        g.schedule(0); // on device 0, until 2 ms
+        assertThat(plan.releasedDevices()).as("the default group still holds both, for D").isEmpty();
+
+        // Replica 1 goes: nothing keeps C there (the default group holds the device with every
+        // model, but C is routed to g), so C is unloaded from it.
+        plan.place("g", Map.of(0, Set.of("C")));
+        assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.unload(1, "C")));
+        assertThat(g.devices().get(0).freeAtMicros()).as("the replica that stays keeps its batch").isEqualTo(2_000);
+        assertThat(plan.keeps(1, "C")).isFalse();
+        assertThat(plan.keeps(1, "D")).as("routed to the default group").isTrue();
+
+        // With the default group placed on no device, device 1 holds nothing: released.
+        plan.place(ServingPlan.DEFAULT_GROUP, Map.of());
+        assertThat(plan.releasedDevices()).containsExactly(1);
+        // Replica 0 goes to a group that keeps C there too: nothing to unload.
+        plan.place("h", Map.of(0, Set.of("C", "D")));
+        plan.place("g", Map.of(1, Set.of("C")));
+        assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.load(1, "C")));
+        assertThat(plan.releasedDevices()).isEmpty();
+    }
 }
