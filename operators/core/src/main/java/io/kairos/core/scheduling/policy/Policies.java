@@ -22,6 +22,7 @@ public final class Policies {
             entry(SmdpPolicy.NAME, SmdpPolicy::new),
             entry(StaticBatchPolicy.NAME, StaticBatchPolicy::new),
             entry(WorkConservingPolicy.NAME, WorkConservingPolicy::new),
+            entry(AgentPolicy.RL, AgentPolicy::rl),
             entry(AgentPolicy.RANDOM, AgentPolicy::random));
 
     private Policies() {}
