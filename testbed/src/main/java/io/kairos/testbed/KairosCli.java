@@ -10,6 +10,7 @@ import io.kairos.testbed.experiment.ExperimentCommand;
 import io.kairos.testbed.faults.CheckResultsCommand;
 import io.kairos.testbed.fidelity.FidelityCommand;
 import io.kairos.testbed.profile.EfficiencyCommand;
+import io.kairos.testbed.rl.RlCommand;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -38,7 +39,7 @@ public final class KairosCli {
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Kairos());
         for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(), new OverloadCommand(), new TunerReactionCommand(),
-                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new ProbeCommand(), new SandboxCommand(), new DocsCommand()}) {
+                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new ProbeCommand(), new SandboxCommand(), new DocsCommand(), new RlCommand()}) {
             cl.addSubcommand(command);
         }
         return Kairos.withErrorHandling(cl, out, err);

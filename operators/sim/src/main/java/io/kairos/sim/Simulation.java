@@ -8,6 +8,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.workload.Workload;
 
@@ -66,6 +67,7 @@ public final class Simulation {
     private final LatencyEstimator.Settings learnLatency;
     private final Delay dispatchDelay;
     private final boolean preemption;
+    private final java.util.function.Function<String, SchedulingPolicy> policies;
     private final long seed;
 
     private Simulation(Builder b) {
@@ -91,6 +93,7 @@ public final class Simulation {
         this.learnLatency = b.learnLatency;
         this.dispatchDelay = b.dispatchDelay;
         this.preemption = b.preemption;
+        this.policies = b.policies;
         this.seed = b.seed;
     }
 
@@ -200,6 +203,11 @@ public final class Simulation {
         return seed;
     }
 
+    /** The policy object for a policy name of the plan. */
+    java.util.function.Function<String, SchedulingPolicy> policies() {
+        return policies;
+    }
+
     public static final class Builder {
         private final ModelCatalog catalog;
         private List<Set<String>> placement = Collections.nCopies(1, null);
@@ -222,6 +230,7 @@ public final class Simulation {
         private LatencyEstimator.Settings learnLatency = LatencyEstimator.Settings.DEFAULT;
         private Delay dispatchDelay = Delay.NONE;
         private boolean preemption = true;
+        private java.util.function.Function<String, SchedulingPolicy> policies = Policies::create;
         private long seed = 1;
 
         private Builder(ModelCatalog catalog) {
@@ -403,6 +412,16 @@ public final class Simulation {
         /** Whether a policy may abort a running batch (default yes: a simulated device can). */
         public Builder preemption(boolean allowed) {
             this.preemption = allowed;
+            return this;
+        }
+
+        /**
+         * Where each run's policy objects come from, by the plan's policy names (default the
+         * registry, {@link Policies#create}): a learning environment hands in, under a registry
+         * name, a policy of its own whose decisions come from outside; called once per group and run.
+         */
+        public Builder policies(java.util.function.Function<String, SchedulingPolicy> byName) {
+            this.policies = byName;
             return this;
         }
 

@@ -119,7 +119,7 @@ final class SimulationRun {
         this.source = sim.load().start(root.split().nextLong(), sim.durationMicros());
         this.plan = sim.newPlan();
         this.ledger = new DecisionLedger(plan);
-        this.groups = new ServingGroups(sim.catalog(), sim.preemption(), sim.learnLatency());
+        this.groups = new ServingGroups(sim.catalog(), sim.preemption(), sim.learnLatency(), sim.policies());
         this.decisions = sim.decisions();
         this.controller = sim.newController();
         gpus = new SimulatedGpu[sim.deviceCount()];

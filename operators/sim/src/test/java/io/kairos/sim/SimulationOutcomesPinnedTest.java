@@ -31,6 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * them) below capacity and past it; and a mixed one (four models with their own SLOs on six
  * devices with different placements, bursty arrivals, noisy devices, hand-over delays and cold
  * starts, every policy with its defaults), which takes the paths the first one does not.
+ *
+ * <p>The {@code rl} rows run the committed policy network: a network trained anew is pinned anew.
  */
 class SimulationOutcomesPinnedTest {
 
@@ -47,6 +49,8 @@ class SimulationOutcomesPinnedTest {
             " 2000, static,          ok=1968 late=24 dropped=5082 batches=251 preemptions=0 busy=2083805 fates=8010 checksum=65cf0df984fb42e1",
             " 2000, triton,          ok=7074 late=0 dropped=0 batches=6778 preemptions=0 busy=18547572 fates=8010 checksum=47d8a5330b8d9ee9",
             " 2000, work-conserving, ok=7074 late=0 dropped=0 batches=7073 preemptions=0 busy=19091554 fates=8010 checksum=bed2bc9665297990",
+            " 2000, random,          ok=1800 late=5274 dropped=0 batches=7287 preemptions=0 busy=11825162 fates=8010 checksum=1d6bafba1a60d1dd",
+            " 2000, rl,              ok=7074 late=0 dropped=0 batches=6912 preemptions=0 busy=18769988 fates=8010 checksum=62d787e0f3c53ff9",
             " 6000, clockwork,       ok=21034 late=0 dropped=0 batches=13319 preemptions=0 busy=42000000 fates=24019 checksum=21d35c65c8ff1576",
             " 6000, edf,             ok=15554 late=0 dropped=5480 batches=15986 preemptions=0 busy=42000000 fates=24019 checksum=6037b48e98a9d10b",
             " 6000, fifo,            ok=15554 late=0 dropped=5480 batches=15986 preemptions=0 busy=42000000 fates=24019 checksum=6037b48e98a9d10b",
@@ -56,6 +60,8 @@ class SimulationOutcomesPinnedTest {
             " 6000, static,          ok=9011 late=52 dropped=11971 batches=1137 preemptions=0 busy=9442678 fates=24019 checksum=a5203bedcfe390af",
             " 6000, triton,          ok=21034 late=0 dropped=0 batches=12315 preemptions=0 busy=42000000 fates=24019 checksum=fc5a3b727a4c3af",
             " 6000, work-conserving, ok=21034 late=0 dropped=0 batches=13299 preemptions=0 busy=42000000 fates=24019 checksum=6d49ce8331e1e163",
+            " 6000, random,          ok=1753 late=19281 dropped=0 batches=22357 preemptions=0 busy=17924252 fates=24019 checksum=ede1896345e424da",
+            " 6000, rl,              ok=21034 late=0 dropped=0 batches=13329 preemptions=0 busy=42000000 fates=24019 checksum=3f3fa8191581548d",
             "12000, clockwork,       ok=26781 late=0 dropped=15298 batches=11184 preemptions=0 busy=42000000 fates=48071 checksum=49265fc27069e857",
             "12000, edf,             ok=15559 late=0 dropped=26520 batches=15991 preemptions=0 busy=42000000 fates=48071 checksum=115bb021d58b1cd2",
             "12000, fifo,            ok=15559 late=0 dropped=26520 batches=15991 preemptions=0 busy=42000000 fates=48071 checksum=115bb021d58b1cd2",
@@ -65,6 +71,8 @@ class SimulationOutcomesPinnedTest {
             "12000, static,          ok=22469 late=132 dropped=19478 batches=2839 preemptions=0 busy=23567359 fates=48071 checksum=6cdd76db53443f95",
             "12000, triton,          ok=16011 late=16072 dropped=9996 batches=7397 preemptions=0 busy=42000000 fates=48071 checksum=a936507bd36960d7",
             "12000, work-conserving, ok=15569 late=0 dropped=26510 batches=15983 preemptions=0 busy=42000000 fates=48071 checksum=47d42cb4259dcc71",
+            "12000, random,          ok=1815 late=40264 dropped=0 batches=44435 preemptions=0 busy=22176663 fates=48071 checksum=44c2f620253eb563",
+            "12000, rl,              ok=13523 late=14137 dropped=14419 batches=10777 preemptions=0 busy=42000000 fates=48071 checksum=954552ed635ff9a8",
     })
     void azure(int rate, String policy, String expected) {
         assertThat(outcomes(AzureRuns.simulation(policy, AzureRuns.workload(rate, 1), 4_000_000, 500_000))).isEqualTo(expected);
@@ -131,6 +139,8 @@ class SimulationOutcomesPinnedTest {
             "static,          ok=18285 late=1997 dropped=3119 batches=2536 preemptions=0 busy=15842175 fates=26828 checksum=356ee6b8a0133527",
             "triton,          ok=13186 late=2320 dropped=7895 batches=2276 preemptions=0 busy=19779809 fates=26828 checksum=8551fc8bae87e3f2",
             "work-conserving, ok=20169 late=334 dropped=2898 batches=5732 preemptions=0 busy=20054405 fates=26828 checksum=45976b247faa0770",
+            "random,          ok=3067 late=7759 dropped=12575 batches=6908 preemptions=0 busy=20118149 fates=26828 checksum=6fe61265d69cc59c",
+            "rl,              ok=19185 late=1074 dropped=3142 batches=6079 preemptions=0 busy=19937387 fates=26828 checksum=55423ceaf31bd12e",
     })
     void mixed(String policy, String expected) {
         Set<String> vision = Set.of("resnet50", "googlenet");

@@ -37,14 +37,20 @@ public record Settings(double durationSeconds, double warmupSeconds, int seeds, 
     }
 
     /**
-     * Every registered policy but {@code smdp}, invoked on events: what an experiment runs unless told
-     * otherwise. {@code smdp} serves from tables that control decisions deliver; without them it is
-     * {@code work-conserving} again ({@code experiment smdp} runs it with its tables).
+     * Every registered policy but {@code smdp}, {@code rl} and {@code random}, invoked on events:
+     * what an experiment runs unless told otherwise. {@code smdp} serves from tables that control
+     * decisions deliver; without them it is {@code work-conserving} again ({@code experiment smdp}
+     * runs it with its tables). {@code rl} and {@code random} are the RL thesis' agents, invoked
+     * every 1 ms as the thesis does, and its network is trained on one workload: asked for by name
+     * ({@code --policies}).
      */
     public static Settings of(double durationSeconds, double warmupSeconds, int seeds) {
-        List<String> policies = Policies.names().stream().filter(p -> !p.equals("smdp")).toList();
+        List<String> policies = Policies.names().stream().filter(p -> !NOT_BY_DEFAULT.contains(p)).toList();
         return new Settings(durationSeconds, warmupSeconds, seeds, policies, Invocation.onEvents());
     }
+
+    /** Registered policies an experiment runs only when asked for by name. */
+    static final java.util.Set<String> NOT_BY_DEFAULT = java.util.Set.of("smdp", "rl", "random");
 
     public Settings withSeeds(int n) {
         return new Settings(durationSeconds, warmupSeconds, n, policies, invocation, tritonGrid);

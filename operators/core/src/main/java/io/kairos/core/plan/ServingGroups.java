@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The serving groups that one engine instance runs, kept in step with a {@link ServingPlan}: each
@@ -28,6 +29,7 @@ public final class ServingGroups {
     private final ModelCatalog catalog;
     private final boolean preemption;
     private final LatencyEstimator.Settings learnLatency;
+    private final Function<String, SchedulingPolicy> policies;
     // In creation order, so that an engine that walks them (the simulator) does so deterministically.
     private final Map<String, GroupScheduler> groups = new LinkedHashMap<>();
     private final Map<String, ServingPlan.GroupPolicy> applied = new HashMap<>();
@@ -40,9 +42,19 @@ public final class ServingGroups {
      *                     ({@link GroupScheduler#learnLatency}); null: never
      */
     public ServingGroups(ModelCatalog catalog, boolean preemption, LatencyEstimator.Settings learnLatency) {
+        this(catalog, preemption, learnLatency, Policies::create);
+    }
+
+    /**
+     * @param policies the policy object for a policy name of the plan ({@link Policies#create} in the
+     *                 job): where a simulation hands in an object of its own under a registry name,
+     *                 e.g. an agent being trained whose decisions come from outside
+     */
+    public ServingGroups(ModelCatalog catalog, boolean preemption, LatencyEstimator.Settings learnLatency, Function<String, SchedulingPolicy> policies) {
         this.catalog = catalog;
         this.preemption = preemption;
         this.learnLatency = learnLatency;
+        this.policies = policies;
     }
 
     /** A model to load on, or unload from, a device of a serving group, because the plan changed. */
@@ -61,7 +73,7 @@ public final class ServingGroups {
         GroupScheduler g = groups.get(group);
         if (g != null) return new Lookup(g, false, actions);
         ServingPlan.GroupPolicy p = plan.policyOf(group);
-        g = new GroupScheduler(group, catalog, List.of(), p.configure(group));
+        g = new GroupScheduler(group, catalog, List.of(), ConfiguredPolicy.of(group, policies.apply(p.policy()), p.params(), p.tables()));
         g.allowPreemption(preemption);
         g.learnLatency(learnLatency);
         applied.put(group, p);
@@ -90,7 +102,7 @@ public final class ServingGroups {
             ServingPlan.GroupPolicy p = plan.policyOf(g.group());
             if (!p.equals(applied.get(g.group()))) {
                 // The same policy keeps its object, with whatever it holds beyond its parameters.
-                SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : Policies.create(p.policy());
+                SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : policies.apply(p.policy());
                 g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params(), p.tables()));
                 applied.put(g.group(), p);
             }

@@ -112,6 +112,12 @@ public final class ParamReader {
         return raw != null && raw.trim().equalsIgnoreCase(word);
     }
 
+    /** The value as it is set (surrounding blanks removed), or {@code fallback} when not set: a name, a file. */
+    public String text(String key, String fallback) {
+        String raw = raw(key);
+        return raw == null ? fallback : raw.trim();
+    }
+
     /** Whether the parameter is set at all (for the group, or for this reader's model or its group). */
     public boolean isSet(String key) {
         return raw(key) != null;

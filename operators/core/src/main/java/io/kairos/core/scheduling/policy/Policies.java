@@ -4,6 +4,7 @@ import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.SchedulingPolicy;
+import io.kairos.core.scheduling.learned.AgentPolicy;
 
 import java.util.List;
 import java.util.Map;
@@ -11,18 +12,24 @@ import java.util.function.Supplier;
 
 /** Every scheduling policy by the name that configuration and control decisions use. */
 public final class Policies {
-    private static final Map<String, Supplier<SchedulingPolicy>> BY_NAME = Map.of(
-            ClockworkPolicy.NAME, ClockworkPolicy::new,
-            DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new,
-            FlexPolicy.NAME, FlexPolicy::new,
-            KairosPolicy.NAME, KairosPolicy::new,
-            OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo,
-            OneAtATimePolicy.EDF, OneAtATimePolicy::edf,
-            SmdpPolicy.NAME, SmdpPolicy::new,
-            StaticBatchPolicy.NAME, StaticBatchPolicy::new,
-            WorkConservingPolicy.NAME, WorkConservingPolicy::new);
+    private static final Map<String, Supplier<SchedulingPolicy>> BY_NAME = Map.ofEntries(
+            entry(ClockworkPolicy.NAME, ClockworkPolicy::new),
+            entry(DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new),
+            entry(FlexPolicy.NAME, FlexPolicy::new),
+            entry(KairosPolicy.NAME, KairosPolicy::new),
+            entry(OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo),
+            entry(OneAtATimePolicy.EDF, OneAtATimePolicy::edf),
+            entry(SmdpPolicy.NAME, SmdpPolicy::new),
+            entry(StaticBatchPolicy.NAME, StaticBatchPolicy::new),
+            entry(WorkConservingPolicy.NAME, WorkConservingPolicy::new),
+            entry(AgentPolicy.RL, AgentPolicy::rl),
+            entry(AgentPolicy.RANDOM, AgentPolicy::random));
 
     private Policies() {}
+
+    private static Map.Entry<String, Supplier<SchedulingPolicy>> entry(String name, Supplier<SchedulingPolicy> make) {
+        return Map.entry(name, make);
+    }
 
     public static SchedulingPolicy create(String name) {
         Supplier<SchedulingPolicy> make = BY_NAME.get(name);

@@ -108,7 +108,7 @@ class BaselinePoliciesTest {
 
     @Test
     void everyPolicyIsKnownByName() {
-        assertThat(Policies.names()).containsExactly("clockwork", "edf", "fifo", "flex", "kairos", "smdp", "static", "triton", "work-conserving");
+        assertThat(Policies.names()).containsExactly("clockwork", "edf", "fifo", "flex", "kairos", "random", "rl", "smdp", "static", "triton", "work-conserving");
         for (String name : Policies.names()) assertThat(Policies.create(name).name()).isEqualTo(name);
     }
 }

@@ -1,0 +1,92 @@
+package io.kairos.sim.learning;
+
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.Request;
+import io.kairos.core.scheduling.DeviceView;
+import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.learned.AgentPolicy;
+import io.kairos.schema.ResultStatus;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * RF1, RF2 and RF3 on hand-made steps with ResNet50 (tau(b) = 0.8 b + 1.9 ms: tau(1) = 2.7,
+ * tau(4) = 5.1 ms), so the early positive reward per request is 2 * 2.7 = 5.4 and the correction
+ * for a late or dropped request -3 * 5.4 = -16.2.
+ */
+class RewardMeterTest {
+    private static final String R = ModelCatalog.instanceName("resnet50", 0);
+
+    private static GroupScheduler group(DeviceView d) {
+        return new GroupScheduler("g", ModelCatalog.builtIn(), List.of(d), AgentPolicy.random(), PolicyParams.NONE);
+    }
+
+    /** A batch of 4 at time 0 on an idle device, ending at 5.1 ms; request "late" has a 4 ms deadline. */
+    private static double[] batchOfFour(Reward reward) {
+        DeviceView d = new DeviceView(0, null);
+        GroupScheduler g = group(d);
+        g.admit(new Request("late", R, 0, 4_000, null));
+        for (int i = 0; i < 3; i++) g.admit(new Request("r" + i, R, 0, 20_000, null));
+        Dispatch batch = g.dispatch(R, 4, d, 0);
+        RewardMeter meter = new RewardMeter(reward);
+        meter.applied(0, g, d, List.of(batch));
+        double atStep = meter.take();
+        // The batch ends at 5.1 ms: three within their SLO, "late" after its deadline.
+        for (Request r : batch.requests()) meter.onFate(r, r.id().equals("late") ? ResultStatus.LATE : ResultStatus.OK, 5_100, 4);
+        double atFates = meter.take();
+        return new double[] {atStep, atFates, meter.ok(), meter.late(), meter.dropped(), meter.total()};
+    }
+
+    @Test
+    void rf2GivesEachRequestItsShareAndTheEarlyRewardThenTheCorrection() {
+        // Share of tau(4): 5.1 / 4 = 1.275 each. Predicted end 5.1 ms: within 20 ms for three
+        // (+5.4 each), past 4 ms for "late" (no early positive): 3 * (5.4 - 1.275) - 1.275 = 11.1.
+        // Then "late" ends late: -3 * 5.4 = -16.2.
+        double[] r = batchOfFour(Reward.RF2);
+        assertThat(r[0]).isCloseTo(11.1, within(1e-9));
+        assertThat(r[1]).isCloseTo(-16.2, within(1e-9));
+        assertThat(r[2]).isEqualTo(3);
+        assertThat(r[3]).isEqualTo(1);
+        assertThat(r[5]).isCloseTo(11.1 - 16.2, within(1e-9));
+    }
+
+    @Test
+    void rf3AddsTheGpuTermOnTheWorkBookedAfterTheAction() {
+        // As RF2, and the device has 5.1 ms booked after the step: -0.1 * 5.1 = -0.51 -> 10.59.
+        double[] r = batchOfFour(Reward.RF3);
+        assertThat(r[0]).isCloseTo(10.59, within(1e-9));
+        assertThat(r[1]).isCloseTo(-16.2, within(1e-9));
+    }
+
+    @Test
+    void rf1CountsOnlyOutcomes() {
+        // Nothing at the step; +1 three times, -1 once.
+        double[] r = batchOfFour(Reward.RF1);
+        assertThat(r[0]).isEqualTo(0);
+        assertThat(r[1]).isEqualTo(2);
+    }
+
+    @Test
+    void aWaitCostsOnlyTheBookedWorkAndADroppedRequestTheCorrection() {
+        // A wait (no batch) with 3 ms booked: RF3 -0.3, RF2 0. A dropped request: RF2 and RF3
+        // -16.2, RF1 -1.
+        DeviceView d = new DeviceView(0, null);
+        GroupScheduler g = group(d);
+        d.book(0, 3_000);
+        Request r = new Request("x", R, 0, 2_000, null);
+        for (Reward reward : Reward.values()) {
+            RewardMeter meter = new RewardMeter(reward);
+            meter.applied(0, g, d, List.of());
+            assertThat(meter.take()).as(reward.name()).isCloseTo(reward == Reward.RF3 ? -0.3 : 0, within(1e-9));
+            meter.onFate(r, ResultStatus.DROPPED, 1_000, 0);
+            assertThat(meter.take()).as(reward.name()).isCloseTo(reward == Reward.RF1 ? -1 : -16.2, within(1e-9));
+            assertThat(meter.dropped()).isEqualTo(1);
+        }
+    }
+}

@@ -1,0 +1,73 @@
+"""Unit tests of the trainer's pieces that need no environment: the network file round trip, the
+numpy rollout against torch, the episode schedule.
+
+    cd testbed/rl && python3 -m unittest test_rl
+"""
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+import kairos_env as ke
+import network_file
+import train
+
+
+class NetworkFileTest(unittest.TestCase):
+    def test_the_file_computes_what_the_actor_computes(self):
+        torch.manual_seed(3)
+        model = train.ActorCritic(16)
+        for p in model.actor.parameters():
+            p.data.normal_(0, 0.3)
+        with tempfile.TemporaryDirectory() as d:
+            train.export(model, d)
+            net = network_file.read(os.path.join(d, "policy.krln"))
+            # 25*4 (scale, offset) + 12 header + 4 count + 3 * 8 layer headers + weights and biases
+            size = os.path.getsize(os.path.join(d, "policy.krln"))
+            self.assertEqual(size, 12 + 200 + 4 + 24 + 4 * (16 * 25 + 16 + 16 * 16 + 16 + 84 * 16 + 84))
+        state = np.random.default_rng(1).random(ke.STATE_SIZE).astype(np.float32) * 30
+        with torch.no_grad():
+            logits, _ = model(torch.from_numpy(state[None, :]))
+        np.testing.assert_allclose(network_file.evaluate(net, state), logits.numpy()[0], atol=1e-5)
+
+    def test_a_file_with_another_magic_is_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x.krln")
+            open(path, "wb").write(b"ONNX....")
+            with self.assertRaisesRegex(ValueError, "not a policy network"):
+                network_file.read(path)
+
+
+class RolloutTest(unittest.TestCase):
+    def test_numpy_log_probability_and_value_equal_torchs(self):
+        torch.manual_seed(0)
+        model = train.ActorCritic(32)
+        for p in model.actor.parameters():
+            p.data.normal_(0, 0.5)
+        rng = np.random.default_rng(0)
+        s = (rng.random((6, ke.STATE_SIZE)) * 20).astype(np.float32)
+        mask = rng.random((6, ke.MASK_SIZE)) < 0.6
+        m = mask.reshape(6, ke.SLOTS, ke.CHOICES)
+        m[..., 0] = True
+        m[..., 2] = True
+        infer, batch, lp, v = train.Rollout(model, rng).act(s, mask)
+        # Sampled choices are allowed ones.
+        self.assertTrue(np.all(np.take_along_axis(m[..., :2], infer[..., None], -1)))
+        self.assertTrue(np.all(np.take_along_axis(m[..., 2:], batch[..., None], -1)))
+        with torch.no_grad():
+            logits, vt = model(torch.from_numpy(s))
+            lpt, _ = train.log_prob_and_entropy(logits, torch.from_numpy(mask), torch.from_numpy(infer), torch.from_numpy(batch))
+        np.testing.assert_allclose(lp, lpt.numpy(), atol=1e-4)
+        np.testing.assert_allclose(v, vt.numpy(), atol=1e-5)
+
+
+class ScheduleTest(unittest.TestCase):
+    def test_episodes_double_every_other_one_up_to_60000(self):
+        self.assertEqual([train.episode_length(e) for e in range(12)],
+                         [3000, 3000, 6000, 6000, 12000, 12000, 24000, 24000, 48000, 48000, 60000, 60000])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,151 @@
+package io.kairos.testbed.rl;
+
+import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.learned.RandomAgent;
+import io.kairos.core.scheduling.learned.StateEncoder;
+import io.kairos.sim.Simulation;
+import io.kairos.sim.learning.Reward;
+import io.kairos.sim.learning.SchedulingEnvironment;
+import io.kairos.testbed.experiment.LowSloExperiment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code rl}: the RL thesis' training environment over the simulator ({@link SchedulingEnvironment})
+ * for a learner in another process ({@code env}, over a pipe), and its speed ({@code bench}).
+ * The setup is the thesis' low-SLO workload: ResNet50 instances sharing a rate, Poisson each.
+ */
+@Command(name = "rl", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "The learned scheduler's training environment: served over a pipe to a trainer (env), or timed (bench).",
+        subcommands = {RlCommand.Env.class, RlCommand.Bench.class})
+public class RlCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 0;
+    }
+
+    /** The workload and devices of an environment, and its reward. */
+    static final class Setup {
+        @Option(names = "--models", paramLabel = "N", description = "ResNet50 instances, each its own queue (default: ${DEFAULT-VALUE}).")
+        int models = 48;
+
+        @Option(names = "--rate", paramLabel = "R", description = "Requests per second over all instances, Poisson each (default: ${DEFAULT-VALUE}).")
+        double rate = 2400;
+
+        @Option(names = "--slo-ms", paramLabel = "MS", description = "SLO of every request (default: ${DEFAULT-VALUE}).")
+        double sloMs = 24;
+
+        @Option(names = "--devices", paramLabel = "N", description = "Simulated devices, each holding every instance (default: ${DEFAULT-VALUE}).")
+        int devices = 6;
+
+        @Option(names = "--reward", paramLabel = "RF", description = "Reward function: rf1, rf2 or rf3 (default: ${DEFAULT-VALUE}).")
+        String reward = "rf3";
+
+        @Option(names = "--param", paramLabel = "KEY=VALUE", description = "Group parameter, repeatable, e.g. shed_early=false.")
+        Map<String, String> params = new LinkedHashMap<>();
+
+        SchedulingEnvironment environment() {
+            if (models < 1 || devices < 1 || !(rate > 0) || !(sloMs > 0)) {
+                throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
+            }
+            Simulation.Builder b = LowSloExperiment.setup(models, rate, sloMs).devices(devices);
+            return new SchedulingEnvironment(b, PolicyParams.of(params), Reward.parse(reward));
+        }
+    }
+
+    @Command(name = "env", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Serve the environment on standard input and output, in the binary protocol docs/learned-policy.md describes (for the trainer).")
+    static final class Env implements Callable<Integer> {
+        @CommandLine.Mixin
+        Setup setup = new Setup();
+
+        @Override
+        public Integer call() throws Exception {
+            SchedulingEnvironment env = setup.environment();
+            // The protocol owns standard output: anything else printed goes to standard error.
+            FileOutputStream stdout = new FileOutputStream(FileDescriptor.out);
+            System.setOut(System.err);
+            new EnvPipe(env, new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16), new BufferedOutputStream(stdout, 1 << 16)).serve();
+            return 0;
+        }
+    }
+
+    @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Environment steps per second, in process, with the thesis' random agent choosing: several runs and their median.")
+    static final class Bench implements Callable<Integer> {
+        @CommandLine.Mixin
+        Setup setup = new Setup();
+
+        @Option(names = "--steps", paramLabel = "N", description = "Steps per run (an episode) (default: ${DEFAULT-VALUE}).")
+        int steps = 60_000;
+
+        @Option(names = "--runs", paramLabel = "N", description = "Timed runs, after one untimed warm-up run (default: ${DEFAULT-VALUE}).")
+        int runs = 5;
+
+        @Option(names = "--agent", paramLabel = "A", description = "Who chooses: random (the thesis' random agent, which books work without end) "
+                + "or urgent (the most urgent slot's largest batch when the device has under 5 ms booked, a trained policy's working point) (default: ${DEFAULT-VALUE}).")
+        String agent = "urgent";
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            SchedulingEnvironment env = setup.environment();
+            double[] perSecond = new double[runs];
+            for (int run = -1; run < runs; run++) {
+                SchedulingEnvironment.Learner learner = learner(run + 2);
+                long start = System.nanoTime();
+                SchedulingEnvironment.Episode e = env.run(run + 2, steps, learner);
+                double s = (System.nanoTime() - start) / 1e9;
+                if (run < 0) continue;
+                perSecond[run] = e.steps() / s;
+                out.printf(Locale.ROOT, "run %d: %d steps in %.2f s: %,.0f steps/s (attainment %.1f %%)%n", run + 1, e.steps(), s, perSecond[run], 100 * e.attainment());
+            }
+            double[] sorted = perSecond.clone();
+            Arrays.sort(sorted);
+            double median = runs % 2 == 1 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
+            out.printf(Locale.ROOT, "median: %,.0f steps/s over %d runs (%d models, %.0f req/s, SLO %.0f ms, %d devices, %s agent)%n",
+                    median, runs, setup.models, setup.rate, setup.sloMs, setup.devices, agent);
+            return 0;
+        }
+
+        private SchedulingEnvironment.Learner learner(long seed) {
+            if (agent.equals("random")) {
+                RandomAgent random = new RandomAgent(seed);
+                return (state, mask, reward, action) -> random.act(state, mask, action);
+            }
+            if (!agent.equals("urgent")) throw new IllegalArgumentException("--agent must be random or urgent, got '" + agent + "'");
+            return (state, mask, reward, action) -> {
+                Arrays.fill(action, 0);
+                if (mask[1] && state[StateEncoder.STATE_SIZE - 1] < 5) {
+                    action[0] = 1;
+                    for (int k = StateEncoder.BATCH_SIZES.length - 1; k >= 0; k--) {
+                        if (mask[2 + k]) {
+                            action[1] = k;
+                            break;
+                        }
+                    }
+                }
+            };
+        }
+    }
+}
