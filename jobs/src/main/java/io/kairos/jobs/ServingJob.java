@@ -14,6 +14,7 @@ import io.kairos.flink.AdmitHops;
 import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AdvancePipelines;
 import io.kairos.flink.AsyncInference;
+import io.kairos.flink.CoalesceReports;
 import io.kairos.flink.ControlPlane;
 import io.kairos.flink.DeviceSlotPartitioner;
 import io.kairos.flink.EmitResults;
@@ -535,14 +536,32 @@ public final class ServingJob {
         }
         // One writer per device, chained to the bound.
         results.sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);
-        // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
-        executed.getSideOutput(EmitResults.TELEMETRY)
-                .sinkTo(endpoints.telemetry()).name("telemetry").uid("telemetry").setParallelism(1);
-        // One report writer per device, chained to it: a report leaves as soon as its batch is done.
-        if (endpoints.closedLoop()) {
-            executed.getSideOutput(EmitResults.REPORTS)
-                    .sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
+        // One telemetry writer: a record per batch (or per gathering of a device's batches) is
+        // little traffic, and every Kafka producer is a thread.
+        DataStream<BatchTelemetry> telemetry = executed.getSideOutput(EmitResults.TELEMETRY);
+        if (coalescesReports()) {
+            // Gathered per device, chained to its results, before the one writer.
+            telemetry = telemetry.transform("gather telemetry", new AvroTypeInfo<>(BatchTelemetry.class),
+                            new CoalesceReports<>(config.reportCoalesceMicros, config.reportCoalesceBatches, CoalesceReports.TELEMETRY))
+                    .uid("gather-telemetry").setParallelism(config.devices);
         }
+        telemetry.sinkTo(endpoints.telemetry()).name("telemetry").uid("telemetry").setParallelism(1);
+        // One report writer per device, chained to it: a report leaves as soon as its batch is done,
+        // or, gathered, with the others of its interval.
+        if (endpoints.closedLoop()) {
+            DataStream<DeviceReport> reports = executed.getSideOutput(EmitResults.REPORTS);
+            if (coalescesReports()) {
+                reports = reports.transform("gather device reports", new AvroTypeInfo<>(DeviceReport.class),
+                                new CoalesceReports<>(config.reportCoalesceMicros, config.reportCoalesceBatches, CoalesceReports.REPORTS))
+                        .uid("gather-device-reports").setParallelism(config.devices);
+            }
+            reports.sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
+        }
+    }
+
+    /** Whether each device gathers its reports and telemetry into fewer records (off: a record of each per batch, no operator). */
+    boolean coalescesReports() {
+        return config.reportCoalesceMicros > 0 && config.reportCoalesceBatches > 1;
     }
 
     /**
