@@ -11,6 +11,8 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
+import org.apache.avro.specific.SpecificRecord;
+
 import java.io.Serializable;
 import java.util.List;
 
@@ -29,39 +31,52 @@ import java.util.List;
  *
  * @param <T> the record: {@link DeviceReport} or {@link BatchTelemetry}
  */
-public final class CoalesceReports<T> extends AbstractStreamOperator<T> implements OneInputStreamOperator<T, T> {
+public final class CoalesceReports<T extends SpecificRecord> extends AbstractStreamOperator<T> implements OneInputStreamOperator<T, T> {
     /** How records of one kind are gathered into one and which may share it. */
-    public interface Gathering<T> extends Serializable {
+    public interface Gathering<T extends SpecificRecord> extends Serializable {
+        /** The record's class, for the operator's codec. */
+        Class<T> type();
+
         /** Records of different keys never share a gathering. */
         Object key(T record);
 
-        /** One record for {@code records}, oldest first. */
-        T gather(List<T> records);
+        /** One record for {@code records}, oldest first, nesting them with {@code codec}. */
+        T gather(AvroCodec<T> codec, List<T> records);
     }
 
     /** Reports go to their group's partition: one gathering holds one group's. */
     public static final Gathering<DeviceReport> REPORTS = new Gathering<>() {
+        @Override
+        public Class<DeviceReport> type() {
+            return DeviceReport.class;
+        }
+
         @Override
         public Object key(DeviceReport r) {
             return r.getGroup();
         }
 
         @Override
-        public DeviceReport gather(List<DeviceReport> records) {
-            return CoalescedRecords.gatherReports(records);
+        public DeviceReport gather(AvroCodec<DeviceReport> codec, List<DeviceReport> records) {
+            return CoalescedRecords.gatherReports(codec, records);
         }
     };
 
     /** Telemetry is keyed by its first batch's id: any of the device's batches may share a record. */
     public static final Gathering<BatchTelemetry> TELEMETRY = new Gathering<>() {
         @Override
+        public Class<BatchTelemetry> type() {
+            return BatchTelemetry.class;
+        }
+
+        @Override
         public Object key(BatchTelemetry t) {
             return Boolean.TRUE;
         }
 
         @Override
-        public BatchTelemetry gather(List<BatchTelemetry> records) {
-            return CoalescedRecords.gatherBatches(records);
+        public BatchTelemetry gather(AvroCodec<BatchTelemetry> codec, List<BatchTelemetry> records) {
+            return CoalescedRecords.gatherBatches(codec, records);
         }
     };
 
@@ -72,6 +87,7 @@ public final class CoalesceReports<T> extends AbstractStreamOperator<T> implemen
     private final Gathering<T> gathering;
     private final Clock clock;
     private transient ReportCoalescer<T> coalescer;
+    private transient AvroCodec<T> codec;
     // The processing time (ms) of the earliest timer set and not yet fired; NO_TIMER: none.
     private transient long timerMillis;
     private transient Counter in;
@@ -103,9 +119,10 @@ public final class CoalesceReports<T> extends AbstractStreamOperator<T> implemen
         in = metrics.counter("coalescedIn");
         out = metrics.counter("coalescedOut");
         timerMillis = NO_TIMER;
+        codec = AvroCodec.of(gathering.type());
         coalescer = new ReportCoalescer<>(intervalMicros, maxRecords, gathering::key, records -> {
             out.inc();
-            output.collect(new StreamRecord<>(gathering.gather(records)));
+            output.collect(new StreamRecord<>(gathering.gather(codec, records)));
         });
     }
 
