@@ -167,7 +167,7 @@ public class BenchCommand implements Callable<Integer> {
             out.printf("  Kairos pipeline         p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(pipeP50) / 1e3, ms(pipeP50), median(pipeP99) / 1e3, ms(pipeP99));
             out.printf("  ratio pipeline / bare   p50 %7.2f                p99 %7.2f%n", (double) median(pipeP50) / median(bareP50), (double) median(pipeP99) / median(bareP99));
             out.printf(Locale.ROOT, "  pipeline's records per request on the broker %.3f %s (bare round trip: 2); device reports gathered over %s ms, at most %d a record%n",
-                    median(records), Arrays.toString(records), coalescing.intervalMs == 0 ? "0 (off)" : PayloadModels.trim(coalescing.intervalMs), coalescing.maxBatches);
+                    median(records), records3(records), coalescing.intervalMs == 0 ? "0 (off)" : PayloadModels.trim(coalescing.intervalMs), coalescing.maxBatches);
             out.printf("  device report delay (batch end to report read back)  p50 %7.2f ms %s   p99 %7.2f ms %s%n",
                     median(reportP50) / 1e3, ms2(reportP50), median(reportP99) / 1e3, ms2(reportP99));
 
@@ -353,6 +353,12 @@ public class BenchCommand implements Callable<Integer> {
         Arrays.sort(sorted);
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    private static String records3(double[] values) {
+        StringBuilder s = new StringBuilder("[");
+        for (int i = 0; i < values.length; i++) s.append(i == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.3f", values[i]));
+        return s.append(']').toString();
     }
 
     private static double median(double[] values) {
