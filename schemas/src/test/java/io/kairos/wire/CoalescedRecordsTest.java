@@ -73,4 +73,20 @@ class CoalescedRecordsTest {
                     .as("the old %s reads the new", pair[0].getName()).isEqualTo(SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE);
         }
     }
+    private static BatchTelemetry batch(String id, int size) {
+        return BatchTelemetry.newBuilder().setBatchId(id).setGroup("g").setModel("m").setDevice(0).setBatchSize(size)
+                .setDispatchedAtMicros(1).setPredictedStartMicros(2).setPredictedLatencyMicros(3).setExecStartMicros(4).setExecEndMicros(5)
+                .setColdStart(false).setOk(size).setLate(0).setFailed(0).setEnergyMj(size * 1.5).build();
+    }
+
+    @Test
+    void telemetryGatheredKeepsEveryBatchsFigures() {
+        AvroCodec<BatchTelemetry> codec = AvroCodec.of(BatchTelemetry.class);
+        List<BatchTelemetry> in = List.of(batch("a", 1), batch("b", 2), batch("c", 3));
+        byte[] bytes = codec.encode(CoalescedRecords.gatherBatches(codec, in));
+        assertThat(CoalescedRecords.decodeBatches(codec, bytes)).containsExactlyElementsOf(in);
+        // A record that nests a gathering in turn is no record of this job.
+        BatchTelemetry twice = BatchTelemetry.newBuilder(batch("x", 1)).setNextBatches(List.of(java.nio.ByteBuffer.wrap(bytes))).build();
+        assertThatThrownBy(() -> CoalescedRecords.decodeBatches(codec, codec.encode(twice))).isInstanceOf(AvroCodec.MalformedRecordException.class);
+    }
 }
