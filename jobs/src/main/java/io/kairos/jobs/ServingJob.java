@@ -82,9 +82,10 @@ import java.util.concurrent.TimeUnit;
  * <p>The loop is closed through Kafka: every batch a device ran is reported back to its group's
  * scheduler (real start and end, cold start) on the device-reports topic, which the job writes and
  * reads back. Flink 2.0 has no feedback edge in a DataStream job (the iteration API was removed),
- * and a broker hop is a few milliseconds, far below the seconds over which a profile drifts. Each
- * device gathers its reports, and its telemetry, over a short interval into one record of each
- * ({@link CoalesceReports}), so that a busy job does not cost the broker two records per batch.
+ * and a broker hop is a few milliseconds, far below the seconds over which a profile drifts. With
+ * {@code reportCoalesceMicros} set, each device gathers its reports, and its telemetry, over a
+ * short interval into one record of each ({@link CoalesceReports}), so that a busy job does not
+ * cost the broker two records per batch.
  *
  * <p>It takes its sources and sinks in the constructor ({@link Endpoints}), so that {@code main}
  * wires Kafka and a test can wire its own around the very same topology; {@link Endpoints#onKafka}

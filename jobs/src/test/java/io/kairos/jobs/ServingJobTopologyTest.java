@@ -106,6 +106,7 @@ class ServingJobTopologyTest {
         ServingConfig config = new ServingConfig();
         config.devices = 2;
         config.checkpointIntervalMs = 0;
+        config.reportCoalesceMicros = 2_000; // each device gathers its telemetry: every batch must still be there once
         CollectingSink<InferenceResult> results = new CollectingSink<>();
         CollectingSink<BatchTelemetry> telemetry = new CollectingSink<>();
         CollectingSink<DecisionOutcome> outcomes = new CollectingSink<>();

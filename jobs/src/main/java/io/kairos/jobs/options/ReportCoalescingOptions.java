@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 public final class ReportCoalescingOptions {
     @Option(names = "--report-coalesce-ms", paramLabel = "MS",
             description = "Each device gathers the reports and telemetry of the batches it ends within this long after its last record "
-                    + "into one record of each; the first after a quiet spell leaves at once; 0: a record of each per batch (default: ${DEFAULT-VALUE}).")
+                    + "into one record of each; the first after a quiet spell leaves at once; 0: off, a record of each per batch (default: ${DEFAULT-VALUE}).")
     public double intervalMs = ServingConfig.DEFAULTS.reportCoalesceMicros / 1e3;
 
     @Option(names = "--report-coalesce-batches", paramLabel = "N",
