@@ -7,6 +7,7 @@ import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
 import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.BufferTimeoutOption;
+import io.kairos.jobs.options.ReportCoalescingOptions;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.jobs.options.ModelsOption;
@@ -102,6 +103,9 @@ public class ServeCommand implements Callable<Integer> {
     @CommandLine.Mixin
     BufferTimeoutOption bufferTimeout = new BufferTimeoutOption();
 
+    @CommandLine.Mixin
+    ReportCoalescingOptions coalescing = new ReportCoalescingOptions();
+
     @Option(names = "--checkpoint-interval-ms", description = "0 disables checkpointing (default: ${DEFAULT-VALUE}).")
     long checkpointIntervalMs = DEFAULTS.checkpointIntervalMs;
 
@@ -184,6 +188,7 @@ public class ServeCommand implements Callable<Integer> {
         c.intraOpThreads = intraOpThreads;
         c.warmUp = warmUp;
         c.bufferTimeoutMs = bufferTimeout.bufferTimeoutMs;
+        coalescing.applyTo(c, spec.commandLine());
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
         c.transactionTimeoutMs = transactionTimeoutMs;

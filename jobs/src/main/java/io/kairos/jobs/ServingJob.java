@@ -14,6 +14,7 @@ import io.kairos.flink.AdmitHops;
 import io.kairos.flink.AdmitRequests;
 import io.kairos.flink.AdvancePipelines;
 import io.kairos.flink.AsyncInference;
+import io.kairos.flink.CoalesceReports;
 import io.kairos.flink.ControlPlane;
 import io.kairos.flink.DeviceSlotPartitioner;
 import io.kairos.flink.EmitResults;
@@ -81,7 +82,10 @@ import java.util.concurrent.TimeUnit;
  * <p>The loop is closed through Kafka: every batch a device ran is reported back to its group's
  * scheduler (real start and end, cold start) on the device-reports topic, which the job writes and
  * reads back. Flink 2.0 has no feedback edge in a DataStream job (the iteration API was removed),
- * and a broker hop is a few milliseconds, far below the seconds over which a profile drifts.
+ * and a broker hop is a few milliseconds, far below the seconds over which a profile drifts. With
+ * {@code reportCoalesceMicros} set, each device gathers its reports, and its telemetry, over a
+ * short interval into one record of each ({@link CoalesceReports}), so that a busy job does not
+ * cost the broker two records per batch.
  *
  * <p>It takes its sources and sinks in the constructor ({@link Endpoints}), so that {@code main}
  * wires Kafka and a test can wire its own around the very same topology; {@link Endpoints#onKafka}
@@ -94,7 +98,7 @@ public final class ServingJob {
      * @param requests        the requests, as raw records
      * @param control         the control decisions
      * @param results         one result per request
-     * @param telemetry       one record per batch
+     * @param telemetry       one record per batch, or per device's gathering of batches
      * @param outcomes        each control decision's outcome
      * @param controlRestores the control topic again: after a decision it did not apply, the job
      *                        writes there what it holds for that key, so that compaction keeps it
@@ -550,14 +554,32 @@ public final class ServingJob {
         }
         // One writer per device, chained to the bound.
         results.sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);
-        // One telemetry writer: a record per batch is little traffic, and every Kafka producer is a thread.
-        executed.getSideOutput(EmitResults.TELEMETRY)
-                .sinkTo(endpoints.telemetry()).name("telemetry").uid("telemetry").setParallelism(1);
-        // One report writer per device, chained to it: a report leaves as soon as its batch is done.
-        if (endpoints.closedLoop()) {
-            executed.getSideOutput(EmitResults.REPORTS)
-                    .sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
+        // One telemetry writer: a record per batch (or per gathering of a device's batches) is
+        // little traffic, and every Kafka producer is a thread.
+        DataStream<BatchTelemetry> telemetry = executed.getSideOutput(EmitResults.TELEMETRY);
+        if (coalescesReports()) {
+            // Gathered per device, chained to its results, before the one writer.
+            telemetry = telemetry.transform("gather telemetry", new AvroTypeInfo<>(BatchTelemetry.class),
+                            new CoalesceReports<>(config.reportCoalesceMicros, config.reportCoalesceBatches, CoalesceReports.TELEMETRY))
+                    .uid("gather-telemetry").setParallelism(config.devices);
         }
+        telemetry.sinkTo(endpoints.telemetry()).name("telemetry").uid("telemetry").setParallelism(1);
+        // One report writer per device, chained to it: a report leaves as soon as its batch is done,
+        // or, gathered, with the others of its interval.
+        if (endpoints.closedLoop()) {
+            DataStream<DeviceReport> reports = executed.getSideOutput(EmitResults.REPORTS);
+            if (coalescesReports()) {
+                reports = reports.transform("gather device reports", new AvroTypeInfo<>(DeviceReport.class),
+                                new CoalesceReports<>(config.reportCoalesceMicros, config.reportCoalesceBatches, CoalesceReports.REPORTS))
+                        .uid("gather-device-reports").setParallelism(config.devices);
+            }
+            reports.sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
+        }
+    }
+
+    /** Whether each device gathers its reports and telemetry into fewer records (off: a record of each per batch, no operator). */
+    boolean coalescesReports() {
+        return config.reportCoalesceMicros > 0 && config.reportCoalesceBatches > 1;
     }
 
     /**

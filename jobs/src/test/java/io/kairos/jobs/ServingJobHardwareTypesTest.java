@@ -5,6 +5,7 @@ import io.kairos.core.time.WallClock;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.schema.BatchTelemetry;
+import io.kairos.wire.CoalescedRecords;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
 import io.kairos.schema.DecisionOutcome;
@@ -85,7 +86,7 @@ class ServingJobHardwareTypesTest {
         }
 
         assertThat(results.collected()).hasSize(n).allMatch(r -> r.getStatus() == ResultStatus.OK);
-        List<BatchTelemetry> batches = telemetry.collected();
+        List<BatchTelemetry> batches = telemetry.collected().stream().flatMap(t -> CoalescedRecords.batches(AvroCodec.of(BatchTelemetry.class), t).stream()).toList();
         assertThat(batches).extracting(BatchTelemetry::getDevice).as("both devices served").contains(0, 1);
         for (BatchTelemetry b : batches) {
             String type = b.getDevice() == 0 ? "cpu" : "gpu-t4";

@@ -15,6 +15,7 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.CoalescedRecords;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -105,6 +106,7 @@ class ServingJobTopologyTest {
         ServingConfig config = new ServingConfig();
         config.devices = 2;
         config.checkpointIntervalMs = 0;
+        config.reportCoalesceMicros = 2_000; // each device gathers its telemetry: every batch must still be there once
         CollectingSink<InferenceResult> results = new CollectingSink<>();
         CollectingSink<BatchTelemetry> telemetry = new CollectingSink<>();
         CollectingSink<DecisionOutcome> outcomes = new CollectingSink<>();
@@ -154,9 +156,10 @@ class ServingJobTopologyTest {
                     .isEqualTo(CATALOG.get(r.getModel()).latency().latencyMicros(r.getBatchSize()));
         }
 
-        // One telemetry record per batch: its requests add up to the requests served, all OK, and a
-        // batch of b requests is b results of batch size b (so sum(1/b) over results counts batches).
-        List<BatchTelemetry> batches = telemetry.collected();
+        // One telemetry record per batch (a device's batches gathered into one record, each read on
+        // its own): its requests add up to the requests served, all OK, and a batch of b requests
+        // is b results of batch size b (so sum(1/b) over results counts batches).
+        List<BatchTelemetry> batches = batches(telemetry.collected());
         assertThat(batches).extracting(BatchTelemetry::getBatchId).doesNotHaveDuplicates();
         assertThat(sizes(batches)).isEqualTo(good);
         assertThat(batches.stream().mapToInt(BatchTelemetry::getOk).sum()).isEqualTo(good);
@@ -180,7 +183,12 @@ class ServingJobTopologyTest {
         telemetry.discard();
     }
 
-    private static int sizes(List<BatchTelemetry> batches) {
-        return batches.stream().mapToInt(BatchTelemetry::getBatchSize).sum();
+    private static int sizes(List<BatchTelemetry> records) {
+        return batches(records).stream().mapToInt(BatchTelemetry::getBatchSize).sum();
+    }
+
+    /** Every batch the telemetry records carry. */
+    private static List<BatchTelemetry> batches(List<BatchTelemetry> records) {
+        return records.stream().flatMap(t -> CoalescedRecords.batches(AvroCodec.of(BatchTelemetry.class), t).stream()).toList();
     }
 }

@@ -87,6 +87,18 @@ public final class ServingConfig implements Serializable {
      * test that stages a scheduler whose belief lags its device needs.
      */
     public boolean closedLoop = true;
+    /**
+     * How long each device gathers the reports and telemetry of its batches into one record of
+     * each after the last one left, µs; 0: a record of each per batch. At high rates, where batches
+     * are of one request, a record per batch and kind cost the broker two records per request
+     * beside the request and its result; the first record after a quiet spell leaves at once, so
+     * an idle scheduler learns a batch's end without the wait. Off by default: on a loaded 2-core
+     * machine it halved the records but not the latency (BENCHMARKS.md, "Device reports and
+     * telemetry gathered per device"); 2,000 is the interval measured.
+     */
+    public long reportCoalesceMicros = 0;
+    /** The most batches gathered into one record: a full one leaves at once. */
+    public int reportCoalesceBatches = 64;
     /** Whether the schedulers correct their latency profiles from the devices' reports (a windowed percentile per model and batch size). */
     public boolean learnLatency = true;
 

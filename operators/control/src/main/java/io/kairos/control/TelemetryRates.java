@@ -2,6 +2,7 @@ package io.kairos.control;
 
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.CoalescedRecords;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -46,15 +47,17 @@ public final class TelemetryRates {
                 if (System.nanoTime() > until) throw new IllegalStateException("could not read " + topic + " to its end within " + timeout.toMillis() + " ms");
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (r.value() == null || r.offset() >= end.get(new TopicPartition(r.topic(), r.partition()))) continue;
-                    BatchTelemetry t;
+                    List<BatchTelemetry> batches;
                     try {
-                        t = codec.decode(r.value());
+                        batches = CoalescedRecords.decodeBatches(codec, r.value());
                     } catch (AvroCodec.MalformedRecordException e) {
                         continue; // not telemetry: not ours to judge
                     }
-                    if (!t.getGroup().equals(group) || !t.getModel().equals(model) || t.getArrivalRatePerS() == null) continue;
-                    if (best == null || t.getDispatchedAtMicros() > best.dispatchedAtMicros()) {
-                        best = new Estimate(t.getArrivalRatePerS(), t.getDispatchedAtMicros(), t.getBatchId());
+                    for (BatchTelemetry t : batches) {
+                        if (!t.getGroup().equals(group) || !t.getModel().equals(model) || t.getArrivalRatePerS() == null) continue;
+                        if (best == null || t.getDispatchedAtMicros() > best.dispatchedAtMicros()) {
+                            best = new Estimate(t.getArrivalRatePerS(), t.getDispatchedAtMicros(), t.getBatchId());
+                        }
                     }
                 }
             }

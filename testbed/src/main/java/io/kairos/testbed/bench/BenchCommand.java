@@ -1,6 +1,7 @@
 package io.kairos.testbed.bench;
 
 import io.kairos.jobs.options.BufferTimeoutOption;
+import io.kairos.jobs.options.ReportCoalescingOptions;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
@@ -61,6 +62,9 @@ public class BenchCommand implements Callable<Integer> {
     @CommandLine.Mixin
     BufferTimeoutOption bufferTimeout = new BufferTimeoutOption();
 
+    @CommandLine.Mixin
+    ReportCoalescingOptions coalescing = new ReportCoalescingOptions();
+
     @Option(names = "--skip-throughput", description = "Only the latency runs.")
     boolean skipThroughput;
 
@@ -120,6 +124,7 @@ public class BenchCommand implements Callable<Integer> {
         for (long ms : exactlyOnceIntervalsMs) {
             if (ms < 10) throw new CommandLine.ParameterException(spec.commandLine(), "--exactly-once-intervals-ms must each be at least 10 ms, got " + ms);
         }
+        coalescing.applyTo(new ServingConfig(), spec.commandLine()); // checks the options before anything starts
         Duration duration = Duration.ofSeconds(durationSeconds);
         Duration warmup = Duration.ofSeconds(2);
         Duration drain = Duration.ofSeconds(3);
@@ -129,7 +134,8 @@ public class BenchCommand implements Callable<Integer> {
         out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
                 model, catalog.get(model).input().byteSize(), devices.count(), bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
-             PipelineRig pipeline = new PipelineRig(broker, "bench", devices.count(), model, bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs)) {
+             PipelineRig pipeline = new PipelineRig(broker, "bench", devices.count(), ModelCatalog.builtIn(), model, bufferTimeout.bufferTimeoutMs, delivery,
+                     checkpointIntervalMs, Map.of(), c -> coalescing.applyTo(c, spec.commandLine()))) {
             // One unmeasured phase of each first: the JIT, the broker's first segments and the job's
             // first checkpoints are not what is being compared.
             out.println("warming up (" + 2 * durationSeconds + " s, not measured) ...");
@@ -137,6 +143,8 @@ public class BenchCommand implements Callable<Integer> {
                     .rate(rate).duration(duration).warmup(warmup).recordSizesOf(catalog.get(model)).run();
             pipeline.run(rate, duration, warmup, drain);
             long[] bareP50 = new long[runs], bareP99 = new long[runs], pipeP50 = new long[runs], pipeP99 = new long[runs];
+            long[] reportP50 = new long[runs], reportP99 = new long[runs];
+            double[] records = new double[runs];
             try (ProgressBar bar = bar("latency runs", runs * 2L)) {
                 for (int i = 0; i < runs; i++) {
                     KafkaRoundTrip.Result bare = new KafkaRoundTrip(broker.bootstrapServers(), "rt" + i + "-a", "rt" + i + "-b")
@@ -144,9 +152,12 @@ public class BenchCommand implements Callable<Integer> {
                     bareP50[i] = bare.p50Micros();
                     bareP99[i] = bare.p99Micros();
                     bar.step();
-                    PipelineRig.Phase p = pipeline.run(rate, duration, warmup, drain);
+                    PipelineRig.Phase p = pipeline.run(model, rate, duration, warmup, drain, true);
                     pipeP50[i] = p.p50Micros();
                     pipeP99[i] = p.p99Micros();
+                    records[i] = p.recordsPerRequest();
+                    reportP50[i] = p.reportDelays().p50Micros();
+                    reportP99[i] = p.reportDelays().p99Micros();
                     bar.step();
                     bar.setExtraMessage(String.format("run %d: bare p99 %.1f ms, pipeline p99 %.1f ms", i + 1, bare.p99Micros() / 1e3, p.p99Micros() / 1e3));
                 }
@@ -155,17 +166,21 @@ public class BenchCommand implements Callable<Integer> {
             out.printf("  bare Kafka round trip   p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(bareP50) / 1e3, ms(bareP50), median(bareP99) / 1e3, ms(bareP99));
             out.printf("  Kairos pipeline         p50 %7.2f ms %s   p99 %7.2f ms %s%n", median(pipeP50) / 1e3, ms(pipeP50), median(pipeP99) / 1e3, ms(pipeP99));
             out.printf("  ratio pipeline / bare   p50 %7.2f                p99 %7.2f%n", (double) median(pipeP50) / median(bareP50), (double) median(pipeP99) / median(bareP99));
+            out.printf(Locale.ROOT, "  pipeline's records per request on the broker %.3f %s (bare round trip: 2); device reports gathered over %s ms, at most %d a record%n",
+                    median(records), records3(records), coalescing.intervalMs == 0 ? "0 (off)" : PayloadModels.trim(coalescing.intervalMs), coalescing.maxBatches);
+            out.printf("  device report delay (batch end to report read back)  p50 %7.2f ms %s   p99 %7.2f ms %s%n",
+                    median(reportP50) / 1e3, ms2(reportP50), median(reportP99) / 1e3, ms2(reportP99));
 
             if (!skipThroughput) {
                 out.printf("%nsustained rate (a rate is kept up with when every request comes back and p99 stays under 1 s)%n");
-                out.printf("  %10s %10s %10s %10s %10s %8s%n", "offered/s", "achieved/s", "sent", "received", "p99 ms", "kept up");
+                out.printf("  %10s %10s %10s %10s %10s %8s %10s%n", "offered/s", "achieved/s", "sent", "received", "p99 ms", "kept up", "records/req");
                 double best = 0;
                 List<String> lines = new ArrayList<>();
                 try (ProgressBar bar = bar("rate search", rates.length)) {
                     for (double r : rates) {
                         PipelineRig.Phase p = pipeline.run(r, duration, warmup, drain);
                         bar.step();
-                        lines.add(String.format("  %10.0f %10.0f %10d %10d %10.1f %8s", r, p.offeredPerSecond(), p.sent(), p.received(), p.p99Micros() / 1e3, p.keptUp() ? "yes" : "no"));
+                        lines.add(String.format(Locale.ROOT, "  %10.0f %10.0f %10d %10d %10.1f %8s %10.3f", r, p.offeredPerSecond(), p.sent(), p.received(), p.p99Micros() / 1e3, p.keptUp() ? "yes" : "no", p.recordsPerRequest()));
                         if (p.keptUp()) best = Math.max(best, p.offeredPerSecond());
                         else break;
                     }
@@ -237,6 +252,8 @@ public class BenchCommand implements Callable<Integer> {
         Path dir = out != null ? out : Path.of(System.getProperty("kairos.home", "")).resolve("testbed").resolve("experiments").resolve("bench-sweep");
         List<ModelSpec> models = payloads.models();
         List<Double> sizes = Arrays.stream(sweepKilobytes).boxed().toList();
+        w.printf(Locale.ROOT, "device reports and telemetry gathered over %s ms, at most %d a record%n",
+                coalescing.intervalMs == 0 ? "0 (off: a record of each per batch)" : PayloadModels.trim(coalescing.intervalMs), coalescing.maxBatches);
         w.printf(Locale.ROOT, "payload sweep: %d zero-latency devices, buffer timeout %d ms, %s; searches of at most %d trials of %d s; latency: %d runs of %d s at half the pipeline's highest rate%n",
                 devices.count(), bufferTimeout.bufferTimeoutMs, delivery, searchTrials, trialSeconds, runs, durationSeconds);
         if (!consumerProperties.isEmpty()) w.println("consumer settings of both paths: " + consumerProperties);
@@ -252,7 +269,7 @@ public class BenchCommand implements Callable<Integer> {
         List<PayloadSweep.Row> rows;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(SWEEP_BROKER);
              PipelineRig pipeline = new PipelineRig(broker, "sweep", devices.count(), payloads.catalog(), models.get(0).name(),
-                     bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties)) {
+                     bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties, c -> coalescing.applyTo(c, spec.commandLine()))) {
             w.println("done");
             w.flush();
             PayloadSweep sweep = new PayloadSweep(broker, pipeline, Duration.ofSeconds(trialSeconds), Duration.ofSeconds(durationSeconds), runs, searchTrials, consumerProperties)
@@ -333,6 +350,19 @@ public class BenchCommand implements Callable<Integer> {
 
     static long median(long[] values) {
         long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    private static String records3(double[] values) {
+        StringBuilder s = new StringBuilder("[");
+        for (int i = 0; i < values.length; i++) s.append(i == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.3f", values[i]));
+        return s.append(']').toString();
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
         Arrays.sort(sorted);
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;

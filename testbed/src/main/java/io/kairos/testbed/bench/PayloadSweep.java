@@ -48,7 +48,8 @@ final class PayloadSweep {
     static final List<String> COLUMNS = List.of("payload_kb", "model", "input", "request_bytes", "result_bytes",
             "bare_per_s", "bare_mb_per_s", "bare_limit_found", "pipeline_per_s", "pipeline_mb_per_s", "pipeline_limit_found", "mb_ratio",
             "half_rate_per_s", "bare_p50_ms", "bare_p99_ms", "pipeline_p50_ms", "pipeline_p99_ms", "p99_ratio",
-            "bare_trials", "pipeline_trials", "seconds", "bare_cpu_us_per_request", "pipeline_cpu_us_per_request", "cpu_ratio");
+            "bare_trials", "pipeline_trials", "seconds", "bare_cpu_us_per_request", "pipeline_cpu_us_per_request", "cpu_ratio",
+            "pipeline_records_per_request_top", "pipeline_records_per_request_half", "report_delay_p50_ms", "report_delay_p99_ms");
     static final String CSV = "sweep.csv";
 
     private final EmbeddedKafkaBroker broker;
@@ -64,6 +65,9 @@ final class PayloadSweep {
     /** CPU of the idle process, in cores, measured before the first size. */
     private double idleCores;
     private int topics;
+    /** The highest rate the current search's pipeline trials held, and the records per request on the broker at it. */
+    private double topHeld;
+    private double recordsAtTopHeld;
 
     /**
      * @param trial      length of each trial of a search
@@ -102,7 +106,7 @@ final class PayloadSweep {
     /** What one payload size measured; latencies in microseconds, 0 where not measured. */
     record Row(double kilobytes, ModelSpec model, int requestBytes, int resultBytes, RateSearch.Result bare, RateSearch.Result pipeline,
                double halfRate, long bareP50, long bareP99, long pipelineP50, long pipelineP99, double seconds,
-               double bareCpuMicros, double pipelineCpuMicros) {
+               double bareCpuMicros, double pipelineCpuMicros, double recordsAtTop, double recordsAtHalf, long reportDelayP50, long reportDelayP99) {
 
         double bareMegabytes() {
             return bare.sustainedPerSecond() * requestBytes / 1e6;
@@ -131,7 +135,8 @@ final class PayloadSweep {
                     f0(bare.sustainedPerSecond()), f2(bareMegabytes()), Boolean.toString(bare.limitFound()),
                     f0(pipeline.sustainedPerSecond()), f2(pipelineMegabytes()), Boolean.toString(pipeline.limitFound()), f3(megabytesRatio()),
                     f0(halfRate), ms(bareP50), ms(bareP99), ms(pipelineP50), ms(pipelineP99), f3(p99Ratio()),
-                    trials(bare), trials(pipeline), f0(seconds), f1(bareCpuMicros), f1(pipelineCpuMicros), f3(cpuRatio()));
+                    trials(bare), trials(pipeline), f0(seconds), f1(bareCpuMicros), f1(pipelineCpuMicros), f3(cpuRatio()),
+                    f3(recordsAtTop), f3(recordsAtHalf), ms(reportDelayP50), ms(reportDelayP99));
         }
     }
 
@@ -195,13 +200,16 @@ final class PayloadSweep {
                     double bareStart = clampStart(startBytesPerSecond / requestBytes);
                     bare = search(bareStart, rate -> bareTrial(m, rate), bar, size + " bare");
                     double pipelineStart = clampStart(bare.sustainedPerSecond() > 0 ? bare.sustainedPerSecond() / 2 : bareStart);
+                    topHeld = 0;
+                    recordsAtTopHeld = Double.NaN;
                     pipe = search(pipelineStart, rate -> pipelineTrial(m, rate), bar, size + " pipeline");
                     if (bare.sustainedPerSecond() > 0) startBytesPerSecond = bare.sustainedPerSecond() * requestBytes / 2;
                     half = pipe.sustainedPerSecond() / 2;
                 }
 
                 long[] bareP50 = new long[runs], bareP99 = new long[runs], pipeP50 = new long[runs], pipeP99 = new long[runs];
-                double[] bareCpu = new double[runs], pipeCpu = new double[runs];
+                double[] bareCpu = new double[runs], pipeCpu = new double[runs], records = new double[runs];
+                long[] reportP50 = new long[runs], reportP99 = new long[runs];
                 if (half > 0) {
                     for (int r = 0; r < runs; r++) {
                         long cpu0 = processCpuNanos();
@@ -211,8 +219,11 @@ final class PayloadSweep {
                         bareP99[r] = b.p99Micros();
                         bar.step();
                         cpu0 = processCpuNanos();
-                        PipelineRig.Phase p = pipeline.run(m.name(), half, latencyRun, Duration.ofSeconds(2), drain);
+                        PipelineRig.Phase p = pipeline.run(m.name(), half, latencyRun, Duration.ofSeconds(2), drain, true);
                         pipeCpu[r] = (processCpuNanos() - cpu0) / 1e3 / Math.max(1, p.sent());
+                        records[r] = p.recordsPerRequest();
+                        reportP50[r] = p.reportDelays().p50Micros();
+                        reportP99[r] = p.reportDelays().p99Micros();
                         pipeP50[r] = p.p50Micros();
                         pipeP99[r] = p.p99Micros();
                         bar.step();
@@ -224,7 +235,9 @@ final class PayloadSweep {
                 Row row = new Row(kilobytes.get(i), m, requestBytes, resultBytes, bare, pipe, half,
                         half > 0 ? BenchCommand.median(bareP50) : 0, half > 0 ? BenchCommand.median(bareP99) : 0,
                         half > 0 ? BenchCommand.median(pipeP50) : 0, half > 0 ? BenchCommand.median(pipeP99) : 0, (System.nanoTime() - t0) / 1e9,
-                        half > 0 ? median(bareCpu) : 0, half > 0 ? median(pipeCpu) : 0);
+                        half > 0 ? median(bareCpu) : 0, half > 0 ? median(pipeCpu) : 0,
+                        fixedBytesPerSecond > 0 ? Double.NaN : recordsAtTopHeld, half > 0 ? median(records) : Double.NaN,
+                        half > 0 ? BenchCommand.median(reportP50) : 0, half > 0 ? BenchCommand.median(reportP99) : 0);
                 rows.add(row);
             }
         }
@@ -284,6 +297,10 @@ final class PayloadSweep {
     private RateSearch.Outcome pipelineTrial(ModelSpec m, double rate) throws InterruptedException {
         PipelineRig.Phase p = pipeline.run(m.name(), rate, trial, trialWarmup, drain);
         RateSearch.Outcome o = judge(rate, p.sent(), p.received(), p.measured().total() - p.measured().served(), p.elapsedMicros(), micros(trial), p.p99Micros(), p.drainMicros());
+        if (o.held() && rate > topHeld) {
+            topHeld = rate;
+            recordsAtTopHeld = p.recordsPerRequest();
+        }
         // What an overloaded trial left in the job would weigh on the next one.
         if (!o.held()) pipeline.settle(Duration.ofSeconds(1), Duration.ofSeconds(60));
         return o;
@@ -315,6 +332,15 @@ final class PayloadSweep {
                     r.bareCpuMicros(), r.pipelineCpuMicros(), r.cpuRatio());
         }
         out.println("  (>= : the search's ceiling or trial budget ended it before a rate failed)");
+        out.println();
+        out.printf("%-8s | %-33s | %-29s%n", "payload", "pipeline's records per request", "device report delay ms (half)");
+        out.printf("%-8s | %15s %17s | %14s %14s%n", "kB", "at its top rate", "at half the top", "p50", "p99");
+        for (Row r : rows) {
+            out.printf(Locale.ROOT, "%-8s | %15s %17s | %14s %14s%n", PayloadModels.trim(r.kilobytes()), f3(r.recordsAtTop()), f3(r.recordsAtHalf()),
+                    ms(r.reportDelayP50()), ms(r.reportDelayP99()));
+        }
+        out.println("  (records: what the job's topics took on the broker over a run, per request sent; the bare round trip takes 2;"
+                + " report delay: a batch's end on its device to its report read back from the broker)");
         for (Row r : rows) {
             out.printf("  %s kB trials, bare: %s%n", PayloadModels.trim(r.kilobytes()), String.join(", ", r.bare().trials().stream().map(RateSearch.Outcome::toString).toList()));
             out.printf("  %s kB trials, pipeline: %s%n", PayloadModels.trim(r.kilobytes()), String.join(", ", r.pipeline().trials().stream().map(RateSearch.Outcome::toString).toList()));

@@ -31,6 +31,7 @@ final class PipelineRig implements AutoCloseable {
     private final JobClient job;
     private final ResultConsumer results;
     private final String model;
+    private final BrokerRecords records;
 
     PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, String model, long bufferTimeoutMs) throws Exception {
         this(broker, name, devices, model, bufferTimeoutMs, ServingConfig.DEFAULTS.delivery, ServingConfig.DEFAULTS.checkpointIntervalMs);
@@ -59,6 +60,13 @@ final class PipelineRig implements AutoCloseable {
      */
     PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, ModelCatalog catalog, String model, long bufferTimeoutMs,
                 ServingConfig.Delivery delivery, long checkpointIntervalMs, Map<String, String> consumerProperties) throws Exception {
+        this(broker, name, devices, catalog, model, bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties, c -> {});
+    }
+
+    /** With {@code configure} setting what else the job is to be (the gathering of the devices' reports). */
+    PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, ModelCatalog catalog, String model, long bufferTimeoutMs,
+                ServingConfig.Delivery delivery, long checkpointIntervalMs, Map<String, String> consumerProperties,
+                java.util.function.Consumer<ServingConfig> configure) throws Exception {
         this.broker = broker;
         this.catalog = catalog;
         this.model = model;
@@ -79,7 +87,9 @@ final class PipelineRig implements AutoCloseable {
         config.delivery = delivery;
         config.checkpointIntervalMs = checkpointIntervalMs;
         config.kafkaProperties.putAll(consumerProperties);
+        configure.accept(config);
         for (String topic : config.topics()) broker.createTopic(topic, 1);
+        records = new BrokerRecords(broker, config.topics());
         Configuration flink = new Configuration();
         flink.set(RestOptions.BIND_PORT, "0");
         job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
@@ -111,12 +121,24 @@ final class PipelineRig implements AutoCloseable {
 
     /** {@link #run(double, Duration, Duration, Duration)} with requests for {@code model}. */
     Phase run(String model, double rate, Duration duration, Duration warmup, Duration drain) throws InterruptedException {
+        return run(model, rate, duration, warmup, drain, false);
+    }
+
+    /**
+     * {@link #run(String, double, Duration, Duration, Duration)}, with {@code reportDelays}: the
+     * time from each batch's end on its device to its report read back from the device-reports
+     * topic, as the schedulers read it, by a consumer of its own (which costs the broker a fetch of
+     * every report record: only where the delay is asked for).
+     */
+    Phase run(String model, double rate, Duration duration, Duration warmup, Duration drain, boolean reportDelays) throws InterruptedException {
+        Map<String, Long> before = records.endOffsets();
         Workload load = new Workload(List.of(ModelLoad.of("bench", model, rate, 600_000, ArrivalSpec.POISSON)));
         ResultSummary.Stats measured = new ResultSummary.Stats("pipeline");
         long[] counts = new long[1];
         long[] lastReceived = new long[1];
         long start = io.kairos.core.time.WallClock.nowMicros();
         long measureFrom = start + warmup.toNanos() / 1_000;
+        ReportDelays delays = reportDelays ? new ReportDelays(broker, config.deviceReportsTopic, measureFrom) : null;
         results.onResult((r, receivedAt) -> {
             long sent = r.getTimings().getSent();
             if (sent < start) return;
@@ -140,8 +162,9 @@ final class PipelineRig implements AutoCloseable {
         }
         long expected = results.distinct() + (pacing.sent() - counts[0]);
         results.awaitResults(expected, drain, drain.multipliedBy(10));
+        ReportDelays.Stats reportStats = delays == null ? ReportDelays.Stats.NONE : delays.stop();
         return new Phase(pacing.sent(), counts[0], pacing.offeredRatePerSecond(), pacing.p99BehindMicros(), pacing.elapsedMicros(),
-                Math.max(0, lastReceived[0] - sentUntil[0]), measured);
+                Math.max(0, lastReceived[0] - sentUntil[0]), measured, BrokerRecords.since(before, records.endOffsets()), reportStats);
     }
 
     /**
@@ -153,8 +176,14 @@ final class PipelineRig implements AutoCloseable {
         results.awaitResults(0, quiet, limit);
     }
 
+    /** The job's configuration: its topics' names. */
+    ServingConfig config() {
+        return config;
+    }
+
     @Override
     public void close() throws Exception {
+        records.close();
         results.close();
         job.cancel().get();
     }
@@ -164,7 +193,18 @@ final class PipelineRig implements AutoCloseable {
      * when the sender fell behind its schedule. {@code drainMicros}: from the last send (flushed) to the last result
      * received, how long the backlog left when the sending stopped took to clear.
      */
-    record Phase(long sent, long received, double offeredPerSecond, long p99BehindMicros, long elapsedMicros, long drainMicros, ResultSummary.Stats measured) {
+    record Phase(long sent, long received, double offeredPerSecond, long p99BehindMicros, long elapsedMicros, long drainMicros, ResultSummary.Stats measured,
+                 Map<String, Long> topicRecords, ReportDelays.Stats reportDelays) {
+        /** The records the job's topics took over the run (its drain included), per request sent: 0 when none was sent. */
+        double recordsPerRequest() {
+            return sent == 0 ? 0 : topicRecords.values().stream().mapToLong(Long::longValue).sum() / (double) sent;
+        }
+
+        /** The records {@code topic} took per request sent. */
+        double recordsPerRequest(String topic) {
+            return sent == 0 ? 0 : topicRecords.getOrDefault(topic, 0L) / (double) sent;
+        }
+
         long p50Micros() {
             return measured.p50Micros();
         }

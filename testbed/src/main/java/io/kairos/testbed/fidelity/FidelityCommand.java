@@ -17,6 +17,7 @@ import io.kairos.sim.TimedDecision;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.Workload;
 import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.ReportCoalescingOptions;
 import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
@@ -89,6 +90,10 @@ public class FidelityCommand implements Callable<Integer> {
     /** Whether the schedulers learn the latency from the devices' reports, in the job and in the simulator alike. */
     @Mixin
     LearnLatencyOption learn = new LearnLatencyOption();
+
+    /** How the job's devices gather their reports (the simulator's scheduler learns each batch's end when it ends). */
+    @Mixin
+    ReportCoalescingOptions coalescing = new ReportCoalescingOptions();
 
     /** The simulator's hand-over delay is measured in the warm-up. */
     @Mixin
@@ -194,6 +199,7 @@ public class FidelityCommand implements Callable<Integer> {
             config.devices = devices.count();
             config.simulatedSpeed = 1.0;
             config.learnLatency = learn.learnLatency;
+            coalescing.applyTo(config, spec.commandLine());
             config.fromEarliest = true;
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();

@@ -10,6 +10,7 @@ import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.internal.DeviceReport;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.CoalescedRecords;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -35,7 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The job's feedback loop on a real broker and a Flink mini-cluster: simulated devices run 1.5
  * times slower than the catalog says, their reports come back to the scheduler through the
  * device-reports topic, and the scheduler's predictions (telemetry's predicted latency) converge
- * to what the devices really take; with learning off they stay the catalog's.
+ * to what the devices really take; with learning off they stay the catalog's. Each device gathers
+ * its reports over an interval: every batch's report comes back once, in the order the device
+ * ended them.
  */
 class ClosedLoopIntegrationTest {
 
@@ -52,7 +55,8 @@ class ClosedLoopIntegrationTest {
 
     @Test
     void predictionsConvergeToTheSlowerDevicesAndReportsComeBackInMilliseconds() throws Exception {
-        ServingConfig config = config(c -> {});
+        // 20 ms, far above the default, so that a device's reports are gathered several to a record.
+        ServingConfig config = config(c -> c.reportCoalesceMicros = 20_000);
         ReportDelays delays = new ReportDelays(config);
         List<BatchTelemetry> batches;
         try {
@@ -60,6 +64,16 @@ class ClosedLoopIntegrationTest {
         } finally {
             delays.stop();
         }
+        // Every batch's end reported exactly once (the warm-up's included), in the order each device ended them.
+        List<String> reported = delays.reports().stream().map(DeviceReport::getBatchId).toList();
+        assertThat(reported).doesNotHaveDuplicates().containsAll(batches.stream().map(BatchTelemetry::getBatchId).toList());
+        assertThat(reported).hasSize(batches.size() + 1);
+        for (int device = 0; device < config.devices; device++) {
+            int dev = device;
+            List<Long> ends = delays.reports().stream().filter(r -> r.getDevice() == dev).map(DeviceReport::getExecEndMicros).toList();
+            assertThat(ends).as("device %d's batch ends, in the order read", dev).isSorted();
+        }
+        assertThat(delays.records()).as("records that carried the %d reports", reported.size()).isLessThan(reported.size());
         LatencyProfile catalog = CATALOG.get("resnet50").latency();
         BatchTelemetry first = batches.get(0);
         assertThat(first.getPredictedLatencyMicros()).as("the first batch: the catalog's prediction").isEqualTo(catalog.latencyMicros(first.getBatchSize()));
@@ -137,6 +151,8 @@ class ClosedLoopIntegrationTest {
      */
     private static final class ReportDelays {
         private final List<Long> delays = new ArrayList<>();
+        private final List<DeviceReport> reports = new ArrayList<>();
+        private int records;
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Thread reader;
 
@@ -152,7 +168,11 @@ class ClosedLoopIntegrationTest {
                         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50))) {
                             long now = WallClock.nowMicros();
                             synchronized (delays) {
-                                delays.add(now - codec.decode(r.value()).getExecEndMicros());
+                                records++;
+                                for (DeviceReport report : CoalescedRecords.decodeReports(codec, r.value())) {
+                                    reports.add(report);
+                                    delays.add(now - report.getExecEndMicros());
+                                }
                             }
                         }
                     }
@@ -164,6 +184,20 @@ class ClosedLoopIntegrationTest {
         void stop() throws InterruptedException {
             stop.set(true);
             reader.join();
+        }
+
+        /** Every batch's report read, in the order read. */
+        List<DeviceReport> reports() {
+            synchronized (delays) {
+                return List.copyOf(reports);
+            }
+        }
+
+        /** The records that carried them. */
+        int records() {
+            synchronized (delays) {
+                return records;
+            }
         }
 
         List<Long> sorted() {

@@ -1,6 +1,8 @@
 package io.kairos.testbed.job;
 
+import io.kairos.schema.BatchTelemetry;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.CoalescedRecords;
 import io.kairos.wire.KafkaClientProperties;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -47,7 +49,10 @@ final class TopicClient implements AutoCloseable {
         producer.flush();
     }
 
-    /** Reads records of {@code type} from the start of {@code topic} until {@code done} holds or the time is up. */
+    /**
+     * Reads records of {@code type} from the start of {@code topic} until {@code done} holds or the
+     * time is up; a telemetry record that carries several batches is read as one record per batch.
+     */
     <T extends SpecificRecord> List<T> readUntil(String topic, Class<T> type, Predicate<List<T>> done, Duration timeout) {
         return readUntil(topic, type, done, timeout, false);
     }
@@ -67,7 +72,13 @@ final class TopicClient implements AutoCloseable {
             long until = System.nanoTime() + timeout.toNanos();
             while (!done.test(records) && System.nanoTime() < until) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
-                    if (r.value() != null) records.add(codec.decode(r.value())); // a tombstone has nothing to decode
+                    if (r.value() == null) continue; // a tombstone has nothing to decode
+                    // A telemetry record may carry several batches (coalescing): one element each, as a reader counts them.
+                    if (type == BatchTelemetry.class) {
+                        for (BatchTelemetry b : CoalescedRecords.decodeBatches(AvroCodec.of(BatchTelemetry.class), r.value())) records.add(type.cast(b));
+                    } else {
+                        records.add(codec.decode(r.value()));
+                    }
                 }
             }
         }

@@ -6,6 +6,7 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.InferenceResult;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.CoalescedRecords;
 import io.kairos.wire.KafkaClientProperties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -114,7 +115,7 @@ public final class StatusFeed implements AutoCloseable {
             } else if (topic.equals(topics.results())) {
                 status.result(results.decode(r.value()), now);
             } else if (topic.equals(topics.telemetry())) {
-                status.batch(telemetry.decode(r.value()), now);
+                for (BatchTelemetry b : CoalescedRecords.decodeBatches(telemetry, r.value())) status.batch(b, now);
             }
         } catch (AvroCodec.MalformedRecordException e) {
             if (topic.equals(topics.control())) status.notADecision(now);
