@@ -79,7 +79,7 @@ class KairosCliTest {
     @Test
     void demoServeAndBenchCheckTheirArgumentsBeforeStartingAnything() {
         assertUsageError(run("demo", "--workload", "vgg19:100:50"), "--workload names unknown model 'vgg19'");
-        assertUsageError(run("demo", "--policy", "fifo-ish"), "--policy 'fifo-ish' is unknown; known: [clockwork, edf, fifo, flex, kairos, smdp, static, triton, work-conserving]");
+        assertUsageError(run("demo", "--policy", "fifo-ish"), "--policy 'fifo-ish' is unknown; known: [clockwork, edf, fifo, flex, kairos, random, rl, smdp, static, triton, work-conserving]");
         assertUsageError(run("serve", "--devices", "0"), "--devices must be at least 1, got 0");
         assertUsageError(run("serve", "--policy", "nope"), "--policy 'nope' is unknown");
         assertUsageError(run("bench", "--model", "vgg19"), "--model 'vgg19' is not in the built-in catalog");

@@ -32,7 +32,7 @@ class ControlCommandTest {
     @Test
     void setPolicyNamesAnUnknownPolicyAndABadParameter() {
         assertUsageError(KairosRun.of("control", "set-policy", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g", "--policy", "fastest"),
-                "--policy 'fastest' is unknown; known: [clockwork, edf, fifo, flex, kairos, smdp, static, triton, work-conserving]");
+                "--policy 'fastest' is unknown; known: [clockwork, edf, fifo, flex, kairos, random, rl, smdp, static, triton, work-conserving]");
         assertUsageError(KairosRun.of("control", "set-policy", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g", "--policy", "flex", "--param", "lambda"),
                 "--param");
         assertUsageError(KairosRun.of("control", "set-policy", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g"), "--policy");

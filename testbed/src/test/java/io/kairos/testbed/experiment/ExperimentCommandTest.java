@@ -55,7 +55,7 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
         assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "low-slo", "--warmup-s", "30"), "--warmup-s: warm-up must be at least 0 s and shorter than the duration (30 s), got 30");
-        assertUsageError(run("experiment", "low-slo", "--policies", "clockwork,flexx"), "--policies: policy 'flexx' is unknown; known: [clockwork, edf, fifo, flex, kairos, smdp, static, triton, work-conserving]");
+        assertUsageError(run("experiment", "low-slo", "--policies", "clockwork,flexx"), "--policies: policy 'flexx' is unknown; known: [clockwork, edf, fifo, flex, kairos, random, rl, smdp, static, triton, work-conserving]");
         assertUsageError(run("experiment", "low-slo", "--invocation", "hourly"), "--invocation: invocation must be 'events' or a positive period such as 1ms or 500us, got 'hourly'");
         assertUsageError(run("experiment", "low-slo", "--invocation", "0ms"), "--invocation");
         assertUsageError(run("experiment", "low-slo", "--threads", "0"), "--threads must be at least 1, got 0");
