@@ -71,8 +71,12 @@ class PrometheusMetricsIntegrationTest {
 
     @Test
     void everyMetricTheJobRegistersIsScrapedUnderTheDocumentedName() throws Exception {
-        // With checkpoints, so that the step after a restore (resultsSuppressed) is in the topology too.
-        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "prom-", c -> c.checkpointIntervalMs = 60_000);
+        // With checkpoints, so that the step after a restore (resultsSuppressed) is in the topology
+        // too, and with the devices' reports gathered, so that the gathering operators are.
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "prom-", c -> {
+            c.checkpointIntervalMs = 60_000;
+            c.reportCoalesceMicros = 2_000;
+        });
         int n = 40;
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
