@@ -4,14 +4,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarFile;
-import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,11 +26,7 @@ class TunerJarTest {
 
     @BeforeAll
     static void findJar() throws IOException {
-        Path target = Path.of(System.getProperty("kairos.home", ".."), "jobs", "target");
-        if (!Files.isDirectory(target)) target = Path.of("..", "jobs", "target");
-        try (Stream<Path> files = Files.list(target)) {
-            jar = files.filter(p -> p.getFileName().toString().endsWith("-tuner.jar")).findFirst().orElse(null);
-        }
+        jar = JobsJars.find("-tuner.jar");
         assumeThat(jar).as("the tuner jar in jobs/target (built by mvn package)").isNotNull();
     }
 
@@ -55,17 +47,8 @@ class TunerJarTest {
     void holdsNoDeviceNorSolverAndNoClassNamesThem() throws IOException {
         List<String> found = new ArrayList<>();
         try (JarFile zip = new JarFile(jar.toFile())) {
-            for (ZipEntry e : zip.stream().toList()) {
-                String name = e.getName();
-                if (LEFT_OUT.stream().anyMatch(name::startsWith)) found.add(name);
-                if (!name.startsWith("io/kairos/") || !name.endsWith(".class")) continue;
-                // Class names in a class file's constant pool are plain UTF-8.
-                String bytes;
-                try (InputStream in = zip.getInputStream(e)) {
-                    bytes = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-                }
-                for (String p : LEFT_OUT) if (bytes.contains(p)) found.add(name + " -> " + p);
-            }
+            zip.stream().map(ZipEntry::getName).filter(n -> LEFT_OUT.stream().anyMatch(n::startsWith)).forEach(found::add);
+            found.addAll(JobsJars.kairosClassesNaming(zip, LEFT_OUT));
         }
         assertThat(found).as("entries of %s", jar.getFileName()).isEmpty();
     }
