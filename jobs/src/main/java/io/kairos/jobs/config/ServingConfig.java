@@ -43,6 +43,22 @@ public final class ServingConfig implements Serializable {
     /** Where a pipeline request goes from one stage to the next, read back by the job's admission. */
     public String pipelineHopsTopic = "kairos-pipeline-hops";
     public String consumerGroup = "kairos-serving";
+    /**
+     * Names every topic of the job {@code prefix} followed by its role ({@code requests},
+     * {@code results}, {@code telemetry}, {@code control}, {@code control-outcomes},
+     * {@code device-reports}, {@code pipeline-hops}): a bench or a test of its own on a shared broker.
+     */
+    public ServingConfig topicsNamed(String prefix) {
+        requestsTopic = prefix + "requests";
+        resultsTopic = prefix + "results";
+        telemetryTopic = prefix + "telemetry";
+        controlTopic = prefix + "control";
+        outcomesTopic = prefix + "control-outcomes";
+        deviceReportsTopic = prefix + "device-reports";
+        pipelineHopsTopic = prefix + "pipeline-hops";
+        return this;
+    }
+
     /** Read the requests topic from the earliest offset when the group has none committed (else latest). */
     public boolean fromEarliest = false;
     public String policy = "clockwork";

@@ -116,13 +116,7 @@ public class OverloadCommand implements Callable<Integer> {
         w.flush();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             config.bootstrapServers = broker.bootstrapServers();
-            config.requestsTopic = "overload-requests";
-            config.resultsTopic = "overload-results";
-            config.telemetryTopic = "overload-telemetry";
-            config.controlTopic = "overload-control";
-            config.outcomesTopic = "overload-control-outcomes";
-            config.deviceReportsTopic = "overload-device-reports";
-            config.pipelineHopsTopic = "overload-pipeline-hops";
+            config.topicsNamed("overload-");
             config.consumerGroup = "overload";
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");

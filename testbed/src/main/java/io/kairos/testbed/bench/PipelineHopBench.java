@@ -78,13 +78,7 @@ final class PipelineHopBench {
             ServingConfig config = new ServingConfig();
             config.bootstrapServers = broker.bootstrapServers();
             String name = "hop-bench";
-            config.requestsTopic = name + "-requests";
-            config.resultsTopic = name + "-results";
-            config.telemetryTopic = name + "-telemetry";
-            config.controlTopic = name + "-control";
-            config.outcomesTopic = name + "-control-outcomes";
-            config.deviceReportsTopic = name + "-device-reports";
-            config.pipelineHopsTopic = name + "-pipeline-hops";
+            config.topicsNamed(name + "-");
             config.consumerGroup = name;
             config.devices = devices;
             config.simulatedSpeed = 1.0;

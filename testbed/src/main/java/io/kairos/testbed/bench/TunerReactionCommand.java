@@ -206,13 +206,7 @@ public class TunerReactionCommand implements Callable<Integer> {
             config.bootstrapServers = broker.bootstrapServers();
             config.devices = devices;
             config.checkpointIntervalMs = 0;
-            config.requestsTopic = "reaction-requests";
-            config.resultsTopic = "reaction-results";
-            config.telemetryTopic = "reaction-telemetry";
-            config.controlTopic = "reaction-control";
-            config.outcomesTopic = "reaction-control-outcomes";
-            config.deviceReportsTopic = "reaction-device-reports";
-            config.pipelineHopsTopic = "reaction-pipeline-hops";
+            config.topicsNamed("reaction-");
             config.consumerGroup = "reaction";
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();

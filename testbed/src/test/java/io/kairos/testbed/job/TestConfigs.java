@@ -16,13 +16,7 @@ public final class TestConfigs {
         ServingConfig c = new ServingConfig();
         c.bootstrapServers = broker.bootstrapServers();
         c.kafkaProperties = new java.util.LinkedHashMap<>(broker.clientProperties());
-        c.requestsTopic = prefix + "requests";
-        c.resultsTopic = prefix + "results";
-        c.telemetryTopic = prefix + "telemetry";
-        c.controlTopic = prefix + "control";
-        c.outcomesTopic = prefix + "control-outcomes";
-        c.deviceReportsTopic = prefix + "device-reports";
-        c.pipelineHopsTopic = prefix + "pipeline-hops";
+        c.topicsNamed(prefix);
         c.consumerGroup = prefix + "serving";
         c.fromEarliest = true;
         c.devices = 2;
