@@ -31,6 +31,7 @@ import io.kairos.core.time.WallClock;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.ModelsOption;
+import io.kairos.jobs.options.TelemetryReadOptions;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.sim.pipeline.PipelineConfig;
@@ -94,11 +95,8 @@ public class PlanCommand implements Runnable {
                 description = "The model's arrival rate, requests per second; default: the job's own estimate on the model's latest batch in --telemetry-topic.")
         Double rate;
 
-        @Option(names = "--telemetry-topic", description = "Where the job's batches report the group's rate estimates, read when --rate is not given (default: ${DEFAULT-VALUE}).")
-        String telemetryTopic = "kairos-telemetry";
-
-        @Option(names = "--telemetry-tail", paramLabel = "N", description = "How many of the last records of each partition of the telemetry topic to look through (default: ${DEFAULT-VALUE}).")
-        int telemetryTail = 10_000;
+        @Mixin
+        TelemetryReadOptions telemetry = new TelemetryReadOptions();
 
         @Option(names = "--devices", description = "How many devices of the group share the model's requests: the table is solved for rate / devices (default: ${DEFAULT-VALUE}).")
         int devices = 1;
@@ -117,7 +115,7 @@ public class PlanCommand implements Runnable {
             if (rate != null && (!(rate > 0) || Double.isInfinite(rate))) {
                 throw new ParameterException(spec.commandLine(), "--rate must be a positive number of requests per second, got " + rate);
             }
-            if (telemetryTail < 1) throw new ParameterException(spec.commandLine(), "--telemetry-tail must be at least 1, got " + telemetryTail);
+            telemetry.check(spec.commandLine());
             if (devices < 1) throw new ParameterException(spec.commandLine(), "--devices must be at least 1, got " + devices);
             CostWeights weights;
             try {
@@ -138,15 +136,15 @@ public class PlanCommand implements Runnable {
             } else {
                 ControlCommand.Topics t = options.topics;
                 Optional<TelemetryRates.Estimate> estimate = TelemetryRates.latest(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()),
-                        telemetryTopic, group, model, telemetryTail, Duration.ofSeconds(15));
+                        telemetry.topic, group, model, telemetry.tail, Duration.ofSeconds(15));
                 if (estimate.isEmpty() || !(estimate.get().perSecond() > 0)) {
                     spec.commandLine().getErr().println("no rate estimate of model '" + model + "' in serving group '" + group + "' in the last "
-                            + telemetryTail + " records of " + telemetryTopic + ": give --rate");
+                            + telemetry.tail + " records of " + telemetry.topic + ": give --rate");
                     return 1;
                 }
                 solveFor = estimate.get().perSecond();
                 spec.commandLine().getOut().printf(java.util.Locale.ROOT, "rate %.6g requests/s: the job's estimate on batch %s in %s%n",
-                        solveFor, estimate.get().batchId(), telemetryTopic);
+                        solveFor, estimate.get().batchId(), telemetry.topic);
             }
             TablePlanner.Plan plan;
             try {
@@ -392,11 +390,8 @@ public class PlanCommand implements Runnable {
                 description = "Take each model's rate from the running job's own estimate (its latest batch in --telemetry-topic), split over the model's streams as the file's rates are (equally where the file gives none).")
         boolean ratesFromTelemetry;
 
-        @Option(names = "--telemetry-topic", description = "default: ${DEFAULT-VALUE}")
-        String telemetryTopic = "kairos-telemetry";
-
-        @Option(names = "--telemetry-tail", paramLabel = "N", description = "How many of the last records of each partition of the telemetry topic to look through (default: ${DEFAULT-VALUE}).")
-        int telemetryTail = 10_000;
+        @Mixin
+        TelemetryReadOptions telemetry = new TelemetryReadOptions();
 
         @Option(names = "--simulated-s", description = "How long --dry-run simulates each plan, seconds of arrivals (default: ${DEFAULT-VALUE}).")
         double simulatedS = 30;
@@ -426,7 +421,7 @@ public class PlanCommand implements Runnable {
             if (deviceMemoryMb < 1) throw new ParameterException(spec.commandLine(), "--device-memory-mb must be at least 1, got " + deviceMemoryMb);
             if (!(timeLimitS > 0) || Double.isInfinite(timeLimitS)) throw new ParameterException(spec.commandLine(), "--time-limit-s must be a positive number, got " + timeLimitS);
             if (!(simulatedS > 0) || Double.isInfinite(simulatedS)) throw new ParameterException(spec.commandLine(), "--simulated-s must be a positive number, got " + simulatedS);
-            if (telemetryTail < 1) throw new ParameterException(spec.commandLine(), "--telemetry-tail must be at least 1, got " + telemetryTail);
+            telemetry.check(spec.commandLine());
             if (!Policies.names().contains(policy)) throw new ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
             if (!Policies.names().contains(jobPolicy)) throw new ParameterException(spec.commandLine(), "--job-policy '" + jobPolicy + "' is unknown; known: " + Policies.names());
             HerdSolver.Settings settings;
@@ -529,10 +524,10 @@ public class PlanCommand implements Runnable {
                 if (measured.containsKey(s.model())) continue;
                 String group = plan.groupOf(s.model());
                 Optional<TelemetryRates.Estimate> e = TelemetryRates.latest(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()),
-                        telemetryTopic, group, s.model(), telemetryTail, Duration.ofSeconds(15));
+                        telemetry.topic, group, s.model(), telemetry.tail, Duration.ofSeconds(15));
                 if (e.isEmpty() || !(e.get().perSecond() > 0)) {
                     spec.commandLine().getErr().println(s.where().field("rate_per_s") + ": no rate estimate of model '" + s.model() + "' in serving group '"
-                            + group + "' in the last " + telemetryTail + " records of " + telemetryTopic + ": give rate_per_s and leave out --rates-from-telemetry");
+                            + group + "' in the last " + telemetry.tail + " records of " + telemetry.topic + ": give rate_per_s and leave out --rates-from-telemetry");
                     return null;
                 }
                 measured.put(s.model(), e.get().perSecond());
