@@ -4,6 +4,7 @@ import io.kairos.control.DecisionPublisher;
 import io.kairos.control.inferline.InferLinePlanner;
 import io.kairos.control.inferline.PipelineDecisions;
 import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.Edge;
 import io.kairos.core.pipeline.PipelineSpec;
@@ -13,6 +14,8 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.StageResult;
 import io.kairos.schema.StageTimes;
+import io.kairos.sim.Delay;
+import io.kairos.sim.pipeline.JobCalibration;
 import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
@@ -58,8 +61,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Kafka (the requests topic for the entry, the hops topic after), is admitted, and its result
  * emitted. The warm-up of each configuration measures it per stage visit: a request's end-to-end
  * latency less the time its stages held it in their queues and on their devices, divided by its
- * stages. Its median is given to the estimator as its hop overhead, and both estimates, with it
- * and without, are written.
+ * stages. Its median is given to the estimator as its hop overhead, with, inside the stages, the
+ * warm-ups' hand-overs from each batch's dispatch to its device's start and the devices' runs
+ * beyond their profiles, drawn as measured ({@link JobCalibration}): under load the hand-over's
+ * tail is tens of milliseconds that no stage's scheduler books. Both estimates, so calibrated and
+ * ideal, are written.
  *
  * <p>Simulated devices give no outputs, so a conditional edge is taken by its probability in the
  * job as in the estimator; the requests' SLO is a large multiple of the pipeline's so that no
@@ -228,18 +234,24 @@ final class PipelineFidelity {
         long overhead = fixedOverheadMicros != null ? fixedOverheadMicros : percentile(overheads, 50);
         measuredOverheads = String.format(Locale.ROOT, "Time between stages the estimator does not see, per stage visit, in the warm-ups (%,d requests): "
                         + "p50 %.2f ms, p90 %.2f ms, p99 %.2f ms; the estimator is given %.2f ms. Execution beyond the profile, per stage visit: p50 %.2f ms, p99 %.2f ms. "
-                        + "Hand-over from the scheduler's dispatch to the device's start, per stage visit (part of the time in the stages): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms.",
+                        + "Hand-over from the scheduler's dispatch to the device's start, per stage visit (part of the time in the stages): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms. "
+                        + "The estimator draws the hand-overs and overruns as measured.",
                 overheads.size(), percentile(overheads, 50) / 1000.0, percentile(overheads, 90) / 1000.0, percentile(overheads, 99) / 1000.0, overhead / 1000.0,
                 percentile(overruns, 50) / 1000.0, percentile(overruns, 99) / 1000.0,
                 percentile(handovers, 50) / 1000.0, percentile(handovers, 90) / 1000.0, percentile(handovers, 99) / 1000.0);
         out.println(measuredOverheads);
+        // The job as the warm-ups measured it: its time between stages, and inside the stages its
+        // hand-over to the devices and their overruns, which the stages' schedulers do not see.
+        JobCalibration calibration = new JobCalibration(overhead,
+                handovers.isEmpty() ? Delay.NONE : Delay.empirical(handovers.stream().mapToLong(h -> Math.max(0, h)).toArray()),
+                overruns.isEmpty() ? ExecutionNoise.none() : ExecutionNoise.overrun(overruns.stream().mapToLong(Long::longValue).toArray()));
         List<Row> rows = new ArrayList<>();
         ArrivalTrace trace = trace(0, traceMicros);
         for (int i = 0; i < cases.size(); i++) {
             Case c = cases.get(i);
             long slo = c.pipeline().sloP99Micros();
             PipelineEstimate raw = new PipelineEstimator(catalog, c.pipeline(), trace, seed).estimateAll(c.config(), slo);
-            PipelineEstimate with = new PipelineEstimator(catalog, c.pipeline(), trace, seed, overhead).estimateAll(c.config(), slo);
+            PipelineEstimate with = new PipelineEstimator(catalog, c.pipeline(), trace, seed, calibration).estimateAll(c.config(), slo);
             long[] latencies = measured.get(i);
             rows.add(new Row(c, c.config().costPerHour(catalog), latencies.length, p99(latencies), with.p99Micros(), raw.p99Micros(), overhead, with.feasible()));
         }

@@ -76,7 +76,7 @@ public final class PipelineEstimator {
     private final ModelCatalog catalog;
     private final PipelineSpec pipeline;
     private final long[] arrivals;
-    private final long hopOverheadMicros;
+    private final JobCalibration calibration;
     private final List<String> names;       // stages, topological order
     private final String[] models;
     private final int[][] visitors;          // per stage: the requests that visit it, in trace order
@@ -117,8 +117,18 @@ public final class PipelineEstimator {
      * @throws IllegalArgumentException if a stage's model is not in the catalog, or the overhead is negative
      */
     public PipelineEstimator(ModelCatalog catalog, PipelineSpec pipeline, ArrivalTrace trace, long seed, long hopOverheadMicros) {
-        if (hopOverheadMicros < 0) throw new IllegalArgumentException("the hop overhead must not be negative, got " + hopOverheadMicros + " us");
-        this.hopOverheadMicros = hopOverheadMicros;
+        this(catalog, pipeline, trace, seed, JobCalibration.hopOverhead(hopOverheadMicros));
+    }
+
+    /**
+     * Estimates for the job {@code calibration} describes: its overhead between stages, its
+     * hand-over delay to the devices and its devices' overruns, each stage's simulation drawing the
+     * latter two from its own seed.
+     *
+     * @throws IllegalArgumentException if a stage's model is not in the catalog
+     */
+    public PipelineEstimator(ModelCatalog catalog, PipelineSpec pipeline, ArrivalTrace trace, long seed, JobCalibration calibration) {
+        this.calibration = calibration;
         this.catalog = catalog;
         this.pipeline = pipeline;
         this.arrivals = trace.times();
@@ -223,7 +233,7 @@ public final class PipelineEstimator {
 
     /** The time added before every stage a request visits, microseconds. */
     public long hopOverheadMicros() {
-        return hopOverheadMicros;
+        return calibration.hopOverheadMicros();
     }
 
     public PipelineSpec pipeline() {
@@ -392,7 +402,7 @@ public final class PipelineEstimator {
         int over = 0;
         for (int p = 0; p < paths.length; p++) {
             long alone = 0;
-            for (int s : paths[p]) alone += quickest[s] + hopOverheadMicros;
+            for (int s : paths[p]) alone += quickest[s] + calibration.hopOverheadMicros();
             if (alone > slo) over += pathCounts[p];
         }
         return over;
@@ -437,7 +447,7 @@ public final class PipelineEstimator {
         long[] at = new long[n];
         for (int k = 0; k < n; k++) {
             int r = who[k];
-            at[k] = arrivals[r] + hopOverheadMicros + (from[s][k] < 0 ? 0 : latency[from[s][k]][fromPosition[s][k]]);
+            at[k] = arrivals[r] + calibration.hopOverheadMicros() + (from[s][k] < 0 ? 0 : latency[from[s][k]][fromPosition[s][k]]);
         }
         int[] order = inTimeOrder(at);
         // Every request gets the pipeline's SLO at this stage: its deadline then only orders the
@@ -468,6 +478,8 @@ public final class PipelineEstimator {
                 .duration(last + 1)
                 .learnLatency(null)
                 .preemption(false)
+                .dispatchDelay(calibration.dispatchDelay())
+                .noise(calibration.noise())
                 .seed(s)
                 .build()
                 .run(stage);

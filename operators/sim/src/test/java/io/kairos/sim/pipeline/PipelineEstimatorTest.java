@@ -1,7 +1,9 @@
 package io.kairos.sim.pipeline;
 
+import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.sim.Delay;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ArrivalTrace;
 import org.junit.jupiter.api.Test;
@@ -89,6 +91,30 @@ class PipelineEstimatorTest {
         assertThat(alone.misses()).isEqualTo(300);
         assertThat(alone.simulatedRequests()).isZero();
         assertThatThrownBy(() -> new PipelineEstimator(CATALOG, CHAIN, bursts(1, 1, 1), 1, -1)).hasMessageContaining("hop overhead must not be negative");
+    }
+
+    @Test
+    void aCalibratedJobAddsItsHandOverAndOverrunInsideEveryStage() {
+        // One request every 50 ms, so nothing queues. Ideal: first on a gpu at batch 1 (4 ms), then
+        // second on a cpu (2 ms): 6 ms. The job as calibrated: 1 ms between stages, each batch
+        // reaching its device 3 ms after its dispatch and running 2 ms over its profile. first: at
+        // t+1, on its device at t+4, ends at t+4+6 = t+10; second: at t+11, on its device at t+14,
+        // ends at t+14+4 = t+18. End to end 18 ms, the 12 ms over the ideal run all unseen by the
+        // stages' schedulers.
+        PipelineConfig c = config(CHAIN, Map.of("first", new StageConfig("gpu", 1, 1), "second", new StageConfig("cpu", 1, 1)));
+        ArrivalTrace trace = bursts(40, 1, 50);
+        PipelineEstimate ideal = new PipelineEstimator(CATALOG, CHAIN, trace, 1).estimateAll(c, 50_000);
+        assertThat(Arrays.stream(ideal.latenciesMicros()).distinct().toArray()).containsExactly(6_000);
+        JobCalibration job = new JobCalibration(1_000, Delay.constant(3_000), ExecutionNoise.overrun(new long[] {2_000}));
+        PipelineEstimate calibrated = new PipelineEstimator(CATALOG, CHAIN, trace, 1, job).estimateAll(c, 50_000);
+        assertThat(Arrays.stream(calibrated.latenciesMicros()).distinct().toArray()).containsExactly(18_000);
+        assertThat(calibrated.p99Micros()).isEqualTo(18_000);
+        // Against a 17.999 ms SLO the calibrated job misses every request where the ideal one meets all.
+        assertThat(new PipelineEstimator(CATALOG, CHAIN, trace, 1, job).estimate(c, 17_999).feasible()).isFalse();
+        assertThat(new PipelineEstimator(CATALOG, CHAIN, trace, 1).estimate(c, 17_999).feasible()).isTrue();
+        // The plain constructor is the ideal job.
+        assertThat(new PipelineEstimator(CATALOG, CHAIN, trace, 1, JobCalibration.NONE).estimateAll(c, 50_000).latenciesMicros())
+                .isEqualTo(ideal.latenciesMicros());
     }
 
     @Test
