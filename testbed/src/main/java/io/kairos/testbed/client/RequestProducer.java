@@ -58,6 +58,8 @@ public final class RequestProducer implements AutoCloseable {
     private final Callback onAck = this::onAck;
     private volatile boolean stopped;
     private volatile FailureListener onFailure = FailureListener.NONE;
+    /** How many times the topic's metadata is asked for before a producer gives up on it. */
+    static final int METADATA_ATTEMPTS = 3;
 
     /** A producer with {@link #lowLatencyConfig} for the given brokers. */
     public RequestProducer(String bootstrapServers, String topic, ModelCatalog catalog) {
@@ -78,11 +80,18 @@ public final class RequestProducer implements AutoCloseable {
         this.producer = producer;
         this.topic = topic;
         this.catalog = catalog;
-        try {
-            producer.partitionsFor(topic);
-        } catch (TimeoutException e) {
-            producer.close(Duration.ZERO);
-            throw new IllegalStateException("topic '" + topic + "' is not known to the brokers (does it exist? are they reachable?): " + e.getMessage());
+        // Three tries of max.block.ms each: a broker just restarted, or one on a machine loaded
+        // many times over, may take more than one to answer (a fault suite's load generator gave
+        // up after one at a load average of 21); a topic that does not exist still fails.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                producer.partitionsFor(topic);
+                break;
+            } catch (TimeoutException e) {
+                if (attempt < METADATA_ATTEMPTS) continue;
+                producer.close(Duration.ZERO);
+                throw new IllegalStateException("topic '" + topic + "' is not known to the brokers (does it exist? are they reachable?): " + e.getMessage());
+            }
         }
     }
 
