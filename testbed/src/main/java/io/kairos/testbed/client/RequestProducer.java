@@ -113,6 +113,11 @@ public final class RequestProducer implements AutoCloseable {
      *   <li>no compression: random tensors do not compress, and it costs CPU on the hot path.</li>
      *   <li>{@code max.block.ms=10000}: an unreachable broker or missing topic fails in seconds,
      *       not the default minute.</li>
+     *   <li>{@code buffer.memory=134217728}: while a partition has no leader (a broker restarting)
+     *       its requests wait in the producer's buffer, and a send blocks, then fails, once the
+     *       buffer is full. The default 32 MiB held about 18 s of 5,000 small requests a second;
+     *       a broker restarted on a machine at a load average of 28 took longer, and the fault
+     *       suite's load generator gave up on 2 requests. 128 MiB holds over a minute of them.</li>
      *   <li>{@code request.timeout.ms=5000}: a broker that is alive but silent (stopped, a long
      *       pause) holds a request 5 s, not 30, before it is sent again to the partition's leader
      *       by then (as the serving job's clients do).</li>
@@ -128,6 +133,7 @@ public final class RequestProducer implements AutoCloseable {
         c.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
         c.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
         c.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        c.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 128L << 20);
         c.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         return c;
     }
