@@ -1,5 +1,6 @@
 package io.kairos.testbed.experiment;
 
+import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.AutoPlacement;
 import io.kairos.core.scheduling.Colocation;
@@ -65,7 +66,9 @@ public final class PlacementScaleExperiment {
     static final String POLICY = "kairos";
     static final String RAY = "ray-serve-multiplexing";
     static final String MODELMESH = "modelmesh-lru";
-    static final List<String> SYSTEMS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME, RAY, MODELMESH);
+    /** The registry on devices that evict least recently used first: what the placement does without Kairos' eviction rule. */
+    static final String REGISTRY_LRU = "registry-lru";
+    static final List<String> SYSTEMS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME, REGISTRY_LRU, RAY, MODELMESH);
     static final List<String> KAIROS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME);
 
     /** A profile of the example models: memory, latency {@code alpha b + beta} ms, load in ms as the profiler measured it. */
@@ -125,21 +128,27 @@ public final class PlacementScaleExperiment {
         return ModelCatalog.parse(json.append("]}").toString(), "placement-scale experiment");
     }
 
-    /** The setup of one system on the trace: its catalog, its placement, and the devices' memory. */
-    record Setup(ModelCatalog catalog, String placement, long deviceMemoryBytes) {}
+    /** The setup of one system on the trace: its catalog, its placement, the devices' memory and their eviction rule. */
+    record Setup(ModelCatalog catalog, String placement, long deviceMemoryBytes, Eviction eviction) {}
 
     /** How each system runs: Kairos' placements on the models' own memory, the baselines as the class comment says. */
     static Setup setup(String system, int instances, long deviceMemoryBytes, double loadScale) {
-        return new Setup(catalog(instances, system.equals(RAY) ? LARGEST_BYTES : 0, loadScale), routing(system), deviceMemoryBytes);
+        return new Setup(catalog(instances, system.equals(RAY) ? LARGEST_BYTES : 0, loadScale), routing(system), deviceMemoryBytes, eviction(system));
     }
 
     /** The placement a system routes by: both baselines send a request to a holder of its model, else anywhere. */
     static String routing(String system) {
+        if (system.equals(REGISTRY_LRU)) return Registry.NAME;
         return system.equals(RAY) || system.equals(MODELMESH) ? Colocation.WITH_QUEUING : system;
     }
 
+    /** How a system's devices evict: both baselines (and the registry shown without it) least recently used first, Kairos by frequency. */
+    static Eviction eviction(String system) {
+        return system.equals(RAY) || system.equals(MODELMESH) || system.equals(REGISTRY_LRU) ? Eviction.LRU : Eviction.FREQUENCY;
+    }
+
     static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros) {
-        return Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes())
+        return Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes()).eviction(s.eviction())
                 .policy(POLICY, Map.of(Placements.PLACEMENT, s.placement()))
                 .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(1).build().run();
     }
@@ -164,7 +173,7 @@ public final class PlacementScaleExperiment {
                 invoked, INSTANCES, trace.totalInvocations(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / LARGEST_BYTES);
         long duration = minutes * AzureTrace.MINUTE_MICROS;
         long warmup = warmupMinutes * AzureTrace.MINUTE_MICROS;
-        ResultTable results = new ResultTable(List.of("system", "placement", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
+        ResultTable results = new ResultTable(List.of("system", "placement", "eviction", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
                 "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try (ProgressBar bar = progress ? ProgressLine.bar(NAME, SYSTEMS.size(), s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s))) : null) {
@@ -180,7 +189,7 @@ public final class PlacementScaleExperiment {
             for (int i = 0; i < SYSTEMS.size(); i++) {
                 SimulationReport r = futures.get(i).get();
                 String system = SYSTEMS.get(i);
-                results.add(List.of(system, routing(system), Integer.toString(invoked), num(workingSet / 1048576.0),
+                results.add(List.of(system, routing(system), eviction(system).id(), Integer.toString(invoked), num(workingSet / 1048576.0),
                         num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
                         Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
                         num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
@@ -219,9 +228,10 @@ public final class PlacementScaleExperiment {
                         + "the measured ones x %s); working set %s MiB, %s MiB of memory per device (5x less in all); SLO 100 ms; scheduling policy %s.%n%n", DEVICES,
                 get(results, first, "instances_invoked"), String.join(", ", loads), get(results, first, "load_scale"), get(results, first, "working_set_mib"),
                 get(results, first, "device_memory_mib"), POLICY));
-        s.append("| system | routing | requests | attainment | cold starts / 1,000 | goodput / s | p99 ms | dropped | late |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        s.append("| system | routing | eviction | requests | attainment | cold starts / 1,000 | goodput / s | p99 ms | dropped | late |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (List<String> row : results.rows()) {
-            s.append("| ").append(get(results, row, "system")).append(" | ").append(get(results, row, "placement")).append(" | ").append(get(results, row, "requests"))
+            s.append("| ").append(get(results, row, "system")).append(" | ").append(get(results, row, "placement")).append(" | ").append(get(results, row, "eviction"))
+                    .append(" | ").append(get(results, row, "requests"))
                     .append(" | ").append(percent(Double.parseDouble(get(results, row, "attainment")))).append(" | ").append(get(results, row, "cold_starts_per_1000"))
                     .append(" | ").append(get(results, row, "goodput_per_s")).append(" | ").append(get(results, row, "p99_ms")).append(" | ")
                     .append(get(results, row, "dropped")).append(" | ").append(get(results, row, "late")).append(" |\n");

@@ -58,7 +58,7 @@ class PlacementScaleExperimentTest {
     /** The cold starts and the latencies of the sequence under {@code system}, on {@code devices} devices of {@code memoryMib} each. */
     private static PlacementExperiment.Outcome run(String system, int devices, long memoryMib, List<String> models) {
         PlacementScaleExperiment.Setup s = PlacementScaleExperiment.setup(system, 2, memoryMib * MIB, 10);
-        Simulation sim = Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes())
+        Simulation sim = Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes()).eviction(s.eviction())
                 .policy(PlacementScaleExperiment.POLICY, Map.of(Placements.PLACEMENT, s.placement()))
                 .load(new Sequence(models)).duration(Long.MAX_VALUE / 4).warmup(0).seed(1).build();
         List<Long> latencies = new ArrayList<>();
@@ -117,14 +117,14 @@ class PlacementScaleExperimentTest {
 
     @Test
     void summaryStatesTheGoalsAsTheyAre() {
-        ResultTable t = new ResultTable(List.of("system", "placement", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
+        ResultTable t = new ResultTable(List.of("system", "placement", "eviction", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
                 "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         // registry has the fewest cold starts of Kairos' placements: 2.0 against Ray's 12.0 (6x) and ModelMesh's 2.5.
         Object[][] rows = {{"default", "default", "20.0", "0.9990"}, {Colocation.WITHOUT_QUEUING, Colocation.WITHOUT_QUEUING, "5.0", "0.9995"},
                 {Registry.NAME, Registry.NAME, "2.0", "0.9999"}, {AutoPlacement.NAME, AutoPlacement.NAME, "2.0", "0.9999"},
                 {PlacementScaleExperiment.RAY, Colocation.WITH_QUEUING, "12.0", "0.99"}, {PlacementScaleExperiment.MODELMESH, Colocation.WITH_QUEUING, "2.5", "0.999"}};
         for (Object[] r : rows) {
-            t.add(List.of((String) r[0], (String) r[1], "1000", "5000", "125", "10", "100000", (String) r[3], "0", (String) r[2], "500", "50", "0", "0"));
+            t.add(List.of((String) r[0], (String) r[1], "lru", "1000", "5000", "125", "10", "100000", (String) r[3], "0", (String) r[2], "500", "50", "0", "0"));
         }
         String s = PlacementScaleExperiment.summary(t);
         assertThat(s).contains("PASS  Kairos' placement with the fewest cold starts (registry) keeps >= 99.9 %", "registry 99.990 %, stretch met",
