@@ -69,6 +69,15 @@ public final class ModelCache<S extends AutoCloseable> {
         return l.model;
     }
 
+    /**
+     * The loaded model, marked as just used but not counted as one more use: the batch whose load
+     * {@link #install} counted it already (a device that loads beside its batches looks it up again).
+     */
+    public S getUncounted(String model) {
+        Loaded<S> l = loaded.get(model);
+        return l == null ? null : l.model;
+    }
+
     /** One more use of a loaded model: its priority under {@link Eviction#FREQUENCY}, {@code L + uses / MiB}. */
     private void used(Loaded<S> l) {
         l.uses++;
