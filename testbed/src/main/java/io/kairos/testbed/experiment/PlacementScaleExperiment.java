@@ -85,10 +85,17 @@ public final class PlacementScaleExperiment {
     private final double loadScale;
     private final int warmupMinutes;
     private final int threads;
+    private final int seeds;
     private final boolean progress;
     private final PrintWriter out;
 
     public PlacementScaleExperiment(int minutes, int warmupMinutes, double loadScale, int threads, boolean progress, PrintWriter out) {
+        this(minutes, warmupMinutes, loadScale, 1, threads, progress, out);
+    }
+
+    /** @param seeds traces (and simulations) per system, seeds 1..seeds; the summary and figures take the median */
+    public PlacementScaleExperiment(int minutes, int warmupMinutes, double loadScale, int seeds, int threads, boolean progress, PrintWriter out) {
+        if (seeds < 1) throw new IllegalArgumentException("the seeds must be at least 1, got " + seeds);
         if (!(loadScale > 0) || Double.isInfinite(loadScale)) throw new IllegalArgumentException("the load scale must be a positive number, got " + loadScale);
         if (minutes < 2) throw new IllegalArgumentException("the trace must last at least 2 minutes, got " + minutes);
         if (warmupMinutes < 0 || warmupMinutes >= minutes) throw new IllegalArgumentException("the warm-up must be shorter than the trace's " + minutes + " minutes, got " + warmupMinutes);
@@ -96,6 +103,7 @@ public final class PlacementScaleExperiment {
         this.loadScale = loadScale;
         this.warmupMinutes = warmupMinutes;
         this.threads = threads;
+        this.seeds = seeds;
         this.progress = progress;
         this.out = out;
     }
@@ -147,52 +155,58 @@ public final class PlacementScaleExperiment {
         return system.equals(RAY) || system.equals(MODELMESH) || system.equals(REGISTRY_LRU) ? Eviction.LRU : Eviction.FREQUENCY;
     }
 
-    static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros) {
+    static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros, long seed) {
         return Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes()).eviction(s.eviction())
                 .policy(POLICY, Map.of(Placements.PLACEMENT, s.placement()))
-                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(1).build().run();
+                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(seed).build().run();
     }
 
     public void run(Path dir) throws Exception {
         out.printf(Locale.ROOT, "%s: %s%n", NAME, DESCRIPTION);
         Files.createDirectories(dir);
         long started = System.nanoTime();
-        AzureTrace trace = AzureLikeTrace.of(INSTANCES, RATE_PER_S, minutes).generate(1);
-        List<String> names = new ArrayList<>(INSTANCES);
-        for (int i = 0; i < INSTANCES; i++) names.add(instance(i));
-        Workload workload = trace.toInstanceWorkload(names, SLO_MS, 1, 0, minutes);
-        long workingSet = 0;
-        int invoked = 0;
-        for (int i = 0; i < INSTANCES; i++) {
-            if (trace.invocations(i) == 0) continue;
-            invoked++;
-            workingSet += profileOf(i).memoryBytes();
-        }
-        long deviceMemory = (long) (workingSet / (WORKING_SET_OVER_MEMORY * DEVICES));
-        out.printf(Locale.ROOT, "%d instances invoked of %d, %d requests; working set %.0f MiB, device memory %.0f MiB x %d (Ray Serve: %d models per replica)%n",
-                invoked, INSTANCES, trace.totalInvocations(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / LARGEST_BYTES);
+        ResultTable results = new ResultTable(List.of("system", "placement", "eviction", "seed", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
+                "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         long duration = minutes * AzureTrace.MINUTE_MICROS;
         long warmup = warmupMinutes * AzureTrace.MINUTE_MICROS;
-        ResultTable results = new ResultTable(List.of("system", "placement", "eviction", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
-                "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
-        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, SYSTEMS.size(), s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s))) : null) {
-            List<Future<SimulationReport>> futures = new ArrayList<>();
-            for (String system : SYSTEMS) {
-                Setup setup = setup(system, INSTANCES, deviceMemory, loadScale);
-                futures.add(pool.submit(() -> {
-                    SimulationReport r = simulate(setup, workload, DEVICES, duration, warmup);
-                    if (bar != null) bar.step();
-                    return r;
-                }));
-            }
-            for (int i = 0; i < SYSTEMS.size(); i++) {
-                SimulationReport r = futures.get(i).get();
-                String system = SYSTEMS.get(i);
-                results.add(List.of(system, routing(system), eviction(system).id(), Integer.toString(invoked), num(workingSet / 1048576.0),
-                        num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
-                        Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
-                        num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
+        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, (long) SYSTEMS.size() * seeds, s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s))) : null) {
+            for (int seed = 1; seed <= seeds; seed++) {
+                // Each seed its own trace (which instances are invoked, and how often) and devices' noise.
+                AzureTrace trace = AzureLikeTrace.of(INSTANCES, RATE_PER_S, minutes).generate(seed);
+                List<String> names = new ArrayList<>(INSTANCES);
+                for (int i = 0; i < INSTANCES; i++) names.add(instance(i));
+                Workload workload = trace.toInstanceWorkload(names, SLO_MS, 1, 0, minutes);
+                long workingSet = 0;
+                int invoked = 0;
+                for (int i = 0; i < INSTANCES; i++) {
+                    if (trace.invocations(i) == 0) continue;
+                    invoked++;
+                    workingSet += profileOf(i).memoryBytes();
+                }
+                long deviceMemory = (long) (workingSet / (WORKING_SET_OVER_MEMORY * DEVICES));
+                if (bar == null) {
+                    out.printf(Locale.ROOT, "seed %d: %d instances invoked of %d, %d requests; working set %.0f MiB, device memory %.0f MiB x %d (Ray Serve: %d models per replica)%n",
+                            seed, invoked, INSTANCES, trace.totalInvocations(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / LARGEST_BYTES);
+                }
+                long traceSeed = seed;
+                List<Future<SimulationReport>> futures = new ArrayList<>();
+                for (String system : SYSTEMS) {
+                    Setup setup = setup(system, INSTANCES, deviceMemory, loadScale);
+                    futures.add(pool.submit(() -> {
+                        SimulationReport r = simulate(setup, workload, DEVICES, duration, warmup, traceSeed);
+                        if (bar != null) bar.step();
+                        return r;
+                    }));
+                }
+                for (int i = 0; i < SYSTEMS.size(); i++) {
+                    SimulationReport r = futures.get(i).get();
+                    String system = SYSTEMS.get(i);
+                    results.add(List.of(system, routing(system), eviction(system).id(), Integer.toString(seed), Integer.toString(invoked), num(workingSet / 1048576.0),
+                            num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
+                            Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
+                            num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
+                }
             }
         } finally {
             pool.shutdown();
@@ -202,9 +216,32 @@ public final class PlacementScaleExperiment {
         out.printf(Locale.ROOT, "simulated in %.1f s of wall time%n", (System.nanoTime() - started) / 1e9);
     }
 
+    /** Numeric columns whose median over the seeds the summary and figures show. */
+    private static final List<String> MEDIAN_COLUMNS = List.of("instances_invoked", "working_set_mib", "device_memory_mib", "requests", "attainment", "cold_starts",
+            "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late");
+
+    /** One row per system, its numbers the medians over the seeds; a table without seeds as it is. */
+    static ResultTable medians(ResultTable results) {
+        if (!results.columns().contains("seed")) return results;
+        List<String> columns = new ArrayList<>(results.columns());
+        columns.remove("seed");
+        ResultTable m = new ResultTable(columns);
+        for (String system : results.distinct("system")) {
+            List<String> first = results.filter("system", system).rows().get(0);
+            List<String> row = new ArrayList<>();
+            for (String c : columns) {
+                row.add(MEDIAN_COLUMNS.contains(c) ? String.format(Locale.ROOT, c.equals("attainment") ? "%.5f" : "%.3f", results.median(c, Map.of("system", system)))
+                        : first.get(results.index(c)));
+            }
+            m.add(row);
+        }
+        return m;
+    }
+
     /** Draws the figures and writes the summary from the CSV in {@code dir}. */
     public void report(Path dir) throws IOException {
-        ResultTable results = ResultTable.read(dir.resolve(RESULTS_CSV));
+        ResultTable perSeed = ResultTable.read(dir.resolve(RESULTS_CSV));
+        ResultTable results = medians(perSeed);
         List<Path> figures = List.of(
                 Figures.bars("load_scale", "cold_starts_per_1000").series("system").xAxis("the example models' measured loads times").yAxis("cold starts per 1,000 requests", 0.0, null)
                         .title("Cold starts at scale: Kairos' placements against emulated Ray Serve and ModelMesh").save(results, dir.resolve("cold-starts.png")),
@@ -212,13 +249,14 @@ public final class PlacementScaleExperiment {
                         .title("SLO attainment at scale (working set 5x the devices' memory)").save(results, dir.resolve("attainment.png")),
                 Figures.bars("load_scale", "p99_ms").series("system").xAxis("the example models' measured loads times").yAxis("p99 latency, ms", 0.0, null)
                         .title("p99 latency at scale (dropped requests not counted)").save(results, dir.resolve("p99.png")));
-        String summary = summary(results);
+        String summary = summary(perSeed);
         Files.writeString(dir.resolve(SUMMARY), summary);
         out.print(summary);
         for (Path f : figures) out.println(f);
     }
 
-    static String summary(ResultTable results) {
+    static String summary(ResultTable perSeed) {
+        ResultTable results = medians(perSeed);
         List<String> first = results.rows().get(0);
         StringBuilder s = new StringBuilder("# Model-aware placement at scale\n\n");
         double scale = Double.parseDouble(get(results, first, "load_scale"));
@@ -235,6 +273,18 @@ public final class PlacementScaleExperiment {
                     .append(" | ").append(percent(Double.parseDouble(get(results, row, "attainment")))).append(" | ").append(get(results, row, "cold_starts_per_1000"))
                     .append(" | ").append(get(results, row, "goodput_per_s")).append(" | ").append(get(results, row, "p99_ms")).append(" | ")
                     .append(get(results, row, "dropped")).append(" | ").append(get(results, row, "late")).append(" |\n");
+        }
+        if (perSeed.columns().contains("seed") && perSeed.distinct("seed").size() > 1) {
+            List<String> seedList = perSeed.distinct("seed");
+            s.append("\nMedians over seeds ").append(String.join(", ", seedList)).append(" (a trace and the devices' noise each). Cold starts per 1,000 requests by seed:\n\n");
+            s.append("| system |");
+            for (String seed : seedList) s.append(" seed ").append(seed).append(" |");
+            s.append("\n| --- |").append(" ---: |".repeat(seedList.size())).append('\n');
+            for (String system : results.distinct("system")) {
+                s.append("| ").append(system).append(" |");
+                for (String seed : seedList) s.append(' ').append(num(perSeed.median("cold_starts_per_1000", Map.of("system", system, "seed", seed)))).append(" |");
+                s.append('\n');
+            }
         }
         s.append("\n## Shape check (the issue's goals)\n\n");
         for (Experiment.Claim c : claims(results)) s.append("- ").append(c).append('\n');
