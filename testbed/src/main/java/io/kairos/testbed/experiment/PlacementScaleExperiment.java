@@ -220,6 +220,8 @@ public final class PlacementScaleExperiment {
     private static final List<String> MEDIAN_COLUMNS = List.of("instances_invoked", "working_set_mib", "device_memory_mib", "requests", "attainment", "cold_starts",
             "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late");
 
+    private static final List<String> COUNT_COLUMNS = List.of("instances_invoked", "requests", "cold_starts", "dropped", "late");
+
     /** One row per system, its numbers the medians over the seeds; a table without seeds as it is. */
     static ResultTable medians(ResultTable results) {
         if (!results.columns().contains("seed")) return results;
@@ -230,8 +232,14 @@ public final class PlacementScaleExperiment {
             List<String> first = results.filter("system", system).rows().get(0);
             List<String> row = new ArrayList<>();
             for (String c : columns) {
-                row.add(MEDIAN_COLUMNS.contains(c) ? String.format(Locale.ROOT, c.equals("attainment") ? "%.5f" : "%.3f", results.median(c, Map.of("system", system)))
-                        : first.get(results.index(c)));
+                if (!MEDIAN_COLUMNS.contains(c)) {
+                    row.add(first.get(results.index(c)));
+                    continue;
+                }
+                double median = results.median(c, Map.of("system", system));
+                // Counts stay counts (a median of an even number of them may fall between two).
+                String format = c.equals("attainment") ? "%.5f" : median == Math.rint(median) && COUNT_COLUMNS.contains(c) ? "%.0f" : "%.3f";
+                row.add(String.format(Locale.ROOT, format, median));
             }
             m.add(row);
         }
