@@ -58,8 +58,8 @@ class PlacementOnOnnxDevicesIntegrationTest {
 
     private static final int PORT = freePort();
     private static final String PREFIX = "flink_taskmanager_job_task_operator_kairos_";
-    /** Requests of each model, one at a time: 4 MLP requests, then 4 ResNet ones. */
-    private static final int EACH = 4;
+    /** Requests of each model, one at a time: 3 MLP requests, then 3 ResNet ones. */
+    private static final int EACH = 3;
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = new MiniClusterExtension(
@@ -83,9 +83,9 @@ class PlacementOnOnnxDevicesIntegrationTest {
     @Test
     void colocationLoadsEachModelOnceWhereDefaultLoadsItOnEveryDevice() throws Exception {
         // default (model-unaware): each request goes to the device idle longest, which with one
-        // request at a time alternates between the two devices: MLP on 0, 1, 0, 1 and ResNet on
-        // 0, 1, 0, 1 (or 1, 0, ...): each model loads on both devices, 4 cold starts, one per
-        // model and device.
+        // request at a time alternates between the two devices: MLP on 0, 1, 0 and ResNet on
+        // 1, 0, 1 (or the other way round): each model loads on both devices, 4 cold starts, one
+        // per model and device.
         Run unaware = run("default", "onnx-placement-default-");
         // colocation: a request goes to the device that holds its model, idle and able to start it
         // at once; only each model's first load, where no device holds it, is a cold start: 2.
