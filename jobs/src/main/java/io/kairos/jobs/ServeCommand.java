@@ -1,5 +1,6 @@
 package io.kairos.jobs;
 
+import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.ModelRepository;
@@ -89,8 +90,12 @@ public class ServeCommand implements Callable<Integer> {
             + "(s3://, hdfs://, file://), copied to each machine; replaces --models and the simulated devices.")
     String modelRepository;
 
-    @Option(names = "--device-memory-mb", description = "Memory budget of each ONNX device for loaded models; least recently used evicted beyond it (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--device-memory-mb", description = "Memory budget of each device for loaded models; evicted beyond it by --eviction (default: ${DEFAULT-VALUE}).")
     long deviceMemoryMb = DEFAULTS.deviceMemoryMb;
+
+    @Option(names = "--eviction", paramLabel = "RULE", description = "Which loaded model a device evicts when one must load that does not fit: lru "
+            + "(least recently used first) or frequency (least often used per byte, aged; see docs/placement.md); the scheduler replays it (default: lru).")
+    String eviction = DEFAULTS.eviction.id();
 
     @Option(names = "--intra-op-threads", description = "CPU threads of one ONNX batch; 0 = the cores shared evenly among the devices (default: ${DEFAULT-VALUE}).")
     int intraOpThreads = DEFAULTS.intraOpThreads;
@@ -160,6 +165,12 @@ public class ServeCommand implements Callable<Integer> {
         }
         if (deviceMemoryMb < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--device-memory-mb must be at least 1, got " + deviceMemoryMb);
         if (intraOpThreads < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--intra-op-threads must not be negative, got " + intraOpThreads);
+        Eviction evictionRule;
+        try {
+            evictionRule = Eviction.parse(eviction);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--" + e.getMessage());
+        }
         RepositorySource repository;
         try {
             repository = modelRepository == null ? null : RepositoryCopy.of(modelRepository);
@@ -185,6 +196,7 @@ public class ServeCommand implements Callable<Integer> {
         // A folder as an absolute path, for the task managers; a URI as it is.
         c.modelRepository = repository == null ? null : repository instanceof RepositoryCopy ? modelRepository : repository.localRoot().toString();
         c.deviceMemoryMb = deviceMemoryMb;
+        c.eviction = evictionRule;
         c.intraOpThreads = intraOpThreads;
         c.warmUp = warmUp;
         c.bufferTimeoutMs = bufferTimeout.bufferTimeoutMs;

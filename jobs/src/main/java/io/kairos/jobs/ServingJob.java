@@ -368,9 +368,9 @@ public final class ServingJob {
 
     /** The devices {@code config} asks for. */
     public static DeviceFactory devices(ServingConfig config) {
-        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20, config.deviceTypes);
+        if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20, config.deviceTypes, config.eviction);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
-        return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads, config.warmUp);
+        return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads, config.warmUp, config.eviction);
     }
 
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {
@@ -455,7 +455,7 @@ public final class ServingJob {
         if (config.restarts != null) env.configure(restartStrategy(config.restarts));
         // Each slot's hardware type: the profile its batches are predicted with; on an ONNX device, a label of the device.
         DeviceSlots slots = config.deviceSlots(catalog);
-        ControlPlane plan = new ControlPlane(slots, config.deviceMemoryMb << 20, config.policy, config.policyParams, catalog);
+        ControlPlane plan = new ControlPlane(slots, config.deviceMemoryMb << 20, config.policy, config.policyParams, catalog).evicting(config.eviction);
 
         // Every decision is decided once, here, with the core's code; only the applied ones reach
         // the broadcast, so that no instance downstream can fail on one.

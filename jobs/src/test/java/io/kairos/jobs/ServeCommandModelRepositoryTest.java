@@ -38,6 +38,13 @@ class ServeCommandModelRepositoryTest {
     }
 
     @Test
+    void theEvictionRuleIsLeastRecentlyUsedUnlessToldAndABadOneIsNamed() {
+        assertThat(config().eviction).isEqualTo(io.kairos.core.device.Eviction.LRU);
+        assertThat(config("--eviction", "frequency").eviction).isEqualTo(io.kairos.core.device.Eviction.FREQUENCY);
+        assertThatThrownBy(() -> config("--eviction", "lfu")).hasMessage("--eviction must be one of lru, frequency, got 'lfu'");
+    }
+
+    @Test
     void aRepositoryAtAUriIsKeptAsAUriAndAnUnreadableOneIsAOneLineError() {
         assertThat(config("--model-repository", "s3://bucket/models").modelRepository).isEqualTo("s3://bucket/models");
         assertThatThrownBy(() -> config("--model-repository", "s3://bucket/my models"))

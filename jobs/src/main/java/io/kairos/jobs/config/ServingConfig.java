@@ -1,6 +1,7 @@
 package io.kairos.jobs.config;
 
 import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.AdmissionLimits;
 
@@ -81,6 +82,11 @@ public final class ServingConfig implements Serializable {
     public String modelRepository = null;
     /** Memory budget of each ONNX device for its loaded models, in MiB; least recently used evicted beyond it. */
     public long deviceMemoryMb = 1024;
+    /**
+     * Which loaded model a device evicts when one must load that does not fit: least recently used
+     * first, or least often used per byte with aging ({@code frequency}); the scheduler replays it.
+     */
+    public Eviction eviction = Eviction.LRU;
     /** CPU threads of one ONNX batch; 0: the machine's cores shared evenly among the devices. */
     public int intraOpThreads = 0;
     /**

@@ -57,8 +57,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Metrics (group {@code kairos}): {@code batchesFailed} (an execution error),
  * {@code batchesTimedOut}, {@code coldStarts}, {@code batchesCancelled} (preempted in time),
  * {@code cancelsTooLate} (preempted after they completed), {@code deviceBusyMicros} (start to end
- * of every batch the device ran). The first, third and last are counted on the device's completion
- * thread, hence thread-safe counters.
+ * of every batch the device ran); per model (group {@code kairos.model.<name>}, a label in
+ * Prometheus) {@code coldStarts} again, registered at the model's first cold start on the device,
+ * so that a placement's loads can be told apart by model. Cold starts, failures and busy time are
+ * counted on the device's completion thread, hence thread-safe counters.
  */
 public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
     private static final Logger LOG = LoggerFactory.getLogger(AsyncInference.class);
@@ -72,6 +74,9 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     private transient Counter batchesFailed;
     private transient Counter batchesTimedOut;
     private transient Counter coldStarts;
+    private transient MetricGroup metrics;
+    // Cold starts by model, each registered on its first (completion thread, hence concurrent).
+    private transient Map<String, Counter> coldStartsByModel;
     private transient Counter batchesCancelled;
     private transient Counter cancelsTooLate;
     // Microseconds the device spent on the batches it ran: its rate over a window is the device's
@@ -100,7 +105,8 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         // Before the first batch: open() returns, and this subtask takes batches, only once it is done.
         Device.WarmUp warmUp = device.warmUp();
         if (warmUp != Device.WarmUp.NONE) LOG.info(warmUp.describe(slot));
-        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        coldStartsByModel = new ConcurrentHashMap<>();
         long warmUpMillis = warmUp.micros() / 1000;
         metrics.gauge("warmUpMillis", (Gauge<Long>) () -> warmUpMillis);
         batchesFailed = metrics.counter("batchesFailed", new ThreadSafeSimpleCounter());
@@ -183,7 +189,11 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
                 ? Device.Execution.failed(now, now, "device " + device.slot() + " failed: " + error)
                 : unwritable(execution);
         if (done.error() != null) batchesFailed.inc();
-        if (done.coldStart()) coldStarts.inc();
+        if (done.coldStart()) {
+            coldStarts.inc();
+            coldStartsByModel.computeIfAbsent(batch.getModel(),
+                    m -> metrics.addGroup("model", m).counter("coldStarts", new ThreadSafeSimpleCounter())).inc();
+        }
         deviceBusyMicros.inc(Math.max(0, done.endMicros() - done.startMicros()));
         result.complete(Collections.singleton(outcome(batch, done)));
     }

@@ -1,6 +1,7 @@
 package io.kairos.flink;
 
 import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.plan.DecisionLedger;
@@ -49,6 +50,8 @@ public final class ControlPlane implements Serializable {
     private final String defaultPolicy;
     private final Map<String, String> defaultParams;
     private final ModelCatalog catalog;
+    // The devices' eviction rule, which the scheduler's views of them replay.
+    private Eviction deviceEviction = Eviction.LRU;
     private transient DecisionLedger ledger;
 
     /** Devices with unbounded model memory. */
@@ -83,10 +86,17 @@ public final class ControlPlane implements Serializable {
         this.catalog = catalog;
     }
 
+    /** The devices evict by {@code eviction} (default least recently used first), as they are configured. Returns this. */
+    public ControlPlane evicting(Eviction eviction) {
+        this.deviceEviction = java.util.Objects.requireNonNull(eviction);
+        return this;
+    }
+
     /** The plan before any decision: the job's configuration. */
     public ServingPlan defaultPlan() {
-        if (slots != null) return new ServingPlan(slots, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams), catalog);
-        return new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams), catalog);
+        ServingPlan plan = slots != null ? new ServingPlan(slots, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams), catalog)
+                : new ServingPlan(deviceCount, deviceMemoryBytes, defaultPolicy, PolicyParams.of(defaultParams), catalog);
+        return plan.deviceEviction(deviceEviction);
     }
 
     /** The current plan; after a restore, rebuilt once from the decisions in broadcast state. */

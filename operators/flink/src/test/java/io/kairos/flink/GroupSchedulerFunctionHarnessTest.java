@@ -217,6 +217,23 @@ class GroupSchedulerFunctionHarnessTest {
         assertThat(dropped(h)).isEmpty();
     }
 
+    /**
+     * T_P in the job's predictions, as in the simulator's (the same GroupScheduler): a model of
+     * 2.7 ms at batch 1 with 5 ms of pre- and post-processing (catalog {@code pre_post_ms}) is
+     * dispatched with a predicted latency of 2.7 + 5 = 7.7 ms; the same model without it, 2.7 ms.
+     */
+    @Test
+    void theDispatchedBatchesPredictedLatencyIncludesThePreAndPostProcessing() throws Exception {
+        for (long prePostMs : new long[]{5, 0}) {
+            ModelCatalog catalog = ModelCatalog.parse(("{\"models\": [{\"name\": \"resnet50\", \"input\": {\"dtype\": \"FLOAT32\", \"shape\": [3, 32, 32]},"
+                    + " \"latency_ms\": {\"table\": {\"1\": 2.7}}, \"pre_post_ms\": %d}]}").formatted(prePostMs), "test");
+            var h = harness(new GroupSchedulerFunction(catalog, new ControlPlane(1, "triton", Map.of("max_batch", "1", "max_queue_delay_ms", "0"))));
+            h.processElement(in(request("r0", LONG_SLO_MS)), 0);
+            assertThat(h.extractOutputValues()).singleElement()
+                    .satisfies(b -> assertThat(b.getPredictedLatencyMicros()).as("pre_post_ms %d", prePostMs).isEqualTo(2_700 + prePostMs * 1000));
+        }
+    }
+
     /** The default group's devices {@code slots}, each holding resnet50. */
     private static ControlDecision placement(long version, int... slots) {
         List<io.kairos.schema.DevicePlacement> devices = new ArrayList<>();

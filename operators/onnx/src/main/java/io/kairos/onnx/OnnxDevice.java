@@ -8,6 +8,7 @@ import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession;
 import io.kairos.core.device.Device;
+import io.kairos.core.device.Eviction;
 import io.kairos.core.device.ModelCache;
 import io.kairos.onnx.ModelRepository.OnnxModel;
 import io.kairos.core.model.InputConversion;
@@ -60,9 +61,15 @@ public final class OnnxDevice implements Device {
      * @param warmUp            whether {@link #warmUp()} loads and warms the repository's models
      *                          (serve {@code --warmup}); false: it does nothing
      */
-    public record Options(long memoryBudgetBytes, int intraOpThreads, int gpuIndex, boolean warmUp) {
+    public record Options(long memoryBudgetBytes, int intraOpThreads, int gpuIndex, boolean warmUp, Eviction eviction) {
         public Options {
             if (intraOpThreads < 1) throw new IllegalArgumentException("intra-op threads must be at least 1, got " + intraOpThreads);
+            java.util.Objects.requireNonNull(eviction);
+        }
+
+        /** Least recently used evicted first. */
+        public Options(long memoryBudgetBytes, int intraOpThreads, int gpuIndex, boolean warmUp) {
+            this(memoryBudgetBytes, intraOpThreads, gpuIndex, warmUp, Eviction.LRU);
         }
 
         /** Without a warm-up. */
@@ -107,7 +114,7 @@ public final class OnnxDevice implements Device {
         this.repository = repository;
         this.options = options;
         this.clockMicros = clockMicros;
-        this.sessions = new ModelCache<>(options.memoryBudgetBytes());
+        this.sessions = new ModelCache<>(options.memoryBudgetBytes(), options.eviction());
         this.runner = Executors.newSingleThreadExecutor(r -> daemon(r, "kairos-onnx-device-" + slot));
         this.ownLoader = loader == null ? Executors.newSingleThreadExecutor(r -> daemon(r, "kairos-onnx-loader-" + slot)) : null;
         this.loader = loader == null ? ownLoader : loader;
@@ -146,7 +153,7 @@ public final class OnnxDevice implements Device {
             try {
                 OnnxModel m = repository.get(model);
                 if (m == null) throw new IllegalArgumentException("device " + slot + " has no model '" + model + "' in " + repository.root());
-                if (sessions.get(model) != null) { // already loaded: now the most recently used
+                if (sessions.getUncounted(model) != null) { // already loaded: now the most recently used (no batch: no use counted)
                     loaded.complete(null);
                     return;
                 }
@@ -189,7 +196,9 @@ public final class OnnxDevice implements Device {
                 done.complete(Execution.failed(now, now, "device " + slot + " has no model '" + model + "' in " + repository.root()));
                 return;
             }
-            OrtSession session = sessions.get(model);
+            // After its load the batch's use is counted already (the load's install, as in the
+            // scheduler's view of the device): one use per batch, whichever the eviction rule.
+            OrtSession session = waitedForLoad ? sessions.getUncounted(model) : sessions.get(model);
             if (session != null) {
                 run(m, session, inputs, waitedForLoad, done);
                 return;

@@ -1,6 +1,7 @@
 package io.kairos.onnx;
 
 import io.kairos.core.device.DeviceFactory;
+import io.kairos.core.device.Eviction;
 import io.kairos.core.time.WallClock;
 
 /** The factory of ONNX Runtime devices, for the engine that places one device per slot. */
@@ -25,11 +26,16 @@ public final class OnnxDevices {
      * warms the repository's models before it takes traffic ({@link OnnxDevice#warmUp}).
      */
     public static DeviceFactory factory(RepositorySource repository, long memoryBudgetBytes, int intraOpThreads, boolean warmUp) {
+        return factory(repository, memoryBudgetBytes, intraOpThreads, warmUp, Eviction.LRU);
+    }
+
+    /** As {@link #factory(RepositorySource, long, int, boolean)}, each device evicting loaded models by {@code eviction}. */
+    public static DeviceFactory factory(RepositorySource repository, long memoryBudgetBytes, int intraOpThreads, boolean warmUp, Eviction eviction) {
         return (slot, gpu, catalog) -> {
             String cuda = gpu >= 0 ? OnnxDevice.cudaProblem() : null;
             if (cuda != null) throw new IllegalStateException("device " + slot + " was given GPU " + gpu + " by Flink, but " + cuda);
             return new OnnxDevice(slot, ModelRepository.readManifests(repository.localRoot()),
-                    new OnnxDevice.Options(memoryBudgetBytes, intraOpThreads, gpu >= 0 ? gpu : slot, warmUp), WallClock::nowMicros);
+                    new OnnxDevice.Options(memoryBudgetBytes, intraOpThreads, gpu >= 0 ? gpu : slot, warmUp, eviction), WallClock::nowMicros);
         };
     }
 }

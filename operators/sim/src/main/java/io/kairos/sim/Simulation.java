@@ -1,6 +1,7 @@
 package io.kairos.sim;
 
 import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.device.Eviction;
 import io.kairos.core.device.ExecutionModel;
 import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.HardwareType;
@@ -75,6 +76,7 @@ public final class Simulation {
         this.catalog = b.coldStarts.enabled() ? b.coldStarts.applyTo(b.catalog) : b.catalog;
         // The devices' memory is the plan's, so that the scheduler's views and the devices share it.
         this.plan = b.plan != null ? b.plan.copy() : onePlan(b, b.coldStarts.enabled() ? b.coldStarts.deviceMemoryBytes() : b.deviceMemoryBytes);
+        if (b.eviction != null) this.plan.deviceEviction(b.eviction);
         this.decisions = b.decisions;
         this.controller = b.controller;
         for (int slot = 0; slot < plan.deviceCount(); slot++) {
@@ -167,7 +169,7 @@ public final class Simulation {
 
     /** The time model of device {@code slot}, of its hardware type, drawing its noise from {@code random}. */
     ExecutionModel deviceTime(int slot, SplittableRandom random) {
-        return new ExecutionModel(catalog, hardwareTypeOf(slot), speed, noise, plan.deviceMemoryBytes(), random);
+        return new ExecutionModel(catalog, hardwareTypeOf(slot), speed, noise, plan.deviceMemoryBytes(), plan.deviceEviction(), random);
     }
 
     /** The hardware type of device {@code slot}. */
@@ -185,6 +187,10 @@ public final class Simulation {
 
     long deviceMemoryBytes() {
         return plan.deviceMemoryBytes();
+    }
+
+    Eviction deviceEviction() {
+        return plan.deviceEviction();
     }
 
     LatencyEstimator.Settings learnLatency() {
@@ -227,6 +233,7 @@ public final class Simulation {
         private double speed = 1;
         private long deviceMemoryBytes = Long.MAX_VALUE;
         private boolean deviceMemorySet;
+        private Eviction eviction;
         private LatencyEstimator.Settings learnLatency = LatencyEstimator.Settings.DEFAULT;
         private Delay dispatchDelay = Delay.NONE;
         private boolean preemption = true;
@@ -383,6 +390,15 @@ public final class Simulation {
             if (bytes < 1) throw new IllegalArgumentException("device memory must be positive, got " + bytes + " bytes");
             this.deviceMemoryBytes = bytes;
             this.deviceMemorySet = true;
+            return this;
+        }
+
+        /**
+         * The devices evict loaded models by {@code rule} when one must load that does not fit
+         * (default: the plan's, {@link Eviction#LRU} unless it says otherwise).
+         */
+        public Builder eviction(Eviction rule) {
+            this.eviction = java.util.Objects.requireNonNull(rule);
             return this;
         }
 

@@ -129,7 +129,7 @@ final class SimulationRun {
             // group's view replays the device's model cache on the same budget: it books the cold
             // starts the device spends.
             SplittableRandom random = root.split();
-            gpus[slot] = new SimulatedGpu(new DeviceView(slot, null, sim.deviceMemoryBytes(), sim.hardwareTypeOf(slot)), sim.deviceTime(slot, random),
+            gpus[slot] = new SimulatedGpu(new DeviceView(slot, null, sim.deviceMemoryBytes(), sim.hardwareTypeOf(slot), sim.deviceEviction()), sim.deviceTime(slot, random),
                     sim.dispatchDelay(), random);
         }
     }

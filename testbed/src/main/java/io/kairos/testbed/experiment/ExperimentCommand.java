@@ -232,11 +232,13 @@ public class ExperimentCommand implements Callable<Integer> {
      * {@code experiment placement-scale}: Kairos' placements against emulated Ray Serve and
      * ModelMesh on an Azure-like trace (see PlacementScaleExperiment); {@code --duration-s} is the
      * trace's length (whole minutes, default 600), {@code --warmup-s} the part not counted (default
-     * a tenth); threads, the output folder and {@code --redraw} apply.
+     * a tenth), {@code --seeds} the traces per system (default 1; the summary takes the median);
+     * threads, the output folder and {@code --redraw} apply.
      */
     private Integer placementScale(CommandLine cl) throws Exception {
         if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", which runs the kairos policy with each placement and baseline");
-        if (seeds != null) throw new ParameterException(cl, "--seeds does not apply to experiment " + name + ", which runs one trace (seed 1)");
+        int runs = seeds != null ? seeds : 1;
+        if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
         if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ", which invokes on events");
         if (tritonGrid != null) throw new ParameterException(cl, "--[no-]triton-grid does not apply to experiment " + name);
         if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
@@ -252,7 +254,7 @@ public class ExperimentCommand implements Callable<Integer> {
         if (!(scale > 0) || Double.isInfinite(scale)) throw new ParameterException(cl, "--load-scale must be a positive number, got " + scale);
         Path dir = out != null ? out : defaultOut(name);
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
-        PlacementScaleExperiment experiment = new PlacementScaleExperiment((int) (duration / 60), (int) (warmup / 60), scale, threads, !progress.noProgress, cl.getOut());
+        PlacementScaleExperiment experiment = new PlacementScaleExperiment((int) (duration / 60), (int) (warmup / 60), scale, runs, threads, !progress.noProgress, cl.getOut());
         if (redraw) {
             if (!Files.isRegularFile(dir.resolve(PlacementScaleExperiment.RESULTS_CSV))) throw new ParameterException(cl, "--redraw: no " + dir.resolve(PlacementScaleExperiment.RESULTS_CSV) + "; run the experiment first");
             experiment.report(dir);

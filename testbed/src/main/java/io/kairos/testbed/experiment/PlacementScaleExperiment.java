@@ -1,5 +1,6 @@
 package io.kairos.testbed.experiment;
 
+import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.AutoPlacement;
 import io.kairos.core.scheduling.Colocation;
@@ -65,7 +66,9 @@ public final class PlacementScaleExperiment {
     static final String POLICY = "kairos";
     static final String RAY = "ray-serve-multiplexing";
     static final String MODELMESH = "modelmesh-lru";
-    static final List<String> SYSTEMS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME, RAY, MODELMESH);
+    /** The registry on devices that evict least recently used first: what the placement does without Kairos' eviction rule. */
+    static final String REGISTRY_LRU = "registry-lru";
+    static final List<String> SYSTEMS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME, REGISTRY_LRU, RAY, MODELMESH);
     static final List<String> KAIROS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME);
 
     /** A profile of the example models: memory, latency {@code alpha b + beta} ms, load in ms as the profiler measured it. */
@@ -82,10 +85,17 @@ public final class PlacementScaleExperiment {
     private final double loadScale;
     private final int warmupMinutes;
     private final int threads;
+    private final int seeds;
     private final boolean progress;
     private final PrintWriter out;
 
     public PlacementScaleExperiment(int minutes, int warmupMinutes, double loadScale, int threads, boolean progress, PrintWriter out) {
+        this(minutes, warmupMinutes, loadScale, 1, threads, progress, out);
+    }
+
+    /** @param seeds traces (and simulations) per system, seeds 1..seeds; the summary and figures take the median */
+    public PlacementScaleExperiment(int minutes, int warmupMinutes, double loadScale, int seeds, int threads, boolean progress, PrintWriter out) {
+        if (seeds < 1) throw new IllegalArgumentException("the seeds must be at least 1, got " + seeds);
         if (!(loadScale > 0) || Double.isInfinite(loadScale)) throw new IllegalArgumentException("the load scale must be a positive number, got " + loadScale);
         if (minutes < 2) throw new IllegalArgumentException("the trace must last at least 2 minutes, got " + minutes);
         if (warmupMinutes < 0 || warmupMinutes >= minutes) throw new IllegalArgumentException("the warm-up must be shorter than the trace's " + minutes + " minutes, got " + warmupMinutes);
@@ -93,6 +103,7 @@ public final class PlacementScaleExperiment {
         this.loadScale = loadScale;
         this.warmupMinutes = warmupMinutes;
         this.threads = threads;
+        this.seeds = seeds;
         this.progress = progress;
         this.out = out;
     }
@@ -125,65 +136,77 @@ public final class PlacementScaleExperiment {
         return ModelCatalog.parse(json.append("]}").toString(), "placement-scale experiment");
     }
 
-    /** The setup of one system on the trace: its catalog, its placement, and the devices' memory. */
-    record Setup(ModelCatalog catalog, String placement, long deviceMemoryBytes) {}
+    /** The setup of one system on the trace: its catalog, its placement, the devices' memory and their eviction rule. */
+    record Setup(ModelCatalog catalog, String placement, long deviceMemoryBytes, Eviction eviction) {}
 
     /** How each system runs: Kairos' placements on the models' own memory, the baselines as the class comment says. */
     static Setup setup(String system, int instances, long deviceMemoryBytes, double loadScale) {
-        return new Setup(catalog(instances, system.equals(RAY) ? LARGEST_BYTES : 0, loadScale), routing(system), deviceMemoryBytes);
+        return new Setup(catalog(instances, system.equals(RAY) ? LARGEST_BYTES : 0, loadScale), routing(system), deviceMemoryBytes, eviction(system));
     }
 
     /** The placement a system routes by: both baselines send a request to a holder of its model, else anywhere. */
     static String routing(String system) {
+        if (system.equals(REGISTRY_LRU)) return Registry.NAME;
         return system.equals(RAY) || system.equals(MODELMESH) ? Colocation.WITH_QUEUING : system;
     }
 
-    static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros) {
-        return Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes())
+    /** How a system's devices evict: both baselines (and the registry shown without it) least recently used first, Kairos by frequency. */
+    static Eviction eviction(String system) {
+        return system.equals(RAY) || system.equals(MODELMESH) || system.equals(REGISTRY_LRU) ? Eviction.LRU : Eviction.FREQUENCY;
+    }
+
+    static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros, long seed) {
+        return Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes()).eviction(s.eviction())
                 .policy(POLICY, Map.of(Placements.PLACEMENT, s.placement()))
-                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(1).build().run();
+                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(seed).build().run();
     }
 
     public void run(Path dir) throws Exception {
         out.printf(Locale.ROOT, "%s: %s%n", NAME, DESCRIPTION);
         Files.createDirectories(dir);
         long started = System.nanoTime();
-        AzureTrace trace = AzureLikeTrace.of(INSTANCES, RATE_PER_S, minutes).generate(1);
-        List<String> names = new ArrayList<>(INSTANCES);
-        for (int i = 0; i < INSTANCES; i++) names.add(instance(i));
-        Workload workload = trace.toInstanceWorkload(names, SLO_MS, 1, 0, minutes);
-        long workingSet = 0;
-        int invoked = 0;
-        for (int i = 0; i < INSTANCES; i++) {
-            if (trace.invocations(i) == 0) continue;
-            invoked++;
-            workingSet += profileOf(i).memoryBytes();
-        }
-        long deviceMemory = (long) (workingSet / (WORKING_SET_OVER_MEMORY * DEVICES));
-        out.printf(Locale.ROOT, "%d instances invoked of %d, %d requests; working set %.0f MiB, device memory %.0f MiB x %d (Ray Serve: %d models per replica)%n",
-                invoked, INSTANCES, trace.totalInvocations(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / LARGEST_BYTES);
+        ResultTable results = new ResultTable(List.of("system", "placement", "eviction", "seed", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
+                "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         long duration = minutes * AzureTrace.MINUTE_MICROS;
         long warmup = warmupMinutes * AzureTrace.MINUTE_MICROS;
-        ResultTable results = new ResultTable(List.of("system", "placement", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
-                "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
-        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, SYSTEMS.size(), s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s))) : null) {
-            List<Future<SimulationReport>> futures = new ArrayList<>();
-            for (String system : SYSTEMS) {
-                Setup setup = setup(system, INSTANCES, deviceMemory, loadScale);
-                futures.add(pool.submit(() -> {
-                    SimulationReport r = simulate(setup, workload, DEVICES, duration, warmup);
-                    if (bar != null) bar.step();
-                    return r;
-                }));
-            }
-            for (int i = 0; i < SYSTEMS.size(); i++) {
-                SimulationReport r = futures.get(i).get();
-                String system = SYSTEMS.get(i);
-                results.add(List.of(system, routing(system), Integer.toString(invoked), num(workingSet / 1048576.0),
-                        num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
-                        Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
-                        num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
+        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, (long) SYSTEMS.size() * seeds, s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s))) : null) {
+            for (int seed = 1; seed <= seeds; seed++) {
+                // Each seed its own trace (which instances are invoked, and how often) and devices' noise.
+                AzureTrace trace = AzureLikeTrace.of(INSTANCES, RATE_PER_S, minutes).generate(seed);
+                List<String> names = new ArrayList<>(INSTANCES);
+                for (int i = 0; i < INSTANCES; i++) names.add(instance(i));
+                Workload workload = trace.toInstanceWorkload(names, SLO_MS, 1, 0, minutes);
+                long workingSet = 0;
+                int invoked = 0;
+                for (int i = 0; i < INSTANCES; i++) {
+                    if (trace.invocations(i) == 0) continue;
+                    invoked++;
+                    workingSet += profileOf(i).memoryBytes();
+                }
+                long deviceMemory = (long) (workingSet / (WORKING_SET_OVER_MEMORY * DEVICES));
+                if (bar == null) {
+                    out.printf(Locale.ROOT, "seed %d: %d instances invoked of %d, %d requests; working set %.0f MiB, device memory %.0f MiB x %d (Ray Serve: %d models per replica)%n",
+                            seed, invoked, INSTANCES, trace.totalInvocations(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / LARGEST_BYTES);
+                }
+                long traceSeed = seed;
+                List<Future<SimulationReport>> futures = new ArrayList<>();
+                for (String system : SYSTEMS) {
+                    Setup setup = setup(system, INSTANCES, deviceMemory, loadScale);
+                    futures.add(pool.submit(() -> {
+                        SimulationReport r = simulate(setup, workload, DEVICES, duration, warmup, traceSeed);
+                        if (bar != null) bar.step();
+                        return r;
+                    }));
+                }
+                for (int i = 0; i < SYSTEMS.size(); i++) {
+                    SimulationReport r = futures.get(i).get();
+                    String system = SYSTEMS.get(i);
+                    results.add(List.of(system, routing(system), eviction(system).id(), Integer.toString(seed), Integer.toString(invoked), num(workingSet / 1048576.0),
+                            num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
+                            Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
+                            num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
+                }
             }
         } finally {
             pool.shutdown();
@@ -193,9 +216,40 @@ public final class PlacementScaleExperiment {
         out.printf(Locale.ROOT, "simulated in %.1f s of wall time%n", (System.nanoTime() - started) / 1e9);
     }
 
+    /** Numeric columns whose median over the seeds the summary and figures show. */
+    private static final List<String> MEDIAN_COLUMNS = List.of("instances_invoked", "working_set_mib", "device_memory_mib", "requests", "attainment", "cold_starts",
+            "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late");
+
+    private static final List<String> COUNT_COLUMNS = List.of("instances_invoked", "requests", "cold_starts", "dropped", "late");
+
+    /** One row per system, its numbers the medians over the seeds; a table without seeds as it is. */
+    static ResultTable medians(ResultTable results) {
+        if (!results.columns().contains("seed")) return results;
+        List<String> columns = new ArrayList<>(results.columns());
+        columns.remove("seed");
+        ResultTable m = new ResultTable(columns);
+        for (String system : results.distinct("system")) {
+            List<String> first = results.filter("system", system).rows().get(0);
+            List<String> row = new ArrayList<>();
+            for (String c : columns) {
+                if (!MEDIAN_COLUMNS.contains(c)) {
+                    row.add(first.get(results.index(c)));
+                    continue;
+                }
+                double median = results.median(c, Map.of("system", system));
+                // Counts stay counts (a median of an even number of them may fall between two).
+                String format = c.equals("attainment") ? "%.5f" : median == Math.rint(median) && COUNT_COLUMNS.contains(c) ? "%.0f" : "%.3f";
+                row.add(String.format(Locale.ROOT, format, median));
+            }
+            m.add(row);
+        }
+        return m;
+    }
+
     /** Draws the figures and writes the summary from the CSV in {@code dir}. */
     public void report(Path dir) throws IOException {
-        ResultTable results = ResultTable.read(dir.resolve(RESULTS_CSV));
+        ResultTable perSeed = ResultTable.read(dir.resolve(RESULTS_CSV));
+        ResultTable results = medians(perSeed);
         List<Path> figures = List.of(
                 Figures.bars("load_scale", "cold_starts_per_1000").series("system").xAxis("the example models' measured loads times").yAxis("cold starts per 1,000 requests", 0.0, null)
                         .title("Cold starts at scale: Kairos' placements against emulated Ray Serve and ModelMesh").save(results, dir.resolve("cold-starts.png")),
@@ -203,13 +257,14 @@ public final class PlacementScaleExperiment {
                         .title("SLO attainment at scale (working set 5x the devices' memory)").save(results, dir.resolve("attainment.png")),
                 Figures.bars("load_scale", "p99_ms").series("system").xAxis("the example models' measured loads times").yAxis("p99 latency, ms", 0.0, null)
                         .title("p99 latency at scale (dropped requests not counted)").save(results, dir.resolve("p99.png")));
-        String summary = summary(results);
+        String summary = summary(perSeed);
         Files.writeString(dir.resolve(SUMMARY), summary);
         out.print(summary);
         for (Path f : figures) out.println(f);
     }
 
-    static String summary(ResultTable results) {
+    static String summary(ResultTable perSeed) {
+        ResultTable results = medians(perSeed);
         List<String> first = results.rows().get(0);
         StringBuilder s = new StringBuilder("# Model-aware placement at scale\n\n");
         double scale = Double.parseDouble(get(results, first, "load_scale"));
@@ -219,12 +274,25 @@ public final class PlacementScaleExperiment {
                         + "the measured ones x %s); working set %s MiB, %s MiB of memory per device (5x less in all); SLO 100 ms; scheduling policy %s.%n%n", DEVICES,
                 get(results, first, "instances_invoked"), String.join(", ", loads), get(results, first, "load_scale"), get(results, first, "working_set_mib"),
                 get(results, first, "device_memory_mib"), POLICY));
-        s.append("| system | routing | requests | attainment | cold starts / 1,000 | goodput / s | p99 ms | dropped | late |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        s.append("| system | routing | eviction | requests | attainment | cold starts / 1,000 | goodput / s | p99 ms | dropped | late |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (List<String> row : results.rows()) {
-            s.append("| ").append(get(results, row, "system")).append(" | ").append(get(results, row, "placement")).append(" | ").append(get(results, row, "requests"))
+            s.append("| ").append(get(results, row, "system")).append(" | ").append(get(results, row, "placement")).append(" | ").append(get(results, row, "eviction"))
+                    .append(" | ").append(get(results, row, "requests"))
                     .append(" | ").append(percent(Double.parseDouble(get(results, row, "attainment")))).append(" | ").append(get(results, row, "cold_starts_per_1000"))
                     .append(" | ").append(get(results, row, "goodput_per_s")).append(" | ").append(get(results, row, "p99_ms")).append(" | ")
                     .append(get(results, row, "dropped")).append(" | ").append(get(results, row, "late")).append(" |\n");
+        }
+        if (perSeed.columns().contains("seed") && perSeed.distinct("seed").size() > 1) {
+            List<String> seedList = perSeed.distinct("seed");
+            s.append("\nMedians over seeds ").append(String.join(", ", seedList)).append(" (a trace and the devices' noise each). Cold starts per 1,000 requests by seed:\n\n");
+            s.append("| system |");
+            for (String seed : seedList) s.append(" seed ").append(seed).append(" |");
+            s.append("\n| --- |").append(" ---: |".repeat(seedList.size())).append('\n');
+            for (String system : results.distinct("system")) {
+                s.append("| ").append(system).append(" |");
+                for (String seed : seedList) s.append(' ').append(num(perSeed.median("cold_starts_per_1000", Map.of("system", system, "seed", seed)))).append(" |");
+                s.append('\n');
+            }
         }
         s.append("\n## Shape check (the issue's goals)\n\n");
         for (Experiment.Claim c : claims(results)) s.append("- ").append(c).append('\n');

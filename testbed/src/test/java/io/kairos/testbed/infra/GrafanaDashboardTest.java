@@ -120,6 +120,8 @@ public class GrafanaDashboardTest {
                     String full = m.group(2);
                     assertThat(full).as("a metric of the job in '%s'", expr).startsWith(PREFIX);
                     String name = full.substring(PREFIX.length());
+                    // A per-model metric sits under the group "model", its name a label: ..._kairos_model_coldStarts{model="mlp"}.
+                    if (name.startsWith("model_")) name = name.substring("model_".length());
                     boolean count = name.endsWith("_count");
                     if (count) name = name.substring(0, name.length() - "_count".length());
                     String kind = registered.get(name);

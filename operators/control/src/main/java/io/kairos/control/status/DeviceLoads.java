@@ -3,28 +3,48 @@ package io.kairos.control.status;
 import io.kairos.schema.BatchTelemetry;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * What each device did over the last few seconds, from the per-batch telemetry: batches run,
- * requests in them, the fraction of the window it was executing, cold starts, and batches the
- * scheduler preempted. A preempted batch's record (its cancel, or a discarded late copy) counts as
+ * requests in them, the fraction of the window it was executing, cold starts (in all and by
+ * model: which models a placement made it load), and batches the scheduler preempted. A preempted batch's record (its cancel, or a discarded late copy) counts as
  * a preemption only: its requests were not served by it.
  */
 public final class DeviceLoads {
     /** One device slot's figures over the window. */
-    public record Load(int device, long batches, long requests, double busyFraction, long coldStarts, long preempted) {}
+    public record Load(int device, long batches, long requests, double busyFraction, long coldStarts,
+                       Map<String, Long> coldStartsByModel, long preempted) {
+        public Load {
+            coldStartsByModel = Collections.unmodifiableMap(new TreeMap<>(coldStartsByModel));
+        }
+
+        /** The cold starts as the status page shows them: {@code 3 (mlp 2, resnet 1)}, or {@code 0}. */
+        public String coldStartsText() {
+            if (coldStarts == 0) return "0";
+            StringBuilder b = new StringBuilder().append(coldStarts).append(" (");
+            String sep = "";
+            for (Map.Entry<String, Long> e : coldStartsByModel.entrySet()) {
+                b.append(sep).append(e.getKey()).append(' ').append(e.getValue());
+                sep = ", ";
+            }
+            return b.append(')').toString();
+        }
+    }
 
     private static final class Counts {
         long batches;
         long requests;
         long busyMicros;
         long coldStarts;
+        final Map<String, Long> coldStartsByModel = new TreeMap<>();
         long preempted;
 
         void add(Counts o) {
+            o.coldStartsByModel.forEach((m, n) -> coldStartsByModel.merge(m, n, Long::sum));
             batches += o.batches;
             requests += o.requests;
             busyMicros += o.busyMicros;
@@ -52,7 +72,10 @@ public final class DeviceLoads {
         c.batches++;
         c.requests += batch.getBatchSize();
         c.busyMicros += Math.max(0, batch.getExecEndMicros() - batch.getExecStartMicros());
-        if (batch.getColdStart()) c.coldStarts++;
+        if (batch.getColdStart()) {
+            c.coldStarts++;
+            c.coldStartsByModel.merge(batch.getModel(), 1L, Long::sum);
+        }
     }
 
     /** Each device with telemetry in the window ending at {@code nowMicros}, in slot order. */
@@ -64,7 +87,7 @@ public final class DeviceLoads {
         long span = recent.spanMicros(nowMicros, startMicros);
         List<Load> loads = new ArrayList<>();
         sum.forEach((device, c) -> loads.add(new Load(device, c.batches, c.requests,
-                span == 0 ? 0 : Math.min(1.0, c.busyMicros / (double) span), c.coldStarts, c.preempted)));
+                span == 0 ? 0 : Math.min(1.0, c.busyMicros / (double) span), c.coldStarts, c.coldStartsByModel, c.preempted)));
         return loads;
     }
 

@@ -114,7 +114,7 @@ public final class StatusPage {
                 } else {
                     b.append(cell(Long.toString(l.batches()))).append(cell(Long.toString(l.requests())))
                             .append(cell(String.format(Locale.ROOT, "%.0f%%", 100 * l.busyFraction())))
-                            .append(cell(Long.toString(l.coldStarts()))).append(cell(Long.toString(l.preempted())));
+                            .append(cell(esc(l.coldStartsText()))).append(cell(Long.toString(l.preempted())));
                 }
                 b.append("</tr>");
             }

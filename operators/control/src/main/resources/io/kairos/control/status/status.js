@@ -30,6 +30,13 @@
     return models.length === 0 ? 'none routed here' : models.join(', ');
   }
 
+  // As DeviceLoads.Load#coldStartsText: 3 (mlp 2, resnet 1), or 0.
+  function coldStarts(l) {
+    if (!l || l.coldStarts === 0) return '0';
+    const byModel = l.coldStartsByModel || {};
+    return l.coldStarts + ' (' + sortedKeys(byModel).map(m => m + ' ' + byModel[m]).join(', ') + ')';
+  }
+
   function groups(s) {
     const loads = new Map(s.devices.map(l => [l.device, l]));
     const section = el('section', {id: 'groups'}, el('h2', {}, 'Serving groups'));
@@ -43,7 +50,7 @@
         const l = loads.get(d.slot);
         return el('tr', {'data-device': d.slot}, num(d.slot), d.everyModel ? el('td', {}, el('i', {}, 'every model')) : td(d.models.join(', ')),
           num(l ? l.batches : 0), num(l ? l.requests : 0), num(l ? (100 * l.busyFraction).toFixed(0) + '%' : '0%'),
-          num(l ? l.coldStarts : 0), num(l ? l.preempted : 0));
+          num(coldStarts(l)), num(l ? l.preempted : 0));
       });
       div.append(table('devices', ['device', 'models', 'batches', 'requests', 'busy', 'cold starts', 'preempted'], rows));
       section.append(div);

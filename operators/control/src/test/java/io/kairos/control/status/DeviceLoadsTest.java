@@ -29,11 +29,37 @@ class DeviceLoadsTest {
         assertThat(d0.requests()).isEqualTo(6);
         assertThat(d0.busyFraction()).isCloseTo(0.75 / 9, offset(1e-12));
         assertThat(d0.coldStarts()).isEqualTo(1);
+        assertThat(d0.coldStartsByModel()).containsExactly(org.assertj.core.api.Assertions.entry("mlp", 1L));
+        assertThat(d0.coldStartsText()).isEqualTo("1 (mlp 1)");
         assertThat(d0.preempted()).isZero();
         DeviceLoads.Load d1 = devices.get(1);
         assertThat(d1.batches()).isEqualTo(1);
         assertThat(d1.requests()).isEqualTo(8);
         assertThat(d1.busyFraction()).isCloseTo(1 / 9.0, offset(1e-12));
         assertThat(d1.preempted()).isEqualTo(1);
+        assertThat(d1.coldStartsText()).isEqualTo("0");
+    }
+
+    @Test
+    void coldStartsAreCountedByModelOnEachDevice() {
+        // Device 0 loads the mlp twice (evicted between) and the resnet once, device 1 the resnet
+        // once; a warm batch counts nothing: "3 (mlp 2, resnet 1)" and "1 (resnet 1)".
+        DeviceLoads loads = new DeviceLoads(0, 10);
+        loads.add(model(Records.batch(0, 1, S, S + 10, true, null), "mlp"), S);
+        loads.add(model(Records.batch(0, 1, 2 * S, 2 * S + 10, true, null), "resnet"), 2 * S);
+        loads.add(model(Records.batch(0, 1, 3 * S, 3 * S + 10, true, null), "mlp"), 3 * S);
+        loads.add(model(Records.batch(0, 1, 4 * S, 4 * S + 10, false, null), "mlp"), 4 * S);
+        loads.add(model(Records.batch(1, 1, 5 * S, 5 * S + 10, true, null), "resnet"), 5 * S);
+
+        var devices = loads.upTo(9 * S);
+
+        assertThat(devices.get(0).coldStarts()).isEqualTo(3);
+        assertThat(devices.get(0).coldStartsText()).isEqualTo("3 (mlp 2, resnet 1)");
+        assertThat(devices.get(1).coldStartsText()).isEqualTo("1 (resnet 1)");
+    }
+
+    private static io.kairos.schema.BatchTelemetry model(io.kairos.schema.BatchTelemetry b, String model) {
+        b.setModel(model);
+        return b;
     }
 }

@@ -32,8 +32,13 @@ public interface DeviceFactory extends Serializable {
      * slot of the catalog's first type.
      */
     static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes, String deviceTypes) {
+        return simulated(speedFactor, memoryBudgetBytes, deviceTypes, Eviction.LRU);
+    }
+
+    /** {@link #simulated(double, long, String)} devices that evict by {@code eviction} when a model must load that does not fit. */
+    static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes, String deviceTypes, Eviction eviction) {
         return (slot, gpu, catalog) -> new SimulatedDevice(slot,
                 new ExecutionModel(catalog, deviceTypes == null ? catalog.firstHardwareType().name() : DeviceSlots.parse(deviceTypes, catalog).typeOf(slot),
-                        speedFactor, ExecutionNoise.none(), memoryBudgetBytes, new SplittableRandom(slot)), WallClock::nowMicros);
+                        speedFactor, ExecutionNoise.none(), memoryBudgetBytes, eviction, new SplittableRandom(slot)), WallClock::nowMicros);
     }
 }

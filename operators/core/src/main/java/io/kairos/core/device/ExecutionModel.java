@@ -44,6 +44,12 @@ public final class ExecutionModel {
      * model without one fails there.
      */
     public ExecutionModel(ModelCatalog catalog, String hardwareType, double speedFactor, ExecutionNoise noise, long memoryBudgetBytes, SplittableRandom random) {
+        this(catalog, hardwareType, speedFactor, noise, memoryBudgetBytes, Eviction.LRU, random);
+    }
+
+    /** The same, evicting loaded models by {@code eviction} when one must load that does not fit. */
+    public ExecutionModel(ModelCatalog catalog, String hardwareType, double speedFactor, ExecutionNoise noise, long memoryBudgetBytes,
+                          Eviction eviction, SplittableRandom random) {
         if (!(speedFactor >= 0) || Double.isInfinite(speedFactor)) throw new IllegalArgumentException("speed factor must be a non-negative number, got " + speedFactor);
         if (catalog.hardwareType(hardwareType) == null) {
             throw new IllegalArgumentException("device of hardware type '" + hardwareType + "', which the model catalog lacks (it has "
@@ -54,7 +60,7 @@ public final class ExecutionModel {
         this.speedFactor = speedFactor;
         this.noise = noise;
         this.random = random;
-        this.memory = new ModelCache<>(memoryBudgetBytes);
+        this.memory = new ModelCache<>(memoryBudgetBytes, eviction);
     }
 
     /** What one batch takes on the device: its time, whether it first loaded its model, or why it failed. */

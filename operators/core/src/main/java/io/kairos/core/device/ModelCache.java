@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The models loaded on one device, within a memory budget, least recently used evicted first.
+ * The models loaded on one device, within a memory budget; when a model must load and does not
+ * fit, others are evicted by the cache's {@link Eviction} rule: least recently used first, or least
+ * often used per byte with aging.
  *
  * <p>A load is in two steps so that the device can load one model while it runs batches of the
  * others: {@link #makeRoom} evicts and reserves the model's bytes before the load starts (the
@@ -21,24 +23,65 @@ import java.util.Map;
  * @param <S> what a loaded model is (an ONNX Runtime session); closed on eviction
  */
 public final class ModelCache<S extends AutoCloseable> {
+    private static final double MIB = 1 << 20;
     private final long budgetBytes;
+    private final Eviction eviction;
     // Access order: iteration starts at the least recently used model.
     private final LinkedHashMap<String, Loaded<S>> loaded = new LinkedHashMap<>(16, 0.75f, true);
     private final Map<String, Long> reserved = new HashMap<>();
     private long usedBytes;
     private long evictions;
+    // FREQUENCY's clock L: the priority of the last model evicted.
+    private double clock;
 
-    private record Loaded<S>(S model, long bytes) {}
+    private static final class Loaded<S> {
+        final S model;
+        final long bytes;
+        long uses;
+        double priority;
 
-    public ModelCache(long budgetBytes) {
-        if (budgetBytes < 1) throw new IllegalArgumentException("a device's model memory budget must be positive, got " + budgetBytes);
-        this.budgetBytes = budgetBytes;
+        Loaded(S model, long bytes) {
+            this.model = model;
+            this.bytes = bytes;
+        }
     }
 
-    /** The loaded model, marked as just used; null when it is not loaded (or only being loaded). */
+    /** A cache that evicts the least recently used models first. */
+    public ModelCache(long budgetBytes) {
+        this(budgetBytes, Eviction.LRU);
+    }
+
+    public ModelCache(long budgetBytes, Eviction eviction) {
+        if (budgetBytes < 1) throw new IllegalArgumentException("a device's model memory budget must be positive, got " + budgetBytes);
+        this.budgetBytes = budgetBytes;
+        this.eviction = eviction;
+    }
+
+    public Eviction eviction() {
+        return eviction;
+    }
+
+    /** The loaded model, marked as just used (once more); null when it is not loaded (or only being loaded). */
     public S get(String model) {
         Loaded<S> l = loaded.get(model);
-        return l == null ? null : l.model();
+        if (l == null) return null;
+        used(l);
+        return l.model;
+    }
+
+    /**
+     * The loaded model, marked as just used but not counted as one more use: the batch whose load
+     * {@link #install} counted it already (a device that loads beside its batches looks it up again).
+     */
+    public S getUncounted(String model) {
+        Loaded<S> l = loaded.get(model);
+        return l == null ? null : l.model;
+    }
+
+    /** One more use of a loaded model: its priority under {@link Eviction#FREQUENCY}, {@code L + uses / MiB}. */
+    private void used(Loaded<S> l) {
+        l.uses++;
+        l.priority = clock + l.uses / Math.max(1.0, l.bytes / MIB);
     }
 
     /** Whether the model is loaded, without marking it used. */
@@ -63,24 +106,39 @@ public final class ModelCache<S extends AutoCloseable> {
         }
         if (loaded.containsKey(model) || reserved.containsKey(model)) throw new IllegalStateException("model '" + model + "' is already loaded or being loaded");
         List<String> evicted = new ArrayList<>();
-        for (Iterator<Map.Entry<String, Loaded<S>>> it = loaded.entrySet().iterator(); usedBytes + bytes > budgetBytes && it.hasNext(); ) {
-            Map.Entry<String, Loaded<S>> lru = it.next();
-            it.remove();
-            usedBytes -= lru.getValue().bytes();
+        while (usedBytes + bytes > budgetBytes && !loaded.isEmpty()) {
+            String victim = victim();
+            Loaded<S> gone = loaded.remove(victim);
+            if (eviction == Eviction.FREQUENCY) clock = Math.max(clock, gone.priority);
+            usedBytes -= gone.bytes;
             evictions++;
-            evicted.add(lru.getKey());
-            close(lru.getValue().model());
+            evicted.add(victim);
+            close(gone.model);
         }
         reserved.put(model, bytes);
         usedBytes += bytes;
         return evicted;
     }
 
-    /** The load of a model that {@link #makeRoom} reserved for is done. */
+    /** The next model to evict: the least recently used, or under FREQUENCY the lowest priority (of equals, the least recently used). */
+    private String victim() {
+        Iterator<Map.Entry<String, Loaded<S>>> it = loaded.entrySet().iterator();
+        Map.Entry<String, Loaded<S>> pick = it.next();
+        if (eviction == Eviction.LRU) return pick.getKey();
+        while (it.hasNext()) {
+            Map.Entry<String, Loaded<S>> e = it.next();
+            if (e.getValue().priority < pick.getValue().priority) pick = e;
+        }
+        return pick.getKey();
+    }
+
+    /** The load of a model that {@link #makeRoom} reserved for is done: its first use. */
     public void install(String model, S loadedModel) {
         Long bytes = reserved.remove(model);
         if (bytes == null) throw new IllegalStateException("model '" + model + "' was installed without room made for it");
-        loaded.put(model, new Loaded<>(loadedModel, bytes));
+        Loaded<S> l = new Loaded<>(loadedModel, bytes);
+        used(l);
+        loaded.put(model, l);
     }
 
     /** The load of a model failed: its reservation is given back. */
@@ -93,15 +151,15 @@ public final class ModelCache<S extends AutoCloseable> {
     public boolean unload(String model) {
         Loaded<S> l = loaded.remove(model);
         if (l == null) return false;
-        usedBytes -= l.bytes();
-        close(l.model());
+        usedBytes -= l.bytes;
+        close(l.model);
         return true;
     }
 
     /** Loaded models and the bytes each takes, least recently used first. */
     public Map<String, Long> loadedBytes() {
         Map<String, Long> bytes = new LinkedHashMap<>();
-        loaded.forEach((model, l) -> bytes.put(model, l.bytes()));
+        loaded.forEach((model, l) -> bytes.put(model, l.bytes));
         return bytes;
     }
 
@@ -125,7 +183,7 @@ public final class ModelCache<S extends AutoCloseable> {
 
     /** Closes every loaded model. */
     public void clear() {
-        for (Loaded<S> l : loaded.values()) close(l.model());
+        for (Loaded<S> l : loaded.values()) close(l.model);
         loaded.clear();
         usedBytes = 0;
         for (long b : reserved.values()) usedBytes += b;

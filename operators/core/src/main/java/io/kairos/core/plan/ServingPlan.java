@@ -1,6 +1,7 @@
 package io.kairos.core.plan;
 
 import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.device.Eviction;
 import io.kairos.core.model.HardwareType;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
@@ -41,6 +42,8 @@ public final class ServingPlan {
     private final Map<String, Map<String, BatchingTable>> tables = new HashMap<>();
     private final Map<String, PipelineSpec> pipelines = new TreeMap<>();
     private final ModelCatalog catalog;
+    // The devices' eviction rule, which the views of them replay.
+    private Eviction deviceEviction = Eviction.LRU;
     private long version; // counts the changes, so that a reader can tell that the plan moved on
 
     /** A plan whose devices have unbounded model memory. */
@@ -102,7 +105,22 @@ public final class ServingPlan {
         tables.forEach((group, byModel) -> c.tables.put(group, Map.copyOf(byModel)));
         c.pipelines.putAll(pipelines);
         c.version = version;
+        c.deviceEviction = deviceEviction;
         return c;
+    }
+
+    /**
+     * The devices evict by {@code eviction} (default {@link Eviction#LRU}), as they are configured:
+     * the views of them this plan makes replay it. Returns this plan.
+     */
+    public ServingPlan deviceEviction(Eviction eviction) {
+        this.deviceEviction = java.util.Objects.requireNonNull(eviction);
+        return this;
+    }
+
+    /** The devices' eviction rule. */
+    public Eviction deviceEviction() {
+        return deviceEviction;
     }
 
     /** The model memory budget of each device, as the devices are configured. */
@@ -155,9 +173,9 @@ public final class ServingPlan {
         Map<Integer, Set<String>> devices = placement.get(group);
         List<DeviceView> views = new ArrayList<>();
         if (devices == null) {
-            for (int slot = 0; slot < deviceCount; slot++) views.add(new DeviceView(slot, null, deviceMemoryBytes, hardwareTypeOf(slot)));
+            for (int slot = 0; slot < deviceCount; slot++) views.add(new DeviceView(slot, null, deviceMemoryBytes, hardwareTypeOf(slot), deviceEviction));
         } else {
-            devices.forEach((slot, models) -> views.add(new DeviceView(slot, models, deviceMemoryBytes, hardwareTypeOf(slot))));
+            devices.forEach((slot, models) -> views.add(new DeviceView(slot, models, deviceMemoryBytes, hardwareTypeOf(slot), deviceEviction)));
         }
         return views;
     }

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.device.Eviction;
 import io.kairos.core.device.ModelCache;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
@@ -78,9 +79,14 @@ public final class DeviceView {
      *                     or {@code null} for the catalog's first type
      */
     public DeviceView(int slot, Set<String> models, long memoryBudgetBytes, String hardwareType) {
+        this(slot, models, memoryBudgetBytes, hardwareType, Eviction.LRU);
+    }
+
+    /** @param eviction the device's eviction rule, which the view replays */
+    public DeviceView(int slot, Set<String> models, long memoryBudgetBytes, String hardwareType, Eviction eviction) {
         this.slot = slot;
         this.models = models == null ? null : Set.copyOf(models);
-        this.loaded = new ModelCache<>(memoryBudgetBytes);
+        this.loaded = new ModelCache<>(memoryBudgetBytes, eviction);
         this.hardwareType = hardwareType;
     }
 
@@ -178,7 +184,7 @@ public final class DeviceView {
 
     /**
      * A batch of {@code model} was booked here: the device holds the model from then on, having
-     * evicted the least recently used ones it needed room from. A model larger than the whole
+     * evicted the ones it needed room from by its eviction rule (one more use of it, if held). A model larger than the whole
      * budget is not tracked: the device fails its batches.
      */
     public void hold(ModelSpec model) {

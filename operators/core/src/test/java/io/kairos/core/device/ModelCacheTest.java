@@ -35,6 +35,77 @@ class ModelCacheTest {
         assertThat(cache.evictions()).isEqualTo(3);
     }
 
+    private static final long MIB = 1 << 20;
+
+    /**
+     * Frequency with aging, on 3 MiB of 1 MiB models (priority L + uses / 1). a, b, c load (1 each),
+     * a is used twice more (3). d: b and c have the lowest, 1; b is the less recently used (order
+     * b, a, c): out, L = 1, d = 1 + 1 = 2. e: c (1) out, L = 1, e = 2. f: d and e (2), d the older:
+     * out, L = 2, f = 3. g: e (2) out, L = 2, g = 3. h: a, f, g all 3, a the least recently used:
+     * out, L = 3. The model used three times outlives four newcomers used once, then ages out.
+     * Least recently used first, a would have gone at e's load, the second after its last use.
+     */
+    @Test
+    void frequencyKeepsAModelUsedOftenOverNewcomersUntilItAges() {
+        ModelCache<AutoCloseable> cache = new ModelCache<>(3 * MIB, Eviction.FREQUENCY);
+        load(cache, "a", MIB);
+        load(cache, "b", MIB);
+        cache.get("a");
+        cache.get("a");
+        load(cache, "c", MIB);
+        assertThat(cache.makeRoom("d", MIB)).containsExactly("b");
+        cache.install("d", session("d"));
+        assertThat(cache.makeRoom("e", MIB)).containsExactly("c");
+        cache.install("e", session("e"));
+        assertThat(cache.makeRoom("f", MIB)).containsExactly("d");
+        cache.install("f", session("f"));
+        assertThat(cache.makeRoom("g", MIB)).containsExactly("e");
+        cache.install("g", session("g"));
+        assertThat(cache.makeRoom("h", MIB)).containsExactly("a");
+        assertThat(closed).containsExactly("b", "c", "d", "e", "a");
+
+        ModelCache<AutoCloseable> lru = new ModelCache<>(3 * MIB, Eviction.LRU);
+        for (String m : List.of("a", "b")) load(lru, m, MIB);
+        lru.get("a");
+        lru.get("a");
+        load(lru, "c", MIB);
+        assertThat(lru.makeRoom("d", MIB)).containsExactly("b");
+        lru.install("d", session("d"));
+        assertThat(lru.makeRoom("e", MIB)).containsExactly("a");
+    }
+
+    /**
+     * Frequency per byte: on 3 MiB, big (2 MiB) used 3 times has priority 3 / 2 = 1.5, small (1 MiB)
+     * used twice 2 / 1 = 2. A new 1 MiB model evicts big, though it was used more and more
+     * recently; least recently used first evicts small.
+     */
+    @Test
+    void frequencyWeighsUsesByTheBytesAModelTakes() {
+        ModelCache<AutoCloseable> cache = new ModelCache<>(3 * MIB, Eviction.FREQUENCY);
+        load(cache, "big", 2 * MIB);
+        load(cache, "small", MIB);
+        cache.get("small");
+        cache.get("big");
+        cache.get("big");
+        assertThat(cache.makeRoom("new", MIB)).containsExactly("big");
+        assertThat(cache.usedBytes()).isEqualTo(2 * MIB);
+
+        ModelCache<AutoCloseable> lru = new ModelCache<>(3 * MIB);
+        load(lru, "big", 2 * MIB);
+        load(lru, "small", MIB);
+        lru.get("small");
+        lru.get("big");
+        lru.get("big");
+        assertThat(lru.makeRoom("new", MIB)).containsExactly("small");
+    }
+
+    @Test
+    void evictionRulesByName() {
+        assertThat(Eviction.parse("LRU")).isEqualTo(Eviction.LRU);
+        assertThat(Eviction.parse("frequency")).isEqualTo(Eviction.FREQUENCY);
+        assertThatThrownBy(() -> Eviction.parse("lfu")).hasMessage("eviction must be one of lru, frequency, got 'lfu'");
+    }
+
     @Test
     void reservationCountsWhileLoadingAndIsGivenBackOnFailure() {
         ModelCache<AutoCloseable> cache = new ModelCache<>(100);

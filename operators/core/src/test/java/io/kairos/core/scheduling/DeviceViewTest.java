@@ -48,6 +48,47 @@ class DeviceViewTest {
         assertThat(big.loadMicros(y)).isEqualTo(3_000);
     }
 
+    /**
+     * The view replays the device's cache under either eviction rule: over 5,000 batches of 12
+     * models of 1, 8 and 32 MiB drawn with skewed popularity on 64 MiB, each batch the view predicts
+     * cold (a load booked in front of it) is a batch the device's own time model loads for, and no
+     * other.
+     */
+    @Test
+    void theViewPredictsEveryColdStartOfTheDeviceUnderEitherEvictionRule() {
+        StringBuilder json = new StringBuilder("{\"models\": [");
+        long[] sizes = {1, 8, 32};
+        for (int i = 0; i < 12; i++) {
+            json.append(i == 0 ? "" : ",").append(String.format(java.util.Locale.ROOT,
+                    "{\"name\": \"m%d\", \"input\": {\"dtype\": \"FLOAT32\", \"shape\": [1]}, \"latency_ms\": {\"table\": {\"1\": 1}}, \"memory_bytes\": %d, \"load_ms\": %d}",
+                    i, sizes[i % 3] * MB, 1 + i % 3));
+        }
+        io.kairos.core.model.ModelCatalog catalog = io.kairos.core.model.ModelCatalog.parse(json.append("]}").toString(), "test");
+        for (io.kairos.core.device.Eviction rule : io.kairos.core.device.Eviction.values()) {
+            DeviceView view = new DeviceView(0, null, 64 * MB, null, rule);
+            io.kairos.core.device.ExecutionModel device = new io.kairos.core.device.ExecutionModel(catalog, catalog.firstHardwareType().name(), 1,
+                    io.kairos.core.device.ExecutionNoise.none(), 64 * MB, rule, new java.util.SplittableRandom(1));
+            java.util.SplittableRandom draw = new java.util.SplittableRandom(7);
+            // Model i with weight 1 / (i + 1): a few used often, most rarely.
+            double[] cumulative = new double[12];
+            for (int i = 0; i < 12; i++) cumulative[i] = (i == 0 ? 0 : cumulative[i - 1]) + 1.0 / (i + 1);
+            int cold = 0;
+            for (int b = 0; b < 5_000; b++) {
+                double u = draw.nextDouble() * cumulative[11];
+                int m = 0;
+                while (m < 11 && u > cumulative[m]) m++;
+                ModelSpec spec = catalog.get("m" + m);
+                boolean predicted = view.loadMicros(spec) > 0;
+                view.hold(spec);
+                boolean actual = device.run(spec.name(), 1).coldStart();
+                assertThat(predicted).as("%s batch %d of %s", rule, b, spec.name()).isEqualTo(actual);
+                if (actual) cold++;
+            }
+            assertThat(cold).as(rule.id()).isBetween(100, 4_000);
+            assertThat(view.loadedModels()).isEqualTo(device.loadedModels());
+        }
+    }
+
     @Test
     void aModelWithoutLoadCostIsAlwaysWarmAndNeverTakesRoom() {
         DeviceView d = new DeviceView(0, null, 10 * MB);
