@@ -260,7 +260,7 @@ public class ControlCommand implements Runnable {
         /**
          * The largest file sent: the decision (the file and a few hundred bytes) must fit Kafka's
          * default record size of 1 MiB (the producer's max.request.size, the broker's
-         * message.max.bytes); the committed network is about 40 kB.
+         * message.max.bytes); the committed network is 45 kB.
          */
         static final int MAX_BYTES = 1_000_000;
 

@@ -110,7 +110,7 @@ class RlPolicyIntegrationTest {
                 assertThat(rejected.getStatus()).isEqualTo(DecisionStatus.REJECTED);
                 assertThat(rejected.getReason()).isEqualTo("network 'cut.krln' of serving group 'default': policy network 'cut.krln': ends early, after 100 bytes");
 
-                // The committed network published back (about 40 kB in one record): served again.
+                // The committed network published back (45 kB in one record): served again.
                 Run back = kairos(concat(new String[] {"control", "network", "--group", "default", "--file", committedFile.toString()}, topics));
                 assertThat(back.code()).as(back.err()).isZero();
                 List<InferenceResult> again = serve(kafka, config, "again-", 24, 2_000);
