@@ -22,6 +22,8 @@ import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.RemovePipeline;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.schema.SetPolicyNetwork;
+import io.kairos.core.scheduling.learned.PolicyNetwork;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -47,9 +49,10 @@ import java.util.concurrent.Callable;
  * topic makes.
  */
 @Command(name = "control", mixinStandardHelpOptions = true,
-        description = "Change a running job's plan (policy, placement, routing, pipelines) by control decisions, show the plan, and serve a status page.",
+        description = "Change a running job's plan (policy, placement, routing, pipelines, rl networks) by control decisions, show the plan, and serve a status page.",
         subcommands = {ControlCommand.SetPolicyCommand.class, ControlCommand.PlaceCommand.class,
-                ControlCommand.AssignCommand.class, ControlCommand.PipelineCommand.class, ControlCommand.ShowCommand.class, StatusCommand.class})
+                ControlCommand.AssignCommand.class, ControlCommand.PipelineCommand.class, ControlCommand.NetworkCommand.class,
+                ControlCommand.ShowCommand.class, StatusCommand.class})
 public class ControlCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -247,6 +250,54 @@ public class ControlCommand implements Runnable {
                 throw new ParameterException(spec.commandLine(), "--spec " + e.getMessage());
             }
             return publish(spec, options, PipelineActions.action(pipeline));
+        }
+    }
+
+    @Command(name = "network", mixinStandardHelpOptions = true,
+            description = {"Give a serving group's rl policy a trained network, carried in the decision itself (the job needs no file of its own).",
+                    "The file is checked here and again by the job, which refuses a network the rl policy cannot run, with the reason."})
+    static final class NetworkCommand implements Callable<Integer> {
+        /**
+         * The largest file sent: the decision (the file and a few hundred bytes) must fit Kafka's
+         * default record size of 1 MiB (the producer's max.request.size, the broker's
+         * message.max.bytes); the committed network is 45 kB.
+         */
+        static final int MAX_BYTES = 1_000_000;
+
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Publishing options = new Publishing();
+
+        @Option(names = "--group", required = true, description = "Serving group.")
+        String group;
+
+        @Option(names = "--file", required = true, paramLabel = "FILE", description = "The network file (.krln, as the trainer writes it).")
+        java.nio.file.Path file;
+
+        @Option(names = "--name", description = "The name shown in the plan and on the status page (default: the file's name).")
+        String name;
+
+        @Override
+        public Integer call() {
+            byte[] bytes;
+            try {
+                bytes = java.nio.file.Files.readAllBytes(file);
+            } catch (java.io.IOException e) {
+                throw new ParameterException(spec.commandLine(), "--file '" + file + "': cannot read it (" + e.getMessage() + ")");
+            }
+            if (bytes.length > MAX_BYTES) {
+                throw new ParameterException(spec.commandLine(), "--file '" + file + "': " + bytes.length + " bytes, more than the "
+                        + MAX_BYTES + " a decision carries within Kafka's default record size");
+            }
+            try {
+                PolicyNetwork.read(bytes, file.toString());
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--file " + e.getMessage());
+            }
+            String shown = name != null ? name : file.getFileName().toString();
+            return publish(spec, options, SetPolicyNetwork.newBuilder().setGroup(group).setNetworkName(shown)
+                    .setNetwork(java.nio.ByteBuffer.wrap(bytes)).build());
         }
     }
 

@@ -11,7 +11,7 @@ class ControlCommandTest {
 
     @Test
     void controlNeedsACommand() {
-        assertUsageError(KairosRun.of("control"), "missing command: one of [set-policy, place, assign, pipeline, show, status]");
+        assertUsageError(KairosRun.of("control"), "missing command: one of [set-policy, place, assign, pipeline, network, show, status]");
     }
 
     @Test
@@ -36,6 +36,20 @@ class ControlCommandTest {
         assertUsageError(KairosRun.of("control", "set-policy", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g", "--policy", "flex", "--param", "lambda"),
                 "--param");
         assertUsageError(KairosRun.of("control", "set-policy", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g"), "--policy");
+    }
+
+    @Test
+    void networkRefusesAFileItCannotSendOrTheJobCouldNotRun(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path missing = dir.resolve("none.krln");
+        assertUsageError(KairosRun.of("control", "network", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g", "--file", missing.toString()),
+                "kairos control network: --file '" + missing + "': cannot read it");
+        java.nio.file.Path onnx = java.nio.file.Files.write(dir.resolve("policy.onnx"), new byte[] {8, 7, 18, 0});
+        assertUsageError(KairosRun.of("control", "network", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g", "--file", onnx.toString()),
+                "--file policy network '" + onnx + "': not a policy network (it does not start with 'KRLN')");
+        java.nio.file.Path big = java.nio.file.Files.write(dir.resolve("big.krln"), new byte[1_000_001]);
+        assertUsageError(KairosRun.of("control", "network", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g", "--file", big.toString()),
+                "--file '" + big + "': 1000001 bytes, more than the 1000000 a decision carries within Kafka's default record size");
+        assertUsageError(KairosRun.of("control", "network", "--bootstrap-servers", KairosRun.NOWHERE, "--group", "g"), "--file");
     }
 
     @Test

@@ -90,7 +90,7 @@ public final class AcceptDecisions extends ProcessFunction<ControlDecision, Cont
         switch (outcome.getStatus()) {
             case APPLIED -> {
                 applied.inc();
-                LOG.info("applied control decision {}: {}", DecisionLedger.describe(decision), decision.getAction());
+                LOG.info("applied control decision {}: {}", DecisionLedger.describe(decision), loggable(decision.getAction()));
                 out.collect(decision);
             }
             case REJECTED -> {
@@ -104,6 +104,13 @@ public final class AcceptDecisions extends ProcessFunction<ControlDecision, Cont
             }
         }
         ctx.output(OUTCOMES, outcome);
+    }
+
+    /** The action as logged: a network by its name and size, never its tens of kilobytes. */
+    private static Object loggable(Object action) {
+        return action instanceof io.kairos.schema.SetPolicyNetwork n
+                ? "SetPolicyNetwork " + n.getNetworkName() + " (" + n.getNetwork().remaining() + " bytes) for group " + n.getGroup()
+                : action;
     }
 
     /**

@@ -5,6 +5,7 @@ import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.schema.SetPolicyNetwork;
 
 import java.util.StringJoiner;
 import java.util.TreeMap;
@@ -30,6 +31,10 @@ public final class ActionText {
         if (action instanceof SetBatchingTable t) {
             return "batching table for " + t.getModel() + " in group " + t.getGroup() + ": " + t.getActions().size() + " states, solved for "
                     + PlanView.plain(t.getArrivalRatePerS()) + " requests/s, w1 " + PlanView.plain(t.getLatencyWeight()) + ", w2 " + PlanView.plain(t.getPowerWeight());
+        }
+        if (action instanceof SetPolicyNetwork n) {
+            // Never the bytes: a network is tens of kilobytes.
+            return "rl network " + n.getNetworkName() + " (" + n.getNetwork().remaining() + " bytes) for group " + n.getGroup();
         }
         return action == null ? "no action" : action.getClass().getSimpleName() + " " + action;
     }

@@ -13,6 +13,8 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPolicy;
+import io.kairos.schema.SetPolicyNetwork;
+import io.kairos.core.scheduling.PublishedNetwork;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -65,9 +67,17 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
      * @param modelParams per-model overrides of the parameters, by model
      * @param tables      each model's batching table (what the {@code smdp} policy serves from), as text with
      *                    what it was solved for, by model
+     * @param network     the network a decision delivered to the group (what {@code rl} decides with), as its
+     *                    name, digest and size; null when none did
      */
     public record Group(String name, String policy, Map<String, String> params, Map<String, Map<String, String>> modelParams,
-                        List<Device> devices, Map<String, String> tables) {}
+                        List<Device> devices, Map<String, String> tables, String network) {
+        /** A group no network was delivered to. */
+        public Group(String name, String policy, Map<String, String> params, Map<String, Map<String, String>> modelParams,
+                     List<Device> devices, Map<String, String> tables) {
+            this(name, policy, params, modelParams, devices, tables, null);
+        }
+    }
 
     /**
      * A device slot of a group and the models it holds; {@code everyModel}: no placement limits it
@@ -103,6 +113,8 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
             } else if (action instanceof SetBatchingTable t) {
                 names.add(t.getGroup());
                 tableDecisions.computeIfAbsent(t.getGroup(), g -> new TreeMap<>()).put(t.getModel(), t);
+            } else if (action instanceof SetPolicyNetwork n) {
+                names.add(n.getGroup());
             }
         }
         List<Group> groups = new ArrayList<>();
@@ -122,7 +134,9 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
                         + plain(t.getLatencyWeight()) + ", w2 " + plain(t.getPowerWeight())
                         + (t.getAverageCost() == null ? "" : ", average cost " + plain(t.getAverageCost())) + ")");
             });
-            groups.add(new Group(name, policy.policy(), new TreeMap<>(policy.params().group()), modelParams, devices, tables));
+            PublishedNetwork network = plan.networkOf(name);
+            groups.add(new Group(name, policy.policy(), new TreeMap<>(policy.params().group()), modelParams, devices, tables,
+                    network == null ? null : network.toString()));
         }
         List<Pipeline> pipelines = new ArrayList<>();
         plan.pipelines().values().forEach(p -> pipelines.add(Pipeline.of(p)));
@@ -140,6 +154,7 @@ public record PlanView(List<Group> groups, Map<String, String> routing, String d
             lines.add(line.toString());
             for (Device d : g.devices()) lines.add("  device " + d.label() + ": " + (d.everyModel() ? "every model" : String.join(", ", d.models())));
             g.tables().forEach((model, table) -> lines.add("  batching table of " + model + ": " + table));
+            if (g.network() != null) lines.add("  rl network: " + g.network());
         }
         StringBuilder line = new StringBuilder("routing:");
         routing.forEach((model, group) -> line.append(' ').append(model).append(" -> ").append(group).append(';'));

@@ -102,6 +102,7 @@ public final class StatusPage {
                     b.append("<p class=\"override\">for ").append(esc(model)).append(": ").append(esc(params(params))).append("</p>"));
             g.tables().forEach((model, table) ->
                     b.append("<p class=\"table\">batching table of ").append(esc(model)).append(": ").append(esc(table)).append("</p>"));
+            if (g.network() != null) b.append("<p class=\"network\">rl network: ").append(esc(g.network())).append("</p>");
             b.append("<p class=\"routed\">models: ").append(esc(routedTo(plan, g.name()))).append("</p>");
             b.append("<table class=\"devices\"><thead><tr><th>device</th><th>models</th><th>batches</th><th>requests</th><th>busy</th>")
                     .append("<th>cold starts</th><th>preempted</th></tr></thead><tbody>");

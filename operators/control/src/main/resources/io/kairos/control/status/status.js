@@ -45,6 +45,7 @@
         el('p', {class: 'policy'}, 'policy ', el('b', {}, g.policy), ' ' + params(g.params)));
       for (const model of sortedKeys(g.modelParams)) div.append(el('p', {class: 'override'}, 'for ' + model + ': ' + params(g.modelParams[model])));
       for (const model of sortedKeys(g.tables)) div.append(el('p', {class: 'table'}, 'batching table of ' + model + ': ' + g.tables[model]));
+      if (g.network) div.append(el('p', {class: 'network'}, 'rl network: ' + g.network));
       div.append(el('p', {class: 'routed'}, 'models: ' + routedTo(s.plan, g.name)));
       const rows = g.devices.map(d => {
         const l = loads.get(d.slot);

@@ -122,6 +122,24 @@ class PlanViewTest {
     }
 
     @Test
+    void aNetworkShowsUnderItsGroupByNameDigestAndSizeNeverItsBytes() throws Exception {
+        byte[] bytes;
+        try (var in = io.kairos.core.scheduling.learned.NetworkAgent.class.getClassLoader()
+                .getResourceAsStream(io.kairos.core.scheduling.learned.NetworkAgent.COMMITTED)) {
+            bytes = in.readAllBytes();
+        }
+        io.kairos.schema.SetPolicyNetwork network = io.kairos.schema.SetPolicyNetwork.newBuilder().setGroup("vision").setNetworkName("thesis.krln")
+                .setNetwork(java.nio.ByteBuffer.wrap(bytes)).build();
+        decide("trainer", 1, network, DecisionStatus.APPLIED);
+        PlanView view = PlanView.of(ledger);
+        String digest = new io.kairos.core.scheduling.PublishedNetwork("thesis.krln", bytes).digest();
+        assertThat(view.groups()).extracting(PlanView.Group::name).containsExactly("default", "vision");
+        assertThat(view.groups().get(1).network()).isEqualTo("thesis.krln (sha256 " + digest + ", " + bytes.length + " bytes)");
+        assertThat(view.lines()).contains("  rl network: thesis.krln (sha256 " + digest + ", " + bytes.length + " bytes)");
+        assertThat(ActionText.of(network)).isEqualTo("rl network thesis.krln (" + bytes.length + " bytes) for group vision");
+    }
+
+    @Test
     void actionsReadAsWhatTheyAsk() {
         assertThat(ActionText.of(policy("default", null, "triton", Map.of("max_batch", "8", "max_queue_delay_ms", "2"))))
                 .isEqualTo("policy triton {max_batch=8, max_queue_delay_ms=2} for group default");

@@ -5,6 +5,7 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.schema.SetPolicyNetwork;
 import io.kairos.schema.RemovePipeline;
 import io.kairos.schema.SetPipeline;
 
@@ -20,7 +21,8 @@ import io.kairos.schema.SetPipeline;
  *   <li>{@code assign/<model>}: the group a model's requests go to;
  *   <li>{@code batching/<group>/<model>}: a model's batching table in its group ({@link SetBatchingTable});
  *   <li>{@code pipeline/<pipeline>}: a pipeline of models ({@link SetPipeline}), or its removal
- *       ({@link RemovePipeline}), which takes the key's place so that compaction keeps it.
+ *       ({@link RemovePipeline}), which takes the key's place so that compaction keeps it;
+ *   <li>{@code network/<group>}: the network a group's learned policy decides with ({@link SetPolicyNetwork}).
  * </ul>
  *
  * Group and model names must be non-empty and free of {@code /}, so that no two targets share a key.
@@ -52,6 +54,7 @@ public final class DecisionKey {
         if (action instanceof SetBatchingTable t) return "batching/" + name("group", t.getGroup()) + "/" + name("model", t.getModel());
         if (action instanceof SetPipeline p) return "pipeline/" + name("pipeline", p.getPipeline());
         if (action instanceof RemovePipeline r) return "pipeline/" + name("pipeline", r.getPipeline());
+        if (action instanceof SetPolicyNetwork n) return "network/" + name("group", n.getGroup());
         throw new IllegalArgumentException("no known action: " + action);
     }
 
@@ -59,13 +62,15 @@ public final class DecisionKey {
      * The order in which the latest decision of each key is applied to rebuild a plan: a group's
      * policy before its models' overrides (which are checked against the group's policy), then
      * placements, then routing, then batching tables (which are checked against the routing),
-     * then pipelines (checked against the catalog only). Decisions of different keys commute otherwise.
+     * then pipelines (checked against the catalog only), then networks (checked alone). Decisions of
+     * different keys commute otherwise.
      */
     static int rank(String key) {
         if (key.startsWith("policy/")) return key.indexOf('/', "policy/".length()) < 0 ? 0 : 1;
         if (key.startsWith("placement/")) return 2;
         if (key.startsWith("batching/")) return 4;
         if (key.startsWith("pipeline/")) return 5;
+        if (key.startsWith("network/")) return 6;
         return 3;
     }
 

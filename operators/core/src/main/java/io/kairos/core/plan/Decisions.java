@@ -2,6 +2,8 @@ package io.kairos.core.plan;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.BatchingTable;
+import io.kairos.core.scheduling.PublishedNetwork;
+import io.kairos.core.scheduling.learned.PolicyNetwork;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
@@ -9,6 +11,7 @@ import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.schema.SetPolicyNetwork;
 import io.kairos.schema.RemovePipeline;
 import io.kairos.schema.SetPipeline;
 
@@ -45,6 +48,8 @@ public final class Decisions {
             plan.setBatchingTable(t.getGroup(), t.getModel(), batchingTable(plan, t));
         } else if (action instanceof SetPipeline p) {
             plan.setPipeline(PipelineActions.spec(p, plan.catalog()));
+        } else if (action instanceof SetPolicyNetwork n) {
+            plan.setNetwork(n.getGroup(), network(n));
         } else if (action instanceof RemovePipeline r) {
             // Applied whether or not the plan holds it: the removal is the key's last record on the
             // compacted topic, and a fresh start that reads it alone must apply it all the same.
@@ -53,6 +58,24 @@ public final class Decisions {
             throw new IllegalArgumentException("control decision " + decision.getVersion() + " has no known action: " + action);
         }
         return true;
+    }
+
+    /**
+     * The network a {@link SetPolicyNetwork} carries, checked as the learned policy reads it
+     * ({@link PolicyNetwork}'s checks: magic, version, sizes, finite values, nothing left over).
+     */
+    static PublishedNetwork network(SetPolicyNetwork n) {
+        String what = "network '" + n.getNetworkName() + "' of serving group '" + n.getGroup() + "': ";
+        if (n.getNetworkName().isBlank()) throw new IllegalArgumentException(what + "network_name is empty");
+        java.nio.ByteBuffer buffer = n.getNetwork().duplicate();
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.get(bytes);
+        try {
+            PolicyNetwork.read(bytes, n.getNetworkName());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + e.getMessage(), e);
+        }
+        return new PublishedNetwork(n.getNetworkName(), bytes);
     }
 
     /**

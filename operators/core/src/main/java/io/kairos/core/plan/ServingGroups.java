@@ -73,7 +73,7 @@ public final class ServingGroups {
         GroupScheduler g = groups.get(group);
         if (g != null) return new Lookup(g, false, actions);
         ServingPlan.GroupPolicy p = plan.policyOf(group);
-        g = new GroupScheduler(group, catalog, List.of(), ConfiguredPolicy.of(group, policies.apply(p.policy()), p.params(), p.tables()));
+        g = new GroupScheduler(group, catalog, List.of(), ConfiguredPolicy.of(group, policies.apply(p.policy()), p.params(), p.tables(), p.network()));
         g.allowPreemption(preemption);
         g.learnLatency(learnLatency);
         applied.put(group, p);
@@ -103,7 +103,7 @@ public final class ServingGroups {
             if (!p.equals(applied.get(g.group()))) {
                 // The same policy keeps its object, with whatever it holds beyond its parameters.
                 SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : policies.apply(p.policy());
-                g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params(), p.tables()));
+                g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params(), p.tables(), p.network()));
                 applied.put(g.group(), p);
             }
             place(g, plan, before, actions);

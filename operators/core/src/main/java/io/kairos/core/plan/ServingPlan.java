@@ -10,6 +10,7 @@ import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.PublishedNetwork;
 import io.kairos.core.scheduling.policy.Policies;
 
 import java.util.ArrayList;
@@ -21,7 +22,8 @@ import java.util.Set;
 
 /**
  * Which serving group each model belongs to, which devices each group has and which models each
- * device holds, each group's scheduling policy, its models' batching tables, and the pipelines
+ * device holds, each group's scheduling policy, its models' batching tables and the network its
+ * learned policy decides with, and the pipelines
  * of models it serves ({@link PipelineSpec}). Each device is of a hardware type ({@link
  * DeviceSlots}); a model goes only on devices of types it has a profile for. Starts from a default (every model in one group
  * holding every device) and changes only through control decisions ({@link Decisions}); which
@@ -41,6 +43,7 @@ public final class ServingPlan {
     private final Map<String, GroupPolicy> policies = new HashMap<>();
     private final Map<String, Map<String, BatchingTable>> tables = new HashMap<>();
     private final Map<String, PipelineSpec> pipelines = new TreeMap<>();
+    private final Map<String, PublishedNetwork> networks = new HashMap<>();
     private final ModelCatalog catalog;
     // The devices' eviction rule, which the views of them replay.
     private Eviction deviceEviction = Eviction.LRU;
@@ -104,6 +107,7 @@ public final class ServingPlan {
         c.policies.putAll(policies);
         tables.forEach((group, byModel) -> c.tables.put(group, Map.copyOf(byModel)));
         c.pipelines.putAll(pipelines);
+        c.networks.putAll(networks);
         c.version = version;
         c.deviceEviction = deviceEviction;
         return c;
@@ -245,11 +249,27 @@ public final class ServingPlan {
         return released;
     }
 
-    /** A group's policy, its parameters and its models' batching tables. */
+    /** A group's policy, its parameters, its models' batching tables and its network. */
     public GroupPolicy policyOf(String group) {
         GroupPolicy p = policies.getOrDefault(group, new GroupPolicy(defaultPolicy, defaultParams));
         Map<String, BatchingTable> t = tables.get(group);
-        return t == null ? p : new GroupPolicy(p.policy(), p.params(), t);
+        PublishedNetwork n = networks.get(group);
+        return t == null && n == null ? p : new GroupPolicy(p.policy(), p.params(), t == null ? Map.of() : t, n);
+    }
+
+    /**
+     * Sets the network a group's learned policy decides with, replacing its previous one. It stays
+     * whatever the group's policy: only {@code rl} reads it. Checks are {@link Decisions}'s, before
+     * this is called.
+     */
+    public void setNetwork(String group, PublishedNetwork network) {
+        networks.put(group, network);
+        version++;
+    }
+
+    /** The network delivered to a group, or null. */
+    public PublishedNetwork networkOf(String group) {
+        return networks.get(group);
     }
 
     /**
@@ -293,20 +313,28 @@ public final class ServingPlan {
         version++;
     }
 
-    /** A group's policy by name, with its parameters and its models' batching tables. */
-    public record GroupPolicy(String policy, PolicyParams params, Map<String, BatchingTable> tables) {
+    /**
+     * A group's policy by name, with its parameters, its models' batching tables and the network
+     * a decision delivered to it (null: none).
+     */
+    public record GroupPolicy(String policy, PolicyParams params, Map<String, BatchingTable> tables, PublishedNetwork network) {
         public GroupPolicy {
             tables = Map.copyOf(tables);
         }
 
-        /** No batching tables. */
+        /** No network. */
+        public GroupPolicy(String policy, PolicyParams params, Map<String, BatchingTable> tables) {
+            this(policy, params, tables, null);
+        }
+
+        /** No batching tables, no network. */
         public GroupPolicy(String policy, PolicyParams params) {
             this(policy, params, Map.of());
         }
 
-        /** A fresh policy object with these parameters and tables read, for serving group {@code group}. */
+        /** A fresh policy object with these parameters, tables and network read, for serving group {@code group}. */
         public ConfiguredPolicy configure(String group) {
-            return Policies.configure(group, policy, params, tables);
+            return Policies.configure(group, policy, params, tables, network);
         }
     }
 

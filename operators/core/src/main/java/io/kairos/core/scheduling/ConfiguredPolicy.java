@@ -58,7 +58,16 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
      * a policy that batches from tables reads, see {@link ParamReader#batchingTables}).
      */
     public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params, Map<String, BatchingTable> tables) {
-        ParamReader reader = new ParamReader(group, policy.name(), params, tables);
+        return of(group, policy, params, tables, null);
+    }
+
+    /**
+     * The same, with the network a control decision delivered to the group (what the learned
+     * policy reads, see {@link ParamReader#network}); null: none.
+     */
+    public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params, Map<String, BatchingTable> tables,
+                                      PublishedNetwork network) {
+        ParamReader reader = new ParamReader(group, policy.name(), params, tables, network);
         boolean shed = reader.flag(SHED, true);
         boolean shedEarly = reader.flag(SHED_EARLY, true);
         int maxPending = reader.positiveInt(MAX_PENDING, DEFAULT_MAX_PENDING);

@@ -525,6 +525,11 @@ public final class GroupScheduler implements GroupView {
     }
 
     @Override
+    public int pendingQueues(int from, RequestQueue[] into) {
+        return active.copy(from, into);
+    }
+
+    @Override
     public Collection<RequestQueue> batchableQueues() {
         return batchableView;
     }

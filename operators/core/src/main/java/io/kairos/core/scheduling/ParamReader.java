@@ -17,8 +17,9 @@ import java.util.function.Function;
  * whether set or not.
  *
  * <p>Beside the strings, the reader hands out the group's batching tables ({@link #batchingTables}),
- * typed values that their own control decisions deliver: a policy that batches from tables takes
- * them, the others leave them.
+ * and the network a control decision delivered to the group ({@link #network}): typed values that
+ * their own control decisions deliver. A policy that batches from tables takes them, the learned
+ * policy takes the network, the others leave them.
  */
 public final class ParamReader {
     private final String group;
@@ -28,6 +29,7 @@ public final class ParamReader {
     private final Set<String> groupKeys;
     private final Set<String> modelKeys;
     private final Map<String, BatchingTable> tables;
+    private final PublishedNetwork network;
 
     /** @param group the serving group, for messages; null when the parameters are a default for every group */
     public ParamReader(String group, String policy, PolicyParams params) {
@@ -36,11 +38,16 @@ public final class ParamReader {
 
     /** @param tables the group's batching tables by model */
     public ParamReader(String group, String policy, PolicyParams params, Map<String, BatchingTable> tables) {
-        this(group, policy, params, null, new TreeSet<>(), new TreeSet<>(), Map.copyOf(tables));
+        this(group, policy, params, tables, null);
+    }
+
+    /** @param network the network a control decision delivered to the group; null: none */
+    public ParamReader(String group, String policy, PolicyParams params, Map<String, BatchingTable> tables, PublishedNetwork network) {
+        this(group, policy, params, null, new TreeSet<>(), new TreeSet<>(), Map.copyOf(tables), network);
     }
 
     private ParamReader(String group, String policy, PolicyParams params, String model, Set<String> groupKeys, Set<String> modelKeys,
-                        Map<String, BatchingTable> tables) {
+                        Map<String, BatchingTable> tables, PublishedNetwork network) {
         this.group = group;
         this.policy = policy;
         this.params = params;
@@ -48,6 +55,12 @@ public final class ParamReader {
         this.groupKeys = groupKeys;
         this.modelKeys = modelKeys;
         this.tables = tables;
+        this.network = network;
+    }
+
+    /** The network a control decision delivered to the group, or null when none did. */
+    public PublishedNetwork network() {
+        return network;
     }
 
     /** The group's batching tables by model, as control decisions set them; empty when none is. */
@@ -162,7 +175,7 @@ public final class ParamReader {
         C groupConfig = read.apply(this);
         Map<String, C> models = new HashMap<>();
         for (String m : new TreeSet<>(params.perModel().keySet())) {
-            models.put(m, read.apply(new ParamReader(group, policy, params, m, groupKeys, modelKeys, tables)));
+            models.put(m, read.apply(new ParamReader(group, policy, params, m, groupKeys, modelKeys, tables, network)));
         }
         return new PerModel<>(groupConfig, models);
     }

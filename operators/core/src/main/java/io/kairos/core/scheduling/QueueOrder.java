@@ -170,6 +170,24 @@ final class QueueOrder extends AbstractCollection<RequestQueue> implements Order
         return i >= 0 && queues[b][i] == q;
     }
 
+    /** The queues of ranks {@code from}, {@code from + 1}, ... into {@code into}, as many as fit; returns how many. */
+    int copy(int from, RequestQueue[] into) {
+        int n = 0;
+        int skip = from;
+        for (int b = 0; b < blocks && n < into.length; b++) {
+            int count = counts[b];
+            if (skip >= count) {
+                skip -= count;
+                continue;
+            }
+            int take = Math.min(count - skip, into.length - n);
+            System.arraycopy(queues[b], skip, into, n, take);
+            n += take;
+            skip = 0;
+        }
+        return n;
+    }
+
     @Override
     public Iterator<RequestQueue> iterator() {
         return new Iterator<>() {

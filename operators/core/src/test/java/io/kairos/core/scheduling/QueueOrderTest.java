@@ -6,6 +6,7 @@ import io.kairos.core.request.RequestQueue;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.ConcurrentModificationException;
 import java.util.Iterator;
 import java.util.List;
@@ -44,6 +45,13 @@ class QueueOrderTest {
             if (step % 4_000 == 0) {
                 assertThat(order).containsExactlyElementsOf(tree);
                 if (!tree.isEmpty()) assertThat(order.first()).isSameAs(tree.first());
+                // Copied by rank, a chunk at a time across the blocks: the same order.
+                List<RequestQueue> tail = new ArrayList<>(tree).subList(Math.min(tree.size(), 37), tree.size());
+                List<RequestQueue> copied = new ArrayList<>();
+                RequestQueue[] chunk = new RequestQueue[24];
+                int n;
+                for (int from = 37; (n = order.copy(from, chunk)) > 0; from += n) copied.addAll(Arrays.asList(chunk).subList(0, n));
+                assertThat(copied).containsExactlyElementsOf(tail);
             }
         }
         assertThat(order).containsExactlyElementsOf(tree);

@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling.learned;
 
 import io.kairos.core.scheduling.ParamReader;
+import io.kairos.core.scheduling.PublishedNetwork;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,9 +28,16 @@ public final class NetworkAgent implements Agent {
         this.network = network;
     }
 
-    /** The agent of {@code rl}'s parameters: the file of {@code network}, or the committed network. */
+    /**
+     * The agent of {@code rl}'s parameters: the network a control decision delivered to the group
+     * (checked when it was applied), else the file of {@code network} (on the job's machine), else
+     * the committed network. A delivered network wins over the parameter: the decision is how a
+     * cluster's user chooses one, the file a single machine's shortcut.
+     */
     static Agent configured(ParamReader params) {
         String file = params.text(NETWORK, null);
+        PublishedNetwork published = params.network();
+        if (published != null) return new NetworkAgent(PolicyNetwork.read(published.bytes(), published.name()));
         if (file == null) return new NetworkAgent(committed());
         try {
             return new NetworkAgent(PolicyNetwork.read(Path.of(file)));

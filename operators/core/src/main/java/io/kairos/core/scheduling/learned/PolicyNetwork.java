@@ -65,6 +65,11 @@ public final class PolicyNetwork {
         return parse(in.readAllBytes(), "policy network '" + name + "'");
     }
 
+    /** A network file's bytes, under {@code name}. @throws IllegalArgumentException naming {@code name} and what is wrong */
+    public static PolicyNetwork read(byte[] bytes, String name) {
+        return parse(bytes, "policy network '" + name + "'");
+    }
+
     static PolicyNetwork parse(byte[] bytes, String what) {
         ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         try {

@@ -40,6 +40,8 @@ public final class StateEncoder {
     public static final float PAD_LAXITY_MS = 1000;
 
     private final RequestQueue[] slots = new RequestQueue[SLOTS];
+    // The group's most urgent queues, read a chunk at a time: no iterator per decision.
+    private final RequestQueue[] chunk = new RequestQueue[2 * SLOTS];
     private final int[] largest = new int[SLOTS];
     private int filled;
 
@@ -49,16 +51,23 @@ public final class StateEncoder {
      */
     public void encode(GroupView group, DeviceView device, long nowMicros, float[] state) {
         filled = 0;
-        for (RequestQueue q : group.pendingQueues()) {
-            if (filled == SLOTS) break;
-            if (!device.holds(q.model())) continue;
-            LatencyProfile p = group.profileOn(q, device);
-            slots[filled] = q;
-            largest[filled] = p.maxBatch();
-            state[2 * filled] = q.size();
-            state[2 * filled + 1] = (q.headDeadline() - nowMicros - p.latencyAt(0)) / 1000f;
-            filled++;
+        int read = 0;
+        int n;
+        while (filled < SLOTS && (n = group.pendingQueues(read, chunk)) > 0) {
+            read += n;
+            for (int c = 0; c < n && filled < SLOTS; c++) {
+                RequestQueue q = chunk[c];
+                if (!device.holds(q.model())) continue;
+                LatencyProfile p = group.profileOn(q, device);
+                slots[filled] = q;
+                largest[filled] = p.maxBatch();
+                state[2 * filled] = q.size();
+                state[2 * filled + 1] = (q.headDeadline() - nowMicros - p.latencyAt(0)) / 1000f;
+                filled++;
+            }
+            if (n < chunk.length) break;
         }
+        java.util.Arrays.fill(chunk, null); // no queue kept alive by the scratch
         for (int i = filled; i < SLOTS; i++) {
             slots[i] = null;
             state[2 * i] = PAD_PENDING;

@@ -54,6 +54,12 @@ public final class Policies {
         return ConfiguredPolicy.of(group, create(name), params, tables);
     }
 
+    /** The same, with the network a control decision delivered to the group, for the policy that reads it ({@code rl}); null: none. */
+    public static ConfiguredPolicy configure(String group, String name, PolicyParams params, Map<String, BatchingTable> tables,
+                                             io.kairos.core.scheduling.PublishedNetwork network) {
+        return ConfiguredPolicy.of(group, create(name), params, tables, network);
+    }
+
     public static List<String> names() {
         return BY_NAME.keySet().stream().sorted().toList();
     }
