@@ -222,6 +222,9 @@ final class SimulationRun {
         listener.onDecision(d, outcome);
         if (outcome.getStatus() != DecisionStatus.APPLIED) return;
         groups.update(plan);
+        // A model routed elsewhere took its queued requests to its new group, made now if no
+        // request had reached it yet: the run walks it from now on.
+        for (ServingGroups.Move m : groups.moved()) group(m.to());
         bindDevices();
         for (Group g : active) g.dirty = true;
     }
