@@ -32,7 +32,6 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
 import org.apache.flink.util.Collector;
@@ -75,7 +74,8 @@ import java.util.Map;
  * profile ({@link GroupScheduler#observe}), as the simulator's scheduler does when a batch ends.
  *
  * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
- * {@code requestsShed} (DROPPED by the scheduler), {@code batchesPreempted}, {@code modelsLoaded} and
+ * {@code requestsShed} (DROPPED by the scheduler), {@code requestsMoved} (queued requests a plan change
+ * took to their model's new group), {@code batchesPreempted}, {@code modelsLoaded} and
  * {@code modelsUnloaded} (actions sent), {@code schedulingErrors} (a request that could not be queued,
  * or a group whose policy threw: its pending requests FAILED with the reason), and the {@code batchSize} histogram of the batches it
  * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them); {@code deviceReports},
@@ -100,6 +100,9 @@ public final class GroupSchedulerFunction
 
     private transient ServingGroups groups;
     private transient Map<String, Long> pendingTimerMs;
+    // Groups asked outside their own key's callbacks (a moved queue, a request this instance's plan
+    // routed elsewhere), and when each wants to be asked next, ms: see wakeOthers.
+    private transient Map<String, Long> wakeElsewhereMs;
     private transient ListState<AdmittedRequest> checkpointedQueues;
     private transient List<AdmittedRequest> restored;
     private transient String batchIdPrefix;
@@ -110,6 +113,7 @@ public final class GroupSchedulerFunction
     private transient Counter batchesDispatched;
     private transient Counter requestsDispatched;
     private transient Counter requestsShed;
+    private transient Counter requestsMoved;
     private transient Counter batchesPreempted;
     private transient Counter modelsLoaded;
     private transient Counter modelsUnloaded;
@@ -156,6 +160,7 @@ public final class GroupSchedulerFunction
         AvroCodec.enableCustomCoders();
         groups = new ServingGroups(catalog, true, learnLatency);
         pendingTimerMs = new HashMap<>();
+        wakeElsewhereMs = new HashMap<>();
         lastSent = new HashMap<>();
         var task = getRuntimeContext().getTaskInfo();
         // Unique across restarts too, so that telemetry never confuses two batches.
@@ -164,6 +169,7 @@ public final class GroupSchedulerFunction
         batchesDispatched = metrics.counter("batchesDispatched");
         requestsDispatched = metrics.counter("requestsDispatched");
         requestsShed = metrics.counter("requestsShed");
+        requestsMoved = metrics.counter("requestsMoved");
         batchesPreempted = metrics.counter("batchesPreempted");
         modelsLoaded = metrics.counter("modelsLoaded");
         modelsUnloaded = metrics.counter("modelsUnloaded");
@@ -188,19 +194,26 @@ public final class GroupSchedulerFunction
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
         long now = clock.nowMicros();
         request.setEnqueuedAtMicros(now);
-        GroupScheduler group = scheduler(ctx.getCurrentKey(), plan, now, out);
+        // The plan this instance holds routes the request: admission may have taken a routing
+        // decision that has not reached it yet, or not yet one it has taken (the request keyed by
+        // the group its model left); the change of plan then moves the queue (ServingGroups#update).
+        String routed = plan.groupOf(request.getRequest().getModel());
+        if (!routed.equals(request.getGroup())) request.setGroup(routed);
+        Callback here = new Callback(ctx, null);
+        GroupScheduler group = scheduler(routed, plan, now, out, here);
         try {
             group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(), request));
         } catch (RuntimeException e) { // this request fails, the group and the job go on
             schedulingErrors.inc();
-            result(Results.failed(request, "serving group '" + ctx.getCurrentKey() + "' could not queue the request: " + e, now), request, ctx);
+            result(Results.failed(request, "serving group '" + routed + "' could not queue the request: " + e, now), request, here);
             return;
         }
-        schedule(group, now, ctx.timerService(), out, ctx);
+        schedule(group, now, out, here);
+        wakeOthers(now, out, here);
     }
 
     /** A result of the scheduler's own: final, or to be resolved if the request was preempted before. */
-    private void result(InferenceResult result, AdmittedRequest request, ReadOnlyContext ctx) {
+    private void result(InferenceResult result, AdmittedRequest request, Callback ctx) {
         List<String> preemptedFrom = request.getPreemptedFrom();
         if (preemptedFrom.isEmpty()) ctx.output(DROPPED, result);
         else ctx.output(PREEMPTED, ResolvePreemptions.result(result, preemptedFrom));
@@ -213,31 +226,71 @@ public final class GroupSchedulerFunction
         if (Long.valueOf(timestamp).equals(pendingTimerMs.get(key))) pendingTimerMs.remove(key);
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
         long now = clock.nowMicros();
-        schedule(scheduler(key, plan, now, out), now, ctx.timerService(), out, ctx);
+        Callback here = new Callback(ctx, null);
+        schedule(scheduler(key, plan, now, out, here), now, out, here);
+        wakeOthers(now, out, here);
     }
 
     @Override
     public void processBroadcastElement(ControlDecision decision, Context ctx, Collector<DispatchedBatch> out) throws Exception {
         // The groups of this instance take the new plan now, so that the models a placement puts
-        // on a device are loaded before their first request; their queues are looked at again on
-        // their next arrival or timer.
+        // on a device are loaded before their first request, and the queue of a model routed to
+        // another group moves there at once; the other queues are looked at again on their next
+        // arrival or timer.
         if (control.apply(ctx.getBroadcastState(ControlPlane.DECISIONS), decision)) {
-            update(control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)), clock.nowMicros(), out);
+            ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
+            long now = clock.nowMicros();
+            countDevices(plan);
+            send(groups.update(plan), now, out);
+            moved(now, out, new Callback(null, ctx));
         }
     }
 
     /** The group's scheduler, brought up to date with the plan if a decision came in since. */
-    private GroupScheduler scheduler(String name, ServingPlan plan, long now, Collector<DispatchedBatch> out) {
+    private GroupScheduler scheduler(String name, ServingPlan plan, long now, Collector<DispatchedBatch> out, Callback ctx) {
         countDevices(plan);
         ServingGroups.Lookup found = groups.scheduler(name, plan);
         send(found.actions(), now, out); // a placement decided before the group's first request is loaded now
         if (found.created() && restored != null) readmitRestored();
+        moved(now, out, ctx);
         return found.scheduler();
     }
 
-    private void update(ServingPlan plan, long now, Collector<DispatchedBatch> out) {
-        countDevices(plan);
-        send(groups.update(plan), now, out);
+    /**
+     * After a plan change moved the queued requests of a rerouted model to its new group: they
+     * name that group from now on (a restore puts them back there), and the group is asked at once
+     * what to start, since no arrival of its own may come soon.
+     */
+    private void moved(long now, Collector<DispatchedBatch> out, Callback ctx) {
+        List<ServingGroups.Move> moves = groups.moved();
+        if (moves.isEmpty()) return;
+        java.util.Set<String> receivers = new java.util.LinkedHashSet<>();
+        for (ServingGroups.Move m : moves) {
+            for (Request r : m.requests()) r.<AdmittedRequest>payload().setGroup(m.to());
+            requestsMoved.inc(m.requests().size());
+            receivers.add(m.to());
+        }
+        for (String name : receivers) schedule(groups.get(name), now, out, ctx);
+    }
+
+    /**
+     * Asks the groups scheduled outside their own key's callbacks whose wake-up is due, and keeps
+     * a timer of this key for the earliest of the rest: a group's own timers are keyed state that
+     * only a callback of its key (or none, for a control decision) can set.
+     */
+    private void wakeOthers(long now, Collector<DispatchedBatch> out, Callback ctx) {
+        if (wakeElsewhereMs.isEmpty()) return;
+        long nowMs = (now + 999) / 1000;
+        for (String name : List.copyOf(wakeElsewhereMs.keySet())) {
+            Long at = wakeElsewhereMs.get(name);
+            if (at == null || at > nowMs) continue;
+            wakeElsewhereMs.remove(name);
+            GroupScheduler g = groups.get(name);
+            if (g != null) schedule(g, now, out, ctx);
+        }
+        long earliest = Long.MAX_VALUE;
+        for (long at : wakeElsewhereMs.values()) earliest = Math.min(earliest, at);
+        if (earliest != Long.MAX_VALUE) ctx.keyed().timerService().registerProcessingTimeTimer(earliest);
     }
 
     private void countDevices(ServingPlan plan) {
@@ -269,7 +322,12 @@ public final class GroupSchedulerFunction
         }
     }
 
-    private void schedule(GroupScheduler group, long now, TimerService timers, Collector<DispatchedBatch> out, ReadOnlyContext ctx) {
+    /**
+     * Asks the group's policy what to start now. Its next wake-up is a timer of its key when this
+     * is a callback of its key; otherwise (a control decision, another group's callback) it waits
+     * in {@code wakeElsewhereMs} for {@link #wakeOthers}.
+     */
+    private void schedule(GroupScheduler group, long now, Collector<DispatchedBatch> out, Callback ctx) {
         GroupScheduler.Outcome outcome;
         try {
             outcome = group.schedule(now);
@@ -310,17 +368,31 @@ public final class GroupSchedulerFunction
             remember(group.group(), batch.getBatchId(), d, now);
             out.collect(batch);
         }
+        boolean ownKey = ctx.keyed() != null && group.group().equals(ctx.keyed().getCurrentKey());
+        if (ownKey) wakeElsewhereMs.remove(group.group());
         if (outcome.nextWakeMicros() != SchedulingPolicy.NO_WAKE) {
             long wakeMs = (outcome.nextWakeMicros() + 999) / 1000;
+            if (!ownKey) {
+                wakeElsewhereMs.merge(group.group(), wakeMs, Math::min);
+                return;
+            }
             Long pending = pendingTimerMs.get(group.group());
             if (pending == null || wakeMs < pending) {
-                timers.registerProcessingTimeTimer(wakeMs);
+                ctx.keyed().timerService().registerProcessingTimeTimer(wakeMs);
                 pendingTimerMs.put(group.group(), wakeMs);
             }
         }
     }
 
     private record Sent(Dispatch dispatch, String batchId) {}
+
+    /** The callback a group is scheduled in: a key's (request, report, timer), or a control decision's, which has no key. */
+    private record Callback(ReadOnlyContext keyed, Context decision) {
+        <X> void output(OutputTag<X> tag, X value) {
+            if (keyed != null) keyed.output(tag, value);
+            else decision.output(tag, value);
+        }
+    }
 
     // ---- device reports: the loop back from the devices ----
 
@@ -346,7 +418,9 @@ public final class GroupSchedulerFunction
             return;
         }
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
-        schedule(scheduler(report.getGroup(), plan, now, out), now, ctx.timerService(), out, ctx);
+        Callback here = new Callback(ctx, null);
+        schedule(scheduler(report.getGroup(), plan, now, out, here), now, out, here);
+        wakeOthers(now, out, here);
     }
 
     private LinkedHashMap<String, Dispatch> unreported(String group) {

@@ -234,6 +234,65 @@ class GroupSchedulerFunctionHarnessTest {
         }
     }
 
+    /**
+     * A model routed to another group takes its queued requests there at once, without waiting for
+     * an arrival of that group's own. By hand: the default group (Triton, 60 s queue delay, batches
+     * of 4) on device 0 holds g0 and g1 of googlenet and r0 of resnet50; herd-1 gets device 1 with
+     * googlenet and Triton at batches of 2 with no delay; googlenet goes to herd-1: g0 and g1 leave
+     * the default group's queue and run on device 1 as one batch of 2, named herd-1's, in the
+     * decision's own callback; r0 stays. A googlenet request keyed to the default group after that
+     * (admission behind the scheduler) is served by herd-1 too.
+     */
+    @Test
+    void aModelRoutedToAnotherGroupTakesItsQueuedRequestsThereAndServesThemAtOnce() throws Exception {
+        GroupSchedulerFunction f = new GroupSchedulerFunction(CATALOG, new ControlPlane(2, "triton", TRITON_WAITS));
+        var h = harness(f);
+        h.processBroadcastElement(decision(1, io.kairos.schema.SetPlacement.newBuilder().setGroup(GROUP).setDevices(List.of(
+                io.kairos.schema.DevicePlacement.newBuilder().setDevice(0).setModels(List.of("googlenet", "resnet50")).build())).build()), 0);
+        h.processElement(in(request("g0", "googlenet", LONG_SLO_MS)), 0);
+        h.processElement(in(request("g1", "googlenet", LONG_SLO_MS)), 0);
+        h.processElement(in(request("r0", "resnet50", LONG_SLO_MS)), 0);
+        assertThat(h.extractOutputValues()).as("Triton holds them for 60 s").noneMatch(b -> b.getAction() == DeviceAction.RUN);
+
+        h.processBroadcastElement(decision(2, io.kairos.schema.SetPlacement.newBuilder().setGroup("herd-1").setDevices(List.of(
+                io.kairos.schema.DevicePlacement.newBuilder().setDevice(1).setModels(List.of("googlenet")).build())).build()), 0);
+        h.processBroadcastElement(decision(3, SetPolicy.newBuilder().setGroup("herd-1").setPolicy("triton")
+                .setParams(Map.of("max_batch", "2", "max_queue_delay_ms", "0")).build()), 0);
+        assertThat(runs(h)).as("nothing routed to herd-1 yet").isEmpty();
+        h.processBroadcastElement(decision(4, io.kairos.schema.AssignGroup.newBuilder().setModel("googlenet").setGroup("herd-1").build()), 0);
+
+        assertThat(runs(h)).singleElement().satisfies(b -> {
+            assertThat(b.getGroup()).isEqualTo("herd-1");
+            assertThat(b.getDevice()).isEqualTo(1);
+            assertThat(ids(b)).containsExactly("g0", "g1");
+            assertThat(b.getRequests()).allSatisfy(a -> assertThat(a.getGroup()).isEqualTo("herd-1"));
+        });
+        assertThat(f.pendingCount(GROUP)).as("r0 stays").isEqualTo(1);
+        assertThat(f.pendingCount("herd-1")).isZero();
+
+        h.processElement(in(request("g2", "googlenet", LONG_SLO_MS)), 0); // keyed "default", as admission routed it
+        assertThat(runs(h)).singleElement().satisfies(b -> {
+            assertThat(b.getGroup()).isEqualTo("herd-1");
+            assertThat(ids(b)).containsExactly("g2");
+        });
+        assertThat(f.pendingCount(GROUP)).isEqualTo(1);
+        assertThat(dropped(h)).isEmpty();
+    }
+
+    private static ControlDecision decision(long version, Object action) {
+        return ControlDecision.newBuilder().setVersion(version).setIssuedAtMicros(WallClock.nowMicros()).setIssuedBy("test").setAction(action).build();
+    }
+
+    /** The RUN batches sent since the last call. */
+    private static List<DispatchedBatch> runs(KeyedBroadcastOperatorTestHarness<?, ?, ?, ?> h) {
+        List<DispatchedBatch> out = new ArrayList<>();
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord<?> r && r.getValue() instanceof DispatchedBatch b && b.getAction() == DeviceAction.RUN) out.add(b);
+        }
+        h.getOutput().clear();
+        return out;
+    }
+
     /** The default group's devices {@code slots}, each holding resnet50. */
     private static ControlDecision placement(long version, int... slots) {
         List<io.kairos.schema.DevicePlacement> devices = new ArrayList<>();

@@ -204,6 +204,7 @@ final class SimulationRun {
         Group g = byName.get(name);
         if (g != null) return g;
         ServingGroups.Lookup found = groups.scheduler(name, plan);
+        carryOut(found.actions());
         g = new Group(found.scheduler());
         byName.put(name, g);
         active.add(g);
@@ -221,9 +222,26 @@ final class SimulationRun {
         DecisionOutcome outcome = ledger.decide(d.decision(), now);
         listener.onDecision(d, outcome);
         if (outcome.getStatus() != DecisionStatus.APPLIED) return;
-        groups.update(plan);
+        carryOut(groups.update(plan));
+        // A model routed elsewhere took its queued requests to its new group, made now if no
+        // request had reached it yet: the run walks it from now on.
+        for (ServingGroups.Move m : groups.moved()) group(m.to());
         bindDevices();
         for (Group g : active) g.dirty = true;
+    }
+
+    /**
+     * The loads a placement asks of the devices, carried out at once as the job's devices do on the
+     * scheduler's {@code LOAD}: the scheduler's view holds the model from then on, and so does the
+     * device (left to its first batch, the device spent the load there, unknown to the view, and
+     * every batch booked behind it ran that much late). Unloads are left to the device's own
+     * memory, which makes room least recently used first when a model needs it: in the job an
+     * {@code UNLOAD} follows the batches sent before it, which a device here still has queued.
+     */
+    private void carryOut(java.util.List<ServingGroups.DeviceAction> actions) {
+        for (ServingGroups.DeviceAction a : actions) {
+            if (a.action().load()) gpus[a.action().device()].load(a.action().model());
+        }
     }
 
     /**

@@ -148,6 +148,21 @@ class SimulationTest {
     }
 
     @Test
+    void aPlacedModelIsLoadedWhenPlacedAndItsFirstBatchRunsWarm() {
+        // One device placed with R (load 5 ms): the placement loads R at once, as the job's device
+        // does on the scheduler's LOAD, so the first R runs warm, 0-2700, the second 2700-5400, both
+        // by their deadlines (SLO 6 ms). Left to its first batch, the load would have run there
+        // unknown to the scheduler, which counts R loaded since the placement: 0-7700, late.
+        Simulation sim = Simulation.builder(CATALOG).placement(java.util.Arrays.asList(java.util.Set.of("R"))).policy("fifo")
+                .load(ArrivalSource.replay(List.of(at(0, "R", 6), at(10, "R", 6))))
+                .coldStarts(new ColdStarts(5000, 1)).duration(1000).build();
+        assertThat(fates(sim)).containsExactly(
+                new Fate("0", ResultStatus.OK, 2700, 1),
+                new Fate("1", ResultStatus.OK, 5400, 1));
+        assertThat(sim.run().coldStarts()).isZero();
+    }
+
+    @Test
     void theSchedulerBooksTheColdStartsItsDevicesSpend() {
         // Clockwork books work while less than 5 ms is outstanding. The first R is a cold start,
         // booked 0-7700 (2.7 ms + the 5 ms load): the scheduler holds the next two until 2701,

@@ -28,7 +28,11 @@ import java.util.TreeSet;
  *   <li>per new group, {@code SetPlacement} (each of its devices holding all its models: a group's
  *       models fit one device's memory), {@code SetPolicy} (the policy {@code T_i} was measured
  *       under), then an {@code AssignGroup} per model, so that a model's requests reach its group
- *       only once the group has its devices and policy;</li>
+ *       only once the group has its devices and policy. A group of the earlier plan whose models
+ *       the new one routes to other groups keeps them on its devices meanwhile, where they fit
+ *       with its new ones, so that a request of theirs never finds its group without a device for
+ *       it (the job moves the requests queued there to the new group when the model is routed);</li>
+ *   <li>then those groups let their departed models go: a {@code SetPlacement} each.</li>
  * </ol>
  * A device held by a group that is neither {@code default} nor Herd's ({@code herd-*}: another
  * planner's, or a user's) is not taken: the plan is refused with the group named.
@@ -92,13 +96,53 @@ public final class HerdDecisions {
             }
             actions.add(placement(group, keeps, models));
         }
-        // 2. Grow: each new group with its devices, its policy, then its models routed to it.
+        // 2. Grow: each new group with its devices, its policy, then its models routed to it. A
+        // group of the earlier plan whose models leave it keeps them on its devices until they are
+        // routed to their new group (where memory allows), so that no request of theirs finds a
+        // group without a device for it in between; 3. then it lets them go.
+        List<Object> trims = new ArrayList<>();
         for (HerdPlan.Group g : plan.groups()) {
-            actions.add(placement(g.name(), new TreeSet<>(g.devices()), new TreeSet<>(g.models())));
+            Set<String> models = new TreeSet<>(g.models());
+            Set<String> carried = leaving(now, g, plan);
+            if (!carried.isEmpty()) {
+                Set<String> both = new TreeSet<>(models);
+                both.addAll(carried);
+                if (fits(now, both)) {
+                    actions.add(placement(g.name(), new TreeSet<>(g.devices()), both));
+                    trims.add(placement(g.name(), new TreeSet<>(g.devices()), models));
+                } else {
+                    actions.add(placement(g.name(), new TreeSet<>(g.devices()), models));
+                }
+            } else {
+                actions.add(placement(g.name(), new TreeSet<>(g.devices()), models));
+            }
             actions.add(SetPolicy.newBuilder().setGroup(g.name()).setPolicy(policy).build());
             for (String model : g.models()) actions.add(AssignGroup.newBuilder().setModel(model).setGroup(g.name()).build());
         }
+        actions.addAll(trims);
         return actions;
+    }
+
+    /** The models routed to {@code g}'s group now that the plan routes to another of its groups. */
+    private static Set<String> leaving(ServingPlan now, HerdPlan.Group g, HerdPlan plan) {
+        Set<String> out = new TreeSet<>();
+        Map<String, String> next = new java.util.HashMap<>();
+        for (HerdPlan.Group other : plan.groups()) for (String m : other.models()) next.put(m, other.name());
+        for (Map.Entry<String, String> e : next.entrySet()) {
+            if (!e.getValue().equals(g.name()) && now.groupOf(e.getKey()).equals(g.name())) out.add(e.getKey());
+        }
+        return out;
+    }
+
+    /** Whether {@code models} fit one device's memory together (the catalog's sizes; every model fits without a catalog). */
+    private static boolean fits(ServingPlan now, Set<String> models) {
+        if (now.catalog() == null) return true;
+        long total = 0;
+        for (String m : models) {
+            if (!now.catalog().contains(m)) return false;
+            total += now.catalog().get(m).memoryBytes();
+        }
+        return total <= now.deviceMemoryBytes();
     }
 
     /** Groups Herd may reshape: the job's default group and its own. */

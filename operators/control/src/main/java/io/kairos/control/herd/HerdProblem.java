@@ -19,11 +19,13 @@ import java.util.function.ToDoubleFunction;
  *
  * <p><b>Models, not streams, are what is grouped.</b> The job routes a model's requests to one
  * serving group ({@code AssignGroup} is per model), so the streams of one model share a group:
- * {@code x_ij = z_kj} for the model {@code k} of stream {@code i}. The minimum of
- * {@code bt(i) = size_j / n_i} over a model's streams is then set by its largest {@code n_i},
- * the model's {@link Model#need}, and the ILP is solved over models. A stream that should have a
- * group of its own names a model instance of its own ({@code resnet50#0001}: the same network,
- * its own queue).
+ * {@code x_ij = z_kj} for the model {@code k} of stream {@code i}. They also share the model's
+ * queue: a burst of one waits behind the others' requests on the same devices, so a model needs
+ * the sum of its streams' {@code n_i} (its {@link Model#need}, {@code ν_k}), and a stream's burst
+ * tolerance is its group's devices over that sum, {@code bt(i) = size_j / ν_k(i)} (Shepherd's
+ * {@code size_j / n_i} where a model has one stream). The ILP is solved over models. A stream that
+ * should have a group of its own names a model instance of its own ({@code resnet50#0001}: the
+ * same network, its own queue).
  *
  * <p>The checks, each one line naming the stream's file, line and field: a model the catalog
  * lacks; an SLO that no device meets alone (below the model's batch-1 latency, or no goodput
@@ -34,7 +36,7 @@ public final class HerdProblem {
     /**
      * A model to place, with what its streams ask of it.
      *
-     * @param need     {@code max n_i} over its streams: the devices its most demanding stream needs on average
+     * @param need     {@code Σ n_i} over its streams: the devices they keep busy together on average
      * @param affinity the affinity set of its streams, or null
      * @param streams  indices into {@link #streams()}
      */
@@ -114,9 +116,10 @@ public final class HerdProblem {
         for (int i = 0; i < streams.size(); i++) byModel.computeIfAbsent(streams.get(i).model(), m -> new ArrayList<>()).add(i);
         List<Model> models = new ArrayList<>();
         for (Map.Entry<String, List<Integer>> e : byModel.entrySet()) {
-            double most = 0;
-            for (int i : e.getValue()) most = Math.max(most, streams.get(i).ratePerSecond() / t[i]);
-            models.add(new Model(e.getKey(), catalog.get(e.getKey()).memoryBytes(), affinityOf.get(e.getKey()), most, List.copyOf(e.getValue())));
+            // The model's streams share its queue and its group's devices: their needs add up.
+            double load = 0;
+            for (int i : e.getValue()) load += streams.get(i).ratePerSecond() / t[i];
+            models.add(new Model(e.getKey(), catalog.get(e.getKey()).memoryBytes(), affinityOf.get(e.getKey()), load, List.copyOf(e.getValue())));
         }
         // The ILP's groups are ordered by their most demanding model (its symmetry breaking), so the models are too; names break ties.
         models.sort(Comparator.comparingDouble(Model::need).reversed().thenComparing(Model::name));

@@ -16,10 +16,11 @@ import java.util.TreeSet;
 
 /**
  * Herd's ILP (Shepherd, NSDI'23) on OR-Tools: serving groups of models that maximise the minimum
- * burst tolerance {@code bt(i) = Σ_j size_j·x_ij / n_i} over the streams.
+ * burst tolerance {@code bt(i) = Σ_j size_j·x_ij / ν_k(i)} over the streams, {@code ν_k} the summed
+ * need of model {@code k}'s streams (which share its queue; {@code n_i} where it has one).
  *
  * <p>Over the {@link HerdProblem}'s models {@code k} (a model's streams share its group, and its
- * {@code need} {@code ν_k} is its streams' largest {@code n_i}) and groups {@code j < J = min(N, K)}:
+ * {@code need} {@code ν_k} is the sum of its streams' {@code n_i}) and groups {@code j < J = min(N, K)}:
  * <pre>
  *   maximise t
  *   t·ν_k ≤ Σ_j w_kj                      for every model      (t ≤ min_i bt(i))
@@ -350,7 +351,7 @@ public final class HerdSolver {
                 names.add(model.name());
                 for (int i : model.streams()) {
                     RequestStream s = p.streams().get(i);
-                    shares.add(new HerdPlan.Share(s.name(), s.model(), s.ratePerSecond(), p.throughput(i), p.need(i), sizes[j] / p.need(i)));
+                    shares.add(new HerdPlan.Share(s.name(), s.model(), s.ratePerSecond(), p.throughput(i), p.need(i), sizes[j] / model.need()));
                 }
             }
             out.add(new HerdPlan.Group(GROUP_PREFIX + (j + 1), devices, names, shares));

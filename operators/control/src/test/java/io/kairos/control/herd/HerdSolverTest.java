@@ -56,6 +56,28 @@ class HerdSolverTest {
     }
 
     @Test
+    void aModelsStreamsAddTheirNeeds() {
+        // n: a = 100/100 = 1 and b = 1, both of m1: m1 needs 1 + 1 = 2 (its streams share its queue);
+        // c = 250/100 = 2.5 of m2. m1 and m2 (8 GiB each) do not fit a 12 GiB device together: two
+        // groups, sizes s1 + s2 <= N = 4, each <= G = 3. bt = size / the model's need:
+        //   m2 on 2, m1 on 2 -> min(2/2.5, 2/2) = 0.8
+        //   m2 on 3, m1 on 1 -> min(1.2, 0.5) = 0.5;  m2 on 1, m1 on 3 -> min(0.4, 1.5) = 0.4
+        // so 2 and 2, t = 0.8. (With a model's need its largest stream's, 1, m2 on 3 and m1 on 1
+        // would win, min(1.2, 1) = 1, leaving m1's two streams 1 device for 2 devices of load.)
+        HerdPlan plan = SOLVER.solve(problem(List.of(
+                RequestStream.of("a", "m1", 100, 50, 1, null),
+                RequestStream.of("b", "m1", 100, 50, 1, null),
+                RequestStream.of("c", "m2", 250, 50, 1, null)), 4, 3, 12 * GIB));
+        assertThat(plan.status()).isEqualTo("OPTIMAL");
+        assertThat(plan.groups()).extracting(HerdPlan.Group::name, HerdPlan.Group::models, HerdPlan.Group::devices).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("herd-1", List.of("m2"), List.of(0, 1)),
+                org.assertj.core.groups.Tuple.tuple("herd-2", List.of("m1"), List.of(2, 3)));
+        assertThat(bt(plan)).containsExactlyInAnyOrderEntriesOf(Map.of("a", 1.0, "b", 1.0, "c", 0.8));
+        assertThat(plan.minBurstTolerance()).isCloseTo(0.8, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(plan.groups().get(1).load()).as("m1's load: both streams").isEqualTo(2.0);
+    }
+
+    @Test
     void scipFindsTheSamePlan() {
         HerdPlan plan = new HerdSolver(new HerdSolver.Settings(Duration.ofSeconds(20), "SCIP", 1)).solve(problem(List.of(
                 RequestStream.of("a", "m1", 200, 50, 1, null),
@@ -115,15 +137,15 @@ class HerdSolverTest {
     }
 
     @Test
-    void streamsOfOneModelShareItsGroupAndTheLargestNeedSetsIt() {
-        // a1 (n 2) and a2 (n 0.5) of m1 share a group; with memory unbounded everything fits one
-        // group: N = 4, G = 4 -> size 4, bt a1 = 4/2 = 2, a2 = 4/0.5 = 8, b = 4/1 = 4.
+    void streamsOfOneModelShareItsGroupAndTheirNeedsAdd() {
+        // a1 (n 2) and a2 (n 0.5) of m1 share a group and m1's queue: m1 needs 2.5. With memory
+        // unbounded everything fits one group: N = 4, G = 4 -> size 4, bt a1 = a2 = 4/2.5 = 1.6, b = 4/1 = 4.
         HerdPlan plan = SOLVER.solve(problem(List.of(
                 RequestStream.of("a1", "m1", 200, 50, 1, null),
                 RequestStream.of("a2", "m1", 50, 50, 1, null),
                 RequestStream.of("b", "m2", 100, 50, 1, null)), 4, 4, Long.MAX_VALUE));
         assertThat(plan.groups()).hasSize(1);
-        assertThat(bt(plan)).containsExactlyInAnyOrderEntriesOf(Map.of("a1", 2.0, "a2", 8.0, "b", 4.0));
+        assertThat(bt(plan)).containsExactlyInAnyOrderEntriesOf(Map.of("a1", 1.6, "a2", 1.6, "b", 4.0));
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.model.LatencyEstimator;
+import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
 
@@ -35,6 +36,9 @@ public final class ServingGroups {
     private final Map<String, ServingPlan.GroupPolicy> applied = new HashMap<>();
     private ServingPlan seenPlan;
     private long seenVersion;
+    private List<Move> moved = Collections.emptyList();
+    // Each model's group as of the last plan taken: what tells a rerouted model's queue to move.
+    private Map<String, String> routing = new HashMap<>();
 
     /**
      * @param preemption   whether the engine can abort a batch on its device, see {@link GroupScheduler#allowPreemption}
@@ -72,15 +76,20 @@ public final class ServingGroups {
         List<DeviceAction> actions = update(plan);
         GroupScheduler g = groups.get(group);
         if (g != null) return new Lookup(g, false, actions);
+        if (actions.isEmpty()) actions = new ArrayList<>();
+        return new Lookup(create(group, plan, actions), true, actions);
+    }
+
+    /** A group's scheduler made now, with the plan's policy and devices, the loads its placement asks for added to {@code actions}. */
+    private GroupScheduler create(String group, ServingPlan plan, List<DeviceAction> actions) {
         ServingPlan.GroupPolicy p = plan.policyOf(group);
-        g = new GroupScheduler(group, catalog, List.of(), ConfiguredPolicy.of(group, policies.apply(p.policy()), p.params(), p.tables(), p.network()));
+        GroupScheduler g = new GroupScheduler(group, catalog, List.of(), ConfiguredPolicy.of(group, policies.apply(p.policy()), p.params(), p.tables(), p.network()));
         g.allowPreemption(preemption);
         g.learnLatency(learnLatency);
         applied.put(group, p);
-        if (actions.isEmpty()) actions = new ArrayList<>();
         place(g, plan, viewsBySlot(), actions);
         groups.put(group, g);
-        return new Lookup(g, true, actions);
+        return g;
     }
 
     /**
@@ -91,6 +100,7 @@ public final class ServingGroups {
      * @return the loads and unloads to send the devices, group by group in creation order
      */
     public List<DeviceAction> update(ServingPlan plan) {
+        moved = Collections.emptyList();
         if (plan == seenPlan && plan.version() == seenVersion) return Collections.emptyList();
         seenPlan = plan;
         seenVersion = plan.version();
@@ -109,7 +119,48 @@ public final class ServingGroups {
             place(g, plan, before, actions);
         }
         release(held, plan, actions);
+        regroup(plan, actions);
         return actions;
+    }
+
+    /**
+     * Requests that a plan change moved from one group's queues to another's: the engine schedules
+     * the receiving group now (its policy has not seen them) and, where the request's payload names
+     * its group, renames it there.
+     */
+    public record Move(String from, String to, String model, List<Request> requests) {}
+
+    /** The moves of the last {@link #update} (or {@link #scheduler}, which updates first); empty when it moved nothing. */
+    public List<Move> moved() {
+        return moved;
+    }
+
+    /**
+     * Moves the queued requests of every model the plan now routes to another group into that
+     * group's queues (created now if no request reached it yet): they are served where their model
+     * is served from now on, by the group whose devices the placement gives the model, rather than
+     * left where no device may hold the model any more (shed at once: "no device of serving group
+     * ... holds model"). Batches already dispatched finish on their devices; only the queues move.
+     */
+    private void regroup(ServingPlan plan, List<DeviceAction> actions) {
+        Map<String, String> before = routing;
+        routing = new HashMap<>();
+        for (String model : catalog.names()) routing.put(model, plan.groupOf(model));
+        for (GroupScheduler g : List.copyOf(groups.values())) {
+            if (g.pendingCount() == 0) continue;
+            for (String model : List.copyOf(g.modelsWithPending())) {
+                String to = plan.groupOf(model);
+                // Only what this change rerouted: a group may hold requests the plan never routed to it.
+                if (to.equals(g.group()) || !g.group().equals(before.get(model))) continue;
+                List<Request> requests = g.handOver(model);
+                if (requests.isEmpty()) continue;
+                GroupScheduler target = groups.get(to);
+                if (target == null) target = create(to, plan, actions);
+                for (Request r : requests) target.admit(r);
+                if (moved.isEmpty()) moved = new ArrayList<>();
+                moved.add(new Move(g.group(), to, model, requests));
+            }
+        }
     }
 
     /**

@@ -474,6 +474,22 @@ public final class GroupScheduler implements GroupView {
         return all;
     }
 
+    /**
+     * Removes and returns the requests queued for {@code model}, earliest deadline first: what a
+     * group gives up when the plan routes the model to another group, which queues them instead
+     * ({@link io.kairos.core.plan.ServingGroups#update}). None for a model it has not seen.
+     */
+    public List<Request> handOver(String model) {
+        RequestQueue q = queues.get(model);
+        if (q == null || q.isEmpty()) return Collections.emptyList();
+        leave(q);
+        int n = q.size();
+        List<Request> out = Arrays.asList(q.take(n));
+        pending -= n;
+        shrunk(q);
+        return out;
+    }
+
     /** Sheds what cannot be saved, then lets the policy dispatch. */
     public Outcome schedule(long nowMicros) {
         List<Drop> dropped = shed(nowMicros);

@@ -133,4 +133,57 @@ class ServingGroupsTest {
         assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.load(1, "C")));
         assertThat(plan.releasedDevices()).isEmpty();
     }
+
+    @Test
+    void aModelRoutedToAnotherGroupTakesItsQueuedRequestsThereAndTheBatchSentStays() {
+        // g serves C and D on device 0; h is placed on device 1 with C, and has seen no request.
+        plan.place("g", Map.of(0, Set.of("C", "D")));
+        plan.place("h", Map.of(1, Set.of("C")));
+        plan.assign("C", "g");
+        plan.assign("D", "g");
+        GroupScheduler g = groups.scheduler("g", plan).scheduler();
+        g.admit(req("c1", "C", 0));
+        g.admit(req("d1", "D", 0));
+        // Device 0 idle: clockwork starts c1 at once (C loaded by the placement: 0 to 2 ms); d1 waits
+        // for the device (its latest start is nearly 1 s away).
+        assertThat(g.schedule(0).dispatches()).extracting(Dispatch::model).containsExactly("C");
+        g.admit(req("c2", "C", 100));
+        g.admit(req("c3", "C", 50));
+        g.admit(req("d2", "D", 100));
+        assertThat(groups.moved()).isEmpty();
+
+        // C to h: c2 and c3 leave g's queue for h's, made now; d1 and d2 stay, D is still g's; c1
+        // was sent and stays on device 0's books.
+        plan.assign("C", "h");
+        List<ServingGroups.DeviceAction> actions = groups.update(plan);
+        assertThat(actions).as("h's placement loads C on device 1 now").containsExactly(new ServingGroups.DeviceAction("h", GroupScheduler.ModelAction.load(1, "C")));
+        assertThat(groups.moved()).hasSize(1);
+        ServingGroups.Move move = groups.moved().get(0);
+        assertThat(move.from()).isEqualTo("g");
+        assertThat(move.to()).isEqualTo("h");
+        assertThat(move.model()).isEqualTo("C");
+        assertThat(move.requests()).extracting(Request::id).containsExactlyInAnyOrder("c2", "c3");
+        GroupScheduler h = groups.get("h");
+        assertThat(h.pendingRequests()).extracting(Request::id).containsExactlyInAnyOrder("c2", "c3");
+        assertThat(g.pendingRequests()).extracting(Request::id).containsExactlyInAnyOrder("d1", "d2");
+        assertThat(g.devices().get(0).freeAtMicros()).as("c1 stays booked on device 0").isEqualTo(2_000);
+        // h serves one of them at once on its idle device 1 (C's only batch size is 1).
+        assertThat(h.schedule(200).dispatches()).singleElement().satisfies(d -> {
+            assertThat(d.device()).isEqualTo(1);
+            assertThat(d.model()).isEqualTo("C");
+        });
+        assertThat(h.pendingCount()).isEqualTo(1);
+
+        // A request of C that reaches g without the plan routing C there (a test's, or one routed
+        // before the change and queued after it) stays: only what the change rerouted moves.
+        g.admit(req("c4", "C", 300));
+        plan.setPolicy("g", null, "clockwork", Map.of("lookahead_ms", "3"));
+        groups.update(plan);
+        assertThat(groups.moved()).isEmpty();
+        assertThat(g.pendingRequests()).extracting(Request::id).contains("c4");
+
+        // Nothing changed since: nothing moves again.
+        groups.update(plan);
+        assertThat(groups.moved()).isEmpty();
+    }
 }
