@@ -1,9 +1,13 @@
-"""Unit tests of the trainer's pieces that need no environment: the network file round trip, the
-numpy rollout against torch, the episode schedule.
+"""Tests of the trainer: its pieces that need no environment (the network file round trip, the
+numpy rollout against torch, the episode schedule), and a short training against the Java
+environment (`bin/kairos rl env`, built from this checkout on first use).
 
-    cd testbed/rl && python3 -m unittest test_rl
+    cd testbed/rl && /usr/bin/python3 -m unittest test_rl
 """
+import csv
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -67,6 +71,27 @@ class ScheduleTest(unittest.TestCase):
     def test_episodes_double_every_other_one_up_to_60000(self):
         self.assertEqual([train.episode_length(e) for e in range(12)],
                          [3000, 3000, 6000, 6000, 12000, 12000, 24000, 24000, 48000, 48000, 60000, 60000])
+
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+class TrainingSmokeTest(unittest.TestCase):
+    def test_a_short_training_writes_its_curve_and_a_network_the_java_reader_takes(self):
+        # Two episodes of 300 steps, rollouts of 128 steps: four PPO updates on the thesis' setup.
+        with tempfile.TemporaryDirectory() as d:
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "testbed", "rl", "train.py"), "--envs", "1",
+                                  "--env-command", os.path.join(ROOT, "bin", "kairos") + " rl env",
+                                  "--episodes", "2", "--episode-steps", "300", "--rollout", "128", "--minibatch", "64",
+                                  "--epochs", "2", "--out", d], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+            self.assertEqual(run.returncode, 0, run.stderr[-2000:])
+            rows = list(csv.DictReader(open(os.path.join(d, "training.csv"))))
+            self.assertEqual([(r["episode"], r["steps"]) for r in rows], [("1", "300"), ("2", "300")])
+            for r in rows:
+                # 2,400 requests/s, 6 steps per ms: 300 steps are 50 ms, about 120 requests.
+                self.assertGreater(int(r["ok"]) + int(r["late"]) + int(r["dropped"]), 50)
+            scale, offset, layers = network_file.read(os.path.join(d, "policy.krln"))
+            self.assertEqual([w.shape for w, _, _ in layers], [(64, ke.STATE_SIZE), (64, 64), (ke.MASK_SIZE, 64)])
 
 
 if __name__ == "__main__":

@@ -52,6 +52,20 @@ class ActorCritic(nn.Module):
         return self.actor(x), self.critic(x).squeeze(-1)
 
 
+def load_actor(model, path):
+    """The actor's weights from a network file (the critic is left as it is: --value-warmup fits it)."""
+    scale, offset, layers = network_file.read(path)
+    if not np.allclose(scale, SCALE) or np.any(offset != 0):
+        raise ValueError("%s: its input scale is not the trainer's" % path)
+    linears = [l for l in model.actor if isinstance(l, nn.Linear)]
+    if len(layers) != len(linears) or any(w.shape != tuple(l.weight.shape) for (w, _, _), l in zip(layers, linears)):
+        raise ValueError("%s: its layers are not %d-%d-%d-%d" % (path, ke.STATE_SIZE, linears[0].out_features, linears[1].out_features, ke.MASK_SIZE))
+    with torch.no_grad():
+        for (w, b, _), l in zip(layers, linears):
+            l.weight.copy_(torch.from_numpy(w.copy()))
+            l.bias.copy_(torch.from_numpy(b.copy()))
+
+
 def masked(logits, mask):
     """Per slot, the null/infer logits and the batch-size logits, forbidden choices at -1e9."""
     n = logits.shape[0]
@@ -186,8 +200,9 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
         print("imitation epoch %d: mean -log p %.4f, argmax agrees with the rule on %.2f %% of steps" % (epoch + 1, total / n, 100 * float(same)), flush=True)
 
 
-def episode_length(e):
-    return min(3000 * 2 ** (e // 2), 60000)
+def episode_length(e, first=3000):
+    """Episode e's steps (from 0): the thesis' 3,000 doubling every other episode, at most 60,000."""
+    return min(first * 2 ** (e // 2), 60000)
 
 
 def export(model, out):
@@ -224,11 +239,13 @@ def main():
     p.add_argument("--env-args", default="", help="more arguments for it, e.g. '--rate 1200 --models 12 --reward rf2'")
     p.add_argument("--envs", type=int, default=4, help="environment processes (default: %(default)s)")
     p.add_argument("--episodes", type=int, default=20, help="episodes of the schedule in all (default: %(default)s)")
+    p.add_argument("--episode-steps", type=int, default=3000, help="the first episode's steps, doubling every other one (default: %(default)s, the thesis')")
     p.add_argument("--minutes", type=float, default=30, help="stop after this wall time, network kept (default: %(default)s)")
     p.add_argument("--rollout", type=int, default=1024, help="steps per environment between updates (default: %(default)s)")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--minibatch", type=int, default=512)
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--critic-lr", type=float, help="the critic's learning rate (default: --lr); a critic started fresh under a tuned actor needs a larger one")
     p.add_argument("--gamma", type=float, default=0.995, help="per step; 6 devices take 6 steps per ms (default: %(default)s)")
     p.add_argument("--lam", type=float, default=0.95)
     p.add_argument("--clip", type=float, default=0.2)
@@ -237,6 +254,11 @@ def main():
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--init", help="a checkpoint (policy.pt) to continue from")
+    p.add_argument("--init-network", help="a network file (.krln) whose weights start the actor; the critic starts fresh")
+    p.add_argument("--value-warmup", type=int, default=0,
+                   help="the first this many rollouts update the critic only, so that a started actor is not moved by a critic that knows nothing (default: %(default)s)")
+    p.add_argument("--target-kl", type=float, default=0.0,
+                   help="stop an update's epochs once the mean KL from the rollout's policy passes this (default: %(default)s, never)")
     p.add_argument("--imitate", type=int, default=0, help="first clone the urgent-slot rule over this many steps per environment (default: %(default)s, none)")
     p.add_argument("--imitate-epochs", type=int, default=40)
     p.add_argument("--imitate-lr", type=float, default=1e-3)
@@ -250,7 +272,11 @@ def main():
     model = ActorCritic(args.hidden)
     if args.init:
         model.load_state_dict(torch.load(args.init))
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr, eps=1e-5)
+    if args.init_network:
+        load_actor(model, args.init_network)
+    critic_lr = args.critic_lr if args.critic_lr is not None else args.lr
+    opt = torch.optim.Adam([{"params": model.actor.parameters(), "lr": args.lr, "base": args.lr},
+                            {"params": model.critic.parameters(), "lr": critic_lr, "base": critic_lr}], eps=1e-5)
     command = shlex.split(args.env_command) + shlex.split(args.env_args)
     envs = ke.Envs(command, args.envs)
     k = len(envs)
@@ -264,15 +290,16 @@ def main():
         export(model, args.out)
         torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
         for group in opt.param_groups:
-            group["lr"] = args.lr
+            group["lr"] = group["base"]
     next_episode = 0
     episode_of = [None] * k
     answers = [None] * k
     for i in range(k):
         episode_of[i] = next_episode
-        answers[i] = envs.reset(i, episode_length(next_episode), args.seed * 1000 + next_episode)
+        answers[i] = envs.reset(i, episode_length(next_episode, args.episode_steps), args.seed * 1000 + next_episode)
         next_episode += 1
     finished = 0
+    updates = 0
     n = args.rollout
     while finished < args.episodes and time.time() - started < 60 * args.minutes:
         S = np.zeros((n, k, ke.STATE_SIZE), np.float32)
@@ -308,7 +335,7 @@ def main():
                     print("episode %d: %d steps, attainment %.2f %%, reward %.0f (met %d, late %d, dropped %d), %.0f s"
                           % (e + 1, a.steps, 100 * a.attainment(), a.total, a.ok, a.late, a.dropped, time.time() - started), flush=True)
                     episode_of[i] = next_episode
-                    a = envs.reset(i, episode_length(next_episode), args.seed * 1000 + next_episode)
+                    a = envs.reset(i, episode_length(next_episode, args.episode_steps), args.seed * 1000 + next_episode)
                     next_episode += 1
                 answers[i] = a
         V[n] = roll.value(np.stack([a.state for a in answers]))
@@ -322,8 +349,11 @@ def main():
         ret = adv + V[:n]
         flat = lambda x: torch.from_numpy(x.reshape(n * k, *x.shape[2:]))
         fs, fm, fi, fb, flp, fadv, fret = map(flat, (S, M, I, B, LP, adv, ret))
+        warming = updates < args.value_warmup
+        updates += 1
         for _ in range(args.epochs):
             order = torch.randperm(n * k)
+            kl = []
             for j in range(0, n * k, args.minibatch):
                 idx = order[j:j + args.minibatch]
                 logits, v = model(fs[idx])
@@ -333,11 +363,18 @@ def main():
                 ratio = torch.exp(lp - flp[idx])
                 pg = -torch.min(ratio * a, torch.clamp(ratio, 1 - args.clip, 1 + args.clip) * a).mean()
                 vl = 0.5 * ((v - fret[idx]) ** 2).mean()
-                loss = pg + 0.5 * vl - args.entropy * ent.mean()
+                loss = 0.5 * vl if warming else pg + 0.5 * vl - args.entropy * ent.mean()
                 opt.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+                # Clipped apart: a critic far off (returns of a backlog run to thousands) has
+                # gradients that, clipped together with the actor's, would shrink the actor's to nothing.
+                nn.utils.clip_grad_norm_(model.actor.parameters(), 0.5)
+                nn.utils.clip_grad_norm_(model.critic.parameters(), 0.5)
                 opt.step()
+                with torch.no_grad():
+                    kl.append(float((flp[idx] - lp).mean()))
+            if not warming and args.target_kl > 0 and np.mean(kl) > args.target_kl:
+                break
     envs.close()
     export(model, args.out)
     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))

@@ -75,6 +75,7 @@ public class ExperimentCommand implements Callable<Integer> {
         if (herd.any()) throw new ParameterException(cl, "--devices, --cv2, --loads, --max-group and --time-limit-s apply to experiment herd only");
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
         if (InferLineExperiment.NAME.equals(name)) return inferline(cl);
+        if (RlExperiment.NAME.equals(name)) return rl(cl);
         if (TunerExperiment.NAME.equals(name)) return tuner(cl);
         if (PlacementExperiment.NAME.equals(name)) return placement(cl);
         if (PlacementScaleExperiment.NAME.equals(name)) return placementScale(cl);
@@ -169,6 +170,45 @@ public class ExperimentCommand implements Callable<Integer> {
         }
         return 0;
     }
+
+    /**
+     * {@code experiment rl}: the trained networks and the random agent on the low-SLO sweep and the
+     * Azure run, and the training curves (see RlExperiment); {@code --duration-s}, {@code --warmup-s}
+     * and {@code --seeds} set the sweep's runs (default 10 s, 2 s, 1 seed), the Azure run simulates
+     * its first {@value #RL_AZURE_SECONDS} s; threads, the output folder and {@code --redraw} apply.
+     */
+    private Integer rl(CommandLine cl) throws Exception {
+        if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", which runs its agents (the networks, random, kairos, clockwork)");
+        if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ": the agents are invoked every 1 ms, kairos and clockwork on events");
+        if (tritonGrid != null) throw new ParameterException(cl, "--[no-]triton-grid does not apply to experiment " + name);
+        if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
+        double duration = durationSeconds != null ? durationSeconds : 10;
+        if (!(duration > 0) || Double.isInfinite(duration)) throw new ParameterException(cl, "--duration-s must be a positive number of seconds, got " + duration);
+        double warmup = warmupSeconds != null ? warmupSeconds : Math.min(2, duration / 5);
+        if (!(warmup >= 0) || warmup >= duration) throw new ParameterException(cl, "--warmup-s must be at least 0 and shorter than the duration (" + duration + " s), got " + warmup);
+        int runs = seeds != null ? seeds : 1;
+        if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
+        Path dir = out != null ? out : defaultOut(name);
+        if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
+        RlExperiment experiment = new RlExperiment(defaultOut(name), duration, warmup, RL_AZURE_SECONDS, runs, threads, !progress.noProgress, cl.getOut());
+        if (redraw) {
+            for (Path p : List.of(dir.resolve(RlExperiment.SWEEP).resolve(ExperimentRunner.RESULTS), dir.resolve(RlExperiment.AZURE).resolve(ExperimentRunner.RESULTS),
+                    dir.resolve(RlExperiment.TRAINING_CSV))) {
+                if (!Files.isRegularFile(p)) throw new ParameterException(cl, "--redraw: no " + p + "; run the experiment first");
+            }
+            experiment.report(dir);
+        } else {
+            try {
+                experiment.run(dir);
+            } catch (RlExperiment.NotTrained e) {
+                throw new ParameterException(cl, e.getMessage());
+            }
+        }
+        return 0;
+    }
+
+    /** Simulated seconds of {@code experiment rl}'s Azure run: every agent decides every 1 ms on each of 12 devices. */
+    static final int RL_AZURE_SECONDS = 30;
 
     /**
      * {@code experiment tuner}: the tuner against its planner alone, static peak provisioning and

@@ -115,7 +115,8 @@ public final class ExperimentRunner {
         return new Outcome(results, claims, figures, wallSeconds);
     }
 
-    private List<SimulationReport> execute(String name, List<Experiment.Run> runs) throws InterruptedException {
+    /** The runs' reports in the runs' order, simulated on the pool with a progress bar. */
+    List<SimulationReport> execute(String name, List<Experiment.Run> runs) throws InterruptedException {
         AtomicInteger threadNumber = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "experiment-" + threadNumber.incrementAndGet());

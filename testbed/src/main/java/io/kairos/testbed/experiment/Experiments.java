@@ -34,6 +34,7 @@ public final class Experiments {
         names.add(SmdpExperiment.NAME);
         names.add(SmdpGuardExperiment.NAME);
         names.add(InferLineExperiment.NAME);
+        names.add(RlExperiment.NAME);
         names.add(TunerExperiment.NAME);
         names.add(PlacementExperiment.NAME);
         names.add(PlacementScaleExperiment.NAME);

@@ -49,6 +49,9 @@ public final class SummaryTable {
                     double v = results.median(metric, where);
                     row.add(Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v * scale));
                 }
+                // A policy that did not run with these values (experiment rl names its agent in a
+                // point column, each agent one policy) has no row.
+                if (row.subList(labels.size(), row.size()).stream().allMatch("-"::equals)) continue;
                 t.rows.add(row);
             }
         }

@@ -34,7 +34,7 @@ class ExperimentCommandTest {
     @Test
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
-        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, tuner, placement, placement-scale, herd]");
+        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, smdp, smdp-guard, inferline, rl, tuner, placement, placement-scale, herd]");
         assertUsageError(run("experiment", "herd", "--devices", "1"), "--devices: each cluster needs at least 2 devices, got 1");
         assertUsageError(run("experiment", "herd", "--policies", "flex"), "--policies does not apply to experiment herd");
         assertUsageError(run("experiment", "herd", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
@@ -46,6 +46,10 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment", "inferline", "--warmup-s", "1"), "--warmup-s does not apply to experiment inferline");
         assertUsageError(run("experiment", "inferline", "--duration-s", "0"), "--duration-s must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "inferline", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
+        assertUsageError(run("experiment", "rl", "--policies", "rl"), "--policies does not apply to experiment rl");
+        assertUsageError(run("experiment", "rl", "--invocation", "1ms"), "--invocation does not apply to experiment rl");
+        assertUsageError(run("experiment", "rl", "--warmup-s", "10"), "--warmup-s must be at least 0 and shorter than the duration (10.0 s), got 10.0");
+        assertUsageError(run("experiment", "rl", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
         assertUsageError(run("experiment", "tuner", "--duration-s", "300"), "--duration-s must be at least 480 s for experiment tuner (its start, ramps and peak take that long), got 300.0");
         assertUsageError(run("experiment", "tuner", "--warmup-s", "1"), "--warmup-s does not apply to experiment tuner");
         assertUsageError(run("experiment", "tuner", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");

@@ -1,0 +1,353 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.core.scheduling.learned.AgentPolicy;
+import io.kairos.core.scheduling.learned.NetworkAgent;
+import io.kairos.sim.Invocation;
+import io.kairos.sim.Simulation;
+import io.kairos.sim.SimulationReport;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The RL thesis' figures (Alzayat 2022, chapter 5) with the {@code rl} and {@code random} policies,
+ * in the simulator. The networks are trained beforehand ({@code testbed/rl/train.py}, one folder
+ * per training run under {@code testbed/experiments/rl/}, each with its {@code policy.krln} and
+ * {@code training.csv}); this evaluates them, which takes minutes where training takes an hour:
+ *
+ * <ul>
+ * <li>the low-SLO sweep ({@link LowSloExperiment}'s points and setup) with each agent, into
+ * {@code sweep/}: Fig 5.1 (the random agent), 5.6 (the committed network and the PPO-tuned one,
+ * beside {@code kairos} and {@code clockwork} run on the same arrivals), 5.8 (a network given five
+ * more episodes on 2,400 requests/s over 12 models at 24 ms);
+ * <li>the Azure run ({@link AzureExperiment}'s setup, its first minutes) into {@code azure/}:
+ * Fig 5.3 (the committed network) and 5.11 (the network trained from scratch at SLO 96 ms);
+ * <li>the training curves, read from the training runs' CSVs: Fig 5.2, 5.9 (RF1-RF3), 5.10 (96 ms).
+ * </ul>
+ *
+ * <p>{@code shape-check.txt} holds the thesis' claims and the goal beyond it, each PASS or FAIL
+ * with its numbers.
+ */
+public final class RlExperiment {
+    public static final String NAME = "rl";
+    public static final String DESCRIPTION = "RL thesis' figures: the random agent and the trained networks on the low-SLO sweep and the Azure run, "
+            + "and the training curves (Fig 5.1, 5.2, 5.3, 5.6, 5.8-5.11)";
+    static final String SWEEP = "sweep";
+    static final String AZURE = "azure";
+    static final String TRAINING_CSV = "training-curves.csv";
+
+    /** The training runs, each a folder under the training folder (see docs/learned-policy.md for their commands). */
+    static final String FINETUNED = "finetune-2400rps-48m-24ms";
+    static final String FINETUNED_12 = "finetune-2400rps-12m-24ms";
+    /** The fine-tuning's episodes with the actor frozen (learning rate 0): the baseline of its curve. */
+    static final String FROZEN = "frozen-2400rps-48m-24ms";
+    static final String SCRATCH_96 = "scratch-2400rps-48m-96ms";
+    static final List<String> REWARDS = List.of("rf1", "rf2", "rf3");
+
+    /**
+     * Who schedules: a policy with its parameters and its invocation. The baselines are invoked on
+     * events, as the job invokes them; the agents every 1 ms, as the thesis invokes its agent.
+     */
+    record Agent(String label, String policy, Map<String, String> params, Invocation invocation) {
+        static Agent baseline(String policy) {
+            return new Agent(policy, policy, Experiment.asPublished(policy), Invocation.onEvents());
+        }
+
+        static Agent agent(String label, String policy, Path network) {
+            Map<String, String> params = new HashMap<>(Experiment.asPublished(policy));
+            if (network != null) params.put(NetworkAgent.NETWORK, network.toString());
+            return new Agent(label, policy, Map.copyOf(params), Invocation.every(1000));
+        }
+
+        String invocationLabel() {
+            return invocation.periodic() ? (invocation.periodMicros() / 1000) + "ms" : "events";
+        }
+    }
+
+    private final Path training;
+    private final double durationSeconds;
+    private final double warmupSeconds;
+    private final double azureSeconds;
+    private final int seeds;
+    private final ExperimentRunner runner;
+    private final boolean progress;
+    private final PrintWriter out;
+
+    /**
+     * @param training the folder of the training runs (each a subfolder with policy.krln and training.csv)
+     * @param azureSeconds simulated seconds of the Azure run (its first tenth not counted)
+     */
+    public RlExperiment(Path training, double durationSeconds, double warmupSeconds, double azureSeconds, int seeds,
+                        int threads, boolean progress, PrintWriter out) {
+        this.training = training;
+        this.durationSeconds = durationSeconds;
+        this.warmupSeconds = warmupSeconds;
+        this.azureSeconds = azureSeconds;
+        this.seeds = seeds;
+        this.runner = new ExperimentRunner(threads, progress, out);
+        this.progress = progress;
+        this.out = out;
+    }
+
+    Path network(String run) {
+        Path file = training.resolve(run).resolve("policy.krln");
+        if (!Files.isRegularFile(file)) {
+            throw new NotTrained("no network " + file + ": train it first (docs/learned-policy.md, 'The thesis' figures')");
+        }
+        return file;
+    }
+
+    /** The agents of the sweep; {@code rl-ppo-12m} runs at 12 models and 2,400 requests/s only, the workload it was tuned on. */
+    List<Agent> sweepAgents() {
+        return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
+                Agent.agent("random", AgentPolicy.RANDOM, null),
+                Agent.agent("rl", AgentPolicy.RL, null),
+                Agent.agent("rl-ppo", AgentPolicy.RL, network(FINETUNED)),
+                Agent.agent("rl-ppo-12m", AgentPolicy.RL, network(FINETUNED_12)));
+    }
+
+    List<Agent> azureAgents() {
+        return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
+                Agent.agent("rl", AgentPolicy.RL, null),
+                Agent.agent("rl-ppo", AgentPolicy.RL, network(FINETUNED)),
+                Agent.agent("rl-96ms", AgentPolicy.RL, network(SCRATCH_96)));
+    }
+
+    public void run(Path dir) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        out.printf(Locale.ROOT, "%s: %s%n", NAME, DESCRIPTION);
+        Sweep sweep = new Sweep(sweepAgents());
+        Azure azure = new Azure(azureAgents());
+        out.printf(Locale.ROOT, "low-SLO sweep: %s s simulated per run (%s s warm-up), %d seed%s%n",
+                Settings.plain(durationSeconds), Settings.plain(warmupSeconds), seeds, seeds == 1 ? "" : "s");
+        simulate(sweep, sweep.runs(new Settings(durationSeconds, warmupSeconds, seeds, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(SWEEP));
+        out.printf(Locale.ROOT, "%nAzure run: its first %s s simulated (%s s warm-up), 1 seed%n",
+                Settings.plain(azureSeconds), Settings.plain(azureSeconds / 10));
+        simulate(azure, azure.runs(new Settings(azureSeconds, azureSeconds / 10, 1, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(AZURE));
+        report(dir);
+    }
+
+    /** Runs the runs, writes results.csv into {@code dir} with each run's own invocation, and prints the table. */
+    private void simulate(Experiment experiment, List<Experiment.Run> runs, Path dir) throws IOException, InterruptedException {
+        long started = System.nanoTime();
+        List<SimulationReport> reports = runner.execute(experiment.name(), runs);
+        double wall = (System.nanoTime() - started) / 1e9;
+        ResultTable results = new ResultTable(ExperimentRunner.columns(experiment));
+        Map<String, Agent> byLabel = new HashMap<>();
+        for (Agent a : ((Agents) experiment).agents()) byLabel.put(a.label(), a);
+        for (int i = 0; i < runs.size(); i++) {
+            Experiment.Run run = runs.get(i);
+            List<String> row = new ArrayList<>(run.point().values());
+            row.add(byLabel.get(run.point().get(run.point().values().size() - 1)).invocationLabel());
+            row.add(Long.toString(run.seed()));
+            row.add(run.setting());
+            row.addAll(reports.get(i).csvValues());
+            results.add(row);
+        }
+        Files.createDirectories(dir);
+        results.write(dir.resolve(ExperimentRunner.RESULTS));
+        out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", runs.size(), wall);
+    }
+
+    /** Tables, figures and the shape check from the results already written and the training runs' curves. */
+    public void report(Path dir) throws IOException {
+        trainingCurves().write(dir.resolve(TRAINING_CSV));
+        Sweep sweep = new Sweep(List.of());
+        Azure azure = new Azure(List.of());
+        ResultTable sweepResults = ResultTable.read(dir.resolve(SWEEP).resolve(ExperimentRunner.RESULTS));
+        ResultTable azureResults = ResultTable.read(dir.resolve(AZURE).resolve(ExperimentRunner.RESULTS));
+        ResultTable curves = ResultTable.read(dir.resolve(TRAINING_CSV));
+        runner.report(sweep, sweepResults, dir.resolve(SWEEP), Double.NaN);
+        runner.report(azure, azureResults, dir.resolve(AZURE), Double.NaN);
+        List<Path> figures = RlFigures.training(curves, dir);
+        List<Experiment.Claim> claims = RlShapeCheck.claims(sweepResults, azureResults, curves);
+        StringBuilder s = new StringBuilder();
+        for (Experiment.Claim c : claims) s.append(c).append('\n');
+        out.printf("%nshape check (the thesis' claims, then the goal beyond it)%n");
+        out.print(s);
+        Files.writeString(dir.resolve(ExperimentRunner.SHAPE_CHECK), s);
+        List<String> written = new ArrayList<>(List.of(TRAINING_CSV, ExperimentRunner.SHAPE_CHECK));
+        for (Path f : figures) written.add(f.getFileName().toString());
+        out.printf("wrote %s to %s%n", String.join(", ", written), dir);
+        out.flush();
+    }
+
+    /**
+     * The training runs' curves in one table: run, episode, steps, attainment, reward per step, wall
+     * seconds. A run not trained is left out, and its claims are skipped.
+     */
+    ResultTable trainingCurves() {
+        ResultTable t = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s"));
+        List<String> runs = new ArrayList<>(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_96));
+        for (String r : REWARDS) runs.add("scratch-" + r);
+        for (String run : runs) {
+            Path csv = training.resolve(run).resolve("training.csv");
+            if (!Files.isRegularFile(csv)) {
+                out.printf("no training curve %s: left out (docs/learned-policy.md says how to train it)%n", csv);
+                continue;
+            }
+            ResultTable rows = ResultTable.read(csv);
+            for (List<String> r : rows.rows()) {
+                int episode = Integer.parseInt(r.get(rows.index("episode")));
+                if (episode == 0) continue; // the imitation's rollouts, not PPO's episodes
+                double steps = Double.parseDouble(r.get(rows.index("steps")));
+                double reward = Double.parseDouble(r.get(rows.index("reward")));
+                t.add(List.of(run, Integer.toString(episode), r.get(rows.index("steps")), r.get(rows.index("attainment")),
+                        String.format(Locale.ROOT, "%.4f", reward / steps), r.get(rows.index("wall_s"))));
+            }
+        }
+        return t;
+    }
+
+    /** A network the experiment evaluates has not been trained (its file is missing). */
+    public static final class NotTrained extends IllegalArgumentException {
+        NotTrained(String message) {
+            super(message);
+        }
+    }
+
+    /** An experiment whose last point column names the agent. */
+    interface Agents extends Experiment {
+        List<Agent> agents();
+
+        @Override
+        default List<Run> runs(Settings settings) {
+            Map<String, Agent> byLabel = new LinkedHashMap<>();
+            for (Agent a : agents()) byLabel.put(a.label(), a);
+            List<Run> runs = new ArrayList<>();
+            for (Point p : points()) {
+                Agent a = byLabel.get(p.get(p.values().size() - 1));
+                for (long seed : settings.seedValues()) {
+                    Simulation sim = settings.apply(setup(p).policy(a.policy(), a.params()), seed).invocation(a.invocation()).build();
+                    runs.add(new Run(p, a.policy(), "", seed, sim));
+                }
+            }
+            return runs;
+        }
+
+        @Override
+        default List<Claim> check(ResultTable results) {
+            return List.of(); // the shape check is RlShapeCheck's, over all three parts
+        }
+    }
+
+    /** The low-SLO sweep's workloads with each agent. */
+    record Sweep(List<Agent> agents) implements Agents {
+        @Override
+        public String name() {
+            return NAME + "/" + SWEEP;
+        }
+
+        @Override
+        public String description() {
+            return "the low-SLO sweep with each agent";
+        }
+
+        @Override
+        public Settings defaults() {
+            throw new UnsupportedOperationException("run by RlExperiment");
+        }
+
+        @Override
+        public List<String> pointColumns() {
+            return List.of("models", "rate", "slo_ms", "agent");
+        }
+
+        @Override
+        public String tableColumn() {
+            return "slo_ms";
+        }
+
+        @Override
+        public List<Point> points() {
+            List<Point> points = new ArrayList<>();
+            for (int models : LowSloExperiment.MODELS) {
+                for (int rate : LowSloExperiment.RATES) {
+                    for (int slo : LowSloExperiment.SLOS_MS) {
+                        for (Agent a : agents) {
+                            if (a.label().equals("rl-ppo-12m") && !(models == 12 && rate == 2400)) continue;
+                            points.add(Point.of(models, rate, slo, a.label()));
+                        }
+                    }
+                }
+            }
+            return points;
+        }
+
+        @Override
+        public Simulation.Builder setup(Point point) {
+            return LowSloExperiment.setup(Integer.parseInt(point.get(0)), Double.parseDouble(point.get(1)), Double.parseDouble(point.get(2)));
+        }
+
+        @Override
+        public List<Path> drawFigures(ResultTable results, Path dir) throws IOException {
+            return RlFigures.sweep(results, dir);
+        }
+    }
+
+    /** The Azure run's workload at 9,500 requests/s with each agent. */
+    static final class Azure implements Agents {
+        static final int RATE = 9500;
+        private final List<Agent> agents;
+        private final AzureExperiment azure = new AzureExperiment(); // one trace for every run
+
+        Azure(List<Agent> agents) {
+            this.agents = agents;
+        }
+
+        @Override
+        public List<Agent> agents() {
+            return agents;
+        }
+
+        @Override
+        public String name() {
+            return NAME + "/" + AZURE;
+        }
+
+        @Override
+        public String description() {
+            return "the Azure run with each agent";
+        }
+
+        @Override
+        public Settings defaults() {
+            throw new UnsupportedOperationException("run by RlExperiment");
+        }
+
+        @Override
+        public List<String> pointColumns() {
+            return List.of("slo_ms", "rate", "agent");
+        }
+
+        @Override
+        public String tableColumn() {
+            return "rate";
+        }
+
+        @Override
+        public List<Point> points() {
+            List<Point> points = new ArrayList<>();
+            for (Agent a : agents) points.add(Point.of((int) AzureExperiment.SLO_MS, RATE, a.label()));
+            return points;
+        }
+
+        @Override
+        public Simulation.Builder setup(Point point) {
+            return azure.setup(Point.of(point.get(0), point.get(1)));
+        }
+
+        @Override
+        public List<Path> drawFigures(ResultTable results, Path dir) throws IOException {
+            return RlFigures.azure(results, dir);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.kairos.testbed.experiment;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The figures of {@code experiment rl}, numbered as the thesis numbers them. */
+final class RlFigures {
+    private RlFigures() {}
+
+    /** Fig 5.1 (the random agent), Fig 5.6 and 5.8 (every agent), and the mean batch sizes, on the low-SLO sweep. */
+    static List<Path> sweep(ResultTable results, Path dir) throws IOException {
+        String setup = LowSloExperiment.DEVICES + " simulated devices, ResNet50 instances, Poisson arrivals";
+        return List.of(
+                Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .panels("models", "rate").panelTitle(RlFigures::panelTitle)
+                        .title("Fig 5.1: the random agent as the SLO doubles: " + setup)
+                        .save(only(results, "agent", Set.of("random")), dir.resolve("random.png")),
+                Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .panels("models", "rate").panelTitle(RlFigures::panelTitle)
+                        .title("Fig 5.6 and 5.8: the trained networks (rl: imitation, rl-ppo: then PPO, rl-ppo-12m: 5 more episodes at 12 models), kairos and clockwork: " + setup)
+                        .save(only(results, "agent", Set.of("kairos", "clockwork", "rl", "rl-ppo", "rl-ppo-12m")), dir.resolve("attainment.png")),
+                Figures.lines("slo_ms", "mean_batch").zeroIsGap().series("agent").xAxis("SLO (ms, log scale)").yAxis("mean batch size (per request)", 0.0, null)
+                        .panels("models", "rate").panelTitle(RlFigures::panelTitle)
+                        .title("Mean batch size of each agent as the SLO doubles: " + setup)
+                        .save(results, dir.resolve("mean-batch.png")));
+    }
+
+    /** Fig 5.3 and 5.11: attainment, batch size and device time per good request of each agent on the Azure run. */
+    static List<Path> azure(ResultTable results, Path dir) throws IOException {
+        String setup = "Azure-Functions-like trace, 9,500 req/s, 4,026 ResNet50 instances, " + AzureExperiment.DEVICES + " devices, SLO 100 ms";
+        return List.of(
+                Figures.bars("agent", "slo_attainment").scale(100).series(null).xAxis("agent").yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .title("Fig 5.3 and 5.11: the trained networks on the " + setup + " (rl-96ms: trained at SLO 96 ms)")
+                        .save(results, dir.resolve("attainment.png")),
+                Figures.bars("agent", "mean_batch").series(null).xAxis("agent").yAxis("mean batch size (per request)", 0.0, null)
+                        .title("Fig 5.4 and 5.5: mean batch size of each agent, " + setup)
+                        .save(results, dir.resolve("mean-batch.png")),
+                Figures.bars("agent", "busy_gpu_s_per_1000_good").series(null).xAxis("agent").yAxis("busy GPU-seconds per 1,000 good requests", 0.0, null)
+                        .title("Device time per 1,000 requests served within the SLO, " + setup)
+                        .save(results, dir.resolve("gpu-seconds.png")));
+    }
+
+    /** Fig 5.2 (PPO on the training workload), 5.9 (RF1-RF3 from scratch), 5.10 (from scratch at SLO 96 ms), and the reward per step. */
+    static List<Path> training(ResultTable curves, Path dir) throws IOException {
+        String setup = "2,400 req/s, 48 ResNet50 instances, 6 devices";
+        return List.of(
+                Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode (3,000 steps, doubling every other one)")
+                        .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
+                        .title("Fig 5.2: training curves at SLO 24 ms, " + setup + " (frozen: the imitation network, not updated; 12m: 12 instances, 5 more episodes)")
+                        .save(only(curves, "run", Set.of(RlExperiment.FINETUNED, RlExperiment.FROZEN, RlExperiment.FINETUNED_12, "scratch-rf3")), dir.resolve("training.png")),
+                Figures.lines("episode", "reward_per_step").numericX().series("run").xAxis("training episode")
+                        .yAxis("RF3 reward per step (ms of device time)", null, null)
+                        .title("What PPO maximises: the RF3 reward per step of each episode, SLO 24 ms")
+                        .save(only(curves, "run", Set.of(RlExperiment.FINETUNED, RlExperiment.FROZEN, RlExperiment.FINETUNED_12, "scratch-rf3")), dir.resolve("training-reward.png")),
+                Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode")
+                        .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
+                        .title("Fig 5.9: PPO from scratch with each reward, SLO 24 ms, " + setup)
+                        .save(only(curves, "run", Set.of("scratch-rf1", "scratch-rf2", "scratch-rf3")), dir.resolve("rewards.png")),
+                Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode")
+                        .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
+                        .title("Fig 5.10: PPO from scratch at SLO 96 ms, " + setup)
+                        .save(only(curves, "run", Set.of(RlExperiment.SCRATCH_96)), dir.resolve("training-96ms.png")));
+    }
+
+    /** The rows whose {@code column} holds one of {@code values}. */
+    static ResultTable only(ResultTable t, String column, Set<String> values) {
+        ResultTable kept = new ResultTable(t.columns());
+        int c = t.index(column);
+        for (List<String> row : t.rows()) if (values.contains(row.get(c))) kept.add(row);
+        return kept;
+    }
+
+    private static String panelTitle(Map<String, String> panel) {
+        return panel.get("models") + " models, " + panel.get("rate") + " req/s";
+    }
+}

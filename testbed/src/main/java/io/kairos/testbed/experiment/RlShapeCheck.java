@@ -1,0 +1,245 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.testbed.experiment.Experiment.Claim;
+import io.kairos.testbed.experiment.Experiment.Claim.Verdict;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * What the RL thesis reports (its digest's figure table), checked against {@code experiment rl}'s
+ * results, and the goal beyond it. "Every request" and "100 %" are read as at least 99.9 %, as
+ * {@link LowSloExperiment} reads them.
+ */
+final class RlShapeCheck {
+    static final double EVERY = LowSloExperiment.EVERY;
+
+    private RlShapeCheck() {}
+
+    record At(int models, int rate, int slo) {
+        @Override
+        public String toString() {
+            return models + "/" + rate + "/" + slo;
+        }
+    }
+
+    static List<Claim> claims(ResultTable sweep, ResultTable azure, ResultTable curves) {
+        List<Claim> c = new ArrayList<>();
+        c.add(everywhere(sweep, "random", "Fig 5.1: the random agent meets every request at 600 req/s at SLO 48 and 96 ms",
+                at -> at.rate == 600 && at.slo >= 48, a -> a >= EVERY));
+        c.add(everywhere(sweep, "random", "Fig 5.1: the random agent does not meet every request at 1,200 and 2,400 req/s, at any SLO",
+                at -> at.rate >= 1200, a -> a < EVERY));
+        for (String agent : List.of("rl", "rl-ppo")) {
+            c.add(everywhere(sweep, agent, "Fig 5.6: " + agent + " meets every request at SLO 96 ms for every workload",
+                    at -> at.slo == 96, a -> a >= EVERY));
+            c.add(everywhere(sweep, agent, "Fig 5.6: " + agent + " never meets every request at SLO 3 and 6 ms",
+                    at -> at.slo <= 6, a -> a < EVERY));
+            c.add(everywhere(sweep, agent, "Fig 5.6: " + agent + " meets most requests (> 50 %) at SLO 24 and 48 ms",
+                    at -> at.slo == 24 || at.slo == 48, a -> a > 0.5));
+            double twelve = attainment(sweep, agent, new At(12, 2400, 24));
+            double fortyEight = attainment(sweep, agent, new At(48, 2400, 24));
+            c.add(new Claim("Fig 5.6: " + agent + " does worse at 2,400 req/s over 12 models than over 48, at SLO 24 ms",
+                    Double.isNaN(twelve) || Double.isNaN(fortyEight) ? Verdict.SKIP : twelve < fortyEight ? Verdict.PASS : Verdict.FAIL,
+                    String.format(Locale.ROOT, "12 models %s, 48 models %s", pct(twelve), pct(fortyEight))));
+        }
+        double before = attainment(sweep, "rl-ppo", new At(12, 2400, 24));
+        double after = attainment(sweep, "rl-ppo-12m", new At(12, 2400, 24));
+        c.add(new Claim("Fig 5.8: 5 more episodes on 2,400 req/s over 12 models lift attainment there at SLO 24 ms by more than 30 points",
+                Double.isNaN(before) || Double.isNaN(after) ? Verdict.SKIP : after - before > 0.30 ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "rl-ppo %s, rl-ppo-12m %s (%+.2f points; the thesis' agent started about 40 points below clockwork there)",
+                        pct(before), pct(after), 100 * (after - before))));
+        double atThree = attainment(sweep, "rl-ppo-12m", new At(12, 2400, 3));
+        c.add(new Claim("Fig 5.8: still poor at SLO 3 ms after those episodes (below 99.9 %)",
+                Double.isNaN(atThree) ? Verdict.SKIP : atThree < EVERY ? Verdict.PASS : Verdict.FAIL, "rl-ppo-12m at 12/2400/3: " + pct(atThree)));
+
+        c.add(notBelowStart(curves, RlExperiment.FINETUNED, "Fig 5.2: PPO from the imitation network keeps its attainment on the training workload (no episode 0.5 points below the first)"));
+        c.add(rewardAbove(curves, RlExperiment.FINETUNED, RlExperiment.FROZEN,
+                "Fig 5.2, beyond the thesis' curve: PPO raises the RF3 reward per step above the imitation network's (frozen, same episodes)"));
+        c.add(reaches(curves, "scratch-rf3", 20, "Fig 5.2: PPO from scratch (RF3) reaches every request met (>= 99.9 %) within about 20 episodes"));
+        double rf1First = first(curves, "scratch-rf1");
+        double rf1Best = best(curves, "scratch-rf1");
+        c.add(new Claim("Fig 5.9: RF1 learns nothing (its best episode no more than 5 points above its first)",
+                Double.isNaN(rf1First) ? Verdict.SKIP : rf1Best - rf1First <= 0.05 ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "first %s, best %s, over %d episodes", pct(rf1First), pct(rf1Best), episodes(curves, "scratch-rf1"))));
+        double rf2 = best(curves, "scratch-rf2");
+        double rf3 = best(curves, "scratch-rf3");
+        c.add(new Claim("Fig 5.9: RF2 converges lower than RF3 (best episode)",
+                Double.isNaN(rf2) || Double.isNaN(rf3) ? Verdict.SKIP : rf2 < rf3 ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "RF2 best %s over %d episodes, RF3 best %s over %d", pct(rf2), episodes(curves, "scratch-rf2"), pct(rf3), episodes(curves, "scratch-rf3"))));
+        c.add(reaches(curves, "scratch-rf3", Integer.MAX_VALUE, "Fig 5.9: RF3 reaches 100 % (>= 99.9 %)"));
+        c.add(reaches(curves, RlExperiment.SCRATCH_96, 30, "Fig 5.10: from scratch at SLO 96 ms, training converges (>= 99.9 %) in under 30 episodes"));
+
+        c.add(azureAtLeast(azure, "rl", "Fig 5.3: rl meets every Azure request"));
+        c.add(azureAtLeast(azure, "rl-ppo", "Fig 5.3: rl-ppo meets every Azure request"));
+        double rl = azure(azure, "rl", "slo_attainment");
+        double rl96 = azure(azure, "rl-96ms", "slo_attainment");
+        c.add(new Claim("Fig 5.11: the network trained at SLO 96 ms is poor on Azure (more than 5 points below rl)",
+                Double.isNaN(rl) || Double.isNaN(rl96) ? Verdict.SKIP : rl - rl96 > 0.05 ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "rl-96ms %s, rl %s, clockwork %s", pct(rl96), pct(rl), pct(azure(azure, "clockwork", "slo_attainment")))));
+        double rlBatch = azure(azure, "rl", "mean_batch");
+        double cwBatch = azure(azure, "clockwork", "mean_batch");
+        c.add(new Claim("Fig 5.4/5.5: rl's mean batch on Azure is larger than clockwork's",
+                Double.isNaN(rlBatch) || Double.isNaN(cwBatch) ? Verdict.SKIP : rlBatch > cwBatch ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "rl %.2f, clockwork %.2f", rlBatch, cwBatch)));
+
+        for (String agent : List.of("rl", "rl-ppo")) c.add(withinOfKairos(sweep, agent, 0.02));
+        for (String agent : List.of("rl", "rl-ppo")) {
+            double mine = azure(azure, agent, "busy_gpu_s_per_1000_good");
+            double cw = azure(azure, "clockwork", "busy_gpu_s_per_1000_good");
+            c.add(new Claim("beyond the thesis: " + agent + " uses fewer busy GPU-seconds per 1,000 good requests than clockwork on Azure",
+                    Double.isNaN(mine) || Double.isNaN(cw) ? Verdict.SKIP : mine < cw ? Verdict.PASS : Verdict.FAIL,
+                    String.format(Locale.ROOT, "%s %.3f, clockwork %.3f, kairos %.3f", agent, mine, cw, azure(azure, "kairos", "busy_gpu_s_per_1000_good"))));
+        }
+        return c;
+    }
+
+    /** The agent's median attainment at a point of the sweep; NaN where it did not run. */
+    static double attainment(ResultTable sweep, String agent, At at) {
+        Map<String, String> where = new LinkedHashMap<>();
+        where.put("models", Integer.toString(at.models));
+        where.put("rate", Integer.toString(at.rate));
+        where.put("slo_ms", Integer.toString(at.slo));
+        where.put("agent", agent);
+        return sweep.median("slo_attainment", where);
+    }
+
+    static List<At> points(Predicate<At> covered) {
+        List<At> out = new ArrayList<>();
+        for (int m : LowSloExperiment.MODELS) {
+            for (int r : LowSloExperiment.RATES) {
+                for (int s : LowSloExperiment.SLOS_MS) {
+                    At at = new At(m, r, s);
+                    if (covered.test(at)) out.add(at);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Whether {@code holds} of the agent's attainment at every point {@code covered} selects. */
+    static Claim everywhere(ResultTable sweep, String agent, String statement, Predicate<At> covered, Predicate<Double> holds) {
+        List<At> points = points(covered);
+        List<String> failing = new ArrayList<>();
+        List<String> all = new ArrayList<>();
+        for (At at : points) {
+            double a = attainment(sweep, agent, at);
+            if (Double.isNaN(a)) return new Claim(statement, Verdict.SKIP, agent + " has no result at " + at);
+            all.add(at + " " + pct(a));
+            if (!holds.test(a)) failing.add(at + " " + pct(a));
+        }
+        String evidence = (points.size() - failing.size()) + "/" + points.size() + " points (models/rate/SLO)"
+                + (failing.isEmpty() ? ": " + String.join("; ", all) : "; not at " + String.join("; ", failing));
+        return new Claim(statement, failing.isEmpty() ? Verdict.PASS : Verdict.FAIL, evidence);
+    }
+
+    static Claim withinOfKairos(ResultTable sweep, String agent, double points) {
+        String statement = String.format(Locale.ROOT, "beyond the thesis: %s within %.0f points of kairos at every low-SLO point", agent, 100 * points);
+        List<String> failing = new ArrayList<>();
+        double worst = Double.NEGATIVE_INFINITY;
+        At worstAt = null;
+        int n = 0;
+        for (At at : points(x -> true)) {
+            double mine = attainment(sweep, agent, at);
+            double kairos = attainment(sweep, "kairos", at);
+            if (Double.isNaN(mine) || Double.isNaN(kairos)) return new Claim(statement, Verdict.SKIP, "no result at " + at);
+            n++;
+            double gap = kairos - mine;
+            if (gap > worst) {
+                worst = gap;
+                worstAt = at;
+            }
+            if (gap > points) failing.add(String.format(Locale.ROOT, "%s %s vs %s", at, pct(mine), pct(kairos)));
+        }
+        String evidence = String.format(Locale.ROOT, "%d/%d points; largest gap %.2f points at %s", n - failing.size(), n, 100 * worst, worstAt)
+                + (failing.isEmpty() ? "" : "; not at " + String.join("; ", failing));
+        return new Claim(statement, failing.isEmpty() ? Verdict.PASS : Verdict.FAIL, evidence);
+    }
+
+    static List<Double> curve(ResultTable curves, String run) {
+        List<Double> out = new ArrayList<>();
+        int r = curves.index("run");
+        int a = curves.index("attainment");
+        for (List<String> row : curves.rows()) if (row.get(r).equals(run)) out.add(Double.parseDouble(row.get(a)));
+        return out;
+    }
+
+    static double first(ResultTable curves, String run) {
+        List<Double> c = curve(curves, run);
+        return c.isEmpty() ? Double.NaN : c.get(0);
+    }
+
+    static double best(ResultTable curves, String run) {
+        return curve(curves, run).stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    }
+
+    static int episodes(ResultTable curves, String run) {
+        return curve(curves, run).size();
+    }
+
+    static Claim reaches(ResultTable curves, String run, int within, String statement) {
+        List<Double> c = curve(curves, run);
+        if (c.isEmpty()) return new Claim(statement, Verdict.SKIP, "no training curve " + run);
+        for (int i = 0; i < c.size() && i < within; i++) {
+            if (c.get(i) >= EVERY) return new Claim(statement, Verdict.PASS, run + ": " + pct(c.get(i)) + " in episode " + (i + 1));
+        }
+        return new Claim(statement, Verdict.FAIL, String.format(Locale.ROOT, "%s: best %s over %d episodes (of %s trained in the time given; last %s)",
+                run, pct(best(curves, run)), Math.min(c.size(), within), c.size(), pct(c.get(c.size() - 1))));
+    }
+
+    static Map<String, Double> rewards(ResultTable curves, String run) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        int r = curves.index("run");
+        for (List<String> row : curves.rows()) {
+            if (row.get(r).equals(run)) out.put(row.get(curves.index("episode")), Double.parseDouble(row.get(curves.index("reward_per_step"))));
+        }
+        return out;
+    }
+
+    /** Whether {@code run}'s reward per step, averaged over the episodes both ran (the same seeds), is above {@code baseline}'s. */
+    static Claim rewardAbove(ResultTable curves, String run, String baseline, String statement) {
+        Map<String, Double> mine = rewards(curves, run);
+        Map<String, Double> base = rewards(curves, baseline);
+        double sum = 0;
+        int n = 0;
+        List<String> per = new ArrayList<>();
+        for (Map.Entry<String, Double> e : mine.entrySet()) {
+            Double b = base.get(e.getKey());
+            if (b == null) continue;
+            sum += e.getValue() - b;
+            n++;
+            per.add(String.format(Locale.ROOT, "%s: %.3f vs %.3f", e.getKey(), e.getValue(), b));
+        }
+        if (n == 0) return new Claim(statement, Verdict.SKIP, "no episodes of both " + run + " and " + baseline);
+        return new Claim(statement, sum > 0 ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "mean difference %+.4f over %d episodes (episode: tuned vs frozen) %s", sum / n, n, String.join("; ", per)));
+    }
+
+    static Claim notBelowStart(ResultTable curves, String run, String statement) {
+        List<Double> c = curve(curves, run);
+        if (c.isEmpty()) return new Claim(statement, Verdict.SKIP, "no training curve " + run);
+        double lowest = c.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        return new Claim(statement, c.get(0) - lowest <= 0.005 ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "%d episodes: first %s, lowest %s, last %s", c.size(), pct(c.get(0)), pct(lowest), pct(c.get(c.size() - 1))));
+    }
+
+    static double azure(ResultTable azure, String agent, String metric) {
+        Map<String, String> where = new LinkedHashMap<>();
+        where.put("agent", agent);
+        return azure.median(metric, where);
+    }
+
+    static Claim azureAtLeast(ResultTable azure, String agent, String statement) {
+        double a = azure(azure, agent, "slo_attainment");
+        return new Claim(statement, Double.isNaN(a) ? Verdict.SKIP : a >= EVERY ? Verdict.PASS : Verdict.FAIL,
+                String.format(Locale.ROOT, "%s %s, clockwork %s, kairos %s", agent, pct(a), pct(azure(azure, "clockwork", "slo_attainment")),
+                        pct(azure(azure, "kairos", "slo_attainment"))));
+    }
+
+    static String pct(double share) {
+        return Double.isNaN(share) ? "n/a" : String.format(Locale.ROOT, "%.2f %%", 100 * share);
+    }
+}
