@@ -1,0 +1,67 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.testbed.experiment.Experiment.Claim.Verdict;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RlShapeCheckTest {
+
+    /** kairos at 100 % everywhere; rl 1 point below, but 5 below at 12 models, 2,400 req/s, 3 ms. */
+    private static ResultTable sweep() {
+        ResultTable t = new ResultTable(List.of("models", "rate", "slo_ms", "agent", "slo_attainment"));
+        for (int m : LowSloExperiment.MODELS) {
+            for (int r : LowSloExperiment.RATES) {
+                for (int s : LowSloExperiment.SLOS_MS) {
+                    t.add(List.of("" + m, "" + r, "" + s, "kairos", "1.0"));
+                    t.add(List.of("" + m, "" + r, "" + s, "rl", m == 12 && r == 2400 && s == 3 ? "0.95" : "0.99"));
+                }
+            }
+        }
+        return t;
+    }
+
+    @Test
+    void withinTwoPointsOfKairosFailsAtTheOnePointFivePointsBehind() {
+        Experiment.Claim c = RlShapeCheck.withinOfKairos(sweep(), "rl", 0.02);
+        assertThat(c.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(c.evidence()).startsWith("35/36 points; largest gap 5.00 points at 12/2400/3; not at 12/2400/3 95.00 % vs 100.00 %");
+        // Within 6 points it holds everywhere.
+        assertThat(RlShapeCheck.withinOfKairos(sweep(), "rl", 0.06).verdict()).isEqualTo(Verdict.PASS);
+        // An agent that did not run is skipped, not passed.
+        assertThat(RlShapeCheck.withinOfKairos(sweep(), "random", 0.02).verdict()).isEqualTo(Verdict.SKIP);
+    }
+
+    @Test
+    void theRewardIsComparedOverTheEpisodesBothRan() {
+        ResultTable curves = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s"));
+        curves.add(List.of("tuned", "1", "3000", "1.0", "0.5", "1"));
+        curves.add(List.of("tuned", "2", "3000", "1.0", "0.7", "2"));
+        curves.add(List.of("tuned", "3", "6000", "1.0", "0.1", "3")); // no frozen episode 3: left out
+        curves.add(List.of("frozen", "1", "3000", "1.0", "0.6", "1"));
+        curves.add(List.of("frozen", "2", "3000", "1.0", "0.5", "2"));
+        // (0.5 - 0.6 + 0.7 - 0.5) / 2 = +0.05
+        Experiment.Claim c = RlShapeCheck.rewardAbove(curves, "tuned", "frozen", "s");
+        assertThat(c.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(c.evidence()).startsWith("mean difference +0.0500 over 2 episodes");
+        assertThat(RlShapeCheck.rewardAbove(curves, "frozen", "tuned", "s").verdict()).isEqualTo(Verdict.FAIL);
+        // Every request met (>= 99.9 %) first in episode 1; a run with none is a failure, with its best.
+        assertThat(RlShapeCheck.reaches(curves, "tuned", 20, "s").evidence()).isEqualTo("tuned: 100.00 % in episode 1");
+    }
+
+    @Test
+    void theSweepRunsEveryAgentAtEveryPointAndTheTwelveModelNetworkWhereItWasTuned() {
+        List<RlExperiment.Agent> agents = new ArrayList<>(List.of(RlExperiment.Agent.baseline("kairos"), RlExperiment.Agent.agent("random", "random", null),
+                RlExperiment.Agent.agent("rl-ppo-12m", "rl", Path.of("x.krln"))));
+        List<Experiment.Point> points = new RlExperiment.Sweep(agents).points();
+        // 36 points x 2 agents, and rl-ppo-12m at the 6 SLOs of 12 models and 2,400 req/s.
+        assertThat(points).hasSize(36 * 2 + 6);
+        assertThat(points.stream().filter(p -> p.get(3).equals("rl-ppo-12m")).map(p -> p.get(0) + "/" + p.get(1)).distinct()).containsExactly("12/2400");
+        assertThat(agents.get(1).invocationLabel()).isEqualTo("1ms");
+        assertThat(agents.get(0).invocationLabel()).isEqualTo("events");
+    }
+}
