@@ -14,8 +14,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,15 +54,6 @@ class PlanHerdOnBrokerTest {
         models = Files.writeString(dir.resolve("models.json"), CATALOG).toString();
     }
 
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
     private static String streams(String name, double a, double b, double c) throws Exception {
         return Files.writeString(dir.resolve(name), String.format(java.util.Locale.ROOT, """
                 {"streams": [
@@ -74,8 +63,8 @@ class PlanHerdOnBrokerTest {
                 ]}""", a, b, c)).toString();
     }
 
-    private static Run herd(String streams, String mode) {
-        return kairos("plan", "herd", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL, "--outcomes-topic", OUTCOMES,
+    private static CliRun herd(String streams, String mode) {
+        return CliRun.checkout("plan", "herd", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL, "--outcomes-topic", OUTCOMES,
                 "--wait-ms", "0", "--models", models, "--streams", streams, "--devices", "4", "--max-group", "3", "--device-memory-mb", "16384", mode);
     }
 
@@ -83,7 +72,7 @@ class PlanHerdOnBrokerTest {
     void publishedPlansAreAppliedByTheJobsLedgerAndRegroupWithoutSharingADevice() throws Exception {
         // The three models have one profile, SLO and CV², so one T for all; n is in the rates' ratio
         // 4 : 2 : 1. As in HerdSolverTest: {m1, m2} on 3 devices (G = 3), {m3} on 1; min bt = 3 / n(a).
-        Run first = herd(streams("first.json", 400, 200, 100), "--publish");
+        CliRun first = herd(streams("first.json", 400, 200, 100), "--publish");
         assertThat(first.code()).as(first.err()).isZero();
         assertThat(first.out()).contains("group herd-1: 3 device(s) 0-2, models m1, m2").contains("group herd-2: 1 device(s) 3, models m3");
         assertThat(published(first)).containsExactly("placement/default", "placement/herd-1", "policy/herd-1", "assign/m1", "assign/m2",
@@ -101,7 +90,7 @@ class PlanHerdOnBrokerTest {
 
         // Now m3 is the most demanding (n 1 : 2 : 4): {m2, m3} on 3 devices, {m1} on 1. herd-1 shrinks
         // to what it keeps before herd-2 grows, so no device is ever in both.
-        Run second = herd(streams("second.json", 100, 200, 400), "--publish");
+        CliRun second = herd(streams("second.json", 100, 200, 400), "--publish");
         assertThat(second.code()).as(second.err()).isZero();
         assertThat(second.out()).contains("group herd-1: 3 device(s) 0-2, models m3, m2").contains("group herd-2: 1 device(s) 3, models m1");
         ServingPlan regrouped = replay(8 + published(second).size());
@@ -118,7 +107,7 @@ class PlanHerdOnBrokerTest {
         broker.createTopic(CONTROL + "-docs", 1, Map.of("cleanup.policy", "compact"));
         Path example = Path.of(System.getProperty("kairos.home", ".."), "testbed", "src", "main", "resources", "herd");
         if (!Files.isDirectory(example)) example = Path.of("src", "main", "resources", "herd");
-        Run r = kairos("plan", "herd", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL + "-docs", "--outcomes-topic", OUTCOMES,
+        CliRun r = CliRun.checkout("plan", "herd", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL + "-docs", "--outcomes-topic", OUTCOMES,
                 "--models", example.resolve("models.json").toString(), "--streams", example.resolve("streams.json").toString(),
                 "--devices", "12", "--max-group", "4", "--device-memory-mb", "16384", "--simulated-s", "10", "--dry-run");
         System.out.println(r.out());
@@ -128,7 +117,7 @@ class PlanHerdOnBrokerTest {
         assertThat(r.out()).doesNotContain("published ");
     }
 
-    private static List<String> published(Run r) {
+    private static List<String> published(CliRun r) {
         return r.out().lines().filter(l -> l.startsWith("published ")).map(l -> l.split(" ")[1]).toList();
     }
 

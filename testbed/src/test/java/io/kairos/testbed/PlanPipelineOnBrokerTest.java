@@ -17,8 +17,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,19 +69,10 @@ class PlanPipelineOnBrokerTest {
         trace = Files.writeString(dir.resolve("trace.txt"), t).toString();
     }
 
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
     @Test
     void thePublishedDecisionsServeThePlanInTheJobsLedger() {
         // The plan of InferLinePlannerTest: first on gpu at batch 2 x1 (slot 2), second on cpu x1 (slot 0).
-        Run r = kairos("plan", "pipeline", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL, "--outcomes-topic", OUTCOMES,
+        CliRun r = CliRun.checkout("plan", "pipeline", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL, "--outcomes-topic", OUTCOMES,
                 "--wait-ms", "0", "--models", models, "--pipeline", chain, "--trace", trace, "--devices", "cpu:2,gpu:2", "--publish");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out().lines().filter(l -> l.startsWith("published ")).map(l -> l.split(" ")[1]).toList()).containsExactly(
@@ -119,14 +108,14 @@ class PlanPipelineOnBrokerTest {
                 new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < 300; i++) producer.send(new ProducerRecord<>(REQUESTS, i % 2, base + i * 10L, null, new byte[]{1}));
         }
-        Run r = kairos("plan", "pipeline", "--bootstrap-servers", broker.bootstrapServers(), "--models", models, "--pipeline", chain,
+        CliRun r = CliRun.checkout("plan", "pipeline", "--bootstrap-servers", broker.bootstrapServers(), "--models", models, "--pipeline", chain,
                 "--requests-topic", REQUESTS, "--trace-from-topic", (base + 500) + ".." + (base + 2_500), "--devices", "cpu:4,gpu:4", "--slo-p99", "30");
         assertThat(r.code()).as(r.err()).isZero();
         // Records 50 to 249: 200 arrivals from base + 500 to base + 2,490 ms.
         assertThat(r.out()).contains("trace " + REQUESTS + " ").contains(": 200 arrivals over 1.990 s, 100.5 requests/s, CV² 0")
                 .contains("pipeline chain: P99 SLO 30 ms");
 
-        Run none = kairos("plan", "pipeline", "--bootstrap-servers", broker.bootstrapServers(), "--models", models, "--pipeline", chain,
+        CliRun none = CliRun.checkout("plan", "pipeline", "--bootstrap-servers", broker.bootstrapServers(), "--models", models, "--pipeline", chain,
                 "--requests-topic", REQUESTS, "--trace-from-topic", (base - 60_000) + ".." + (base - 1), "--devices", "cpu:4");
         assertThat(none.code()).isEqualTo(2);
         assertThat(none.err().strip()).contains("--trace-from-topic topic '" + REQUESTS + "' has no record between ").doesNotContain("\n");

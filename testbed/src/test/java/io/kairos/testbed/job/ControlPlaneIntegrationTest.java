@@ -1,5 +1,6 @@
 package io.kairos.testbed.job;
 
+import io.kairos.testbed.CliRun;
 import io.kairos.control.ControlTopic;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.model.ModelCatalog;
@@ -8,7 +9,6 @@ import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.cli.Kairos;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
@@ -36,8 +36,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,7 +79,7 @@ class ControlPlaneIntegrationTest {
                 awaitServing(kafka, config, "warm-up");
 
                 // The command waits for the job's verdict and prints it.
-                Run place = kairos("control", "place", "--bootstrap-servers", BROKER.get().bootstrapServers(),
+                CliRun place = CliRun.job("control", "place", "--bootstrap-servers", BROKER.get().bootstrapServers(),
                         "--control-topic", config.controlTopic, "--outcomes-topic", config.outcomesTopic,
                         "--group", "default", "--device", "7=mlp");
                 assertThat(place.code()).as(place.err()).isEqualTo(1);
@@ -324,15 +322,6 @@ class ControlPlaneIntegrationTest {
     }
 
     // ---- helpers ----
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Kairos.execute(Kairos.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
-    }
 
     private static SetPolicy policy(String policy, String key, String value) {
         return SetPolicy.newBuilder().setGroup("default").setPolicy(policy).setParams(Map.of(key, value)).build();

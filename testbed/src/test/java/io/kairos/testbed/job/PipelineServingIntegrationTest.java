@@ -1,5 +1,6 @@
 package io.kairos.testbed.job;
 
+import io.kairos.testbed.CliRun;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
@@ -7,7 +8,6 @@ import io.kairos.core.plan.PipelineActions;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.cli.Kairos;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.schema.DType;
@@ -30,8 +30,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -136,7 +134,7 @@ class PipelineServingIntegrationTest {
             try {
                 assertThat(decide(user, PipelineActions.action(image)).getStatus()).isEqualTo(DecisionStatus.APPLIED);
                 assertThat(decide(user, PipelineActions.action(cascade)).getStatus()).isEqualTo(DecisionStatus.APPLIED);
-                Run published = kairos("control", "pipeline", "--bootstrap-servers", config.bootstrapServers, "--control-topic", config.controlTopic,
+                CliRun published = CliRun.job("control", "pipeline", "--bootstrap-servers", config.bootstrapServers, "--control-topic", config.controlTopic,
                         "--outcomes-topic", config.outcomesTopic, "--spec", chainSpec.toString());
                 assertThat(published.code()).as(published.err()).isZero();
                 assertThat(published.out()).startsWith("applied pipeline/chain (kairos-control/");
@@ -267,15 +265,6 @@ class PipelineServingIntegrationTest {
 
     private static DecisionOutcome decide(DecisionPublisher publisher, Object action) {
         return publisher.awaitOutcome(publisher.publish(action), Duration.ofSeconds(30)).orElseThrow(() -> new AssertionError("no outcome for " + action));
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Kairos.execute(Kairos.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
     }
 
     /** Restarts disabled: RUNNING at the end means the job never failed. */

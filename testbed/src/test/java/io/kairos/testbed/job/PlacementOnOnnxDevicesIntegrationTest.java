@@ -18,21 +18,13 @@ import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.Tensor;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,18 +48,13 @@ import static org.assertj.core.api.Assertions.entry;
  */
 class PlacementOnOnnxDevicesIntegrationTest {
 
-    private static final int PORT = freePort();
-    private static final String PREFIX = "flink_taskmanager_job_task_operator_kairos_";
+    private static final int PORT = PrometheusMiniCluster.freePort();
+    private static final String PREFIX = PrometheusMiniCluster.PREFIX;
     /** Requests of each model, one at a time: 3 MLP requests, then 3 ResNet ones. */
     private static final int EACH = 3;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(Configuration.fromMap(Map.of(
-                            "metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
-                            "metrics.reporter.prom.port", Integer.toString(PORT))))
-                    .build());
+    static final MiniClusterExtension FLINK = PrometheusMiniCluster.extension(PORT, 2);
 
     @RegisterExtension
     static final BrokerForClass BROKER = new BrokerForClass();
@@ -181,11 +168,7 @@ class PlacementOnOnnxDevicesIntegrationTest {
     }
 
     private static String scrape() throws Exception {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + PORT + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        return r.body();
+        return PrometheusMiniCluster.scrape(PORT);
     }
 
     private static InferenceRequest request(String id, String model, int bytes, List<Long> shape) {
@@ -197,11 +180,4 @@ class PlacementOnOnnxDevicesIntegrationTest {
                 .build();
     }
 
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 }

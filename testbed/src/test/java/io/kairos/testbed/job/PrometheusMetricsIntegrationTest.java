@@ -6,23 +6,14 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.testbed.infra.GrafanaDashboardTest;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -39,34 +30,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PrometheusMetricsIntegrationTest {
 
-    private static final int PORT = freePort();
-    private static final String PREFIX = "flink_taskmanager_job_task_operator_kairos_";
+    private static final int PORT = PrometheusMiniCluster.freePort();
+    private static final String PREFIX = PrometheusMiniCluster.PREFIX;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-                    .setConfiguration(Configuration.fromMap(Map.of(
-                            "metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory",
-                            "metrics.reporter.prom.port", Integer.toString(PORT))))
-                    .build());
+    static final MiniClusterExtension FLINK = PrometheusMiniCluster.extension(PORT, 4);
 
     @RegisterExtension
     static final BrokerForClass BROKER = new BrokerForClass();
 
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     private static String scrape() throws Exception {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + PORT + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        return r.body();
+        return PrometheusMiniCluster.scrape(PORT);
     }
 
     @Test

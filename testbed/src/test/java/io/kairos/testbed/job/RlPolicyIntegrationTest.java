@@ -1,10 +1,10 @@
 package io.kairos.testbed.job;
 
+import io.kairos.testbed.CliRun;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.learned.NetworkAgent;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.cli.Kairos;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
@@ -24,8 +24,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -88,14 +86,14 @@ class RlPolicyIntegrationTest {
 
                 // A network that never infers, published by file: the job decides with it at once,
                 // and requests wait until they can no longer make it (dropped, never late).
-                Run never = kairos(concat(new String[] {"control", "network", "--group", "default", "--file", neverFile.toString()}, topics));
+                CliRun never = CliRun.job(concat(new String[] {"control", "network", "--group", "default", "--file", neverFile.toString()}, topics));
                 assertThat(never.code()).as(never.err()).isZero();
                 assertThat(never.out()).startsWith("applied network/default (kairos-control/");
                 List<InferenceResult> waited = serve(kafka, config, "never-", 8, 300);
                 assertThat(waited).allSatisfy(r -> assertThat(r.getStatus()).as(r.getReason()).isEqualTo(ResultStatus.DROPPED));
 
                 // The plan shows the group's network by name and digest.
-                Run show = kairos("control", "show", "--bootstrap-servers", bootstrap, "--control-topic", config.controlTopic, "--devices", "1",
+                CliRun show = CliRun.job("control", "show", "--bootstrap-servers", bootstrap, "--control-topic", config.controlTopic, "--devices", "1",
                         "--policy", "rl");
                 assertThat(show.code()).as(show.err()).isZero();
                 assertThat(show.out()).containsPattern("  rl network: never-infer\\.krln \\(sha256 [0-9a-f]{12}, " + neverInfers().length + " bytes\\)");
@@ -103,7 +101,7 @@ class RlPolicyIntegrationTest {
                 // A bad file is refused by the command, before anything is sent.
                 Path bad = dir.resolve("bad.krln");
                 Files.write(bad, new byte[] {'K', 'R', 'L', 'N', 2, 0, 0, 0});
-                Run refused = kairos(concat(new String[] {"control", "network", "--group", "default", "--file", bad.toString()}, topics));
+                CliRun refused = CliRun.job(concat(new String[] {"control", "network", "--group", "default", "--file", bad.toString()}, topics));
                 assertThat(refused.code()).isEqualTo(2);
                 assertThat(refused.err()).contains("--file policy network '" + bad + "': version 2, this reader knows version 1");
                 // Another producer's bad network: rejected by the job, with the reason it reads.
@@ -113,7 +111,7 @@ class RlPolicyIntegrationTest {
                 assertThat(rejected.getReason()).isEqualTo("network 'cut.krln' of serving group 'default': policy network 'cut.krln': ends early, after 100 bytes");
 
                 // The committed network published back (45 kB in one record): served again.
-                Run back = kairos(concat(new String[] {"control", "network", "--group", "default", "--file", committedFile.toString()}, topics));
+                CliRun back = CliRun.job(concat(new String[] {"control", "network", "--group", "default", "--file", committedFile.toString()}, topics));
                 assertThat(back.code()).as(back.err()).isZero();
                 List<InferenceResult> again = serve(kafka, config, "again-", 24, 2_000);
                 assertThat(again).allSatisfy(r -> assertThat(r.getStatus()).as(r.getReason()).isEqualTo(ResultStatus.OK));
@@ -162,15 +160,6 @@ class RlPolicyIntegrationTest {
         String[] c = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, c, a.length, b.length);
         return c;
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Kairos.execute(Kairos.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
     }
 
     /** Restarts disabled: RUNNING at the end means the job never failed. */

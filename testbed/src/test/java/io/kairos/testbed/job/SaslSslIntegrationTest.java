@@ -1,5 +1,6 @@
 package io.kairos.testbed.job;
 
+import io.kairos.testbed.CliRun;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.config.ServingConfig;
@@ -7,7 +8,6 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
-import io.kairos.testbed.KairosCli;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
@@ -27,8 +27,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,15 +70,6 @@ class SaslSslIntegrationTest {
         if (broker != null) broker.close();
     }
 
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
-    }
-
     /** The broker's client properties in a file, as a user keeps them. */
     private static Path clientConfig(Path dir) throws Exception {
         Properties p = new Properties();
@@ -118,7 +107,7 @@ class SaslSslIntegrationTest {
                         .extracting(InferenceResult::getRequestId).containsExactly("warm-up");
 
                 // The control plane over SASL_SSL: the command publishes, the job reads, decides and answers.
-                Run policy = kairos("control", "set-policy", "--bootstrap-servers", broker.bootstrapServers(),
+                CliRun policy = CliRun.checkout("control", "set-policy", "--bootstrap-servers", broker.bootstrapServers(),
                         "--kafka-config", clientConfig.toString(), "--control-topic", config.controlTopic,
                         "--outcomes-topic", config.outcomesTopic, "--group", "default", "--policy", "clockwork");
                 assertThat(policy.code()).as(policy.err()).isZero();
@@ -126,7 +115,7 @@ class SaslSslIntegrationTest {
 
                 String spec = "mlp:200:2000";
                 int planned = Workload.parse(spec, ArrivalSpec.POISSON).arrivalsWithin(5, 1_000_000).size();
-                Run loadgen = kairos("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "--kafka-config", clientConfig.toString(),
+                CliRun loadgen = CliRun.checkout("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "--kafka-config", clientConfig.toString(),
                         "--topic", config.requestsTopic, "-w", spec, "--duration", "1", "--seed", "5", "--no-progress");
                 assertThat(loadgen.code()).as(loadgen.err()).isZero();
                 assertThat(loadgen.out()).contains("acknowledged " + planned + ", failed 0");
@@ -137,7 +126,7 @@ class SaslSslIntegrationTest {
                         "--topic", config.resultsTopic, "--from-earliest", "--expect", Integer.toString(planned + 1),
                         "--idle-timeout", "60", "--csv", rows.toString(), "--no-progress"));
                 broker.clientProperties().forEach((k, v) -> collect.addAll(List.of("--kafka-property", k + "=" + v)));
-                Run collected = kairos(collect.toArray(String[]::new));
+                CliRun collected = CliRun.checkout(collect.toArray(String[]::new));
                 assertThat(collected.code()).as(collected.err()).isZero();
                 assertThat(collected.out()).contains("received " + (planned + 1) + " distinct results");
                 List<String> lines = Files.readAllLines(rows);
@@ -175,7 +164,7 @@ class SaslSslIntegrationTest {
         List<String> args = new java.util.ArrayList<>(List.of("collect", "--bootstrap-servers", broker.bootstrapServers(),
                 "--topic", "sasl-refused", "--idle-timeout", "1", "--no-progress"));
         broker.clientProperties(USER, wrongPassword).forEach((k, v) -> args.addAll(List.of("--kafka-property", k + "=" + v)));
-        Run r = kairos(args.toArray(String[]::new));
+        CliRun r = CliRun.checkout(args.toArray(String[]::new));
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).startsWith("kairos collect: error: ").contains("Authentication failed").doesNotContain("\n");
         assertThat(r.out() + r.err()).doesNotContain(wrongPassword);

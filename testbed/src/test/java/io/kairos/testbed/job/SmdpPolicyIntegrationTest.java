@@ -1,11 +1,11 @@
 package io.kairos.testbed.job;
 
+import io.kairos.testbed.CliRun;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.cli.Kairos;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
@@ -24,8 +24,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +59,7 @@ class SmdpPolicyIntegrationTest {
                 serve(kafka, config, "warm-up-", "mlp", 1, 120_000, 0);
 
                 // kairos plan smdp solves googlenet's table and the job applies it.
-                Run plan = kairos("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--control-topic", config.controlTopic,
+                CliRun plan = CliRun.job("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--control-topic", config.controlTopic,
                         "--outcomes-topic", config.outcomesTopic, "--model", "googlenet", "--rate", "2000", "--w2", "1");
                 assertThat(plan.code()).as(plan.err()).isZero();
                 assertThat(plan.out()).contains("table: 0-7:wait").contains("applied batching/default/googlenet (kairos-plan-smdp/");
@@ -76,7 +74,7 @@ class SmdpPolicyIntegrationTest {
                 assertThat(decide(solver, table("googlenet", BatchingTable.staticBatch(16, 32))).getStatus()).isEqualTo(DecisionStatus.APPLIED);
                 assertThat(decide(solver, SetPolicy.newBuilder().setGroup("default").setPolicy("smdp").setParams(Map.of("guard_margin_ms", "50")).build())
                         .getStatus()).isEqualTo(DecisionStatus.APPLIED);
-                Run show = kairos("control", "show", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--control-topic", config.controlTopic, "--devices", "1");
+                CliRun show = CliRun.job("control", "show", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--control-topic", config.controlTopic, "--devices", "1");
                 assertThat(show.code()).as(show.err()).isZero();
                 assertThat(show.out()).contains("group default: policy smdp {guard_margin_ms=50}")
                         .contains("  batching table of googlenet: 0-15:wait 16-32:16 S_o:16 (solved for 1000 requests/s, w1 1, w2 0)");
@@ -91,12 +89,12 @@ class SmdpPolicyIntegrationTest {
                 // and kairos plan smdp solves for it when not given a rate.
                 assertThat(batches).allSatisfy(b -> assertThat(b.getArrivalRatePerS()).isNotNull().isPositive());
                 BatchTelemetry last = batches.stream().max(java.util.Comparator.comparingLong(BatchTelemetry::getDispatchedAtMicros)).orElseThrow();
-                Run fromTelemetry = kairos("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
+                CliRun fromTelemetry = CliRun.job("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
                         "--model", "googlenet", "--dry-run");
                 assertThat(fromTelemetry.code()).as(fromTelemetry.err()).isZero();
                 assertThat(fromTelemetry.out()).contains(String.format(java.util.Locale.ROOT, "rate %.6g requests/s: the job's estimate on batch %s in %s",
                         last.getArrivalRatePerS(), last.getBatchId(), config.telemetryTopic));
-                Run unseen = kairos("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
+                CliRun unseen = CliRun.job("plan", "smdp", "--bootstrap-servers", BROKER.get().bootstrapServers(), "--telemetry-topic", config.telemetryTopic,
                         "--model", "resnet50", "--dry-run");
                 assertThat(unseen.code()).isEqualTo(1);
                 assertThat(unseen.err()).contains("no rate estimate of model 'resnet50' in serving group 'default' in the last 10000 records of "
@@ -147,15 +145,6 @@ class SmdpPolicyIntegrationTest {
 
     private static DecisionOutcome decide(DecisionPublisher publisher, Object action) {
         return publisher.awaitOutcome(publisher.publish(action), Duration.ofSeconds(30)).orElseThrow(() -> new AssertionError("no outcome for " + action));
-    }
-
-    private record Run(int code, String out, String err) {}
-
-    private static Run kairos(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Kairos.execute(Kairos.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
     }
 
     /** Restarts disabled: RUNNING at the end means the job never failed. */
