@@ -160,8 +160,7 @@ public final class ServingJob {
 
         /** The Kafka topics named in {@code config}. */
         public static Endpoints onKafka(ServingConfig config) {
-            Properties consumer = consumerSettings(false, config);
-            Properties controlConsumer = consumerSettings(true, config);
+            Properties consumer = consumerSettings(config);
             KafkaSource<RawRequest> requests = KafkaSource.<RawRequest>builder()
                     .setBootstrapServers(config.bootstrapServers)
                     .setTopics(config.requestsTopic)
@@ -178,7 +177,7 @@ public final class ServingJob {
                     .setGroupId(config.consumerGroup + "-control")
                     .setStartingOffsets(OffsetsInitializer.earliest())
                     .setDeserializer(new ControlDecisionDeserializer())
-                    .setProperties(controlConsumer)
+                    .setProperties(consumer)
                     .build();
             Properties producer = producerSettings(ProducerRole.OTHER, config);
             Properties resultsProducer = producerSettings(ProducerRole.RESULTS, config);
@@ -257,9 +256,8 @@ public final class ServingJob {
         }
 
         /**
-         * The settings of the job's consumers ({@code control}: the control topic's), the user's
-         * Kafka properties over them. A fetch is answered as soon as one byte is there, and never
-         * held long by the broker. Kafka's default of 1 MiB per partition returns one 600 kB image
+         * The settings of the job's consumers, the user's Kafka properties over them. A fetch is
+         * answered as soon as one byte is there. Kafka's default of 1 MiB per partition returns one 600 kB image
          * per round trip to the broker, so a backlog of big requests would drain one record at a
          * time; a fetch takes {@value #MAX_FETCH_BYTES} bytes, of one partition or several. Not
          * Kafka's 50 MiB: the JDK reads a socket into the consumer's heap buffer through a
@@ -269,16 +267,19 @@ public final class ServingJob {
          * each read allocating and zeroing tens of MiB: a restored job facing a backlog of 45 s of
          * requests read none of it in two minutes. The clusters the project starts cap the cache
          * at {@value #MAX_CACHED_DIRECT_BUFFER} bytes, so one buffer serves every read of a fetch.
-         * The control topic is quiet for minutes: a fetch parked at the broker is answered the
-         * moment a decision arrives, so a long wait costs a decision nothing and spares the broker
-         * an empty fetch every 5 ms. A broker that does not answer within
+         * A fetch that finds nothing may be parked at the broker {@value #FETCH_MAX_WAIT_MS} ms: the
+         * broker answers a parked fetch the moment a record is appended to one of its partitions,
+         * so the wait costs a record nothing; it only bounds how often an idle consumer asks. At
+         * 5 ms every idle source sent the broker 200 empty fetches a second, and the broker's
+         * request threads took the largest share of an idle demo's CPU.
+A broker that does not answer within
          * {@value #BROKER_REQUEST_TIMEOUT_MS} ms is left for the partition's new leader
          * ({@link #BROKER_REQUEST_TIMEOUT_MS}).
          */
-        static Properties consumerSettings(boolean control, ServingConfig config) {
+        static Properties consumerSettings(ServingConfig config) {
             Properties consumer = new Properties();
             consumer.setProperty("fetch.min.bytes", "1");
-            consumer.setProperty("fetch.max.wait.ms", control ? Integer.toString(CONTROL_FETCH_MAX_WAIT_MS) : "5");
+            consumer.setProperty("fetch.max.wait.ms", Integer.toString(FETCH_MAX_WAIT_MS));
             consumer.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_FETCH_BYTES));
             consumer.setProperty("fetch.max.bytes", Integer.toString(MAX_FETCH_BYTES));
             consumer.setProperty("request.timeout.ms", Integer.toString(BROKER_REQUEST_TIMEOUT_MS));
@@ -393,8 +394,8 @@ public final class ServingJob {
     /** How long the telemetry's producer gathers records before it sends them: nobody waits for telemetry. */
     public static final int TELEMETRY_LINGER_MS = 20;
 
-    /** How long the broker may hold a fetch of the control topic that finds nothing (it answers at once when a decision comes). */
-    public static final int CONTROL_FETCH_MAX_WAIT_MS = 500;
+    /** How long the broker may hold a fetch that finds nothing (it answers at once when a record comes). */
+    public static final int FETCH_MAX_WAIT_MS = 500;
 
     /** What the job's consumers take per fetch, of one partition or all: 4 MiB, some 7 images of 600 kB. */
     public static final int MAX_FETCH_BYTES = 4 << 20;

@@ -54,20 +54,16 @@ class KafkaClientSettingsTest {
     @Test
     void consumersFetchAtOnceAndLeaveASilentBrokerAfterFiveSeconds() {
         ServingConfig config = new ServingConfig();
-        Properties requests = ServingJob.Endpoints.consumerSettings(false, config);
-        Properties control = ServingJob.Endpoints.consumerSettings(true, config);
+        Properties c = ServingJob.Endpoints.consumerSettings(config);
 
-        assertThat(requests.getProperty("fetch.max.wait.ms")).isEqualTo("5");
-        assertThat(control.getProperty("fetch.max.wait.ms")).isEqualTo("500");
-        for (Properties c : new Properties[]{requests, control}) {
-            assertThat(c.getProperty("fetch.min.bytes")).isEqualTo("1");
-            assertThat(c.getProperty("max.partition.fetch.bytes")).isEqualTo(Integer.toString(4 << 20));
-            assertThat(c.getProperty("fetch.max.bytes")).as("a whole response fits the JDK's cached direct buffer")
-                    .isEqualTo(Integer.toString(4 << 20)).satisfies(b -> assertThat(Integer.parseInt(b)).isLessThan(ServingJob.MAX_CACHED_DIRECT_BUFFER));
-            assertThat(c.getProperty("request.timeout.ms")).isEqualTo("5000");
-        }
+        assertThat(c.getProperty("fetch.max.wait.ms")).as("parked at the broker, answered when a record comes").isEqualTo("500");
+        assertThat(c.getProperty("fetch.min.bytes")).isEqualTo("1");
+        assertThat(c.getProperty("max.partition.fetch.bytes")).isEqualTo(Integer.toString(4 << 20));
+        assertThat(c.getProperty("fetch.max.bytes")).as("a whole response fits the JDK's cached direct buffer")
+                .isEqualTo(Integer.toString(4 << 20)).satisfies(b -> assertThat(Integer.parseInt(b)).isLessThan(ServingJob.MAX_CACHED_DIRECT_BUFFER));
+        assertThat(c.getProperty("request.timeout.ms")).isEqualTo("5000");
         config.kafkaProperties.put("request.timeout.ms", "30000");
-        assertThat(ServingJob.Endpoints.consumerSettings(false, config).getProperty("request.timeout.ms")).isEqualTo("30000");
+        assertThat(ServingJob.Endpoints.consumerSettings(config).getProperty("request.timeout.ms")).isEqualTo("30000");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.kairos.jobs.tuner;
 
 import io.kairos.flink.kafka.AvroRecordSerializer;
 import io.kairos.flink.kafka.RawRequestDeserializer;
+import io.kairos.jobs.ServingJob;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.internal.RawRequest;
@@ -49,10 +50,11 @@ public final class TunerJob {
      */
     public static TunerJob onKafka(String bootstrapServers, Map<String, String> kafkaProperties, String requestsTopic, String controlTopic, String consumerGroup) {
         Properties fast = new Properties();
-        // The broker answers a fetch as soon as a request arrives; with none it may hold the fetch
-        // 5 ms (the serving job's setting for the same topic), not the default 500 ms, so that the
-        // first requests of a step reach the envelope at once.
-        fast.setProperty("fetch.max.wait.ms", "5");
+        // The broker answers a parked fetch as soon as a request arrives, so the first requests of
+        // a step reach the envelope at once; fetch.min.bytes 1 (Kafka's default) says so, and the
+        // serving job's wait bounds how often an idle source asks.
+        fast.setProperty("fetch.min.bytes", "1");
+        fast.setProperty("fetch.max.wait.ms", Integer.toString(ServingJob.FETCH_MAX_WAIT_MS));
         Properties consumer = KafkaClientProperties.over(fast, kafkaProperties);
         KafkaSource<RawRequest> source = KafkaSource.<RawRequest>builder()
                 .setBootstrapServers(bootstrapServers)

@@ -118,7 +118,8 @@ public class DemoCommand implements Callable<Integer> {
         if (runLength.durationSeconds < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--duration must be at least 1");
 
         out.println("Kairos demo: " + load + " (" + arrivalSpec + " arrivals), policy " + policy.policy + ", " + slots.count()
-                + (real ? " ONNX Runtime devices (" + modelRepository + ")" : " simulated devices") + (slots.uniform() ? "" : " (" + slots + ")") + ", " + runLength.durationSeconds + " s");
+                + (real ? " ONNX Runtime devices (" + modelRepository + ")" : " simulated devices") + (slots.uniform() ? "" : " (" + slots + ")") + ", " + runLength.durationSeconds + " s"
+                + (c1Only() ? "; JIT: C1 only on this " + Runtime.getRuntime().availableProcessors() + "-core machine (KAIROS_JAVA_OPTS to choose)" : ""));
         out.print("starting Kafka broker (KRaft, in-process) ... ");
         out.flush();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
@@ -151,7 +152,9 @@ public class DemoCommand implements Callable<Integer> {
                 out.println();
                 out.println(served.table());
                 out.println();
-                out.println(stages.table());
+                out.print(stages.table());
+                out.println(stages.pipelineLine());
+                out.println();
                 reasons.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(5)
                         .forEach(e -> out.printf("%8d  %s%n", e.getValue(), e.getKey()));
                 ResultSummary.Stats all = served.overall();
@@ -212,6 +215,11 @@ public class DemoCommand implements Callable<Integer> {
         long expected = producer.acked(); // every request acked so far, warm-up ones included, has its result
         results.awaitResults(expected, Duration.ofSeconds(5), Duration.ofSeconds(60));
         return served;
+    }
+
+    /** Whether this JVM compiles with C1 alone, as {@code bin/kairos} runs the demo on small machines. */
+    private static boolean c1Only() {
+        return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-XX:TieredStopAtLevel=1");
     }
 
     /** {@code mean batch: bert-tiny 3.01, googlenet 1.18, ...}: where batching happened. */

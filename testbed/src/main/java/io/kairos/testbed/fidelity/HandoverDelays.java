@@ -16,15 +16,16 @@ import java.util.Map;
  * (a simulated device completes on a timer thread, a little after its time). The simulator is
  * calibrated with these samples (taken in the warm-up, not in the run it is compared with).
  */
-final class HandoverDelays {
+public final class HandoverDelays {
     private record Batch(int device, String model, int size, long dispatched, long start, long end) {}
 
     private final Map<String, Batch> batches = new HashMap<>();
 
-    void add(InferenceResult r) {
+    public void add(InferenceResult r) {
         var t = r.getTimings();
         if (t.getDispatched() == null || t.getExecStart() == null || t.getExecEnd() == null || r.getDevice() == null) return;
-        batches.putIfAbsent(r.getDevice() + "@" + t.getExecStart(), new Batch(r.getDevice(), r.getModel(), r.getBatchSize(), t.getDispatched(), t.getExecStart(), t.getExecEnd()));
+        handOvers = null;
+        batches.putIfAbsent(key(r), new Batch(r.getDevice(), r.getModel(), r.getBatchSize(), t.getDispatched(), t.getExecStart(), t.getExecEnd()));
     }
 
     /**
@@ -33,18 +34,34 @@ final class HandoverDelays {
      * not for the hand-over).
      */
     long[] samplesMicros() {
+        return handOverByBatch().values().stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** The hand-over of the batch of {@code r} (its result's device and start), after every result was added; 0 for a result that did not run. */
+    public long handOverMicros(InferenceResult r) {
+        if (handOvers == null) handOvers = handOverByBatch();
+        return handOvers.getOrDefault(key(r), 0L);
+    }
+
+    private Map<String, Long> handOvers;
+
+    private static String key(InferenceResult r) {
+        return r.getDevice() + "@" + r.getTimings().getExecStart();
+    }
+
+    private Map<String, Long> handOverByBatch() {
         Map<Integer, List<Batch>> byDevice = new HashMap<>();
         for (Batch b : batches.values()) byDevice.computeIfAbsent(b.device, d -> new ArrayList<>()).add(b);
-        List<Long> samples = new ArrayList<>();
+        Map<String, Long> handOvers = new HashMap<>();
         for (List<Batch> list : byDevice.values()) {
             list.sort(Comparator.comparingLong(Batch::start));
             long previousEnd = Long.MIN_VALUE;
             for (Batch b : list) {
-                samples.add(Math.max(0, b.start - Math.max(b.dispatched, previousEnd)));
+                handOvers.put(b.device + "@" + b.start, Math.max(0, b.start - Math.max(b.dispatched, previousEnd)));
                 previousEnd = b.end;
             }
         }
-        return samples.stream().mapToLong(Long::longValue).toArray();
+        return handOvers;
     }
 
     /** One sample per batch: how much longer than its profile (batch size padded as the profile does) it ran. */
