@@ -95,7 +95,12 @@ public final class ServingConfig implements Serializable {
      * first batches do not pay the runtime's and the JIT compiler's first-run costs.
      */
     public boolean warmUp = true;
-    public long bufferTimeoutMs = 1;
+    /**
+     * Flink's network buffer timeout: 0, a record leaves its task at once. Each exchange of a
+     * request's path waited up to 1 ms before, and every task's flusher thread woke each
+     * millisecond: an idle job took about a third of a core for nothing (BENCHMARKS.md, "The demo").
+     */
+    public long bufferTimeoutMs = 0;
     public long asyncTimeoutMs = 30_000;
     public int asyncCapacity = 1_000;
     public long checkpointIntervalMs = 10_000;
