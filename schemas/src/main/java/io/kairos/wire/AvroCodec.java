@@ -133,7 +133,7 @@ public final class AvroCodec<T extends SpecificRecord> {
      * a record (InferenceRequest's window_start_ms) leaves what an older client writes one field
      * short: the current schema runs out of bytes, and the schema the client had reads them
      * whole, to be resolved to ours with the new field at its default. The earlier schemas are
-     * resources {@code kairos/schemas/earlier/<Record>-<n>.avsc}, n from 1; asked only after the
+     * resources {@code avro/earlier/<Record>-<n>.avsc (the folder schemas/earlier)}, n from 1; asked only after the
      * current schema failed, so a current record pays nothing.
      */
     private T decodeEarlier(byte[] bytes) {
@@ -154,7 +154,7 @@ public final class AvroCodec<T extends SpecificRecord> {
         java.util.List<Schema> found = new java.util.ArrayList<>(0);
         String name = schema().getName();
         for (int n = 1; ; n++) {
-            try (java.io.InputStream in = AvroCodec.class.getResourceAsStream("/kairos/schemas/earlier/" + name + "-" + n + ".avsc")) {
+            try (java.io.InputStream in = AvroCodec.class.getResourceAsStream("/avro/earlier/" + name + "-" + n + ".avsc")) {
                 if (in == null) break;
                 found.add(new Schema.Parser().parse(in));
             } catch (IOException e) {
