@@ -365,7 +365,9 @@ public final class GroupScheduler implements GroupView {
      * batch), this one or the most urgent head, is dropped with a reason starting "queue full":
      * it is the one closest to being shed anyway, and the one that leaves the most time to the
      * others. The drop is handed out by the next {@link #schedule}. Memory stays bounded whatever
-     * the SLOs and the rate.
+     * the SLOs and the rate. A request with a window SLO is held until its release instead (see
+     * {@link #releaseMicros}), and dropped "queue full" if the group holds {@code max_pending}
+     * requests, held ones included.
      */
     public void admit(Request request) {
         RequestQueue q = queueOf(request.model());
@@ -564,7 +566,7 @@ public final class GroupScheduler implements GroupView {
         return out;
     }
 
-    /** Sheds what cannot be saved, then lets the policy dispatch. */
+    /** Releases the held requests whose time has come, sheds what cannot be saved, then lets the policy dispatch. */
     public Outcome schedule(long nowMicros) {
         if (!held.isEmpty()) release(nowMicros);
         List<Drop> dropped = shed(nowMicros);
