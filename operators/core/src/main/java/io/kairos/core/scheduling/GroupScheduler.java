@@ -87,6 +87,7 @@ public final class GroupScheduler implements GroupView {
     private boolean shedding;
     private boolean shedEarly;
     private int maxPending = ConfiguredPolicy.DEFAULT_MAX_PENDING;
+    private long windowMarginMicros;
     private boolean preemption;
     private int pending;
     private long batchExtra;
@@ -162,6 +163,7 @@ public final class GroupScheduler implements GroupView {
         this.shedding = configured.shed();
         this.shedEarly = configured.shedEarly();
         this.maxPending = configured.maxPending();
+        this.windowMarginMicros = configured.windowMarginMicros();
         choice.setPlacement(configured.placement());
     }
 
@@ -394,7 +396,9 @@ public final class GroupScheduler implements GroupView {
      * starts then or later ends no earlier than the window start (latency grows with the batch),
      * and waiting longer only ends it later; so every policy alike is kept from answering early
      * by choice, and none needs to know of windows. Until then the request is held, out of every
-     * queue, index and state a policy sees.
+     * queue, index and state a policy sees. The group parameter {@code window_margin_ms} releases it
+     * that much later: a batch that runs faster than its profile (execution noise) then still ends
+     * inside the window, at the cost of the margin's time toward the deadline.
      */
     private long releaseMicros(RequestQueue q, Request request) {
         OnTypes t = onTypes.get(q.number());
@@ -404,7 +408,7 @@ public final class GroupScheduler implements GroupView {
             if (p != null) fastest = Math.min(fastest, p.latencyAt(0));
         }
         if (fastest == Long.MAX_VALUE) fastest = q.profile().latencyAt(0);
-        return request.windowStartMicros() - fastest;
+        return request.windowStartMicros() - fastest + windowMarginMicros;
     }
 
     /** Releases the held requests whose time has come into their queues, as arrivals. */

@@ -22,6 +22,7 @@ import static io.kairos.core.scheduling.policy.SchedulingFixtures.droppedIds;
 import static io.kairos.core.scheduling.policy.SchedulingFixtures.ids;
 import static io.kairos.core.scheduling.policy.SchedulingFixtures.req;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
@@ -108,6 +109,21 @@ class WindowHoldTest {
         assertThat(ids(first.dispatches().get(0))).containsExactly("w2");
         assertThat(first.nextWakeMicros()).isEqualTo(47_300);
         assertThat(g.pendingRequests()).extracting(Request::id).containsExactly("w1");
+    }
+
+    @Test
+    void aWindowMarginReleasesThatMuchLaterAndANegativeOneIsRefused() {
+        // window_margin_ms 0.5: release 100,000 - 2,700 + 500 = 97,800; the batch of one then ends
+        // at 100,500, 500 us inside the window, room for a batch up to 500 us faster than profiled.
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)),
+                ConfiguredPolicy.of("g", new ClockworkPolicy(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_MARGIN, "0.5"))));
+        g.admit(windowed("w", "R", 0, 100_000, 1_000_000));
+        assertThat(g.schedule(0).nextWakeMicros()).isEqualTo(97_800);
+        assertThat(g.schedule(97_799).dispatches()).isEmpty();
+        Dispatch d = g.schedule(97_800).dispatches().get(0);
+        assertThat(d.predictedEndMicros()).isEqualTo(100_500);
+        assertThatThrownBy(() -> ConfiguredPolicy.of("g", new ClockworkPolicy(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_MARGIN, "-1"))))
+                .hasMessageContaining("window_margin_ms");
     }
 
     @Test
