@@ -51,6 +51,7 @@ def main(argv=None):
     source.add_argument("--zeros", type=_zeros, metavar="DTYPE:SHAPE", help="an input of zeros, e.g. FLOAT32:3x32x32")
     source.add_argument("--npy", metavar="FILE", help="the input as a numpy .npy file (one sample: no batch dimension)")
     request.add_argument("--slo-ms", type=float, required=True)
+    request.add_argument("--window-start-ms", type=float, default=None, help="a window SLO: the answer wanted no earlier than this after the send")
     request.add_argument("--id", default=None, help="request id (default: a time-based one)")
     request.add_argument("--tenant", default="default")
     request.add_argument("--schema-id", type=int, default=None, help="frame the record for a schema registry under this id")
@@ -63,7 +64,7 @@ def main(argv=None):
         array = args.zeros if args.zeros is not None else np.load(args.npy)
         record = {"request_id": args.id or "cli-%d" % time.time_ns(), "tenant": args.tenant, "model": args.model,
                   "input": to_tensor(array), "sent_at_micros": time.time_ns() // 1000, "slo_ms": args.slo_ms,
-                  "pipeline_id": None, "stage": None}
+                  "pipeline_id": None, "stage": None, "window_start_ms": args.window_start_ms}
         data = schemas.encode("InferenceRequest", record)
         sys.stdout.buffer.write(data if args.schema_id is None else schemas.frame(args.schema_id, data))
         return 0

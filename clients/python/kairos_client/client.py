@@ -21,7 +21,7 @@ _log = logging.getLogger("kairos_client")
 
 
 class Result:
-    """One InferenceResult: status (OK, LATE, DROPPED, REJECTED, FAILED), reason, output as a numpy array (or None), timings in microseconds."""
+    """One InferenceResult: status (OK, LATE, DROPPED, REJECTED, FAILED, EARLY), reason, output as a numpy array (or None), timings in microseconds."""
 
     def __init__(self, record):
         self.record = record
@@ -35,11 +35,12 @@ class Result:
         self.device = record["device"]
         self.cold_start = record["cold_start"]
         self.slo_ms = record["slo_ms"]
+        self.window_start_ms = record.get("window_start_ms")
         self.timings = record["timings"]
 
     @property
     def ok(self):
-        """Served by its deadline."""
+        """Served by its deadline (and, with a window, not before its start)."""
         return self.status == "OK"
 
     @property
@@ -112,8 +113,10 @@ class KairosClient:
         self._sequence += 1
         return "%s%d" % (self._id_prefix, self._sequence - 1)
 
-    def request(self, model, array, slo_ms, request_id=None, tenant=None, pipeline_id=None, stage=None):
-        """The InferenceRequest record (a dict) for one sample ``array`` (its shape without a batch dimension), stamped now."""
+    def request(self, model, array, slo_ms, request_id=None, tenant=None, pipeline_id=None, stage=None, window_start_ms=None):
+        """The InferenceRequest record (a dict) for one sample ``array`` (its shape without a batch dimension), stamped now.
+
+        ``window_start_ms``: a window SLO, the answer wanted no earlier than this after the send (and no later than ``slo_ms``)."""
         return {
             "request_id": request_id if request_id is not None else self.next_id(),
             "tenant": tenant if tenant is not None else self.tenant,
@@ -123,11 +126,12 @@ class KairosClient:
             "slo_ms": float(slo_ms),
             "pipeline_id": pipeline_id,
             "stage": stage,
+            "window_start_ms": None if window_start_ms is None else float(window_start_ms),
         }
 
-    def send(self, model, array, slo_ms, request_id=None, tenant=None, pipeline_id=None, stage=None):
-        """Sends one request for ``model`` with input ``array`` and an SLO of ``slo_ms``; returns its id (the key of its result)."""
-        record = self.request(model, array, slo_ms, request_id, tenant, pipeline_id, stage)
+    def send(self, model, array, slo_ms, request_id=None, tenant=None, pipeline_id=None, stage=None, window_start_ms=None):
+        """Sends one request for ``model`` with input ``array`` and an SLO of ``slo_ms`` (a window SLO with ``window_start_ms``); returns its id (the key of its result)."""
+        record = self.request(model, array, slo_ms, request_id, tenant, pipeline_id, stage, window_start_ms)
         value = schemas.encode("InferenceRequest", record)
         if self.schema_id is not None:
             value = schemas.frame(self.schema_id, value)

@@ -24,14 +24,18 @@ class SchemasTest(unittest.TestCase):
     def test_a_request_round_trips_and_its_bytes_are_avro_binary(self):
         record = {"request_id": "r1", "tenant": "t", "model": "mlp",
                   "input": {"dtype": "FLOAT32", "shape": [2], "data": b"\x00\x00\x80\x3f\x00\x00\x00\x40"},
-                  "sent_at_micros": 1, "slo_ms": 50.0, "pipeline_id": None, "stage": None}
+                  "sent_at_micros": 1, "slo_ms": 50.0, "pipeline_id": None, "stage": None, "window_start_ms": None}
         data = schemas.encode("InferenceRequest", record)
         # Worked by hand: "r1" (length 2 as zig-zag 4), "t", "mlp", dtype 0, one block of one long 2 then 0, 8 bytes, 1 (zig-zag 2),
-        # 50.0 as a little-endian double, two nulls (union index 0).
+        # 50.0 as a little-endian double, three nulls (union index 0).
         expected = (b"\x04r1" + b"\x02t" + b"\x06mlp" + b"\x00" + b"\x02\x04\x00" + b"\x10" + b"\x00\x00\x80\x3f\x00\x00\x00\x40"
-                    + b"\x02" + struct.pack("<d", 50.0) + b"\x00\x00")
+                    + b"\x02" + struct.pack("<d", 50.0) + b"\x00\x00\x00")
         self.assertEqual(data, expected)
         self.assertEqual(schemas.decode("InferenceRequest", data), record)
+        # A window SLO: its union's second branch (index 1, zig-zag 2), then the double.
+        windowed = dict(record, window_start_ms=20.0)
+        self.assertEqual(schemas.encode("InferenceRequest", windowed), expected[:-1] + b"\x02" + struct.pack("<d", 20.0))
+        self.assertEqual(schemas.decode("InferenceRequest", schemas.encode("InferenceRequest", windowed)), windowed)
 
     def test_bytes_that_are_no_record_are_malformed(self):
         with self.assertRaises(schemas.MalformedRecord):

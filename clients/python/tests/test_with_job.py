@@ -45,6 +45,21 @@ class ServedTest(unittest.TestCase):
     def tearDown(self):
         self.kairos.close()
 
+    def test_a_window_slo_is_held_until_its_window_and_echoed(self):
+        # Wanted no earlier than 300 ms after the send: the job's scheduler holds it until 300 ms
+        # less mlp's latency alone (well under 10 ms), so it is dispatched after 290 ms. On real
+        # ONNX devices a batch faster than its profile ends EARLY, a miss with its reason.
+        x = np.linspace(-1, 1, 64, dtype=np.float32)
+        result = self.kairos.infer("mlp", x, SLO_MS, timeout=60, window_start_ms=300)
+        self.assertIn(result.status, ("OK", "EARLY", "LATE"), result.reason)
+        self.assertEqual(result.window_start_ms, 300.0)
+        self.assertGreaterEqual(result.timings["dispatched"], result.timings["sent"] + 290_000)
+        if result.status == "EARLY":
+            self.assertIn("before its window start", result.reason)
+        bad = self.kairos.infer("mlp", x, 100, timeout=60, window_start_ms=150)
+        self.assertEqual(bad.status, "REJECTED")
+        self.assertEqual(bad.reason, "window_start_ms 150.0 is after the deadline: over slo_ms 100.0")
+
     def test_numpy_in_numpy_out(self):
         x = np.linspace(-1, 1, 64, dtype=np.float32)
         result = self.kairos.infer("mlp", x, SLO_MS, timeout=60)

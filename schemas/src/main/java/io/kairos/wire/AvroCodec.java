@@ -100,6 +100,8 @@ public final class AvroCodec<T extends SpecificRecord> {
             if (!decoder.isEnd()) throw new MalformedRecordException("trailing bytes after the record");
             return record;
         } catch (IOException | RuntimeException e) {
+            T earlier = decodeEarlier(bytes);
+            if (earlier != null) return earlier;
             String other = otherFormat(bytes);
             if (other != null) throw new MalformedRecordException(other);
             if (e instanceof MalformedRecordException m) throw m;
@@ -124,6 +126,43 @@ public final class AvroCodec<T extends SpecificRecord> {
         } catch (IOException | RuntimeException e) {
             throw new MalformedRecordException(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         }
+    }
+
+    /**
+     * The record as an earlier schema of this type wrote it, or null. A field added at the end of
+     * a record (InferenceRequest's window_start_ms) leaves what an older client writes one field
+     * short: the current schema runs out of bytes, and the schema the client had reads them
+     * whole, to be resolved to ours with the new field at its default. The earlier schemas are
+     * resources {@code avro/earlier/<Record>-<n>.avsc (the folder schemas/earlier)}, n from 1; asked only after the
+     * current schema failed, so a current record pays nothing.
+     */
+    private T decodeEarlier(byte[] bytes) {
+        for (Schema s : earlierSchemas()) {
+            try {
+                return decode(bytes, 0, s);
+            } catch (MalformedRecordException e) {
+                // not this one either
+            }
+        }
+        return null;
+    }
+
+    private java.util.List<Schema> earlier;
+
+    private java.util.List<Schema> earlierSchemas() {
+        if (earlier != null) return earlier;
+        java.util.List<Schema> found = new java.util.ArrayList<>(0);
+        String name = schema().getName();
+        for (int n = 1; ; n++) {
+            try (java.io.InputStream in = AvroCodec.class.getResourceAsStream("/avro/earlier/" + name + "-" + n + ".avsc")) {
+                if (in == null) break;
+                found.add(new Schema.Parser().parse(in));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        earlier = found;
+        return earlier;
     }
 
     private SpecificDatumReader<T> readerFor(Schema writerSchema) {

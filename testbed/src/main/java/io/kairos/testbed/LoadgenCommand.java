@@ -41,7 +41,8 @@ public class LoadgenCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = {"-w", "--workload"}, required = true, paramLabel = "SPEC",
-            description = "Comma-separated model:rate:sloMs[:tenant], rate in requests per second, e.g. resnet50:400:25,mlp:2000:10.")
+            description = "Comma-separated model:rate:sloMs[:tenant], rate in requests per second, e.g. resnet50:400:25,mlp:2000:10; "
+                    + "a window SLO as start-sloMs: resnet50:150:100-1000 wants each answer between 100 and 1,000 ms.")
     String workload;
 
     @Option(names = {"-d", "--duration"}, paramLabel = "SECONDS", description = "How long to send (default: ${DEFAULT-VALUE}).")

@@ -115,7 +115,7 @@ class KairosCliTest {
         assertUsageError(run("serve", "--policy", "triton", "--policy-param", "max_batch=-5"),
                 "--policy-param: triton parameter 'max_batch' must be a whole number, at least 1, got '-5'");
         assertUsageError(run("serve", "--policy", "fifo", "--policy-param", "max_batch=4"),
-                "--policy-param: fifo has no parameter 'max_batch' (set to '4'); it knows max_pending, placement, shed, shed_early, target_ongoing");
+                "--policy-param: fifo has no parameter 'max_batch' (set to '4'); it knows max_pending, placement, shed, shed_early, target_ongoing, window_margin_ms");
         assertUsageError(run("demo", "--policy", "flex", "--policy-param", "lambda=abc"),
                 "--policy-param: flex parameter 'lambda' must be a number above 1, got 'abc'");
     }

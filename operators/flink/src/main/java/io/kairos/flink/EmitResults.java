@@ -64,6 +64,7 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
     private transient Counter okCount;
     private transient Counter lateCount;
     private transient Counter failedCount;
+    private transient Counter earlyCount;
 
     /** @param catalog the models' energy profiles, for each batch's energy estimate */
     public EmitResults(ModelCatalog catalog) {
@@ -84,10 +85,11 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
         okCount = metrics.counter("ok");
         lateCount = metrics.counter("late");
         failedCount = metrics.counter("failed");
-        // Read by the reporter thread: three counts read one after the other, so a sample may be one
+        earlyCount = metrics.counter("early");
+        // Read by the reporter thread: four counts read one after the other, so a sample may be one
         // batch off, which a ratio over the whole run does not notice.
         metrics.gauge("sloAttainment", (Gauge<Double>) () -> {
-            long ok = okCount.getCount(), all = ok + lateCount.getCount() + failedCount.getCount();
+            long ok = okCount.getCount(), all = ok + lateCount.getCount() + failedCount.getCount() + earlyCount.getCount();
             return all == 0 ? Double.NaN : (double) ok / all;
         });
     }
@@ -104,7 +106,7 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
                     .setPreemption(outcome.getCancelledInTime() ? Preemption.CANCELLED : Preemption.TOO_LATE).build());
             return;
         }
-        int ok = 0, late = 0, failed = 0;
+        int ok = 0, late = 0, failed = 0, early = 0;
         int n = b.getRequests().size();
         for (int i = 0; i < n; i++) {
             InferenceResult r;
@@ -115,6 +117,7 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
             }
             if (r.getStatus() == ResultStatus.OK) ok++;
             else if (r.getStatus() == ResultStatus.LATE) late++;
+            else if (r.getStatus() == ResultStatus.EARLY) early++;
             else failed++;
             List<String> preemptedFrom = b.getRequests().get(i).getPreemptedFrom();
             if (preemptedFrom.isEmpty()) out.collect(r);
@@ -123,7 +126,9 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
         okCount.inc(ok);
         lateCount.inc(late);
         failedCount.inc(failed);
-        BatchTelemetry.Builder telemetry = telemetry(outcome, n, ok, late, failed);
+        earlyCount.inc(early);
+        // The batch's telemetry counts an early request as a miss that ran, beside the late ones.
+        BatchTelemetry.Builder telemetry = telemetry(outcome, n, ok, late + early, failed);
         OptionalDouble energy = outcome.getError() == null ? energyMillijoules(b.getModel(), n) : OptionalDouble.empty();
         if (energy.isPresent()) {
             telemetry.setEnergyMj(energy.getAsDouble());

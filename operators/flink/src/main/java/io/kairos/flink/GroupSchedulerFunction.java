@@ -5,6 +5,7 @@ import io.kairos.wire.AvroCodec;
 import io.kairos.core.plan.ServingGroups;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.request.Request;
+import io.kairos.core.request.RequestValidator;
 import io.kairos.core.result.Results;
 import io.kairos.core.scheduling.BatchReport;
 import io.kairos.core.scheduling.Dispatch;
@@ -202,7 +203,8 @@ public final class GroupSchedulerFunction
         Callback here = new Callback(ctx, null);
         GroupScheduler group = scheduler(routed, plan, now, out, here);
         try {
-            group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(), request));
+            group.admit(new Request(request.getRequest().getRequestId(), request.getRequest().getModel(), now, request.getDeadlineAtMicros(),
+                    RequestValidator.windowStartMicros(request.getRequest()), request));
         } catch (RuntimeException e) { // this request fails, the group and the job go on
             schedulingErrors.inc();
             result(Results.failed(request, "serving group '" + routed + "' could not queue the request: " + e, now), request, here);
@@ -509,7 +511,8 @@ public final class GroupSchedulerFunction
             if (g == null) {
                 still.add(r);
             } else {
-                g.admit(new Request(r.getRequest().getRequestId(), r.getRequest().getModel(), r.getEnqueuedAtMicros(), r.getDeadlineAtMicros(), r));
+                g.admit(new Request(r.getRequest().getRequestId(), r.getRequest().getModel(), r.getEnqueuedAtMicros(), r.getDeadlineAtMicros(),
+                        RequestValidator.windowStartMicros(r.getRequest()), r));
             }
         }
         restored = still.isEmpty() ? null : still;

@@ -597,6 +597,27 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     @Test
+    void aWindowedRequestIsHeldBehindATimerAtItsReleaseAndSurvivesASnapshot() throws Exception {
+        // Window start 300 ms after the send: the scheduler holds it until 300 ms less resnet50's
+        // latency alone (tau(1)), and wakes then (rounded up to a whole ms); nothing goes before.
+        var h1 = harness(function());
+        h1.processBroadcastElement(setPolicy(1, "clockwork"), 0);
+        AdmittedRequest r = request("w", LONG_SLO_MS);
+        r.getRequest().setWindowStartMs(300.0);
+        h1.processElement(in(r), 0);
+        assertThat(h1.extractOutputValues()).isEmpty();
+        long release = RequestValidator.windowStartMicros(r.getRequest()) - TAU1_MICROS;
+        assertThat(h1.getProcessingTimeService().getActiveTimerTimestamps()).contains((release + 999) / 1000);
+        OperatorSubtaskState snapshot = h1.snapshot(1L, 1L);
+
+        var h2 = restored(snapshot);
+        fireDueTimers(h2);
+        assertThat(h2.extractOutputValues()).extracting(GroupSchedulerFunctionHarnessTest::ids).containsExactly(List.of("w"));
+        assertThat(WallClock.nowMicros()).isGreaterThanOrEqualTo(release);
+        assertThat(dropped(h2)).isEmpty();
+    }
+
+    @Test
     void restoredRequestsAreShedWhenTheRestoredTimerFiresTooLate() throws Exception {
         var h1 = harness(function());
         AdmittedRequest a = request("a", 1_000);

@@ -9,7 +9,7 @@ import io.kairos.schema.ResultStatus;
 public interface FateListener {
 
     /**
-     * @param status    OK or LATE when its batch ended, DROPPED when it was shed
+     * @param status    OK, LATE or EARLY when its batch ended, DROPPED when it was shed
      * @param endMicros when its batch ended, or when it was dropped
      * @param batchSize the size of the batch it ran in; 0 when dropped
      */

@@ -51,6 +51,11 @@ public record SimulationReport(
         return results.count(ResultStatus.LATE);
     }
 
+    /** Done before their window start (requests with a window SLO only): a miss. */
+    public long early() {
+        return results.count(ResultStatus.EARLY);
+    }
+
     /** Shed by the scheduler, or still queued when the run ended. */
     public long dropped() {
         return results.count(ResultStatus.DROPPED);
@@ -175,6 +180,7 @@ public record SimulationReport(
                         + "batch %.2f, utilisation %.1f%%, %.3f busy GPU-s per 1000 good",
                 policy, 100 * sloAttainment(), arrivals(), goodputPerSecond(), late(), dropped(), meanLatencyMs(),
                 p50Micros() / 1000.0, p99Micros() / 1000.0, meanBatchSize(), 100 * utilisation(), busyGpuSecondsPer1000Good());
+        if (early() > 0) s += String.format(Locale.ROOT, ", %d early", early());
         s += Double.isNaN(energyMillijoules()) ? ", energy unknown" : String.format(Locale.ROOT, ", %.2f W, %.3f mJ per request, %.2f requests/J",
                 meanPowerWatts(), energyPerRequestMillijoules(), requestsPerJoule());
         // Priced devices only: a catalog without prices has nothing to say about money.

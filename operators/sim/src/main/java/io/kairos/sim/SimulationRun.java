@@ -7,6 +7,7 @@ import io.kairos.core.plan.ServingGroups;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.request.Request;
+import io.kairos.core.result.Completion;
 import io.kairos.core.scheduling.BatchReport;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
@@ -195,7 +196,8 @@ final class SimulationRun {
         simulated++;
         long deadline = a.offsetMicros() + Math.round(a.sloMs() * 1000);
         Group g = group(plan.groupOf(a.model()));
-        g.scheduler.admit(new Request(Long.toString(sequence++), a.model(), a.offsetMicros(), deadline, a));
+        long windowStart = a.hasWindow() ? a.offsetMicros() + Math.round(a.windowStartMs() * 1000) : Request.NO_WINDOW;
+        g.scheduler.admit(new Request(Long.toString(sequence++), a.model(), a.offsetMicros(), deadline, windowStart, a));
         g.dirty = true;
     }
 
@@ -304,7 +306,7 @@ final class SimulationRun {
         long end = now + d.afterMicros();
         for (Request r : d.requests()) {
             if (failed) fate(r, ResultStatus.FAILED, now, 0, Double.NaN, tally.counted);
-            else fate(r, end <= r.deadlineMicros() ? ResultStatus.OK : ResultStatus.LATE, end, size, share, tally.counted);
+            else fate(r, Completion.status(end, r.windowStartMicros(), r.deadlineMicros()), end, size, share, tally.counted);
         }
     }
 

@@ -34,13 +34,14 @@ public final class Workload {
     /**
      * Parses the compact spec of the command line: comma-separated loads, each
      * {@code model:ratePerSecond:sloMs[:tenant]}, e.g. {@code resnet50:400:25,mlp:2000:10:acme}.
-     * The tenant defaults to {@value ModelLoad#DEFAULT_TENANT}. Every load's arrivals are spaced as
+     * A window SLO is {@code windowStartMs-sloMs} in the SLO's place: {@code resnet50:400:100-1000}
+     * wants each answer between 100 and 1,000 ms after its request. The tenant defaults to {@value ModelLoad#DEFAULT_TENANT}. Every load's arrivals are spaced as
      * {@code arrivals} says, at the load's rate. A problem is reported in one line naming the part
      * and the field.
      */
     public static Workload parse(String spec, ArrivalSpec arrivals) {
         if (spec == null || spec.isBlank()) {
-            throw new SpecException("workload spec is empty; expected model:rate:sloMs[:tenant],... e.g. resnet50:400:25");
+            throw new SpecException("workload spec is empty; expected model:rate:sloMs[:tenant],... e.g. resnet50:400:25 (a window SLO: resnet50:400:100-1000)");
         }
         List<ModelLoad> loads = new ArrayList<>();
         String[] parts = spec.split(",", -1);
@@ -61,12 +62,22 @@ public final class Workload {
         String model = f[0].trim();
         if (model.isEmpty()) throw new SpecException(at + "model name is empty");
         double rate = number(f[1], at, "rate");
-        double slo = number(f[2], at, "sloMs");
+        String sloText = f[2].trim();
+        double window = 0;
+        int dash = sloText.indexOf('-', 1);
+        if (dash > 0) {
+            window = number(sloText.substring(0, dash), at, "window start");
+            sloText = sloText.substring(dash + 1);
+        }
+        double slo = number(sloText, at, "sloMs");
         String tenant = f.length == 4 ? f[3].trim() : ModelLoad.DEFAULT_TENANT;
         if (tenant.isEmpty()) throw new SpecException(at + "tenant is empty");
         if (!(rate > 0)) throw new SpecException(at + "rate must be positive requests per second, got " + f[1].trim());
-        if (!(slo > 0)) throw new SpecException(at + "sloMs must be a positive number of milliseconds, got " + f[2].trim());
-        return ModelLoad.of(tenant, model, rate, slo, arrivals);
+        if (!(slo > 0)) throw new SpecException(at + "sloMs must be a positive number of milliseconds, got " + sloText);
+        if (dash > 0 && !(window > 0 && window <= slo)) {
+            throw new SpecException(at + "window start must be above 0 and at most the SLO (" + plain(slo) + " ms), got " + plain(window));
+        }
+        return ModelLoad.of(tenant, model, rate, slo, arrivals).withWindow(window);
     }
 
     private static double number(String text, String at, String field) {
@@ -124,7 +135,9 @@ public final class Workload {
         StringBuilder s = new StringBuilder();
         for (ModelLoad l : loads) {
             if (s.length() > 0) s.append(',');
-            s.append(l.model()).append(':').append(plain(l.ratePerSecond())).append(':').append(plain(l.sloMs()));
+            s.append(l.model()).append(':').append(plain(l.ratePerSecond())).append(':');
+            if (l.windowStartMs() > 0) s.append(plain(l.windowStartMs())).append('-');
+            s.append(plain(l.sloMs()));
             if (!l.tenant().equals(ModelLoad.DEFAULT_TENANT)) s.append(':').append(l.tenant());
         }
         return s.toString();
@@ -184,7 +197,7 @@ public final class Workload {
         public Arrival next() {
             long at = peekOffsetMicros();
             ModelLoad l = loads[nextLoadIndex()];
-            return new Arrival(at, l.tenant(), l.model(), l.sloMs());
+            return new Arrival(at, l.tenant(), l.model(), l.sloMs(), l.windowStartMs());
         }
 
         /**

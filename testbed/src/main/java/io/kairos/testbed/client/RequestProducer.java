@@ -187,7 +187,20 @@ public final class RequestProducer implements AutoCloseable {
         }
     }
 
+    /** Sends one request now with a window SLO: its answer wanted between {@code windowStartMs} and {@code sloMs} after it is sent. */
+    public String sendWithWindow(String tenant, String model, double windowStartMs, double sloMs) {
+        InferenceRequest request = template(model);
+        request.setWindowStartMs(windowStartMs);
+        try {
+            return send(tenant, model, sloMs);
+        } finally {
+            request.setWindowStartMs(null);
+        }
+    }
+
+    /** Sends one request of a workload now, with its window when it has one. */
     public String send(Arrival arrival) {
+        if (arrival.hasWindow()) return sendWithWindow(arrival.tenant(), arrival.model(), arrival.windowStartMs(), arrival.sloMs());
         return send(arrival.tenant(), arrival.model(), arrival.sloMs());
     }
 

@@ -58,6 +58,9 @@ public class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--redraw", description = "Simulate nothing: print the table, check and draw again from DIR/results.csv.")
     boolean redraw;
 
+    @Option(names = "--window-only", description = "rl only: simulate Fig 6.1 (two SLO types, one a window) alone, then report every part from the results already written.")
+    boolean windowOnly;
+
     @Option(names = "--load-scale", paramLabel = "X", description = "placement-scale only: the example models' measured loads (0.4, 1.1, 5.5 ms) times this (default: 10).")
     Double loadScale;
 
@@ -71,6 +74,7 @@ public class ExperimentCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
         if (loadScale != null && !PlacementScaleExperiment.NAME.equals(name)) throw new ParameterException(cl, "--load-scale applies to experiment " + PlacementScaleExperiment.NAME + " only");
+        if (windowOnly && !RlExperiment.NAME.equals(name)) throw new ParameterException(cl, "--window-only applies to experiment " + RlExperiment.NAME + " only");
         if (HerdExperiment.NAME.equals(name)) return herd(cl);
         if (herd.any()) throw new ParameterException(cl, "--devices, --cv2, --loads, --max-group and --time-limit-s apply to experiment herd only");
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
@@ -191,11 +195,12 @@ public class ExperimentCommand implements Callable<Integer> {
         Path dir = out != null ? out : defaultOut(name);
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
         RlExperiment experiment = new RlExperiment(defaultOut(name), duration, warmup, RL_AZURE_SECONDS, runs, threads, !progress.noProgress, cl.getOut());
-        if (redraw) {
+        if (redraw || windowOnly) {
             for (Path p : List.of(dir.resolve(RlExperiment.SWEEP).resolve(ExperimentRunner.RESULTS), dir.resolve(RlExperiment.AZURE).resolve(ExperimentRunner.RESULTS),
                     dir.resolve(RlExperiment.TRAINING_CSV))) {
-                if (!Files.isRegularFile(p)) throw new ParameterException(cl, "--redraw: no " + p + "; run the experiment first");
+                if (!Files.isRegularFile(p)) throw new ParameterException(cl, (redraw ? "--redraw" : "--window-only") + ": no " + p + "; run the experiment first");
             }
+            if (windowOnly && !redraw) experiment.runWindow(dir);
             experiment.report(dir);
         } else {
             try {

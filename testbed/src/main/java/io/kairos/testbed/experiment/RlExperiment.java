@@ -30,7 +30,8 @@ import java.util.Map;
  * more episodes on 2,400 requests/s over 12 models at 24 ms);
  * <li>the Azure run ({@link AzureExperiment}'s setup, its first minutes) into {@code azure/}:
  * Fig 5.3 (the committed network) and 5.11 (the network trained from scratch at SLO 96 ms);
- * <li>the training curves, read from the training runs' CSVs: Fig 5.2, 5.9 (RF1-RF3), 5.10 (96 ms).
+ * <li>the training curves, read from the training runs' CSVs: Fig 5.2, 5.9 (RF1-RF3), 5.10 (96 ms);
+ * <li>two SLO types on one device, one a window SLO, into {@code window/}: Fig 6.1 ({@link RlWindowFigure}).
  * </ul>
  *
  * <p>{@code shape-check.txt} holds the thesis' claims and the goal beyond it, each PASS or FAIL
@@ -39,7 +40,7 @@ import java.util.Map;
 public final class RlExperiment {
     public static final String NAME = "rl";
     public static final String DESCRIPTION = "RL thesis' figures: the random agent and the trained networks on the low-SLO sweep and the Azure run, "
-            + "and the training curves (Fig 5.1, 5.2, 5.3, 5.6, 5.8-5.11)";
+            + "the training curves, and two SLO types, one a window (Fig 5.1, 5.2, 5.3, 5.6, 5.8-5.11, 6.1)";
     static final String SWEEP = "sweep";
     static final String AZURE = "azure";
     static final String TRAINING_CSV = "training-curves.csv";
@@ -121,6 +122,12 @@ public final class RlExperiment {
                 Agent.agent("rl-96ms", AgentPolicy.RL, network(SCRATCH_96)));
     }
 
+    /** The agents of Fig 6.1: the committed network, the random agent, and the baselines beside them. */
+    List<Agent> windowAgents() {
+        return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
+                Agent.agent("rl", AgentPolicy.RL, null), Agent.agent("random", AgentPolicy.RANDOM, null));
+    }
+
     public void run(Path dir) throws IOException, InterruptedException {
         Files.createDirectories(dir);
         out.printf(Locale.ROOT, "%s: %s%n", NAME, DESCRIPTION);
@@ -132,7 +139,20 @@ public final class RlExperiment {
         out.printf(Locale.ROOT, "%nAzure run: its first %s s simulated (%s s warm-up), 1 seed%n",
                 Settings.plain(azureSeconds), Settings.plain(azureSeconds / 10));
         simulate(azure, azure.runs(new Settings(azureSeconds, azureSeconds / 10, 1, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(AZURE));
+        runWindow(dir);
         report(dir);
+    }
+
+    /** Fig 6.1's runs ({@link RlWindowFigure}), into {@code dir/window/results.csv}. */
+    public void runWindow(Path dir) throws IOException {
+        out.printf(Locale.ROOT, "%nFig 6.1, two SLO types on one device: %s s simulated per run (%s s warm-up), seed 1%n",
+                Settings.plain(durationSeconds), Settings.plain(warmupSeconds));
+        out.flush();
+        long started = System.nanoTime();
+        ResultTable window = RlWindowFigure.run(windowAgents(), durationSeconds, warmupSeconds, 1);
+        Files.createDirectories(dir.resolve(RlWindowFigure.DIR));
+        window.write(dir.resolve(RlWindowFigure.DIR).resolve(ExperimentRunner.RESULTS));
+        out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", windowAgents().size() * RlWindowFigure.VARIANTS.size(), (System.nanoTime() - started) / 1e9);
     }
 
     /** Runs the runs, writes results.csv into {@code dir} with each run's own invocation, and prints the table. */
@@ -168,7 +188,14 @@ public final class RlExperiment {
         runner.report(sweep, sweepResults, dir.resolve(SWEEP), Double.NaN);
         runner.report(azure, azureResults, dir.resolve(AZURE), Double.NaN);
         List<Path> figures = RlFigures.training(curves, dir);
-        List<Experiment.Claim> claims = RlShapeCheck.claims(sweepResults, azureResults, curves);
+        List<Experiment.Claim> claims = new ArrayList<>(RlShapeCheck.claims(sweepResults, azureResults, curves));
+        Path window = dir.resolve(RlWindowFigure.DIR).resolve(ExperimentRunner.RESULTS);
+        if (Files.isRegularFile(window)) {
+            ResultTable windowResults = ResultTable.read(window);
+            figures = new ArrayList<>(figures);
+            figures.addAll(RlWindowFigure.draw(windowResults, dir.resolve(RlWindowFigure.DIR)));
+            claims.addAll(RlWindowFigure.claims(windowResults));
+        }
         StringBuilder s = new StringBuilder();
         for (Experiment.Claim c : claims) s.append(c).append('\n');
         out.printf("%nshape check (the thesis' claims, then the goal beyond it)%n");

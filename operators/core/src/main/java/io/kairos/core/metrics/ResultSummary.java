@@ -24,11 +24,12 @@ import java.util.TreeMap;
  *   <li>latency = end - start of each result, on one clock: here {@code emitted - sent}, client
  *       send to result emission; the simulator and the fidelity comparison measure from admission
  *       to batch end, the Kafka round trip from send to receipt;</li>
- *   <li>SLO attainment = OK / all results (a dropped or rejected request counts against it);</li>
+ *   <li>SLO attainment = OK / all results (a dropped or rejected request counts against it, and
+ *       so does one with a window SLO done before its window start, EARLY);</li>
  *   <li>the observed span runs from the earliest start to the latest end of the results seen;
- *       goodput = OK per second and throughput = served (OK + LATE) per second over that span, or
+ *       goodput = OK per second and throughput = served (OK + LATE + EARLY) per second over that span, or
  *       over a window the caller measured (the simulator's window after its warm-up);</li>
- *   <li>latency percentiles are over the served requests (OK and LATE) only: a request shed or
+ *   <li>latency percentiles are over the served requests (OK, LATE and EARLY) only: a request shed or
  *       rejected early answers fast, and counting it would flatter the tail;</li>
  *   <li>mean batch size is over the requests that ran on a device (batch size above 0), weighted
  *       per request, i.e. the batch size the average executed request saw;</li>
@@ -142,8 +143,8 @@ public final class ResultSummary {
         int nameWidth = ALL.length();
         for (String m : byModel.keySet()) nameWidth = Math.max(nameWidth, m.length());
         String nameCol = "%-" + nameWidth + "s";
-        String header = String.format(Locale.ROOT, nameCol + " %9s %9s %7s %7s %8s %6s %7s %10s %10s %8s %8s %8s %6s",
-                "model", "total", "ok", "late", "dropped", "rejected", "failed",
+        String header = String.format(Locale.ROOT, nameCol + " %9s %9s %7s %7s %8s %6s %6s %7s %10s %10s %8s %8s %8s %6s",
+                "model", "total", "ok", "late", "dropped", "rejected", "failed", "early",
                 "attain%", "goodput/s", "thruput/s", "p50 ms", "p99 ms", "p99.9 ms", "batch");
         StringBuilder t = new StringBuilder(header).append(System.lineSeparator());
         List<Stats> rows = new ArrayList<>(new TreeMap<>(byModel).values());
@@ -151,9 +152,9 @@ public final class ResultSummary {
         for (Stats s : rows) {
             if (s == overall && byModel.size() > 1) t.append("-".repeat(header.length())).append(System.lineSeparator());
             if (s == overall && byModel.size() <= 1) continue; // the one model's row already says it all
-            t.append(String.format(Locale.ROOT, nameCol + " %9d %9d %7d %7d %8d %6d %7s %10.1f %10.1f %8s %8s %8s %6s%n",
+            t.append(String.format(Locale.ROOT, nameCol + " %9d %9d %7d %7d %8d %6d %6d %7s %10.1f %10.1f %8s %8s %8s %6s%n",
                     s.name, s.total(), s.count(ResultStatus.OK), s.count(ResultStatus.LATE), s.count(ResultStatus.DROPPED),
-                    s.count(ResultStatus.REJECTED), s.count(ResultStatus.FAILED),
+                    s.count(ResultStatus.REJECTED), s.count(ResultStatus.FAILED), s.count(ResultStatus.EARLY),
                     s.total() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", 100 * s.sloAttainment()),
                     s.goodputPerSecond(), s.throughputPerSecond(),
                     ms(s, s.p50Micros()), ms(s, s.p99Micros()), ms(s, s.p999Micros()),
@@ -168,7 +169,7 @@ public final class ResultSummary {
     }
 
     public static String csvHeader() {
-        return "model,total,ok,late,dropped,rejected,failed,slo_attainment,goodput_per_s,throughput_per_s,"
+        return "model,total,ok,late,dropped,rejected,failed,early,slo_attainment,goodput_per_s,throughput_per_s,"
                 + "p50_ms,p99_ms,p999_ms,mean_latency_ms,max_latency_ms,mean_batch_size,span_s,"
                 + "energy_mj,mean_power_w,energy_per_request_mj,requests_per_j";
     }
@@ -219,7 +220,7 @@ public final class ResultSummary {
         /**
          * Adds one terminal result that started (was sent, or admitted) at {@code startMicros} and
          * ended at {@code endMicros}, both on one clock of any origin; {@code batchSize} 0 when it
-         * never ran on a device. Its latency counts if it was served (OK or LATE).
+         * never ran on a device. Its latency counts if it was served (OK, LATE or EARLY).
          */
         public void add(ResultStatus status, long startMicros, long endMicros, int batchSize) {
             add(status, startMicros, endMicros, batchSize, Double.NaN);
@@ -233,7 +234,7 @@ public final class ResultSummary {
             addUntimed(status, batchSize, energyMj);
             firstSentMicros = Math.min(firstSentMicros, startMicros);
             lastEmittedMicros = Math.max(lastEmittedMicros, endMicros);
-            if (status == ResultStatus.OK || status == ResultStatus.LATE) {
+            if (status == ResultStatus.OK || status == ResultStatus.LATE || status == ResultStatus.EARLY) {
                 // Producer and job may run on hosts whose clocks differ by more than the latency;
                 // a negative difference is clock skew, recorded as zero rather than lost.
                 long micros = Math.max(0, endMicros - startMicros);
@@ -307,9 +308,9 @@ public final class ResultSummary {
             return total;
         }
 
-        /** Requests that were answered with an output: OK and LATE. */
+        /** Requests that were answered with an output: OK, LATE and EARLY. */
         public long served() {
-            return count(ResultStatus.OK) + count(ResultStatus.LATE);
+            return count(ResultStatus.OK) + count(ResultStatus.LATE) + count(ResultStatus.EARLY);
         }
 
         /** OK / all results, in [0, 1]; NaN with no result. */
@@ -328,7 +329,7 @@ public final class ResultSummary {
             return perSecond(count(ResultStatus.OK));
         }
 
-        /** Served (OK + LATE) results per second over the observed span; 0 when the span is empty. */
+        /** Served (OK + LATE + EARLY) results per second over the observed span; 0 when the span is empty. */
         public double throughputPerSecond() {
             return perSecond(served());
         }
@@ -338,7 +339,7 @@ public final class ResultSummary {
             return perSecond(count(ResultStatus.OK), windowMicros);
         }
 
-        /** Served (OK + LATE) results per second over a window of {@code windowMicros}; 0 when it is empty. */
+        /** Served (OK + LATE + EARLY) results per second over a window of {@code windowMicros}; 0 when it is empty. */
         public double throughputPerSecond(long windowMicros) {
             return perSecond(served(), windowMicros);
         }
@@ -425,7 +426,7 @@ public final class ResultSummary {
                     csv(name), Long.toString(total()),
                     Long.toString(count(ResultStatus.OK)), Long.toString(count(ResultStatus.LATE)),
                     Long.toString(count(ResultStatus.DROPPED)), Long.toString(count(ResultStatus.REJECTED)),
-                    Long.toString(count(ResultStatus.FAILED)),
+                    Long.toString(count(ResultStatus.FAILED)), Long.toString(count(ResultStatus.EARLY)),
                     num(sloAttainment(), "%.6f"), num(goodputPerSecond(), "%.3f"), num(throughputPerSecond(), "%.3f"),
                     timed ? num(p50Micros() / 1000.0, "%.3f") : "",
                     timed ? num(p99Micros() / 1000.0, "%.3f") : "",

@@ -41,6 +41,12 @@ public final class RequestValidator {
         double slo = r.getSloMs();
         if (!(slo > 0) || Double.isInfinite(slo)) return "slo_ms must be a positive number of milliseconds, got " + slo;
         if (slo > limits.maxSloMs()) return "slo_ms " + slo + " is over the limit of " + plain(limits.maxSloMs()) + " ms";
+        Double window = r.getWindowStartMs();
+        if (window != null) {
+            if (!(window >= 0) || Double.isInfinite(window)) return "window_start_ms must be a number of milliseconds from 0 to slo_ms, got " + window;
+            if (window > slo) return "window_start_ms " + window + " is after the deadline: over slo_ms " + slo;
+            if (r.getPipelineId() != null) return "window_start_ms is not supported with pipeline_id: a window is for a request of one model";
+        }
         long sent = r.getSentAtMicros();
         if (sent <= 0) return "sent_at_micros must be a positive time in microseconds since the epoch, got " + sent;
         if (sent > nowMicros && sent - nowMicros > limits.maxClockSkewMicros()) {
@@ -102,6 +108,16 @@ public final class RequestValidator {
                     + "' takes " + alone + " us alone";
         }
         return null;
+    }
+
+    /**
+     * The start of the request's window SLO in microseconds since the epoch: send time plus
+     * {@code window_start_ms}; {@link Request#NO_WINDOW} when it has none. For a validated request.
+     */
+    public static long windowStartMicros(InferenceRequest r) {
+        Double window = r.getWindowStartMs();
+        if (window == null) return Request.NO_WINDOW;
+        return r.getSentAtMicros() + Math.round(window * 1000.0);
     }
 
     /**

@@ -29,6 +29,7 @@ public final class Results {
                 .setStatus(ResultStatus.REJECTED)
                 .setReason(reason)
                 .setSloMs(request == null ? 0 : request.getSloMs())
+                .setWindowStartMs(request == null ? null : request.getWindowStartMs())
                 .setPipelineId(request == null ? null : request.getPipelineId())
                 .setStage(request == null ? null : request.getStage())
                 .setTimings(t)
@@ -59,10 +60,11 @@ public final class Results {
                 .setExecEnd(outcome.getExecEndMicros())
                 .setEmitted(nowMicros)
                 .build();
+        long windowStart = RequestValidator.windowStartMicros(a.getRequest());
         ResultStatus status = outcome.getError() != null ? ResultStatus.FAILED
-                : outcome.getExecEndMicros() <= a.getDeadlineAtMicros() ? ResultStatus.OK : ResultStatus.LATE;
+                : Completion.status(outcome.getExecEndMicros(), windowStart, a.getDeadlineAtMicros());
         Tensor output = index < outcome.getOutputs().size() ? outcome.getOutputs().get(index) : null;
-        String reason = outcome.getError();
+        String reason = status == ResultStatus.EARLY ? Completion.earlyReason(outcome.getExecEndMicros(), windowStart) : outcome.getError();
         String unwritable = status == ResultStatus.FAILED ? null : unwritable(output);
         if (unwritable != null) {
             status = ResultStatus.FAILED;
@@ -100,6 +102,7 @@ public final class Results {
                 .setModel(r.getModel())
                 .setStatus(status)
                 .setSloMs(r.getSloMs())
+                .setWindowStartMs(r.getWindowStartMs())
                 .setPipelineId(r.getPipelineId())
                 .setStage(r.getStage())
                 .setStages(a.getPipelineStages()) // a pipeline's stage: those before it, for its final result

@@ -17,8 +17,12 @@ import java.util.Map;
  * @param placement  parameter {@code placement} (and {@code target_ongoing}), per group or per model:
  *                   which devices a batch may go to ({@link Placements};
  *                   default {@code default}, model-unaware)
+ * @param windowMarginMicros parameter {@code window_margin_ms}: how much later than its window start
+ *                   less its model's latency alone a request with a window SLO is released to its
+ *                   queue, so that a batch faster than its profile still ends inside the window (default 0)
  */
-public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean shedEarly, int maxPending, PerModel<PlacementPolicy> placement) {
+public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean shedEarly, int maxPending, PerModel<PlacementPolicy> placement,
+                               long windowMarginMicros) {
 
     /** Parameter: shed requests that can no longer meet their deadline (default true). */
     public static final String SHED = "shed";
@@ -26,6 +30,8 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
     public static final String SHED_EARLY = "shed_early";
     /** Parameter: the most requests a group holds (default {@value #DEFAULT_MAX_PENDING}). */
     public static final String MAX_PENDING = "max_pending";
+    /** Parameter: the margin after a windowed request's earliest release, in ms (default 0). */
+    public static final String WINDOW_MARGIN = "window_margin_ms";
     /**
      * A bound on memory, not a tuning knob: far above what a group keeps when it sheds (its rate
      * times its SLO: 10,000 requests/s with a 2 s SLO), and at a 12 KB tensor (ResNet50 on 32×32
@@ -39,7 +45,7 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
 
     /** {@code policy} with the default shedding and placement. */
     public ConfiguredPolicy(SchedulingPolicy policy, boolean shed) {
-        this(policy, shed, true, DEFAULT_MAX_PENDING, PerModel.of(PlacementPolicy.DEFAULT));
+        this(policy, shed, true, DEFAULT_MAX_PENDING, PerModel.of(PlacementPolicy.DEFAULT), 0);
     }
 
     /**
@@ -72,8 +78,9 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
         boolean shedEarly = reader.flag(SHED_EARLY, true);
         int maxPending = reader.positiveInt(MAX_PENDING, DEFAULT_MAX_PENDING);
         PerModel<PlacementPolicy> placement = reader.perModel(Placements::read);
+        long windowMargin = reader.millisAsMicros(WINDOW_MARGIN, 0);
         SchedulingPolicy configured = policy.configure(reader);
         reader.rejectUnknown();
-        return new ConfiguredPolicy(configured, shed, shedEarly, maxPending, placement);
+        return new ConfiguredPolicy(configured, shed, shedEarly, maxPending, placement, windowMargin);
     }
 }

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -86,6 +87,7 @@ public final class GroupScheduler implements GroupView {
     private boolean shedding;
     private boolean shedEarly;
     private int maxPending = ConfiguredPolicy.DEFAULT_MAX_PENDING;
+    private long windowMarginMicros;
     private boolean preemption;
     private int pending;
     private long batchExtra;
@@ -106,6 +108,13 @@ public final class GroupScheduler implements GroupView {
     private List<Drop> rejected = new ArrayList<>();
     // Requests dropped on arrival because the group was full; handed out by the next schedule().
     private List<Drop> overflowDrops = new ArrayList<>();
+    // Requests with a window SLO, held out of the queues until their release (see admit), the
+    // earliest release first, then in arrival order.
+    private final PriorityQueue<Held> held = new PriorityQueue<>(
+            Comparator.comparingLong(Held::releaseMicros).thenComparingLong(Held::sequence));
+    private long heldSequence;
+
+    private record Held(long releaseMicros, long sequence, Request request) {}
 
     /** @throws IllegalArgumentException for a bad parameter, see {@link ConfiguredPolicy#of} */
     public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, SchedulingPolicy policy, PolicyParams params) {
@@ -154,6 +163,7 @@ public final class GroupScheduler implements GroupView {
         this.shedding = configured.shed();
         this.shedEarly = configured.shedEarly();
         this.maxPending = configured.maxPending();
+        this.windowMarginMicros = configured.windowMarginMicros();
         choice.setPlacement(configured.placement());
     }
 
@@ -357,11 +367,64 @@ public final class GroupScheduler implements GroupView {
      * batch), this one or the most urgent head, is dropped with a reason starting "queue full":
      * it is the one closest to being shed anyway, and the one that leaves the most time to the
      * others. The drop is handed out by the next {@link #schedule}. Memory stays bounded whatever
-     * the SLOs and the rate.
+     * the SLOs and the rate. A request with a window SLO is held until its release instead (see
+     * {@link #releaseMicros}), and dropped "queue full" if the group holds {@code max_pending}
+     * requests, held ones included.
      */
     public void admit(Request request) {
         RequestQueue q = queueOf(request.model());
         arrivalRates.get(q.number()).arrived(request.arrivalMicros());
+        if (request.hasWindow()) {
+            long release = releaseMicros(q, request);
+            if (release > request.arrivalMicros()) {
+                // Held requests count toward max_pending, and are the last to be dropped for it:
+                // the group is full only when even they do not fit.
+                if (pending + held.size() >= maxPending) {
+                    overflowDrops.add(new Drop(request, queueFull()));
+                    return;
+                }
+                held.add(new Held(release, heldSequence++, request));
+                return;
+            }
+        }
+        queue(q, request);
+    }
+
+    /**
+     * When a request with a window SLO joins its model's queue: its window start less its model's
+     * latency at the smallest batch on the group's fastest device for it. A batch of any size that
+     * starts then or later ends no earlier than the window start (latency grows with the batch),
+     * and waiting longer only ends it later; so every policy alike is kept from answering early
+     * by choice, and none needs to know of windows. Until then the request is held, out of every
+     * queue, index and state a policy sees. The group parameter {@code window_margin_ms} releases it
+     * that much later: a batch that runs faster than its profile (execution noise) then still ends
+     * inside the window, at the cost of the margin's time toward the deadline.
+     */
+    private long releaseMicros(RequestQueue q, Request request) {
+        OnTypes t = onTypes.get(q.number());
+        long fastest = Long.MAX_VALUE;
+        for (int k = 0; k < types.size(); k++) {
+            LatencyProfile p = t.on(k);
+            if (p != null) fastest = Math.min(fastest, p.latencyAt(0));
+        }
+        if (fastest == Long.MAX_VALUE) fastest = q.profile().latencyAt(0);
+        return request.windowStartMicros() - fastest + windowMarginMicros;
+    }
+
+    /** Releases the held requests whose time has come into their queues, as arrivals. */
+    private void release(long nowMicros) {
+        while (!held.isEmpty() && held.peek().releaseMicros() <= nowMicros) {
+            Request r = held.poll().request();
+            queue(queueOf(r.model()), r);
+        }
+    }
+
+    /** The requests held for their window, in no particular order. */
+    public int heldCount() {
+        return held.size();
+    }
+
+    private void queue(RequestQueue q, Request request) {
         if (pending >= maxPending) {
             RequestQueue urgent = active.first();
             if (request.deadlineMicros() - q.profile().latencyAt(0) <= urgent.latestStartAlone()) {
@@ -446,16 +509,18 @@ public final class GroupScheduler implements GroupView {
         return q == null ? 0 : arrivalRates.get(q.number()).perSecond(nowMicros);
     }
 
+    /** The requests the group holds: queued, and held for their window. */
     public int pendingCount() {
-        return pending;
+        return pending + held.size();
     }
 
-    /** Every pending request, e.g. to checkpoint them; the queues are left as they are. */
+    /** Every pending request, held ones included, e.g. to checkpoint them; the queues are left as they are. */
     public List<Request> pendingRequests() {
-        List<Request> all = new ArrayList<>(pending);
+        List<Request> all = new ArrayList<>(pending + held.size());
         for (RequestQueue q : active) {
             for (int i = 0; i < q.size(); i++) all.add(q.get(i));
         }
+        for (Held h : held) all.add(h.request());
         return all;
     }
 
@@ -464,8 +529,10 @@ public final class GroupScheduler implements GroupView {
      * for each request to get a result rather than to wait forever.
      */
     public List<Request> drainPending() {
-        List<Request> all = new ArrayList<>(pending);
+        List<Request> all = new ArrayList<>(pending + held.size());
         for (RequestQueue q : queues.values()) all.addAll(Arrays.asList(q.take(q.size())));
+        for (Held h : held) all.add(h.request());
+        held.clear();
         active.reset();
         for (QueueIndex index : indexes) index.clear();
         batchable.clear();
@@ -481,17 +548,31 @@ public final class GroupScheduler implements GroupView {
      */
     public List<Request> handOver(String model) {
         RequestQueue q = queues.get(model);
-        if (q == null || q.isEmpty()) return Collections.emptyList();
-        leave(q);
-        int n = q.size();
-        List<Request> out = Arrays.asList(q.take(n));
-        pending -= n;
-        shrunk(q);
+        if (q == null) return Collections.emptyList();
+        List<Request> out = new ArrayList<>();
+        if (!q.isEmpty()) {
+            leave(q);
+            int n = q.size();
+            out.addAll(Arrays.asList(q.take(n)));
+            pending -= n;
+            shrunk(q);
+        }
+        // Its held requests go too, to be held by the new group until their release there.
+        if (!held.isEmpty()) {
+            List<Held> mine = new ArrayList<>();
+            for (Held h : held) if (h.request().model().equals(model)) mine.add(h);
+            mine.sort(Comparator.comparingLong(h -> h.request().deadlineMicros()));
+            for (Held h : mine) {
+                held.remove(h);
+                out.add(h.request());
+            }
+        }
         return out;
     }
 
-    /** Sheds what cannot be saved, then lets the policy dispatch. */
+    /** Releases the held requests whose time has come, sheds what cannot be saved, then lets the policy dispatch. */
     public Outcome schedule(long nowMicros) {
+        if (!held.isEmpty()) release(nowMicros);
         List<Drop> dropped = shed(nowMicros);
         if (sheddingEarly()) dropped = shedForFullBatches(nowMicros, dropped);
         long wake = SchedulingPolicy.NO_WAKE;
@@ -518,6 +599,7 @@ public final class GroupScheduler implements GroupView {
             rejected = new ArrayList<>();
         }
         if (pending > 0 && shedding) wake = Math.min(wake, nextUnreachableMicros());
+        if (!held.isEmpty()) wake = Math.min(wake, held.peek().releaseMicros());
         return new Outcome(out, dropped, aborted, wake);
     }
 

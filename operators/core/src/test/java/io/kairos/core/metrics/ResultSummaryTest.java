@@ -136,6 +136,21 @@ class ResultSummaryTest {
     }
 
     @Test
+    void anEarlyResultIsServedAndTimedButNotMet() {
+        // Two OK (latencies 150, 900), one EARLY (done at 80, before its window): attainment 2/3,
+        // served 3, latencies 80, 150, 900 (mean 1130 / 3).
+        ResultSummary.Stats s = new ResultSummary.Stats("window");
+        s.add(OK, 0, 150, 1);
+        s.add(OK, 0, 900, 1);
+        s.add(ResultStatus.EARLY, 0, 80, 1);
+        assertThat(s.count(ResultStatus.EARLY)).isEqualTo(1);
+        assertThat(s.sloAttainment()).isEqualTo(2 / 3.0);
+        assertThat(s.served()).isEqualTo(3);
+        assertThat(s.meanLatencyMicros()).isCloseTo(1_130 / 3.0, offset(1e-9));
+        assertThat(s.p50Micros()).isEqualTo(150);
+    }
+
+    @Test
     void statsOnAClockOfAnyOriginWithRatesOverAGivenWindow() {
         // As the simulator counts: times from its start at 0, rates over its measured window.
         ResultSummary.Stats s = new ResultSummary.Stats("sim");
@@ -184,13 +199,13 @@ class ResultSummaryTest {
         assertThat(lines.get(2)).startsWith("resnet50").contains(" 60.00 ", " 0.40 ", " 1.80 ", " 4.89");
         assertThat(lines.get(4)).startsWith("ALL ");
 
-        assertThat(ResultSummary.csvHeader().split(",")).hasSize(21).startsWith("model", "total", "ok")
+        assertThat(ResultSummary.csvHeader().split(",")).hasSize(22).startsWith("model", "total", "ok", "late", "dropped", "rejected", "failed", "early")
                 .endsWith("energy_mj", "mean_power_w", "energy_per_request_mj", "requests_per_j");
         assertThat(s.csvRows()).hasSize(3);
         // No energy was given: the energy columns are empty, not 0.
         assertThat(s.csvRows().get(1)).isEqualTo(
-                "resnet50,10,6,2,1,0,1,0.600000,606.061,808.081,0.400,1.800,1.800,0.675,1.800,4.889,0.009900,,,,");
-        assertThat(s.csvRows().get(2).split(",", -1)).hasSize(21).startsWith("ALL", "14", "9", "2", "1", "1", "1");
+                "resnet50,10,6,2,1,0,1,0,0.600000,606.061,808.081,0.400,1.800,1.800,0.675,1.800,4.889,0.009900,,,,");
+        assertThat(s.csvRows().get(2).split(",", -1)).hasSize(22).startsWith("ALL", "14", "9", "2", "1", "1", "1", "0");
         assertThat(new ResultSummary().table()).contains("(no results)").doesNotContain("ALL");
     }
 

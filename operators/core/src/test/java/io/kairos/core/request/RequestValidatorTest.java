@@ -120,6 +120,24 @@ class RequestValidatorTest {
     }
 
     @Test
+    void aWindowStartFromZeroToTheDeadlineIsAdmittedAndOtherwiseRejectedNamingTheField() {
+        // SLO 50 ms: window starts 0, 20 and 50 ms are in [0, slo_ms].
+        for (double w : new double[] {0.0, 20.0, 50.0}) assertThat(reason(good().setWindowStartMs(w).build())).as("window %s", w).isNull();
+        assertThat(reason(good().setWindowStartMs(50.5).build())).isEqualTo("window_start_ms 50.5 is after the deadline: over slo_ms 50.0");
+        assertThat(reason(good().setWindowStartMs(-1.0).build())).isEqualTo("window_start_ms must be a number of milliseconds from 0 to slo_ms, got -1.0");
+        assertThat(reason(good().setWindowStartMs(Double.NaN).build())).startsWith("window_start_ms must be");
+        assertThat(reason(good().setWindowStartMs(Double.POSITIVE_INFINITY).build())).startsWith("window_start_ms must be");
+        assertThat(reason(good().setWindowStartMs(10.0).setPipelineId("p").build())).startsWith("window_start_ms is not supported with pipeline_id");
+    }
+
+    @Test
+    void windowStartIsSendTimePlusItsMilliseconds() {
+        // 1_000_000 us + 20 ms = 1_020_000 us; none: NO_WINDOW.
+        assertThat(RequestValidator.windowStartMicros(good().setWindowStartMs(20.0).build())).isEqualTo(1_020_000);
+        assertThat(RequestValidator.windowStartMicros(good().build())).isEqualTo(Request.NO_WINDOW);
+    }
+
+    @Test
     void deadlineIsSendTimePlusSlo() {
         // 1_000_000 us + 50 ms = 1_050_000 us; 0.0004 ms rounds to 0 us
         assertThat(RequestValidator.deadlineMicros(good().build())).isEqualTo(1_050_000);

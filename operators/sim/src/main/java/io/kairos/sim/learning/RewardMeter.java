@@ -45,7 +45,7 @@ public final class RewardMeter implements FateListener {
     public void onFate(Request request, ResultStatus status, long endMicros, int batchSize) {
         boolean met = status == ResultStatus.OK;
         if (met) ok++;
-        else if (status == ResultStatus.LATE) late++;
+        else if (status == ResultStatus.LATE || status == ResultStatus.EARLY) late++; // ran, and missed its SLO (a window's early end too)
         else dropped++;
         if (reward == Reward.RF1) {
             add(met ? 1 : -1);

@@ -1,0 +1,43 @@
+package io.kairos.testbed.experiment;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Fig 6.1's shape check on hand-made tables. */
+class RlWindowFigureTest {
+
+    private static ResultTable table(String unheldOne, String heldOne, String heldZero) {
+        ResultTable t = new ResultTable(RlWindowFigure.COLUMNS);
+        for (String agent : List.of("rl", "kairos", "clockwork")) {
+            t.add(List.of(agent, "no-window", RlWindowFigure.type(0), "100", "100", "0", "0", "0", "1.000000"));
+            t.add(List.of(agent, "no-window", RlWindowFigure.type(1), "100", "0", "100", "0", "0", unheldOne));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(0), "100", "100", "0", "0", "0", heldZero));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(1), "100", "100", "0", "0", "0", heldOne));
+            t.add(List.of(agent, "hold+noise", RlWindowFigure.type(1), "100", "70", "30", "0", "0", "0.700000"));
+            t.add(List.of(agent, "hold+noise+margin", RlWindowFigure.type(1), "100", "100", "0", "0", "0", heldOne));
+        }
+        return t;
+    }
+
+    @Test
+    void passesWhenTheHoldMeetsModelOneThatWouldOtherwiseBeEarly() {
+        // Model 0 at 100 %, model 1 at 100 % held and 0 % without its window: every claim holds.
+        List<Experiment.Claim> claims = RlWindowFigure.claims(table("0.000000", "1.000000", "1.000000"));
+        assertThat(claims).hasSize(9).allSatisfy(c -> assertThat(c.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS));
+        assertThat(claims.get(1).evidence()).isEqualTo("rl hold: 100.00 %, no-window: 0.00 %");
+        assertThat(claims.get(2).evidence()).isEqualTo("rl hold+noise+margin: 100.00 %, hold+noise: 70.00 %");
+    }
+
+    @Test
+    void failsWhenModelOneIsMissedHeldOrMetWithoutItsWindow() {
+        // Held 98 % (< 99 %), and with the margin: FAIL; met 50 % without the window (>= 10 %): FAIL; model 0 at 98.5 %: FAIL.
+        assertThat(RlWindowFigure.claims(table("0.000000", "0.980000", "0.985000")))
+                .extracting(Experiment.Claim::verdict).containsOnly(Experiment.Claim.Verdict.FAIL);
+        assertThat(RlWindowFigure.claims(table("0.500000", "1.000000", "1.000000")).get(1).verdict()).isEqualTo(Experiment.Claim.Verdict.FAIL);
+        assertThat(RlWindowFigure.claims(new ResultTable(RlWindowFigure.COLUMNS)))
+                .extracting(Experiment.Claim::verdict).containsOnly(Experiment.Claim.Verdict.SKIP);
+    }
+}
