@@ -35,7 +35,7 @@ class CommandOptionsTest {
         assertThat(flags()).contains(
                 "serve --async-timeout-ms=30000",
                 "serve --bootstrap-servers=127.0.0.1:9092",
-                "serve --buffer-timeout-ms=1",
+                "serve --buffer-timeout-ms=0",
                 "serve --checkpoint-interval-ms=10000",
                 "serve --config=null",
                 "serve --control-topic=kairos-control",
@@ -98,7 +98,7 @@ class CommandOptionsTest {
                 "collect --time-limit=0.0",
                 "collect --topic=kairos-results",
                 "collect --expect=0",
-                "bench --buffer-timeout-ms=1",
+                "bench --buffer-timeout-ms=0",
                 "bench --devices=2",
                 "bench --duration=15",
                 "bench --model=mlp",

@@ -105,10 +105,10 @@ class CommandsOnBrokerTest {
                 .contains("summary written to " + summary.toAbsolutePath());
         assertThat(Path.of("run/rows.csv")).doesNotExist();
         assertThat(r[1]).contains("received 5 distinct results (1 duplicates dropped, 0 malformed records skipped); stopped: all 5 expected results are in")
-                .containsPattern("mlp +5 +4 +1 +0 +0 +0 +80.00 ");
+                .containsPattern("mlp +5 +4 +1 +0 +0 +0 +0 +80.00 ");
         List<String> lines = Files.readAllLines(rows);
         assertThat(lines).hasSize(6).first().isEqualTo(ResultCsv.HEADER);
         assertThat(lines.subList(1, 6)).extracting(l -> l.split(",")[0]).containsExactlyInAnyOrder("r0", "r1", "r2", "r3", "r4");
-        assertThat(Files.readAllLines(summary)).hasSize(3).last().asString().startsWith("ALL,5,4,1,0,0,0,0.800000,");
+        assertThat(Files.readAllLines(summary)).hasSize(3).last().asString().startsWith("ALL,5,4,1,0,0,0,0,0.800000,");
     }
 }
