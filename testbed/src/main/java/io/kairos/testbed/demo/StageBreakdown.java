@@ -32,8 +32,10 @@ final class StageBreakdown {
 
     private final Map<String, Histogram> stages = new LinkedHashMap<>();
     private final HandoverDelays handOvers = new HandoverDelays();
-    /** Executed requests, until {@link #table} splits their dispatch-to-start time. */
-    private final List<InferenceResult> executed = new ArrayList<>();
+    /** Executed requests' device times, until {@link #table} splits them (not the results: they may carry outputs). */
+    private final List<Executed> executed = new ArrayList<>();
+
+    private record Executed(Integer device, long dispatched, long start) {}
 
     StageBreakdown() {
         for (String s : STAGES) stages.put(s, new Histogram(3));
@@ -47,14 +49,14 @@ final class StageBreakdown {
         int[] stage = {0, 1, 2, 5, 6, 7};
         for (int i = 0; i < stage.length; i++) record(stage[i], to[i] - from[i]);
         handOvers.add(r);
-        executed.add(r);
+        executed.add(new Executed(r.getDevice(), t.getDispatched(), t.getExecStart()));
     }
 
     /** Each request's dispatch-to-start time: its batch's hand-over, and the wait for the device before it. */
     private void splitDeviceTimes() {
-        for (InferenceResult r : executed) {
-            long toStart = r.getTimings().getExecStart() - r.getTimings().getDispatched();
-            long handOver = Math.min(toStart, handOvers.handOverMicros(r));
+        for (Executed e : executed) {
+            long toStart = e.start - e.dispatched;
+            long handOver = Math.min(toStart, handOvers.handOverMicros(e.device, e.start));
             record(DEVICE_BUSY, toStart - handOver);
             record(HAND_OVER, handOver);
         }

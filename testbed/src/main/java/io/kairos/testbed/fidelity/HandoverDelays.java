@@ -25,7 +25,7 @@ public final class HandoverDelays {
         var t = r.getTimings();
         if (t.getDispatched() == null || t.getExecStart() == null || t.getExecEnd() == null || r.getDevice() == null) return;
         handOvers = null;
-        batches.putIfAbsent(key(r), new Batch(r.getDevice(), r.getModel(), r.getBatchSize(), t.getDispatched(), t.getExecStart(), t.getExecEnd()));
+        batches.putIfAbsent(key(r.getDevice(), t.getExecStart()), new Batch(r.getDevice(), r.getModel(), r.getBatchSize(), t.getDispatched(), t.getExecStart(), t.getExecEnd()));
     }
 
     /**
@@ -37,16 +37,16 @@ public final class HandoverDelays {
         return handOverByBatch().values().stream().mapToLong(Long::longValue).toArray();
     }
 
-    /** The hand-over of the batch of {@code r} (its result's device and start), after every result was added; 0 for a result that did not run. */
-    public long handOverMicros(InferenceResult r) {
+    /** The hand-over of the batch that started at {@code execStartMicros} on {@code device}, after every result was added; 0 for a batch not added. */
+    public long handOverMicros(Integer device, long execStartMicros) {
         if (handOvers == null) handOvers = handOverByBatch();
-        return handOvers.getOrDefault(key(r), 0L);
+        return handOvers.getOrDefault(key(device, execStartMicros), 0L);
     }
 
     private Map<String, Long> handOvers;
 
-    private static String key(InferenceResult r) {
-        return r.getDevice() + "@" + r.getTimings().getExecStart();
+    private static String key(Integer device, long execStartMicros) {
+        return device + "@" + execStartMicros;
     }
 
     private Map<String, Long> handOverByBatch() {
@@ -57,7 +57,7 @@ public final class HandoverDelays {
             list.sort(Comparator.comparingLong(Batch::start));
             long previousEnd = Long.MIN_VALUE;
             for (Batch b : list) {
-                handOvers.put(b.device + "@" + b.start, Math.max(0, b.start - Math.max(b.dispatched, previousEnd)));
+                handOvers.put(key(b.device, b.start), Math.max(0, b.start - Math.max(b.dispatched, previousEnd)));
                 previousEnd = b.end;
             }
         }

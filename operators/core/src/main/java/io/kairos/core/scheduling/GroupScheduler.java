@@ -272,6 +272,16 @@ public final class GroupScheduler implements GroupView {
             return estimates != null && estimates[k] != null ? estimates[k].profile() : priors[k];
         }
 
+        /** Its latency alone (the smallest batch) on the fastest of the group's types it has; {@link #profile}'s where it has none. */
+        long fastestAlone() {
+            long fastest = Long.MAX_VALUE;
+            for (int k = 0; k < priors.length; k++) {
+                LatencyProfile p = on(k);
+                if (p != null) fastest = Math.min(fastest, p.latencyAt(0));
+            }
+            return fastest == Long.MAX_VALUE ? profile().latencyAt(0) : fastest;
+        }
+
         /**
          * What the model's queue decides with: its profile on the one type it has among the group's
          * (the very object), the slowest at each size where it has several, its first type's where
@@ -401,14 +411,7 @@ public final class GroupScheduler implements GroupView {
      * inside the window, at the cost of the margin's time toward the deadline.
      */
     private long releaseMicros(RequestQueue q, Request request) {
-        OnTypes t = onTypes.get(q.number());
-        long fastest = Long.MAX_VALUE;
-        for (int k = 0; k < types.size(); k++) {
-            LatencyProfile p = t.on(k);
-            if (p != null) fastest = Math.min(fastest, p.latencyAt(0));
-        }
-        if (fastest == Long.MAX_VALUE) fastest = q.profile().latencyAt(0);
-        return request.windowStartMicros() - fastest + windowMarginMicros;
+        return request.windowStartMicros() - onTypes.get(q.number()).fastestAlone() + windowMarginMicros;
     }
 
     /** Releases the held requests whose time has come into their queues, as arrivals. */
