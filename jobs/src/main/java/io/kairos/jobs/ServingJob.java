@@ -43,6 +43,7 @@ import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
 import io.kairos.schema.internal.PipelineHop;
 import io.kairos.schema.internal.PreemptionEvent;
+import io.kairos.schema.internal.StageOutcome;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.KafkaClientProperties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -514,22 +515,25 @@ A broker that does not answer within
         SingleOutputStreamOperator<InferenceResult> executed = executions
                 .process(new EmitResults(catalog)).name("results per request").uid("results-per-request").setParallelism(config.devices);
 
-        DataStream<InferenceResult> afterPreemption = executed.getSideOutput(EmitResults.PREEMPTED)
+        SingleOutputStreamOperator<InferenceResult> afterPreemption = executed.getSideOutput(EmitResults.PREEMPTED)
                 .union(batches.getSideOutput(GroupSchedulerFunction.PREEMPTED))
                 .keyBy(PreemptionEvent::getRequestId)
                 .process(new ResolvePreemptions(PREEMPTION_HORIZON_MS)).name("results after preemption").uid("results-after-preemption").setParallelism(config.devices);
 
         // A pipeline stage's result is not the request's: it goes on to the next stage, or becomes
-        // the request's final result. Split off by a filter chained to each producer, so that the
-        // other results take no extra step.
+        // the request's final result. Those that ran leave on a side output of their producer,
+        // with the pipeline request's input where a later stage reads it; the scheduler's drops are
+        // split off by a filter chained to it, so that the other results take no extra step.
         DataStream<InferenceResult> done = batches.getSideOutput(GroupSchedulerFunction.DROPPED);
-        DataStream<InferenceResult> requestResults = executed.filter(r -> !AdvancePipelines.ofAStage(r)).name("results of requests").uid("results-of-requests").setParallelism(config.devices)
+        DataStream<InferenceResult> requestResults = executed
                 .union(done.filter(r -> !AdvancePipelines.ofAStage(r)).name("drops of requests").uid("drops-of-requests").setParallelism(1),
-                        afterPreemption.filter(r -> !AdvancePipelines.ofAStage(r)).name("preempted results of requests").uid("preempted-results-of-requests").setParallelism(config.devices),
+                        afterPreemption,
                         admitted.getSideOutput(AdmitRequests.TURNED_AWAY));
-        DataStream<InferenceResult> stageResults = executed.filter(AdvancePipelines::ofAStage).name("results of pipeline stages").uid("results-of-pipeline-stages").setParallelism(config.devices)
-                .union(done.filter(AdvancePipelines::ofAStage).name("drops of pipeline stages").uid("drops-of-pipeline-stages").setParallelism(1),
-                        afterPreemption.filter(AdvancePipelines::ofAStage).name("preempted results of pipeline stages").uid("preempted-results-of-pipeline-stages").setParallelism(config.devices));
+        DataStream<StageOutcome> stageResults = executed.getSideOutput(EmitResults.STAGES)
+                .union(done.filter(AdvancePipelines::ofAStage).name("drops of pipeline stages").uid("drops-of-pipeline-stages").setParallelism(1)
+                                .map(r -> AdvancePipelines.outcome(r, null)).returns(new AvroTypeInfo<>(StageOutcome.class))
+                                .name("dropped stage outcomes").uid("dropped-stage-outcomes").setParallelism(1),
+                        afterPreemption.getSideOutput(ResolvePreemptions.STAGES));
         SingleOutputStreamOperator<InferenceResult> pipelineResults = stageResults
                 .connect(decisions)
                 .process(new AdvancePipelines(catalog, plan, endpoints.pipelineHops(), Clock.wall()))

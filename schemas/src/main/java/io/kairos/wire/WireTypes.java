@@ -17,6 +17,7 @@ import io.kairos.schema.internal.GroupInput;
 import io.kairos.schema.internal.PipelineHop;
 import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
+import io.kairos.schema.internal.StageOutcome;
 import io.kairos.schema.internal.WriterVersion;
 
 import java.util.List;
@@ -33,5 +34,6 @@ public final class WireTypes {
     public static final List<Class<?>> ALL = List.of(
             Tensor.class, InferenceRequest.class, InferenceResult.class, StageTimes.class, BatchTelemetry.class, ControlDecision.class,
             DecisionOutcome.class, RawRequest.class, AdmittedRequest.class, GroupInput.class, DispatchedBatch.class, BatchOutcome.class,
-            PreemptionEvent.class, DeviceReport.class, ControlRestore.class, WriterVersion.class, StageResult.class, PipelineHop.class);
+            PreemptionEvent.class, DeviceReport.class, ControlRestore.class, WriterVersion.class, StageResult.class, PipelineHop.class,
+            StageOutcome.class);
 }

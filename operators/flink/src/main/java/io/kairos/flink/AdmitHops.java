@@ -140,6 +140,7 @@ public final class AdmitHops extends KeyedBroadcastProcessFunction<String, Pipel
                 .setDeadlineAtMicros(PipelineRouter.stageDeadline(stage, RequestValidator.deadlineMicros(request), sent))
                 .setIngestedAtMicros(now)
                 .setPipelineStages(before)
+                .setPipelineInput(hop.getPipelineInput())
                 .build();
         String unreachable = validator.unreachableReason(request, next.getDeadlineAtMicros(), now);
         if (unreachable != null) return Admission.ended(PipelineRouter.ended(Results.dropped(next, unreachable, now), stage.name(), now));

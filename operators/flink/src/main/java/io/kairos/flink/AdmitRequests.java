@@ -191,6 +191,8 @@ public final class AdmitRequests extends BroadcastProcessFunction<RawRequest, Co
                 .setRequest(request)
                 .setDeadlineAtMicros(deadline)
                 .setIngestedAtMicros(raw.getIngestedAtMicros())
+                // A pipeline with a stage that reads the request's own input carries it from the entry on.
+                .setPipelineInput(pipeline != null && pipeline.readsRequestInput() ? request.getInput() : null)
                 .build();
         String unreachable = validator.unreachableReason(request, admitted.getDeadlineAtMicros(), now);
         if (unreachable != null) {

@@ -8,7 +8,9 @@ import io.kairos.core.time.Clock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
+import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.PipelineHop;
+import io.kairos.schema.internal.StageOutcome;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
@@ -19,7 +21,8 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Takes each pipeline stage's result one step on ({@link PipelineRouter#advance}): to the
+ * Takes each pipeline stage's result (with the pipeline request's input where a later stage reads
+ * it) one step on ({@link PipelineRouter#advance}): to the
  * request's one final result, or to its next stage's request on the {@link #HOPS} side output,
  * which the job writes to the pipeline-hops topic and reads back into admission
  * ({@link AdmitHops}). Only the results of pipeline stages come here; no stage's own result
@@ -32,7 +35,7 @@ import org.apache.flink.util.OutputTag;
  * <p>Metrics (group {@code kairos}): {@code pipelineHops}, the hops sent on; {@code pipelineResults},
  * the final results made here.
  */
-public final class AdvancePipelines extends BroadcastProcessFunction<InferenceResult, ControlDecision, InferenceResult> {
+public final class AdvancePipelines extends BroadcastProcessFunction<StageOutcome, ControlDecision, InferenceResult> {
     public static final OutputTag<PipelineHop> HOPS = new OutputTag<>("pipeline-hops", new AvroTypeInfo<>(PipelineHop.class));
 
     private final ModelCatalog catalog;
@@ -62,13 +65,14 @@ public final class AdvancePipelines extends BroadcastProcessFunction<InferenceRe
     }
 
     @Override
-    public void processElement(InferenceResult stageResult, ReadOnlyContext ctx, Collector<InferenceResult> out) throws Exception {
+    public void processElement(StageOutcome outcome, ReadOnlyContext ctx, Collector<InferenceResult> out) throws Exception {
         long now = clock.nowMicros();
+        InferenceResult stageResult = outcome.getResult();
         PipelineSpec spec = null;
         InferenceResult last;
         try {
             spec = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)).pipeline(stageResult.getPipelineId());
-            PipelineRouter.Step step = PipelineRouter.advance(stageResult, spec, catalog, now);
+            PipelineRouter.Step step = PipelineRouter.advance(stageResult, outcome.getPipelineInput(), spec, catalog, now);
             if (step instanceof PipelineRouter.Step.Hop h && hopsTravel) {
                 hops.inc();
                 ctx.output(HOPS, h.hop());
@@ -97,6 +101,11 @@ public final class AdvancePipelines extends BroadcastProcessFunction<InferenceRe
     @Override
     public void processBroadcastElement(ControlDecision decision, Context ctx, Collector<InferenceResult> out) throws Exception {
         control.apply(ctx.getBroadcastState(ControlPlane.DECISIONS), decision);
+    }
+
+    /** A stage's result as this function takes it: with the pipeline request's input where a later stage reads it, else null. */
+    public static StageOutcome outcome(InferenceResult stageResult, Tensor pipelineInput) {
+        return StageOutcome.newBuilder().setResult(stageResult).setPipelineInput(pipelineInput).build();
     }
 
     /** Whether {@code result} is a pipeline stage's, for this function rather than the results topic. */

@@ -12,12 +12,15 @@ import io.kairos.core.time.Clock;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
+import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.Preemption;
 import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.PreemptionEvent;
+import io.kairos.schema.internal.StageOutcome;
+import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -32,6 +35,9 @@ import java.util.concurrent.atomic.DoubleAdder;
  * Splits a batch outcome into one result per request, and one telemetry record on a side output;
  * a batch that ran (or failed) also gives its scheduler a {@link DeviceReport} on the
  * {@link #REPORTS} side output, the feedback that closes the job's loop.
+ *
+ * <p>A pipeline stage's result is not the request's: it goes to the {@link #STAGES} side output,
+ * with the pipeline request's input where a later stage reads it, for {@link AdvancePipelines}.
  *
  * <p>Requests that were preempted before ({@code preempted_from} not empty) may already have a
  * result, from a preempted batch that completed before its cancel: their results go to the
@@ -56,6 +62,8 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
     public static final OutputTag<BatchTelemetry> TELEMETRY = new OutputTag<>("telemetry") {};
     public static final OutputTag<PreemptionEvent> PREEMPTED = new OutputTag<>("preempted") {};
     public static final OutputTag<DeviceReport> REPORTS = new OutputTag<>("device-reports") {};
+    /** The results of pipeline stages, with the pipeline request's input where a later stage reads it: for {@link AdvancePipelines}. */
+    public static final OutputTag<StageOutcome> STAGES = new OutputTag<>("stage-outcomes", new AvroTypeInfo<>(StageOutcome.class));
 
     private final ModelCatalog catalog;
     private final Clock clock;
@@ -119,9 +127,11 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
             else if (r.getStatus() == ResultStatus.LATE) late++;
             else if (r.getStatus() == ResultStatus.EARLY) early++;
             else failed++;
-            List<String> preemptedFrom = b.getRequests().get(i).getPreemptedFrom();
-            if (preemptedFrom.isEmpty()) out.collect(r);
-            else ctx.output(PREEMPTED, ResolvePreemptions.result(r, preemptedFrom));
+            AdmittedRequest request = b.getRequests().get(i);
+            List<String> preemptedFrom = request.getPreemptedFrom();
+            if (!preemptedFrom.isEmpty()) ctx.output(PREEMPTED, ResolvePreemptions.result(r, preemptedFrom, request.getPipelineInput()));
+            else if (AdvancePipelines.ofAStage(r)) ctx.output(STAGES, AdvancePipelines.outcome(r, request.getPipelineInput()));
+            else out.collect(r);
         }
         okCount.inc(ok);
         lateCount.inc(late);

@@ -218,7 +218,7 @@ public final class GroupSchedulerFunction
     private void result(InferenceResult result, AdmittedRequest request, Callback ctx) {
         List<String> preemptedFrom = request.getPreemptedFrom();
         if (preemptedFrom.isEmpty()) ctx.output(DROPPED, result);
-        else ctx.output(PREEMPTED, ResolvePreemptions.result(result, preemptedFrom));
+        else ctx.output(PREEMPTED, ResolvePreemptions.result(result, preemptedFrom, null)); // a drop ends its pipeline: no input goes on
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.kairos.flink;
 
 import io.kairos.schema.InferenceResult;
+import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.PreemptionEvent;
+import io.kairos.schema.internal.StageOutcome;
 import io.kairos.wire.AvroCodec;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -16,6 +18,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +45,8 @@ import java.util.List;
  * {@code preemptedResultsUnresolved} (emitted at the horizon without all their verdicts).
  */
 public final class ResolvePreemptions extends KeyedProcessFunction<String, PreemptionEvent, InferenceResult> {
+    /** The kept results of pipeline stages, for {@link AdvancePipelines}; a request's own results go to the main output. */
+    public static final OutputTag<StageOutcome> STAGES = new OutputTag<>("preempted-stage-outcomes", new AvroTypeInfo<>(StageOutcome.class));
     private final long horizonMs;
 
     private transient MapState<String, Boolean> verdicts;
@@ -56,9 +61,14 @@ public final class ResolvePreemptions extends KeyedProcessFunction<String, Preem
         this.horizonMs = horizonMs;
     }
 
-    /** A result of a request preempted from {@code preemptedFrom}, to be resolved here. */
-    public static PreemptionEvent result(InferenceResult result, List<String> preemptedFrom) {
-        return PreemptionEvent.newBuilder().setRequestId(result.getRequestId()).setResult(result).setPreemptedFrom(preemptedFrom).build();
+    /**
+     * A result of a request preempted from {@code preemptedFrom}, to be resolved here.
+     *
+     * @param pipelineInput a pipeline stage's: the pipeline request's input, for a later stage that reads it; else null
+     */
+    public static PreemptionEvent result(InferenceResult result, List<String> preemptedFrom, Tensor pipelineInput) {
+        return PreemptionEvent.newBuilder().setRequestId(result.getRequestId()).setResult(result).setPreemptedFrom(preemptedFrom)
+                .setPipelineInput(pipelineInput).build();
     }
 
     /** A device's verdict on a preempted batch, for one of its requests. */
@@ -89,16 +99,16 @@ public final class ResolvePreemptions extends KeyedProcessFunction<String, Preem
             verdicts.put(event.getVerdictBatchId(), event.getCancelledInTime());
             List<PreemptionEvent> still = new ArrayList<>();
             for (PreemptionEvent r : held.get()) {
-                if (resolve(r, out) == null) still.add(r);
+                if (resolve(r, out, ctx) == null) still.add(r);
             }
             held.update(still);
-        } else if (resolve(event, out) == null) {
+        } else if (resolve(event, out, ctx) == null) {
             held.add(event);
         }
     }
 
     /** Emits or discards a result if its verdicts allow; null while one of them is missing. */
-    private Boolean resolve(PreemptionEvent r, Collector<InferenceResult> out) throws Exception {
+    private Boolean resolve(PreemptionEvent r, Collector<InferenceResult> out, Context ctx) throws Exception {
         boolean complete = true;
         for (String batch : r.getPreemptedFrom()) {
             Boolean cancelledInTime = verdicts.get(batch);
@@ -111,15 +121,21 @@ public final class ResolvePreemptions extends KeyedProcessFunction<String, Preem
         }
         if (!complete) return null;
         kept.inc();
-        out.collect(r.getResult());
+        emit(r, out, ctx);
         return true;
+    }
+
+    /** The kept result: a request's to the main output, a pipeline stage's to {@link #STAGES} with the input it carries. */
+    private static void emit(PreemptionEvent r, Collector<InferenceResult> out, Context ctx) {
+        if (AdvancePipelines.ofAStage(r.getResult())) ctx.output(STAGES, AdvancePipelines.outcome(r.getResult(), r.getPipelineInput()));
+        else out.collect(r.getResult());
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<InferenceResult> out) throws Exception {
         for (PreemptionEvent r : held.get()) {
             unresolved.inc();
-            out.collect(r.getResult());
+            emit(r, out, ctx);
         }
         held.clear();
         verdicts.clear();

@@ -11,6 +11,7 @@ import io.kairos.wire.AvroCodec;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
+import io.kairos.schema.internal.StageOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -78,6 +79,26 @@ class EmitResultsMetricsTest {
                 .setDispatchedAtMicros(30).setPredictedStartMicros(30).setPredictedLatencyMicros(300).setRequests(requests).build();
         return BatchOutcome.newBuilder().setBatch(b).setExecStartMicros(40).setExecEndMicros(endMicros)
                 .setColdStart(false).setError(error).setOutputs(new ArrayList<>()).build();
+    }
+
+    @Test
+    void aPipelineStagesResultGoesToTheStagesSideOutputWithTheInputItCarries() throws Exception {
+        // r0 is a request of its own; r1 a pipeline's entry stage carrying the request's input for
+        // a later stage; r2 a pipeline's stage carrying none.
+        BatchOutcome outcome = batch(3, 500, null);
+        Tensor picture = Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(1L)).setData(ByteBuffer.allocate(4)).build();
+        List<AdmittedRequest> requests = outcome.getBatch().getRequests();
+        requests.get(1).getRequest().setPipelineId("cascade");
+        requests.get(1).setPipelineInput(picture);
+        requests.get(2).getRequest().setPipelineId("chain");
+        harness.processElement(new StreamRecord<>(outcome));
+
+        assertThat(harness.extractOutputValues()).extracting(r -> ((InferenceResult) r).getRequestId()).containsExactly("r0");
+        List<StageOutcome> stages = new ArrayList<>();
+        harness.getSideOutput(EmitResults.STAGES).forEach(r -> stages.add(r.getValue()));
+        assertThat(stages).extracting(o -> o.getResult().getRequestId(), StageOutcome::getPipelineInput)
+                .containsExactly(tuple("r1", picture), tuple("r2", null));
+        assertThat(count("ok")).as("every executed request counts where it ran, a stage's too").isEqualTo(3);
     }
 
     @Test

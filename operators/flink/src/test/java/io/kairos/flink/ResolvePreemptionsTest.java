@@ -2,7 +2,9 @@ package io.kairos.flink;
 
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
+import io.kairos.schema.DType;
 import io.kairos.schema.StageTimes;
+import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.PreemptionEvent;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -11,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,24 +50,35 @@ class ResolvePreemptionsTest {
 
     @Test
     void aResultWaitsForItsVerdictAndIsKeptWhenTheBatchWasCancelledInTime() throws Exception {
-        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("b1")));
+        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("b1"), null));
         assertThat(h.extractOutputValues()).as("held until the device says").isEmpty();
         send(ResolvePreemptions.verdict("r", "b1", true));
         assertThat(h.extractOutputValues()).extracting(InferenceResult::getRequestId, InferenceResult::getStatus).containsExactly(tuple("r", ResultStatus.OK));
     }
 
     @Test
+    void aKeptPipelineStagesResultGoesOnWithTheInputItCarries() throws Exception {
+        Tensor picture = Tensor.newBuilder().setDtype(DType.FLOAT32).setShape(List.of(1L)).setData(ByteBuffer.allocate(4)).build();
+        InferenceResult stage = InferenceResult.newBuilder(result("r", ResultStatus.OK)).setPipelineId("cascade").setStage(0).build();
+        send(ResolvePreemptions.result(stage, List.of("b1"), picture));
+        send(ResolvePreemptions.verdict("r", "b1", true));
+        assertThat(h.extractOutputValues()).as("not a result of its own: the pipeline goes on").isEmpty();
+        assertThat(h.getSideOutput(ResolvePreemptions.STAGES)).extracting(o -> o.getValue().getResult().getRequestId(), o -> o.getValue().getPipelineInput())
+                .containsExactly(tuple("r", picture));
+    }
+
+    @Test
     void aResultIsDiscardedWhenThePreemptedBatchHadCompleted() throws Exception {
         // Verdict first this time: the preempted batch completed, and its result went out directly.
         send(ResolvePreemptions.verdict("r", "b1", false));
-        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("b1")));
+        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("b1"), null));
         assertThat(h.extractOutputValues()).isEmpty();
     }
 
     @Test
     void twoPreemptionsNeedBothVerdicts() throws Exception {
         // r was preempted from b1 then b2, both in time: its third run counts, once both are known.
-        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("b1", "b2")));
+        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("b1", "b2"), null));
         send(ResolvePreemptions.verdict("r", "b2", true));
         assertThat(h.extractOutputValues()).isEmpty();
         send(ResolvePreemptions.verdict("r", "b1", true));
@@ -73,16 +87,16 @@ class ResolvePreemptionsTest {
         // s: b1 had completed, so s's result from b2 (which completed too) and from after it both
         // go; b2's verdict, arriving first, keeps neither of them waiting on it alone.
         h.getOutput().clear();
-        send(ResolvePreemptions.result(result("s", ResultStatus.OK), List.of("b1")));           // from b2, had it completed
-        send(ResolvePreemptions.result(result("s", ResultStatus.DROPPED), List.of("b1", "b2"))); // after b2
+        send(ResolvePreemptions.result(result("s", ResultStatus.OK), List.of("b1"), null));           // from b2, had it completed
+        send(ResolvePreemptions.result(result("s", ResultStatus.DROPPED), List.of("b1", "b2"), null)); // after b2
         send(ResolvePreemptions.verdict("s", "b2", false));
         assertThat(h.extractOutputValues()).isEmpty();
         send(ResolvePreemptions.verdict("s", "b1", false));
         assertThat(h.extractOutputValues()).isEmpty();
 
         // t: b1 cancelled in time, b2 had completed: t's result from b2 is the one.
-        send(ResolvePreemptions.result(result("t", ResultStatus.LATE), List.of("b1")));          // from b2
-        send(ResolvePreemptions.result(result("t", ResultStatus.OK), List.of("b1", "b2")));      // after b2
+        send(ResolvePreemptions.result(result("t", ResultStatus.LATE), List.of("b1"), null));          // from b2
+        send(ResolvePreemptions.result(result("t", ResultStatus.OK), List.of("b1", "b2"), null));      // after b2
         send(ResolvePreemptions.verdict("t", "b1", true));
         send(ResolvePreemptions.verdict("t", "b2", false));
         assertThat(h.extractOutputValues()).extracting(InferenceResult::getRequestId, InferenceResult::getStatus).containsExactly(tuple("t", ResultStatus.LATE));
@@ -90,7 +104,7 @@ class ResolvePreemptionsTest {
 
     @Test
     void aResultWhoseVerdictNeverComesGoesOutAtTheHorizonAndTheStateIsCleared() throws Exception {
-        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("lost")));
+        send(ResolvePreemptions.result(result("r", ResultStatus.OK), List.of("lost"), null));
         h.setProcessingTime(HORIZON_MS - 1);
         assertThat(h.extractOutputValues()).isEmpty();
         h.setProcessingTime(HORIZON_MS);

@@ -111,7 +111,8 @@ class PipelineServingIntegrationTest {
             String id = "cascade-" + i;
             requests.put(id, request(id, "cascade", "", images.get(i)));
             float[] fast = CLASSIFIER.forward(images.get(i));
-            expected.put(id, tops[i] < threshold ? new Expected(List.of("fast", "slow"), RERANK.forward(fast)) : new Expected(List.of("fast"), fast));
+            // The slow model reads the image the fast one read (the stage's input is the request's), not its probabilities.
+            expected.put(id, tops[i] < threshold ? new Expected(List.of("fast", "slow"), CNN.forward(images.get(i))) : new Expected(List.of("fast"), fast));
         }
         long slowOnes = expected.entrySet().stream().filter(e -> e.getKey().startsWith("cascade") && e.getValue().stages().size() == 2).count();
         assertThat(slowOnes).as("the cascade takes both ways").isBetween(1L, PER_PIPELINE - 1L);
@@ -125,7 +126,7 @@ class PipelineServingIntegrationTest {
                 {"pipeline": "image", "slo_p99_ms": 50, "stages": [{"name": "pre", "model": "preprocess"}, {"name": "cnn", "model": "cnn"}],
                  "edges": [{"from": "pre", "to": "cnn", "probability": 1}]}""", "image");
         PipelineSpec cascade = PipelineSpec.parse("""
-                {"pipeline": "cascade", "slo_p99_ms": 50, "stages": [{"name": "fast", "model": "classifier"}, {"name": "slow", "model": "rerank"}],
+                {"pipeline": "cascade", "slo_p99_ms": 50, "stages": [{"name": "fast", "model": "classifier"}, {"name": "slow", "model": "cnn", "input": "request"}],
                  "edges": [{"from": "fast", "to": "slow", "probability": 0.5, "when": {"output_max_below": %s}}]}""".formatted(threshold), "cascade");
 
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers());
@@ -216,6 +217,12 @@ class PipelineServingIntegrationTest {
                 long hops = expected.values().stream().mapToLong(x -> x.stages().size() - 1).sum();
                 List<PipelineHop> written = kafka.readUntil(config.pipelineHopsTopic, PipelineHop.class, l -> l.size() >= hops, Duration.ofSeconds(10));
                 assertThat(written).hasSize((int) hops);
+                // The request's own input travels with the cascade's hops, which a stage reads; with no other pipeline's.
+                for (PipelineHop h : written) {
+                    String id = h.getRequest().getRequestId();
+                    if (id.startsWith("cascade")) assertThat(h.getPipelineInput()).as(id).isEqualTo(requests.get(id).getInput());
+                    else assertThat(h.getPipelineInput()).as(id).isNull();
+                }
                 assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
             } finally {
                 job.cancel().get();

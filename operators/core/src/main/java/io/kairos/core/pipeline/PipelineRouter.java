@@ -29,6 +29,11 @@ import java.util.List;
  * added to the {@link StageResult}s the request carries, and the final result holds them all.
  * A stage whose result is not OK or LATE (FAILED, DROPPED, REJECTED) ends the pipeline there, its
  * status and reason ({@code stage 'name': ...}) the final result's.
+ *
+ * <p>A next stage's input is the stage's output, or the pipeline request's own input for a stage
+ * that reads it ({@link Stage#readsRequestInput}); that input then travels with every stage's
+ * request ({@code pipeline_input} of the internal records), and only in pipelines that have such
+ * a stage.
  */
 public final class PipelineRouter {
     private PipelineRouter() {}
@@ -96,12 +101,14 @@ public final class PipelineRouter {
      * What becomes of {@code result}, the result of one stage of a pipeline request (its
      * {@code pipeline_id} and {@code stage} set, its {@code stages} those before it).
      *
+     * @param requestInput the pipeline request's own input, for a next stage that reads it
+     *                     ({@link Stage#readsRequestInput}); null when no stage of the pipeline does
      * @param spec    the pipeline as the job serves it now; null when it no longer does
      * @param catalog the models, for the input of a next stage when a stage gave no output (a
      *                simulated device's): zeros of that model's input
      * @param nowMicros when the step is taken: the final result's emission time
      */
-    public static Step advance(InferenceResult result, PipelineSpec spec, ModelCatalog catalog, long nowMicros) {
+    public static Step advance(InferenceResult result, Tensor requestInput, PipelineSpec spec, ModelCatalog catalog, long nowMicros) {
         Stage stage = stageAt(spec, result.getStage(), result.getModel());
         if (stage == null) {
             String name = "#" + result.getStage();
@@ -117,7 +124,15 @@ public final class PipelineRouter {
         List<StageResult> stages = withStage(result, stage.name());
         if (edge == null) return new Step.Final(completed(result, stages, nowMicros));
         Stage next = spec.stage(edge.to());
-        Tensor input = result.getOutput() != null ? result.getOutput() : zeros(catalog.get(next.model()));
+        if (next.readsRequestInput() && requestInput == null) {
+            // The pipeline was changed to read the request's input while this request was inside it.
+            InferenceResult failed = InferenceResult.newBuilder(result).setStatus(ResultStatus.FAILED)
+                    .setReason("its next stage '" + next.name() + "' reads the pipeline request's input, which did not travel with the request")
+                    .setOutput(null).build();
+            return new Step.Final(ended(failed, stage.name(), nowMicros));
+        }
+        Tensor input = next.readsRequestInput() ? requestInput
+                : result.getOutput() != null ? result.getOutput() : zeros(catalog.get(next.model()));
         InferenceRequest request = InferenceRequest.newBuilder()
                 .setRequestId(result.getRequestId())
                 .setTenant(result.getTenant())
@@ -128,7 +143,9 @@ public final class PipelineRouter {
                 .setPipelineId(result.getPipelineId())
                 .setStage(spec.stages().indexOf(next))
                 .build();
-        return new Step.Hop(PipelineHop.newBuilder().setRequest(request).setStages(stages).build());
+        // The request's input travels on only while a stage may still read it.
+        Tensor carried = spec.readsRequestInput() ? requestInput : null;
+        return new Step.Hop(PipelineHop.newBuilder().setRequest(request).setStages(stages).setPipelineInput(carried).build());
     }
 
     /**

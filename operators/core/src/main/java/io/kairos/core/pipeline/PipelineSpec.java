@@ -49,6 +49,9 @@ import java.util.function.Function;
  * its share of all requests leaving the stage when the conditions hold as often as planned.
  * A stage may be reached along several paths (a DAG, not only a tree).
  *
+ * <p>A stage's input is the previous stage's output, or with {@code "input": "request"} the
+ * pipeline request's own input: the slow model of a cascade reads the image the fast one read.
+ *
  * <p>The SLO ({@code slo_p99_ms}) is the 99th percentile the pipeline's end-to-end latency is
  * planned for; it must not be below the pipeline's service time ({@link #longestPathServiceMicros}),
  * which {@link #validate} checks with the catalog's batch-1 latencies on each model's fastest hardware type.
@@ -173,6 +176,12 @@ public final class PipelineSpec implements Serializable {
     /** The stage every request enters at: the one no edge leads to. */
     public Stage entry() {
         return entry;
+    }
+
+    /** Whether a stage reads the pipeline request's own input, which its requests then carry from stage to stage. */
+    public boolean readsRequestInput() {
+        for (Stage s : stages) if (s.readsRequestInput()) return true;
+        return false;
     }
 
     /** The stage of that name, or null. */
@@ -334,14 +343,15 @@ public final class PipelineSpec implements Serializable {
         String id = text(root, "pipeline", "");
         long slo = millis(root, "slo_p99_ms", "", true);
         JsonNode stageList = root.get("stages");
-        if (stageList == null || !stageList.isArray()) throw new PipelineException("field 'stages' must be an array of {\"name\", \"model\"[, \"budget_ms\"]}");
+        if (stageList == null || !stageList.isArray()) throw new PipelineException("field 'stages' must be an array of {\"name\", \"model\"[, \"budget_ms\", \"input\"]}");
         List<Stage> stages = new ArrayList<>();
         for (int i = 0; i < stageList.size(); i++) {
             String at = "stages[" + i + "].";
             JsonNode s = stageList.get(i);
-            if (!s.isObject()) throw new PipelineException("field 'stages[" + i + "]' must be an object {\"name\", \"model\"[, \"budget_ms\"]}");
-            onlyFields(s, at, "name", "model", "budget_ms");
-            stages.add(new Stage(text(s, "name", at), text(s, "model", at), s.has("budget_ms") ? millis(s, "budget_ms", at, true) : 0));
+            if (!s.isObject()) throw new PipelineException("field 'stages[" + i + "]' must be an object {\"name\", \"model\"[, \"budget_ms\", \"input\"]}");
+            onlyFields(s, at, "name", "model", "budget_ms", "input");
+            stages.add(new Stage(text(s, "name", at), text(s, "model", at), s.has("budget_ms") ? millis(s, "budget_ms", at, true) : 0,
+                    readsRequestInput(s.get("input"), at + "input")));
         }
         JsonNode edgeList = root.get("edges");
         List<Edge> edges = new ArrayList<>();
@@ -358,6 +368,15 @@ public final class PipelineSpec implements Serializable {
             }
         }
         return new PipelineSpec(id, slo, stages, edges);
+    }
+
+    /** A stage's {@code input}: the previous stage's output (the default) or the pipeline request's own input. */
+    private static boolean readsRequestInput(JsonNode input, String at) {
+        if (input == null || input.isNull()) return false;
+        if (input.isTextual() && input.asText().equals(Stage.REQUEST_INPUT)) return true;
+        if (input.isTextual() && input.asText().equals(Stage.PREVIOUS_OUTPUT)) return false;
+        throw new PipelineException("field '" + at + "' must be \"" + Stage.PREVIOUS_OUTPUT + "\" (the previous stage's output, the default) or \""
+                + Stage.REQUEST_INPUT + "\" (the pipeline request's own input), got " + input);
     }
 
     private static StageCondition condition(JsonNode when, String at) {
@@ -417,6 +436,7 @@ public final class PipelineSpec implements Serializable {
         for (Stage s : stages) {
             ObjectNode n = st.addObject().put("name", s.name()).put("model", s.model());
             if (s.hasBudget()) n.put("budget_ms", s.budgetMicros() / 1000.0);
+            if (s.readsRequestInput()) n.put("input", Stage.REQUEST_INPUT);
         }
         ArrayNode ed = root.putArray("edges");
         for (Edge e : edges) {

@@ -27,7 +27,8 @@ public final class PipelineActions {
         List<PipelineStage> stages = new ArrayList<>();
         for (Stage s : spec.stages()) {
             stages.add(PipelineStage.newBuilder().setName(s.name()).setModel(s.model())
-                    .setBudgetMs(s.hasBudget() ? s.budgetMicros() / 1000.0 : null).build());
+                    .setBudgetMs(s.hasBudget() ? s.budgetMicros() / 1000.0 : null)
+                    .setInput(s.readsRequestInput() ? Stage.REQUEST_INPUT : null).build());
         }
         List<PipelineEdge> edges = new ArrayList<>();
         for (Edge e : spec.edges()) {
@@ -56,7 +57,12 @@ public final class PipelineActions {
             if (budget != null && !(budget > 0 && budget <= 365.0 * 24 * 3_600_000)) {
                 throw new PipelineException(at + "field 'stages[" + i + "].budget_ms' must be a positive number of milliseconds (at most a year), got " + budget);
             }
-            stages.add(new Stage(s.getName(), s.getModel(), budget == null ? 0 : Math.max(1, Math.round(budget * 1000))));
+            String input = s.getInput();
+            if (input != null && !input.equals(Stage.REQUEST_INPUT) && !input.equals(Stage.PREVIOUS_OUTPUT)) {
+                throw new PipelineException(at + "field 'stages[" + i + "].input' must be '" + Stage.PREVIOUS_OUTPUT + "' (the previous stage's output, the default) or '"
+                        + Stage.REQUEST_INPUT + "' (the pipeline request's own input), got '" + input + "'");
+            }
+            stages.add(new Stage(s.getName(), s.getModel(), budget == null ? 0 : Math.max(1, Math.round(budget * 1000)), Stage.REQUEST_INPUT.equals(input)));
         }
         List<Edge> edges = new ArrayList<>();
         for (int i = 0; i < action.getEdges().size(); i++) {

@@ -73,7 +73,7 @@ class PipelineRouterTest {
     @Test
     void anUnsureFastModelSendsTheRequestOnWithItsOutput() {
         Tensor unsure = tensor(0.5f, 0.3f, 0.1f, 0.1f); // max 0.5 < 0.8
-        PipelineRouter.Step step = PipelineRouter.advance(fastResult(ResultStatus.OK, unsure), CASCADE, CATALOG, SENT + 6_000);
+        PipelineRouter.Step step = PipelineRouter.advance(fastResult(ResultStatus.OK, unsure), null, CASCADE, CATALOG, SENT + 6_000);
 
         PipelineHop hop = ((PipelineRouter.Step.Hop) step).hop();
         InferenceRequest next = hop.getRequest();
@@ -100,7 +100,7 @@ class PipelineRouterTest {
     @Test
     void aSureFastModelEndsThePipelineWithItsOutput() {
         Tensor sure = tensor(0.9f, 0.05f, 0.05f, 0f);
-        InferenceResult last = ((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.OK, sure), CASCADE, CATALOG, SENT + 6_000)).result();
+        InferenceResult last = ((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.OK, sure), null, CASCADE, CATALOG, SENT + 6_000)).result();
         assertThat(last.getStatus()).isEqualTo(ResultStatus.OK); // ended at 1 005 000, deadline 1 100 000
         assertThat(last.getOutput()).isEqualTo(sure);
         assertThat(last.getStage()).isEqualTo(0);
@@ -115,7 +115,7 @@ class PipelineRouterTest {
         // slow ran at stage deadline 1 045 500 but ended at 1 101 000: late against the budget and end to end
         InferenceRequest r = request("m2");
         r.setStage(1);
-        StageResult fast = ((PipelineRouter.Step.Hop) PipelineRouter.advance(fastResult(ResultStatus.OK, tensor(0.5f, 0, 0, 0)), CASCADE, CATALOG, SENT))
+        StageResult fast = ((PipelineRouter.Step.Hop) PipelineRouter.advance(fastResult(ResultStatus.OK, tensor(0.5f, 0, 0, 0)), null, CASCADE, CATALOG, SENT))
                 .hop().getStages().get(0);
         AdmittedRequest a = AdmittedRequest.newBuilder().setRequest(r).setDeadlineAtMicros(SENT + 45_500).setIngestedAtMicros(SENT + 7_000)
                 .setPipelineStages(List.of(fast)).build();
@@ -123,7 +123,7 @@ class PipelineRouterTest {
         for (long end : new long[] {SENT + 60_000, SENT + 101_000}) {
             InferenceResult slow = InferenceResult.newBuilder(stage).setStatus(ResultStatus.LATE).setReason(null).setOutput(tensor(1, 2, 3, 4))
                     .setTimings(StageTimes.newBuilder(stage.getTimings()).setExecEnd(end).build()).build();
-            InferenceResult last = ((PipelineRouter.Step.Final) PipelineRouter.advance(slow, CASCADE, CATALOG, SENT + 102_000)).result();
+            InferenceResult last = ((PipelineRouter.Step.Final) PipelineRouter.advance(slow, null, CASCADE, CATALOG, SENT + 102_000)).result();
             assertThat(last.getStatus()).isEqualTo(end <= SENT + 100_000 ? ResultStatus.OK : ResultStatus.LATE);
             assertThat(last.getStages()).extracting(StageResult::getStage).containsExactly("fast", "slow");
             assertThat(last.getStages().get(1).getStatus()).as("late against its own budget").isEqualTo(ResultStatus.LATE);
@@ -137,7 +137,7 @@ class PipelineRouterTest {
 
     @Test
     void aFailedStageEndsThePipelineNamingIt() {
-        InferenceResult last = ((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.FAILED, null), CASCADE, CATALOG, SENT + 6_000)).result();
+        InferenceResult last = ((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.FAILED, null), null, CASCADE, CATALOG, SENT + 6_000)).result();
         assertThat(last.getStatus()).isEqualTo(ResultStatus.FAILED);
         assertThat(last.getReason()).isEqualTo("stage 'fast': device 0 failed");
         assertThat(last.getStages()).extracting(StageResult::getStatus).containsExactly(ResultStatus.FAILED);
@@ -145,11 +145,11 @@ class PipelineRouterTest {
 
     @Test
     void aPipelineRemovedOrChangedMeanwhileFailsTheRequest() {
-        InferenceResult removed = ((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.OK, tensor(0.5f, 0, 0, 0)), null, CATALOG, SENT)).result();
+        InferenceResult removed = ((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.OK, tensor(0.5f, 0, 0, 0)), null, null, CATALOG, SENT)).result();
         assertThat(removed.getStatus()).isEqualTo(ResultStatus.FAILED);
         assertThat(removed.getReason()).isEqualTo("stage '#0': pipeline 'cascade' is no longer served");
         PipelineSpec swapped = new PipelineSpec("cascade", 100_000, List.of(new Stage("fast", "m3")), List.of());
-        assertThat(((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.OK, null), swapped, CATALOG, SENT)).result().getReason())
+        assertThat(((PipelineRouter.Step.Final) PipelineRouter.advance(fastResult(ResultStatus.OK, null), null, swapped, CATALOG, SENT)).result().getReason())
                 .isEqualTo("stage '#0': pipeline 'cascade' was changed and has no stage of model 'm1' at index 0");
     }
 
@@ -157,8 +157,37 @@ class PipelineRouterTest {
     void withoutAnOutputTheNextStageGetsZerosOfItsInput() {
         // A simulated device gives no tensor: no condition holds, but an edge by probability is drawn.
         PipelineSpec chain = new PipelineSpec("cascade", 100_000, List.of(new Stage("fast", "m1"), new Stage("slow", "m2")), List.of(new Edge("fast", "slow", 1)));
-        PipelineHop hop = ((PipelineRouter.Step.Hop) PipelineRouter.advance(fastResult(ResultStatus.OK, null), chain, CATALOG, SENT)).hop();
+        PipelineHop hop = ((PipelineRouter.Step.Hop) PipelineRouter.advance(fastResult(ResultStatus.OK, null), null, chain, CATALOG, SENT)).hop();
         assertThat(hop.getRequest().getInput()).isEqualTo(tensor(0, 0, 0, 0));
+    }
+
+    @Test
+    void aStageThatReadsTheRequestsInputGetsItAndTheHopCarriesItOn() {
+        PipelineSpec image = PipelineSpec.parse(PipelineSpecTest.IMAGE_CASCADE, "image-cascade");
+        Tensor picture = tensor(7, 8, 9, 10);
+        InferenceResult fast = InferenceResult.newBuilder(fastResult(ResultStatus.OK, tensor(0.5f, 0.3f, 0.1f, 0.1f))).setPipelineId("image-cascade").build();
+        PipelineHop hop = ((PipelineRouter.Step.Hop) PipelineRouter.advance(fast, picture, image, CATALOG, SENT + 6_000)).hop();
+        assertThat(hop.getRequest().getInput()).as("the slow model reads the picture, not the fast one's probabilities").isEqualTo(picture);
+        assertThat(hop.getRequest().getModel()).isEqualTo("m2");
+        assertThat(hop.getPipelineInput()).as("carried on for any later stage that reads it").isEqualTo(picture);
+
+        // Where no stage reads it, nothing is carried: the next stage reads the output.
+        Tensor unsure = tensor(0.5f, 0.3f, 0.1f, 0.1f);
+        PipelineHop plain = ((PipelineRouter.Step.Hop) PipelineRouter.advance(fastResult(ResultStatus.OK, unsure), picture, CASCADE, CATALOG, SENT)).hop();
+        assertThat(plain.getRequest().getInput()).isEqualTo(unsure);
+        assertThat(plain.getPipelineInput()).isNull();
+    }
+
+    @Test
+    void aStageThatReadsTheRequestsInputFailsTheRequestWhenTheInputDidNotTravel() {
+        // The pipeline was changed to read the request's input while this request was inside it.
+        PipelineSpec image = PipelineSpec.parse(PipelineSpecTest.IMAGE_CASCADE, "image-cascade");
+        InferenceResult fast = InferenceResult.newBuilder(fastResult(ResultStatus.OK, tensor(0.5f, 0.3f, 0.1f, 0.1f))).setPipelineId("image-cascade").build();
+        InferenceResult last = ((PipelineRouter.Step.Final) PipelineRouter.advance(fast, null, image, CATALOG, SENT + 6_000)).result();
+        assertThat(last.getStatus()).isEqualTo(ResultStatus.FAILED);
+        assertThat(last.getReason()).isEqualTo("stage 'fast': its next stage 'slow' reads the pipeline request's input, which did not travel with the request");
+        assertThat(last.getOutput()).isNull();
+        assertThat(last.getStages()).extracting(StageResult::getStage).containsExactly("fast");
     }
 
     @Test

@@ -53,6 +53,25 @@ class PipelineSpecTest {
         assertThat(p.validate(CATALOG)).isSameAs(p);
     }
 
+    /** InferLine's cascade as it is meant: the slow model looks at the image the fast one looked at, not at its probabilities. */
+    static final String IMAGE_CASCADE = """
+            {"pipeline": "image-cascade", "slo_p99_ms": 80,
+             "stages": [{"name": "fast", "model": "m1"}, {"name": "slow", "model": "m2", "input": "request"}],
+             "edges": [{"from": "fast", "to": "slow", "probability": 0.3, "when": {"output_max_below": 0.8}}]}""";
+
+    @Test
+    void aStageReadsThePreviousOutputUnlessItAsksForTheRequestsInput() {
+        PipelineSpec image = PipelineSpec.parse(IMAGE_CASCADE, "image-cascade.json");
+        assertThat(image.stages()).containsExactly(new Stage("fast", "m1", 0, false), new Stage("slow", "m2", 0, true));
+        assertThat(image.readsRequestInput()).isTrue();
+        assertThat(PipelineSpec.parse(CASCADE, "cascade.json").readsRequestInput()).isFalse();
+        // "previous" is the default written out: the same spec as without it
+        String previous = CASCADE.replace("\"budget_ms\": 40}", "\"budget_ms\": 40, \"input\": \"previous\"}");
+        assertThat(previous).isNotEqualTo(CASCADE);
+        assertThat(PipelineSpec.parse(previous, "p")).isEqualTo(PipelineSpec.parse(CASCADE, "c"));
+        assertThat(image.toJson()).contains("{\"name\":\"slow\",\"model\":\"m2\",\"input\":\"request\"}");
+    }
+
     @Test
     void scaleFactorsAddUpOverEveryIncomingEdge() {
         PipelineSpec p = PipelineSpec.parse(DIAMOND, "diamond.json");
@@ -139,11 +158,13 @@ class PipelineSpecTest {
                 Map.entry("{\"pipeline\": \"p\", \"slo_p99_ms\": 0, \"stages\": [{\"name\": \"a\", \"model\": \"m1\"}]}",
                         "p.json: field 'slo_p99_ms' must be a positive number of milliseconds (at most a year)"),
                 Map.entry("{\"pipeline\": \"p\", \"slo_p99_ms\": 10, \"stages\": [{\"name\": \"a\", \"model\": \"m1\", \"budget\": 3}]}",
-                        "p.json: field 'stages[0].budget' is unknown; known here: name, model, budget_ms"),
+                        "p.json: field 'stages[0].budget' is unknown; known here: name, model, budget_ms, input"),
+                Map.entry("{\"pipeline\": \"p\", \"slo_p99_ms\": 10, \"stages\": [{\"name\": \"a\", \"model\": \"m1\", \"input\": \"original\"}]}",
+                        "p.json: field 'stages[0].input' must be \"previous\" (the previous stage's output, the default) or \"request\" (the pipeline request's own input), got \"original\""),
                 Map.entry("{\"pipeline\": \"p\", \"slo_p99_ms\": 10, \"stages\": []}",
                         "p.json: pipeline 'p': field 'stages' must name at least one stage"),
                 Map.entry("{\"pipeline\": \"p\", \"slo_p99_ms\": 10}",
-                        "p.json: field 'stages' must be an array of {\"name\", \"model\"[, \"budget_ms\"]}"),
+                        "p.json: field 'stages' must be an array of {\"name\", \"model\"[, \"budget_ms\", \"input\"]}"),
                 Map.entry("{\"pipeline\": \"p\", \"slo\": 10}",
                         "p.json: field 'slo' is unknown; known here: pipeline, slo_p99_ms, stages, edges"),
                 Map.entry("[1, 2]",
@@ -224,7 +245,7 @@ class PipelineSpecTest {
 
     @Test
     void writesWhatItReads(@TempDir Path dir) throws Exception {
-        for (String json : List.of(CASCADE, DIAMOND,
+        for (String json : List.of(CASCADE, DIAMOND, IMAGE_CASCADE,
                 edges("{\"from\": \"a\", \"to\": \"b\", \"probability\": 0.4, \"when\": {\"output_argmax_in\": [3, 1]}},"
                         + " {\"from\": \"b\", \"to\": \"c\", \"probability\": 1}"))) {
             PipelineSpec p = PipelineSpec.parse(json, "in");

@@ -2,11 +2,13 @@ package io.kairos.core.plan;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.pipeline.Stage;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.PipelineCondition;
+import io.kairos.schema.PipelineStage;
 import io.kairos.schema.RemovePipeline;
 import io.kairos.schema.SetPipeline;
 import org.junit.jupiter.api.Test;
@@ -42,6 +44,14 @@ class PipelineDecisionTest {
         assertThat(action.getStages().get(0).getBudgetMs()).isNull();
         assertThat(action.getEdges().get(0).getWhen().getOutputMaxBelow()).isEqualTo(0.8);
         assertThat(PipelineActions.spec(action, CATALOG)).isEqualTo(CASCADE);
+        assertThat(action.getStages()).extracting(PipelineStage::getInput).containsExactly(null, null);
+        // A stage that reads the request's own input says so, and reads back the same.
+        PipelineSpec image = new PipelineSpec("cascade", 50_000, List.of(new Stage("fast", "googlenet"), new Stage("slow", "resnet50", 20_000, true)), CASCADE.edges());
+        SetPipeline imageAction = PipelineActions.action(image);
+        assertThat(imageAction.getStages()).extracting(PipelineStage::getInput).containsExactly(null, "request");
+        assertThat(PipelineActions.spec(imageAction, CATALOG)).isEqualTo(image);
+        imageAction.getStages().get(1).setInput("previous");
+        assertThat(PipelineActions.spec(imageAction, CATALOG)).as("'previous' is the default written out").isEqualTo(CASCADE);
         assertThat(DecisionKey.of(action)).isEqualTo("pipeline/cascade");
         assertThat(DecisionKey.of(RemovePipeline.newBuilder().setPipeline("cascade").build())).isEqualTo("pipeline/cascade");
     }
@@ -103,6 +113,11 @@ class PipelineDecisionTest {
         badBudget.getStages().get(1).setBudgetMs(-1.0);
         assertThat(decide(badBudget).getReason())
                 .isEqualTo("pipeline 'cascade': field 'stages[1].budget_ms' must be a positive number of milliseconds (at most a year), got -1.0");
+
+        SetPipeline badInput = PipelineActions.action(CASCADE);
+        badInput.getStages().get(1).setInput("original");
+        assertThat(decide(badInput).getReason())
+                .isEqualTo("pipeline 'cascade': field 'stages[1].input' must be 'previous' (the previous stage's output, the default) or 'request' (the pipeline request's own input), got 'original'");
 
         SetPipeline slash = PipelineActions.action(CASCADE);
         slash.setPipeline("a/b");
