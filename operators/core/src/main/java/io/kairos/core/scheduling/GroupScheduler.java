@@ -563,12 +563,10 @@ public final class GroupScheduler implements GroupView {
         // Its held requests go too, to be held by the new group until their release there.
         if (!held.isEmpty()) {
             List<Held> mine = new ArrayList<>();
-            for (Held h : held) if (h.request().model().equals(model)) mine.add(h);
+            // One pass (removeIf rebuilds the heap once), not a removal per request, which is linear each.
+            held.removeIf(h -> h.request().model().equals(model) && mine.add(h));
             mine.sort(Comparator.comparingLong(h -> h.request().deadlineMicros()));
-            for (Held h : mine) {
-                held.remove(h);
-                out.add(h.request());
-            }
+            for (Held h : mine) out.add(h.request());
         }
         return out;
     }
