@@ -27,6 +27,8 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * A client that sends inference requests to the requests topic: one at a time with {@link #send},
@@ -178,23 +180,25 @@ public final class RequestProducer implements AutoCloseable {
      * {@code model} (whose input it carries), and returns its id.
      */
     public String sendToPipeline(String tenant, String pipelineId, String model, double sloMs) {
-        InferenceRequest request = template(model);
-        request.setPipelineId(pipelineId);
-        try {
-            return send(tenant, model, sloMs);
-        } finally {
-            request.setPipelineId(null);
-        }
+        return sendWith(model, InferenceRequest::setPipelineId, pipelineId, () -> send(tenant, model, sloMs));
     }
 
     /** Sends one request now with a window SLO: its answer wanted between {@code windowStartMs} and {@code sloMs} after it is sent. */
     public String sendWithWindow(String tenant, String model, double windowStartMs, double sloMs) {
+        return sendWith(model, InferenceRequest::setWindowStartMs, windowStartMs, () -> send(tenant, model, sloMs));
+    }
+
+    /**
+     * Sends with one field of {@code model}'s request template set to {@code value}, and that field
+     * back to null afterwards: the template is reused for every request of the model.
+     */
+    private <V> String sendWith(String model, BiConsumer<InferenceRequest, V> field, V value, Supplier<String> send) {
         InferenceRequest request = template(model);
-        request.setWindowStartMs(windowStartMs);
+        field.accept(request, value);
         try {
-            return send(tenant, model, sloMs);
+            return send.get();
         } finally {
-            request.setWindowStartMs(null);
+            field.accept(request, null);
         }
     }
 
