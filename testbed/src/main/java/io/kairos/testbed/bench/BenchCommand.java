@@ -85,6 +85,11 @@ public class BenchCommand implements Callable<Integer> {
             + "interleaved at --rate each on simulated devices, --runs runs of --duration s (medians).")
     boolean pipelineHops;
 
+    @Option(names = "--hop-warmup-s", paramLabel = "S",
+            description = "With --pipeline-hops: seconds of both kinds of requests, not measured, before the first run; the JIT is still compiling "
+                    + "the job's path for tens of seconds (default: --duration).")
+    Integer hopWarmupSeconds;
+
     @Option(names = "--sweep-kb", paramLabel = "KB", split = ",",
             description = "Instead: a payload sweep over these request sizes in kB (e.g. 0.3,12,150,600): for each, the highest sustained rate of the pipeline "
                     + "and of the bare round trip (requests/s and MB/s), and both latencies at half the pipeline's highest rate (--runs runs of --duration s).")
@@ -196,7 +201,9 @@ public class BenchCommand implements Callable<Integer> {
     private int pipelineHops(PrintWriter out, Duration duration) throws Exception {
         out.printf("pipeline hop benchmark: %d simulated devices, buffer timeout %d ms, %.0f requests/s of each kind, %d cores%n",
                 devices.count(), bufferTimeout.bufferTimeoutMs, rate, Runtime.getRuntime().availableProcessors());
-        List<PipelineHopBench.Run> runs = new PipelineHopBench(devices.count(), bufferTimeout.bufferTimeoutMs).run(out, rate, duration, this.runs);
+        if (hopWarmupSeconds != null && hopWarmupSeconds < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--hop-warmup-s must not be negative, got " + hopWarmupSeconds);
+        Duration warmup = hopWarmupSeconds == null ? duration : Duration.ofSeconds(hopWarmupSeconds);
+        List<PipelineHopBench.Run> runs = new PipelineHopBench(devices.count(), bufferTimeout.bufferTimeoutMs).run(out, rate, warmup, duration, this.runs);
         long[] pipeP50 = runs.stream().mapToLong(PipelineHopBench.Run::pipelineP50).toArray();
         long[] pipeP99 = runs.stream().mapToLong(PipelineHopBench.Run::pipelineP99).toArray();
         long[] singleP50 = runs.stream().mapToLong(PipelineHopBench.Run::singleP50).toArray();

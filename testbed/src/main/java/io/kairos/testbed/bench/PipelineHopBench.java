@@ -72,7 +72,7 @@ final class PipelineHopBench {
         this.bufferTimeoutMs = bufferTimeoutMs;
     }
 
-    List<Run> run(PrintWriter out, double ratePerKind, Duration duration, int runs) throws Exception {
+    List<Run> run(PrintWriter out, double ratePerKind, Duration warmup, Duration duration, int runs) throws Exception {
         List<Run> measured = new ArrayList<>();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
             ServingConfig config = new ServingConfig();
@@ -96,8 +96,8 @@ final class PipelineHopBench {
                 if (outcome.isEmpty() || outcome.get().getStatus() != DecisionStatus.APPLIED) {
                     throw new IllegalStateException("the job did not apply the pipeline: " + outcome.map(o -> o.getStatus() + " " + o.getReason()).orElse("no outcome"));
                 }
-                out.println("warming up (" + duration.toSeconds() + " s, not measured) ...");
-                phase(producer, results, config.requestsTopic, "warm-", ratePerKind, duration);
+                out.println("warming up (" + warmup.toSeconds() + " s, not measured) ...");
+                if (!warmup.isZero()) phase(producer, results, config.requestsTopic, "warm-", ratePerKind, warmup);
                 try (ProgressBar bar = ProgressLine.bar("pipeline hop runs", runs, s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s)))) {
                     for (int i = 0; i < runs; i++) {
                         Run r = phase(producer, results, config.requestsTopic, "run" + i + "-", ratePerKind, duration);
