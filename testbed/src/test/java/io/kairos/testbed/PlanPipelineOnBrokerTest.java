@@ -72,16 +72,18 @@ class PlanPipelineOnBrokerTest {
     @Test
     void thePublishedDecisionsServeThePlanInTheJobsLedger() {
         // The plan of InferLinePlannerTest: first on gpu at batch 2 x1 (slot 2), second on cpu x1 (slot 0).
+        // The control topic holds no placement yet: the default group holds every slot, and gives 0 and 2 up first.
         CliRun r = CliRun.checkout("plan", "pipeline", "--bootstrap-servers", broker.bootstrapServers(), "--control-topic", CONTROL, "--outcomes-topic", OUTCOMES,
                 "--wait-ms", "0", "--models", models, "--pipeline", chain, "--trace", trace, "--devices", "cpu:2,gpu:2", "--publish");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out().lines().filter(l -> l.startsWith("published ")).map(l -> l.split(" ")[1]).toList()).containsExactly(
-                "placement/chain-first", "policy/chain-first", "assign/a", "placement/chain-second", "policy/chain-second", "assign/b", "pipeline/chain");
+                "placement/default", "placement/chain-first", "policy/chain-first", "assign/a", "placement/chain-second", "policy/chain-second", "assign/b",
+                "pipeline/chain");
 
         ModelCatalog catalog = ModelCatalog.parse(CATALOG, "test");
         DecisionLedger ledger = new DecisionLedger(new ServingPlan(DeviceSlots.parse("cpu:2,gpu:2", catalog), Long.MAX_VALUE, "clockwork", PolicyParams.NONE, catalog));
         List<ControlDecision> decisions = ControlTopic.read(broker.bootstrapServers(), CONTROL, Duration.ofSeconds(15)).decisions();
-        assertThat(decisions).hasSize(7);
+        assertThat(decisions).hasSize(8);
         List<String> outcomes = new ArrayList<>();
         for (ControlDecision d : decisions) {
             DecisionOutcome o = ledger.decide(d, 1);
@@ -94,6 +96,9 @@ class PlanPipelineOnBrokerTest {
         assertThat(plan.devicesOf("chain-first")).extracting(v -> v.slot()).containsExactly(2);
         assertThat(plan.devicesOf("chain-second")).extracting(v -> v.slot()).containsExactly(0);
         assertThat(plan.devicesOf("chain-first").get(0).models()).isEqualTo(Set.of("a"));
+        // A device serves one group: the default group keeps the rest, holding no model (a and b are the stages').
+        assertThat(plan.devicesOf("default")).extracting(v -> v.slot()).containsExactly(1, 3);
+        assertThat(plan.devicesOf("default")).allSatisfy(v -> assertThat(v.models()).isEmpty());
         assertThat(plan.policyOf("chain-first").policy()).isEqualTo("triton");
         assertThat(plan.policyOf("chain-first").params().group())
                 .containsEntry("max_batch", "2").containsEntry("max_queue_delay_ms", "0").containsEntry("queue_timeout_ms", "0").containsEntry("shed", "false");

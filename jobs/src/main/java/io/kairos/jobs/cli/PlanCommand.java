@@ -210,6 +210,9 @@ public class PlanCommand implements Runnable {
         @Option(names = "--steps", description = "Print every step of the search.")
         boolean steps;
 
+        @Option(names = "--timeout-ms", description = "With --publish: how long reading the control topic for the job's current plan may take (default: ${DEFAULT-VALUE}).")
+        long timeoutMs = 15_000;
+
         @ArgGroup
         Mode mode = new Mode();
 
@@ -266,8 +269,14 @@ public class PlanCommand implements Runnable {
             }
             List<PipelineDecisions.StageDevices> placed = null;
             String lacking = null;
+            ServingPlan current = null;
             try {
                 placed = PipelineDecisions.devices(pipeline, plan.config(), slots);
+                if (mode.publish) {
+                    // Publishing, the stages take slots no other group of the job's current plan holds.
+                    current = currentPlan(options.topics, spec, slots, Long.MAX_VALUE, ServingConfig.DEFAULTS.policy, catalog, timeoutMs).plan();
+                    placed = PipelineDecisions.devices(pipeline, plan.config(), slots, current);
+                }
             } catch (IllegalArgumentException e) {
                 lacking = e.getMessage();
             }
@@ -282,7 +291,7 @@ public class PlanCommand implements Runnable {
                 spec.commandLine().getErr().println("nothing published: " + lacking);
                 return 1;
             }
-            return publishAll(spec, options, PipelineDecisions.actions(pipeline, plan.config(), slots, slo));
+            return publishAll(spec, options, PipelineDecisions.actions(pipeline, plan.config(), slots, slo, current));
         }
 
         /** The sample trace from the file or the topic; problems in one line naming the option. */
@@ -449,14 +458,7 @@ public class PlanCommand implements Runnable {
             }
             // The job's plan as its control topic holds it: for the rates' groups, the dry run and the publication.
             DecisionLedger current = null;
-            if (mode.dryRun || mode.publish || ratesFromTelemetry) {
-                ControlCommand.Topics t = options.topics;
-                ControlTopic.Contents contents = ControlTopic.read(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()), t.controlTopic,
-                        Duration.ofMillis(timeoutMs));
-                current = new DecisionLedger(new ServingPlan(slots, memoryBytes, jobPolicy, PolicyParams.NONE, catalog));
-                long now = io.kairos.core.time.WallClock.nowMicros();
-                for (ControlDecision d : contents.decisions()) current.decide(d, now);
-            }
+            if (mode.dryRun || mode.publish || ratesFromTelemetry) current = currentPlan(options.topics, spec, slots, memoryBytes, jobPolicy, catalog, timeoutMs);
             if (ratesFromTelemetry) {
                 streams = ratesFromTelemetry(streams, current.plan(), catalog);
                 if (streams == null) return 1;
@@ -575,5 +577,19 @@ public class PlanCommand implements Runnable {
             }
         }
         return 0;
+    }
+
+    /**
+     * The job's plan as its control topic holds it: every decision there decided again, in order,
+     * on the plan of a job with these devices that has decided nothing.
+     */
+    static DecisionLedger currentPlan(ControlCommand.Topics t, CommandSpec spec, DeviceSlots slots, long memoryBytes, String jobPolicy, ModelCatalog catalog,
+                                      long timeoutMs) {
+        ControlTopic.Contents contents = ControlTopic.read(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()), t.controlTopic,
+                Duration.ofMillis(timeoutMs));
+        DecisionLedger current = new DecisionLedger(new ServingPlan(slots, memoryBytes, jobPolicy, PolicyParams.NONE, catalog));
+        long now = io.kairos.core.time.WallClock.nowMicros();
+        for (ControlDecision d : contents.decisions()) current.decide(d, now);
+        return current;
     }
 }

@@ -51,7 +51,7 @@ public final class HerdDecisions {
     public static List<Object> actions(HerdPlan plan, DecisionLedger current, String policy, java.util.Collection<String> served) {
         if (!plan.feasible()) throw new IllegalArgumentException(plan.infeasibility());
         ServingPlan now = current.plan();
-        Map<String, Set<Integer>> held = placedGroups(current);
+        Map<String, Set<Integer>> held = new TreeMap<>(now.placedGroups());
         Map<Integer, String> newGroupOf = new TreeMap<>();
         for (HerdPlan.Group g : plan.groups()) for (int d : g.devices()) newGroupOf.put(d, g.name());
         for (int d : newGroupOf.keySet()) {
@@ -148,19 +148,6 @@ public final class HerdDecisions {
     /** Groups Herd may reshape: the job's default group and its own. */
     static boolean managed(String group) {
         return group.equals(ServingPlan.DEFAULT_GROUP) || group.startsWith(HerdSolver.GROUP_PREFIX);
-    }
-
-    /** The groups with a placement decision applied, and their devices. */
-    static Map<String, Set<Integer>> placedGroups(DecisionLedger ledger) {
-        Map<String, Set<Integer>> out = new TreeMap<>();
-        for (ControlDecision d : ledger.current()) {
-            if (d.getAction() instanceof SetPlacement p) {
-                Set<Integer> devices = new TreeSet<>();
-                for (DeviceView v : ledger.plan().devicesOf(p.getGroup())) devices.add(v.slot());
-                out.put(p.getGroup(), devices);
-            }
-        }
-        return out;
     }
 
     /** The models a group's devices hold now, every device the same ones; null (every model) when a device is not limited. */

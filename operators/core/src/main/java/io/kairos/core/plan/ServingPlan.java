@@ -172,6 +172,13 @@ public final class ServingPlan {
         version++;
     }
 
+    /** The groups with a placement, each with its devices in slot order; a group without one (it holds every device) is not here. */
+    public Map<String, java.util.SortedSet<Integer>> placedGroups() {
+        Map<String, java.util.SortedSet<Integer>> out = new TreeMap<>();
+        placement.forEach((group, devices) -> out.put(group, new java.util.TreeSet<>(devices.keySet())));
+        return out;
+    }
+
     /** The group's devices; a group without a placement has every device, holding every model. */
     public List<DeviceView> devicesOf(String group) {
         Map<Integer, Set<String>> devices = placement.get(group);
