@@ -127,6 +127,11 @@ public class ServeCommand implements Callable<Integer> {
     @CommandLine.Mixin
     LearnLatencyOption learn = new LearnLatencyOption();
 
+    @Option(names = "--scheduler-parallelism", paramLabel = "N",
+            description = "Subtasks of the group scheduler, each running the serving groups whose keys it owns: several groups' scheduling "
+                    + "spreads over threads and TaskManagers; one group is one subtask's (default: ${DEFAULT-VALUE}).")
+    int schedulerParallelism = DEFAULTS.schedulerParallelism;
+
     @Option(names = "--async-timeout-ms", description = "A batch running longer fails (default: ${DEFAULT-VALUE}).")
     long asyncTimeoutMs = DEFAULTS.asyncTimeoutMs;
 
@@ -212,6 +217,8 @@ public class ServeCommand implements Callable<Integer> {
                     + ") must exceed --checkpoint-interval-ms (" + checkpointIntervalMs + "): a transaction stays open from one checkpoint to the next");
         }
         c.restarts = restart.restarts(spec.commandLine());
+        if (schedulerParallelism < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--scheduler-parallelism must be at least 1, got " + schedulerParallelism);
+        c.schedulerParallelism = schedulerParallelism;
         c.asyncTimeoutMs = asyncTimeoutMs;
         c.learnLatency = learn.learnLatency;
         c.maxIdBytes = maxIdBytes;

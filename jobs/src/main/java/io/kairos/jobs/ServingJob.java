@@ -505,7 +505,7 @@ A broker that does not answer within
                 .process(new GroupSchedulerFunction(catalog, plan, config.learnLatency ? LatencyEstimator.Settings.DEFAULT : null))
                 // Batches are never changed once sent: the async operator hands them on instead of deep-copying every tensor.
                 .returns(new SharedRecords<>(DispatchedBatch.class))
-                .name("group scheduler").uid("group-scheduler").setParallelism(1);
+                .name("group scheduler").uid("group-scheduler").setParallelism(config.schedulerParallelism);
 
         SingleOutputStreamOperator<BatchOutcome> executions = AsyncDataStream.unorderedWait(
                         batches.partitionCustom(new DeviceSlotPartitioner(), DispatchedBatch::getDevice),

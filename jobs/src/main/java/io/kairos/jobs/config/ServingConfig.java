@@ -109,6 +109,12 @@ public final class ServingConfig implements Serializable {
     public Restarts restarts = Restarts.SERVING;
     public int sourceParallelism = 1;
     /**
+     * Subtasks of the group scheduler: each runs the serving groups whose keys it owns, so that
+     * the groups' scheduling spreads over several threads (and TaskManagers). One group is one
+     * subtask's whatever this is; more than the number of groups leaves subtasks idle.
+     */
+    public int schedulerParallelism = 1;
+    /**
      * Whether the devices report every batch back to its scheduler through {@link #deviceReportsTopic}
      * (default). Off, the job is open-loop: the schedulers plan from their predictions alone, as a
      * test that stages a scheduler whose belief lags its device needs.

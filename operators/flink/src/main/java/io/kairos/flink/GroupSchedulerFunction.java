@@ -159,11 +159,17 @@ public final class GroupSchedulerFunction
     @Override
     public void open(OpenContext openContext) {
         AvroCodec.enableCustomCoders();
+        var task = getRuntimeContext().getTaskInfo();
         groups = new ServingGroups(catalog, true, learnLatency);
+        if (task.getNumberOfParallelSubtasks() > 1) {
+            // Each subtask runs the groups whose keys it owns: a model rerouted to a group of
+            // another subtask leaves its queue where it is (ServingGroups#runningOnly).
+            int max = task.getMaxNumberOfParallelSubtasks(), parallelism = task.getNumberOfParallelSubtasks(), index = task.getIndexOfThisSubtask();
+            groups.runningOnly(group -> KeyGroupRangeAssignment.assignKeyToParallelOperator(group, max, parallelism) == index);
+        }
         pendingTimerMs = new HashMap<>();
         wakeElsewhereMs = new HashMap<>();
         lastSent = new HashMap<>();
-        var task = getRuntimeContext().getTaskInfo();
         // Unique across restarts too, so that telemetry never confuses two batches.
         batchIdPrefix = task.getIndexOfThisSubtask() + "-" + Long.toString(System.currentTimeMillis(), 36) + "-";
         MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");

@@ -14,6 +14,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -74,13 +75,30 @@ class HerdRegroupIntegrationTest {
 
     @Test
     void aNewPlanMidStreamMovesTheQueuesAndServesEveryRequestOnceAsWellAsAJobStartedOnIt() throws Exception {
+        regroup(1);
+    }
+
+    /**
+     * The same with the group scheduler on two subtasks, herd-1 on one and herd-2 on the other:
+     * the queues of the models that change groups stay where they are and are served there
+     * (HerdDecisions keeps a leaving model on its old group's devices until it is routed), every
+     * request still gets one result.
+     */
+    @Test
+    void theSameWithTheGroupsOnTwoSchedulerSubtasks() throws Exception {
+        assertThat(KeyGroupRangeAssignment.assignKeyToParallelOperator("herd-1", 128, 2))
+                .as("the two groups on different subtasks").isNotEqualTo(KeyGroupRangeAssignment.assignKeyToParallelOperator("herd-2", 128, 2));
+        regroup(2);
+    }
+
+    private void regroup(int schedulerParallelism) throws Exception {
         Path models = Files.writeString(dir.resolve("models.json"), CATALOG_JSON);
         // The plans' rates only shape the groups (n in the ratio 4 : 2 : 1, then 1 : 2 : 4).
         Path first = streams("first.json", 80, 40, 20);
         Path second = streams("second.json", 20, 40, 80);
 
         // The job regrouped while serving.
-        ServingConfig config = config("herd-regroup-");
+        ServingConfig config = config("herd-regroup-" + schedulerParallelism + "-", schedulerParallelism);
         Served regrouped;
         long changeMs;
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
@@ -105,7 +123,7 @@ class HerdRegroupIntegrationTest {
         }
 
         // A job started on the second plan, the same traffic.
-        ServingConfig fresh = config("herd-fresh-");
+        ServingConfig fresh = config("herd-fresh-" + schedulerParallelism + "-", schedulerParallelism);
         Served onPlan;
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
             JobClient job = start(fresh);
@@ -131,10 +149,11 @@ class HerdRegroupIntegrationTest {
                 .isCloseTo(100 * onPlan.attainmentAfter(), org.assertj.core.data.Offset.offset(2.0));
     }
 
-    private static ServingConfig config(String prefix) {
+    private static ServingConfig config(String prefix, int schedulerParallelism) {
         return TestConfigs.onBroker(BROKER.get(), prefix, c -> {
             c.devices = 4;
             c.deviceMemoryMb = 16_384;
+            c.schedulerParallelism = schedulerParallelism;
         });
     }
 

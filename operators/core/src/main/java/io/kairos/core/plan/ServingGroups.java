@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The serving groups that one engine instance runs, kept in step with a {@link ServingPlan}: each
@@ -39,6 +40,9 @@ public final class ServingGroups {
     private List<Move> moved = Collections.emptyList();
     // Each model's group as of the last plan taken: what tells a rerouted model's queue to move.
     private Map<String, String> routing = new HashMap<>();
+    // Which groups this instance runs: all of them, unless the engine spreads its groups over
+    // several instances (the job's scheduler subtasks, each a share of the groups' keys).
+    private Predicate<String> runsHere = group -> true;
 
     /**
      * @param preemption   whether the engine can abort a batch on its device, see {@link GroupScheduler#allowPreemption}
@@ -59,6 +63,19 @@ public final class ServingGroups {
         this.preemption = preemption;
         this.learnLatency = learnLatency;
         this.policies = policies;
+    }
+
+    /**
+     * Tells the groups which groups this instance runs, where the engine spreads them over several
+     * (the job's scheduler at a parallelism above 1: each subtask runs the groups whose keys it
+     * owns). A plan change that routes a model to a group run elsewhere leaves the model's queued
+     * requests where they are, to be served by their group's devices while they still hold the
+     * model: moved here, they would make a second scheduler of that group, booking its devices
+     * unknown to the first.
+     */
+    public ServingGroups runningOnly(Predicate<String> runsHere) {
+        this.runsHere = runsHere;
+        return this;
     }
 
     /** A model to load on, or unload from, a device of a serving group, because the plan changed. */
@@ -152,6 +169,8 @@ public final class ServingGroups {
                 String to = plan.groupOf(model);
                 // Only what this change rerouted: a group may hold requests the plan never routed to it.
                 if (to.equals(g.group()) || !g.group().equals(before.get(model))) continue;
+                if (!runsHere.test(to)) continue; // its new group runs elsewhere: see runningOnly
+
                 List<Request> requests = g.handOver(model);
                 if (requests.isEmpty()) continue;
                 GroupScheduler target = groups.get(to);

@@ -135,6 +135,26 @@ class ServingGroupsTest {
     }
 
     @Test
+    void aModelRoutedToAGroupRunElsewhereLeavesItsQueueWhereItIs() {
+        // This instance runs g only (h's key is another scheduler subtask's): C's queued requests
+        // stay in g, served by device 0 while it holds C; no second scheduler of h is made here.
+        groups.runningOnly(group -> group.equals("g"));
+        plan.place("g", Map.of(0, Set.of("C", "D")));
+        plan.place("h", Map.of(1, Set.of("C")));
+        plan.assign("C", "g");
+        GroupScheduler g = groups.scheduler("g", plan).scheduler();
+        g.admit(req("c1", "C", 0));
+        g.admit(req("c2", "C", 0));
+        plan.assign("C", "h");
+        assertThat(groups.update(plan)).isEmpty();
+        assertThat(groups.moved()).isEmpty();
+        assertThat(groups.get("h")).isNull();
+        assertThat(g.pendingRequests()).extracting(Request::id).containsExactlyInAnyOrder("c1", "c2");
+        // Device 0 still holds C: g serves them (C's only batch size is 1: one now, the other next).
+        assertThat(g.schedule(0).dispatches()).singleElement().satisfies(d -> assertThat(d.model()).isEqualTo("C"));
+    }
+
+    @Test
     void aModelRoutedToAnotherGroupTakesItsQueuedRequestsThereAndTheBatchSentStays() {
         // g serves C and D on device 0; h is placed on device 1 with C, and has seen no request.
         plan.place("g", Map.of(0, Set.of("C", "D")));
