@@ -95,6 +95,16 @@ public class BenchCommand implements Callable<Integer> {
                     + "and of the bare round trip (requests/s and MB/s), and both latencies at half the pipeline's highest rate (--runs runs of --duration s).")
     double[] sweepKilobytes;
 
+    @Option(names = "--groups", paramLabel = "N", split = ",",
+            description = "Instead: the highest sustained rate against the number of serving groups (e.g. 1,2,4,8): for each, a job whose "
+                    + "--devices (zero-latency) are split into that many equal groups, each serving an instance of mlp, its scheduler on as many "
+                    + "subtasks (or --scheduler-parallelism), the load spread evenly; a rate search of --trial-seconds trials each.")
+    int[] groups;
+
+    @Option(names = "--scheduler-parallelism", paramLabel = "N",
+            description = "With --groups: the group scheduler's subtasks at every count (default: as many as groups).")
+    int schedulerParallelism;
+
     @Option(names = "--trial-seconds", paramLabel = "S", description = "Seconds per trial of the sweep's rate searches (default: ${DEFAULT-VALUE}).")
     int trialSeconds = 4;
 
@@ -134,6 +144,7 @@ public class BenchCommand implements Callable<Integer> {
         Duration warmup = Duration.ofSeconds(2);
         Duration drain = Duration.ofSeconds(3);
         if (pipelineHops) return pipelineHops(out, duration);
+        if (groups != null) return groupScaling(out);
         if (sweepKilobytes != null) return sweep(out, checkSweep());
         if (compareDelivery) return compareDelivery(out, catalog, duration, warmup);
         out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
@@ -194,6 +205,34 @@ public class BenchCommand implements Callable<Integer> {
                 out.printf("  highest sustained rate: %.0f requests/s%n", best);
             }
         }
+        return 0;
+    }
+
+    /** {@code --groups}: the highest sustained rate at each number of groups, in a table. */
+    private int groupScaling(PrintWriter out) throws Exception {
+        int n = devices.count();
+        for (int g : groups) {
+            if (g < 1 || n % g != 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--groups " + g + ": each count must divide --devices (" + n + ") into equal groups");
+            }
+        }
+        if (schedulerParallelism < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--scheduler-parallelism must not be negative, got " + schedulerParallelism);
+        if (trialSeconds < 2) throw new CommandLine.ParameterException(spec.commandLine(), "--trial-seconds must be at least 2, got " + trialSeconds);
+        out.printf(Locale.ROOT, "group scaling: %d zero-latency devices, buffer timeout %d ms, %d cores; searches of at most %d trials of %d s%n",
+                n, bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors(), searchTrials, trialSeconds);
+        out.flush();
+        List<GroupScaling.Row> rows = new GroupScaling(n, bufferTimeout.bufferTimeoutMs, Duration.ofSeconds(trialSeconds), searchTrials)
+                .run(java.util.Arrays.stream(groups).boxed().toList(), schedulerParallelism);
+        double one = rows.get(0).search().sustainedPerSecond();
+        out.printf(Locale.ROOT, "%n%-7s %-19s %-12s %-8s %s%n", "groups", "scheduler subtasks", "sustained/s", "vs first", "trials");
+        for (GroupScaling.Row r : rows) {
+            double top = r.search().sustainedPerSecond();
+            out.printf(Locale.ROOT, "%-7d %-19d %-12s %-8s %s%n", r.groups(), r.schedulerSubtasks(),
+                    String.format(Locale.ROOT, "%,.0f%s", top, r.search().limitFound() ? "" : "+"),
+                    one > 0 ? String.format(Locale.ROOT, "%.2fx", top / one) : "-",
+                    String.join("; ", r.search().trials().stream().map(Object::toString).toList()));
+        }
+        out.println("(+: the ceiling held, no limit found)");
         return 0;
     }
 

@@ -125,8 +125,12 @@ final class PipelineRig implements AutoCloseable {
      * every report record: only where the delay is asked for).
      */
     Phase run(String model, double rate, Duration duration, Duration warmup, Duration drain, boolean reportDelays) throws InterruptedException {
+        return run(new Workload(List.of(ModelLoad.of("bench", model, rate, 600_000, ArrivalSpec.POISSON))), duration, warmup, drain, reportDelays);
+    }
+
+    /** {@link #run(String, double, Duration, Duration, Duration, boolean)} offering {@code load}, of one model or several. */
+    Phase run(Workload load, Duration duration, Duration warmup, Duration drain, boolean reportDelays) throws InterruptedException {
         Map<String, Long> before = records.endOffsets();
-        Workload load = new Workload(List.of(ModelLoad.of("bench", model, rate, 600_000, ArrivalSpec.POISSON)));
         ResultSummary.Stats measured = new ResultSummary.Stats("pipeline");
         long[] counts = new long[1];
         long[] lastReceived = new long[1];
