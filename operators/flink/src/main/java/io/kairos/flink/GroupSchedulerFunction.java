@@ -204,7 +204,10 @@ public final class GroupSchedulerFunction
         // The plan this instance holds routes the request: admission may have taken a routing
         // decision that has not reached it yet, or not yet one it has taken (the request keyed by
         // the group its model left); the change of plan then moves the queue (ServingGroups#update).
+        // A group that another subtask runs is not made here: the request stays in the group it
+        // was keyed by, as a queue a plan change reroutes there does (ServingGroups#runningOnly).
         String routed = plan.groupOf(request.getRequest().getModel());
+        if (!groups.runsHere(routed)) routed = request.getGroup();
         if (!routed.equals(request.getGroup())) request.setGroup(routed);
         Callback here = new Callback(ctx, null);
         GroupScheduler group = scheduler(routed, plan, now, out, here);

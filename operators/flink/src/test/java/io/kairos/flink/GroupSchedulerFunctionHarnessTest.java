@@ -303,6 +303,41 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     @Test
+    void onTwoSubtasksARequestRoutedToAGroupOfTheOtherStaysInTheGroupItWasKeyedBy() throws Exception {
+        // herd-1 and herd-2 are on different subtasks of two (max parallelism 128). The scheduler's
+        // plan routes resnet50 to herd-2 while admission still keyed a request by herd-1 (the
+        // decision reached the scheduler first): on one subtask it would go to herd-2; here herd-2
+        // is the other subtask's, so it stays in herd-1 and runs on herd-1's device 0, which holds it.
+        int max = 128;
+        int owner = org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignKeyToParallelOperator("herd-1", max, 2);
+        assertThat(org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignKeyToParallelOperator("herd-2", max, 2)).isNotEqualTo(owner);
+        var h = new KeyedBroadcastOperatorTestHarness<>(
+                new CoBroadcastWithKeyedOperator<>(new GroupSchedulerFunction(CATALOG, new ControlPlane(2, "triton", Map.of("max_batch", "4", "max_queue_delay_ms", "0"))), List.of(ControlPlane.DECISIONS)),
+                GroupInput::getGroup, Types.STRING, max, 2, owner);
+        opened.add(h);
+        h.open();
+        long v = 0;
+        for (Object action : List.<Object>of(
+                io.kairos.schema.SetPlacement.newBuilder().setGroup("herd-1").setDevices(List.of(
+                        io.kairos.schema.DevicePlacement.newBuilder().setDevice(0).setModels(List.of("resnet50")).build())).build(),
+                io.kairos.schema.SetPlacement.newBuilder().setGroup("herd-2").setDevices(List.of(
+                        io.kairos.schema.DevicePlacement.newBuilder().setDevice(1).setModels(List.of("resnet50")).build())).build(),
+                io.kairos.schema.AssignGroup.newBuilder().setModel("resnet50").setGroup("herd-2").build())) {
+            h.processBroadcastElement(ControlDecision.newBuilder().setVersion(++v).setIssuedAtMicros(WallClock.nowMicros()).setIssuedBy("test")
+                    .setAction(action).build(), 0);
+        }
+        AdmittedRequest r = request("r0", LONG_SLO_MS);
+        r.setGroup("herd-1");
+        h.processElement(in(r), 0);
+        List<DispatchedBatch> ran = runs(h); // triton without a queue delay: at once
+        assertThat(ran).singleElement().satisfies(b -> {
+            assertThat(b.getGroup()).isEqualTo("herd-1");
+            assertThat(b.getDevice()).isEqualTo(0);
+            assertThat(ids(b)).containsExactly("r0");
+        });
+    }
+
+    @Test
     void aRequestTheSchedulerCannotQueueFailsAloneAndTheGroupGoesOnServing() throws Exception {
         // A model the scheduler's catalog lacks (admission checks against the same catalog, so
         // only a mismatch could bring one): queuing it throws inside the core. That request gets

@@ -78,6 +78,11 @@ public final class ServingGroups {
         return this;
     }
 
+    /** Whether this instance runs {@code group} (see {@link #runningOnly}). */
+    public boolean runsHere(String group) {
+        return runsHere.test(group);
+    }
+
     /** A model to load on, or unload from, a device of a serving group, because the plan changed. */
     public record DeviceAction(String group, GroupScheduler.ModelAction action) {}
 
