@@ -585,11 +585,7 @@ public class PlanCommand implements Runnable {
      */
     static DecisionLedger currentPlan(ControlCommand.Topics t, CommandSpec spec, DeviceSlots slots, long memoryBytes, String jobPolicy, ModelCatalog catalog,
                                       long timeoutMs) {
-        ControlTopic.Contents contents = ControlTopic.read(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()), t.controlTopic,
-                Duration.ofMillis(timeoutMs));
-        DecisionLedger current = new DecisionLedger(new ServingPlan(slots, memoryBytes, jobPolicy, PolicyParams.NONE, catalog));
-        long now = io.kairos.core.time.WallClock.nowMicros();
-        for (ControlDecision d : contents.decisions()) current.decide(d, now);
-        return current;
+        return ControlTopic.read(t.kafka.bootstrapServers, t.kafka.clientProperties(spec.commandLine()), t.controlTopic, Duration.ofMillis(timeoutMs))
+                .ledger(new ServingPlan(slots, memoryBytes, jobPolicy, PolicyParams.NONE, catalog));
     }
 }

@@ -1,11 +1,14 @@
 package io.kairos.jobs.tuner;
 
+import io.kairos.control.ControlTopic;
 import io.kairos.control.tuner.StageScale;
 import io.kairos.control.tuner.TunerSettings;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineException;
 import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.jobs.CompiledSubmission;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
@@ -21,6 +24,7 @@ import picocli.CommandLine.ParameterException;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -111,9 +115,12 @@ public final class TuneCommand implements Callable<Integer> {
         long slo = sloMs == null ? pipeline.sloP99Micros() : Math.max(1, Math.round(sloMs * 1000));
         TunerSettings d = TunerSettings.DEFAULT;
         TunerSettings settings = new TunerSettings(d.bucketMicros(), d.windowsMicros(), d.lookbackMicros(), d.scaleDownQuietMicros(), tickMs * 1000);
+        // The stages' slots as kairos plan pipeline --publish chose them: on the job's current plan.
+        ServingPlan current = ControlTopic.read(kafka.bootstrapServers, kafka.clientProperties(spec.commandLine()), controlTopic, Duration.ofSeconds(30))
+                .ledger(new ServingPlan(slots, Long.MAX_VALUE, ServingConfig.DEFAULTS.policy, PolicyParams.NONE, catalog)).plan();
         TunerSetup setup;
         try {
-            setup = TunerSetup.plan(pipeline, trace, catalog, slots, slo, seed, settings);
+            setup = TunerSetup.plan(pipeline, trace, catalog, slots, slo, seed, settings, current);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--pipeline " + pipelineFile + ": " + e.getMessage());
         }

@@ -7,6 +7,7 @@ import io.kairos.control.tuner.TunerSettings;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.workload.ArrivalTrace;
@@ -34,13 +35,26 @@ public record TunerSetup(PipelineSpec pipeline, PipelineConfig config, long sloM
      */
     public static TunerSetup plan(PipelineSpec pipeline, ArrivalTrace trace, ModelCatalog catalog, DeviceSlots devices, long sloMicros, long seed,
                                   TunerSettings settings) {
+        return plan(pipeline, trace, catalog, devices, sloMicros, seed, settings, null);
+    }
+
+    /**
+     * Against the job's {@code current} plan, as {@code kairos plan pipeline --publish} places it:
+     * the stages on slots no other group holds ({@link PipelineDecisions#devices(PipelineSpec, PipelineConfig, DeviceSlots, ServingPlan)}).
+     * Read after the pipeline was published, the plan holds its groups, which give their slots up
+     * to it again: the same slots.
+     *
+     * @param current the job's plan as its control topic holds it; null: a job that has placed nothing
+     */
+    public static TunerSetup plan(PipelineSpec pipeline, ArrivalTrace trace, ModelCatalog catalog, DeviceSlots devices, long sloMicros, long seed,
+                                  TunerSettings settings, ServingPlan current) {
         PipelineEstimator estimator = new PipelineEstimator(catalog, pipeline, trace, seed);
         InferLinePlanner.Plan planned = new InferLinePlanner(estimator, sloMicros, trace.meanRatePerSecond(), devices.distinctTypes()).plan();
         if (!planned.feasible()) throw new IllegalArgumentException("pipeline '" + pipeline.id() + "': " + planned.infeasibility());
         PipelineConfig config = planned.config();
-        List<List<Integer>> placed = PipelineDecisions.devices(pipeline, config, devices).stream().map(PipelineDecisions.StageDevices::slots).toList();
+        List<List<Integer>> placed = PipelineDecisions.devices(pipeline, config, devices, current).stream().map(PipelineDecisions.StageDevices::slots).toList();
         return new TunerSetup(pipeline, config, sloMicros, TunerPlan.of(pipeline, config, catalog, trace, settings), placed,
-                PipelineDecisions.actions(pipeline, config, devices, sloMicros));
+                PipelineDecisions.actions(pipeline, config, devices, sloMicros, current));
     }
 
     /** The tuner job's function for this pipeline alone, on the job's {@code devices}, its decisions written as {@code writer}. */

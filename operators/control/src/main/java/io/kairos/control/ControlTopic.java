@@ -1,5 +1,8 @@
 package io.kairos.control;
 
+import io.kairos.core.plan.DecisionLedger;
+import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.time.WallClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.wire.AvroCodec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -21,7 +24,18 @@ public final class ControlTopic {
     private ControlTopic() {}
 
     /** The decisions read, and how many records were not decisions. */
-    public record Contents(List<ControlDecision> decisions, int skipped) {}
+    public record Contents(List<ControlDecision> decisions, int skipped) {
+        /**
+         * The job's plan as these decisions make it: each decided again, in order, on
+         * {@code empty}, the plan of a job with the job's devices that has decided nothing.
+         */
+        public DecisionLedger ledger(ServingPlan empty) {
+            DecisionLedger ledger = new DecisionLedger(empty);
+            long now = WallClock.nowMicros();
+            for (ControlDecision d : decisions) ledger.decide(d, now);
+            return ledger;
+        }
+    }
 
     public static Contents read(String bootstrapServers, String topic, Duration timeout) {
         return read(bootstrapServers, Map.of(), topic, timeout);
