@@ -372,7 +372,7 @@ A broker that does not answer within
     public static DeviceFactory devices(ServingConfig config) {
         if (config.modelRepository == null) return DeviceFactory.simulated(config.simulatedSpeed, config.deviceMemoryMb << 20, config.deviceTypes, config.eviction);
         int threads = config.intraOpThreads > 0 ? config.intraOpThreads : OnnxDevice.Options.fairShareOfCores(config.devices);
-        return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads, config.warmUp, config.eviction);
+        return OnnxDevices.factory(RepositoryCopy.of(config.modelRepository), config.deviceMemoryMb << 20, threads, config.warmUp, config.eviction, config.deviceTypes);
     }
 
     public static ServingJob onKafka(ServingConfig config, ModelCatalog catalog, DeviceFactory devices) {

@@ -131,6 +131,11 @@ public final class OnnxDevice implements Device {
         return t;
     }
 
+    /** The GPU this device runs its batches on, or -1 when it runs them on the CPU. */
+    public int gpu() {
+        return options.gpuIndex() >= 0 && cudaProblem() == null ? options.gpuIndex() : -1;
+    }
+
     @Override
     public int slot() {
         return slot;

@@ -12,8 +12,27 @@ import java.util.regex.Pattern;
  *
  * @param name         lower-case letters, digits, {@code '-'}, {@code '.'} and {@code '_'}
  * @param pricePerHour what one device of this type costs per hour, in the user's currency; not negative
+ * @param execution    what a real (ONNX Runtime) device of this type runs on
  */
-public record HardwareType(String name, double pricePerHour) {
+public record HardwareType(String name, double pricePerHour, Execution execution) {
+
+    /**
+     * What a real device of a type runs its batches on. A simulated device takes its type's
+     * profiles whatever this says.
+     */
+    public enum Execution {
+        /** As the process can: CUDA where ONNX Runtime's CUDA provider loads, else the CPU (a type that does not say). */
+        ANY,
+        /** The CPU, even in a process that could use a GPU. */
+        CPU,
+        /** A GPU through CUDA; a device of the type where CUDA is not available fails, naming why, rather than running on the CPU. */
+        CUDA;
+
+        /** The catalog's word for it: {@code cpu} or {@code cuda}; null for {@link #ANY}, which the catalog leaves out. */
+        public String word() {
+            return this == ANY ? null : name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     // Before DEFAULT: its constructor checks the name against it.
     private static final Pattern NAME = Pattern.compile("[a-z0-9._-]+");
@@ -22,7 +41,13 @@ public record HardwareType(String name, double pricePerHour) {
     public static final String DEFAULT_NAME = "default";
     public static final HardwareType DEFAULT = new HardwareType(DEFAULT_NAME, 0);
 
+    /** A type whose devices run as the process can ({@link Execution#ANY}). */
+    public HardwareType(String name, double pricePerHour) {
+        this(name, pricePerHour, Execution.ANY);
+    }
+
     public HardwareType {
+        if (execution == null) throw new IllegalArgumentException("hardware type '" + name + "': execution must be given (ANY, CPU or CUDA)");
         if (!validName(name)) {
             throw new IllegalArgumentException("hardware type name '" + name + "' must be lower-case letters, digits, '-', '.' or '_'");
         }

@@ -42,7 +42,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code default}, at price 0:
  *
  * <pre>{@code
- * {"hardware": [{"name": "cpu", "price_per_hour": 0.10}, {"name": "gpu-t4", "price_per_hour": 0.53}],
+ * {"hardware": [{"name": "cpu", "price_per_hour": 0.10, "execution": "cpu"}, {"name": "gpu-t4", "price_per_hour": 0.53, "execution": "cuda"}],
  *  "models": [
  *   {"name": "resnet50", "input": {...}, "batch_sizes": [1, 2, 4, 8],
  *    "latency_ms": {"alpha": 9.0, "beta": 4.0},                          // on cpu, the first type
@@ -249,9 +249,21 @@ public final class ModelCatalog implements Serializable {
             for (HardwareType before : types) {
                 if (before.name().equals(name)) throw new CatalogException(at + ": hardware type '" + name + "' is listed twice");
             }
-            types.add(new HardwareType(name, price.asDouble()));
+            types.add(new HardwareType(name, price.asDouble(), execution(t.get("execution"), at, name)));
         }
         return List.copyOf(types);
+    }
+
+    /** A hardware type's optional {@code execution}: {@code cpu} or {@code cuda}; absent, as the process can. */
+    private static HardwareType.Execution execution(JsonNode v, String at, String name) {
+        if (v == null || v.isNull()) return HardwareType.Execution.ANY;
+        if (v.isTextual()) {
+            for (HardwareType.Execution e : HardwareType.Execution.values()) {
+                if (e != HardwareType.Execution.ANY && e.word().equals(v.asText())) return e;
+            }
+        }
+        throw new CatalogException(at + ": field 'execution' must be \"cpu\" or \"cuda\" (what a device of type '" + name
+                + "' runs on; leave it out to run as the process can), got " + v);
     }
 
     /**

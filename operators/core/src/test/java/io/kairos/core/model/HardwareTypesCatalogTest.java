@@ -121,6 +121,21 @@ class HardwareTypesCatalogTest {
         assertBad("{\"hardware\": [{\"name\": \"cpu\", \"price_per_hour\": 1}, {\"name\": \"cpu\", \"price_per_hour\": 2}], " + model + "}",
                 "hardware[1]: hardware type 'cpu' is listed twice");
         assertBad("{\"hardware\": [3], " + model + "}", "hardware[0] must be an object");
+        assertBad("{\"hardware\": [{\"name\": \"gpu\", \"price_per_hour\": 1, \"execution\": \"tpu\"}], " + model + "}",
+                "hardware[0]: field 'execution' must be \"cpu\" or \"cuda\" (what a device of type 'gpu' runs on; leave it out to run as the process can), got \"tpu\"");
+    }
+
+    @Test
+    void aTypeSaysWhatItsRealDevicesRunOn() {
+        ModelCatalog c = ModelCatalog.parse("""
+                {"hardware": [{"name": "cpu", "price_per_hour": 0.1, "execution": "cpu"}, {"name": "gpu-t4", "price_per_hour": 0.53, "execution": "cuda"},
+                              {"name": "any", "price_per_hour": 1}],
+                 "models": [{"name": "m", "input": {"dtype": "FLOAT32", "shape": [1]}, "latency_ms": {"table": {"1": 1}}}]}""", "exec.json");
+        assertThat(c.hardwareTypes()).extracting(HardwareType::execution)
+                .containsExactly(HardwareType.Execution.CPU, HardwareType.Execution.CUDA, HardwareType.Execution.ANY);
+        assertThat(HardwareType.Execution.CUDA.word()).isEqualTo("cuda");
+        assertThat(HardwareType.Execution.ANY.word()).isNull();
+        assertThat(HardwareType.DEFAULT.execution()).as("a catalog without types: as the process can, as before types").isEqualTo(HardwareType.Execution.ANY);
     }
 
     @Test
