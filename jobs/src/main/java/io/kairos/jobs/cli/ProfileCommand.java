@@ -117,7 +117,8 @@ public class ProfileCommand implements Callable<Integer> {
         for (ModelProfiler.Profile p : profiles) console.println(ModelProfiler.table(p));
         String json;
         try {
-            json = ModelProfiler.profilesJson(models, profiles, hardwareType, pricePerHour, existing, out.toString());
+            json = ModelProfiler.profilesJson(models, profiles, hardwareType, pricePerHour,
+                    gpu == null ? HardwareType.Execution.CPU : HardwareType.Execution.CUDA, existing, out.toString());
             ModelCatalog.parse(json, out.toString()); // what serve --models will read must parse
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--out: " + e.getMessage());

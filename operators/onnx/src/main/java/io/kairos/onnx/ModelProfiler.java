@@ -1,5 +1,7 @@
 package io.kairos.onnx;
 
+import io.kairos.core.model.HardwareType;
+
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
@@ -285,11 +287,23 @@ public final class ModelProfiler {
      *         model profiled on another type than its first
      */
     public static String profilesJson(ModelRepository repository, List<Profile> profiles, String type, Double pricePerHour, String existing, String source) {
+        return profilesJson(repository, profiles, type, pricePerHour, HardwareType.Execution.ANY, existing, source);
+    }
+
+    /**
+     * As {@link #profilesJson(ModelRepository, List, String, Double, String, String)}; a type the
+     * file did not list joins it with {@code measuredOn} as its {@code execution} (the CPU or
+     * CUDA the profiles were measured on; {@link HardwareType.Execution#ANY} writes none). A
+     * listed type keeps what it says.
+     */
+    public static String profilesJson(ModelRepository repository, List<Profile> profiles, String type, Double pricePerHour, HardwareType.Execution measuredOn,
+                                      String existing, String source) {
         ObjectMapper json = new ObjectMapper();
         ObjectNode root;
         if (existing == null) {
             root = json.createObjectNode();
-            root.putArray("hardware").addObject().put("name", type).put("price_per_hour", pricePerHour == null ? 0 : pricePerHour);
+            ObjectNode t = root.putArray("hardware").addObject().put("name", type).put("price_per_hour", pricePerHour == null ? 0 : pricePerHour);
+            if (measuredOn.word() != null) t.put("execution", measuredOn.word());
             root.putArray("models");
         } else {
             try {
@@ -307,7 +321,8 @@ public final class ModelProfiler {
                 if (type.equals(t.path("name").asText())) listed = (ObjectNode) t;
             }
             if (listed == null) {
-                hardware.addObject().put("name", type).put("price_per_hour", pricePerHour == null ? 0 : pricePerHour);
+                ObjectNode t = hardware.addObject().put("name", type).put("price_per_hour", pricePerHour == null ? 0 : pricePerHour);
+                if (measuredOn.word() != null) t.put("execution", measuredOn.word());
             } else if (pricePerHour != null) {
                 listed.put("price_per_hour", pricePerHour);
             }

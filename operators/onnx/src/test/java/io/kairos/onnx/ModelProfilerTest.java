@@ -127,13 +127,15 @@ class ModelProfilerTest {
     void profilesGoIntoAFileAsTheirHardwareTypesProfiles() throws Exception {
         ModelRepository repo = ModelRepository.readManifests(OnnxTestData.exampleRepository("profiler-types"));
         // A new file: its one type is the one measured, at the price given.
-        String onCpu = ModelProfiler.profilesJson(repo, List.of(measured(1, 2, 3, 4, 5, 6)), "cpu", 0.1, null, "p.json");
+        String onCpu = ModelProfiler.profilesJson(repo, List.of(measured(1, 2, 3, 4, 5, 6)), "cpu", 0.1, io.kairos.core.model.HardwareType.Execution.CPU, null, "p.json");
+        assertThat(ModelCatalog.parse(onCpu, "p.json").hardwareType("cpu").execution()).as("measured on the CPU").isEqualTo(io.kairos.core.model.HardwareType.Execution.CPU);
         ModelCatalog cpuOnly = ModelCatalog.parse(onCpu, "p.json");
-        assertThat(cpuOnly.hardwareTypes()).containsExactly(new io.kairos.core.model.HardwareType("cpu", 0.1));
+        assertThat(cpuOnly.hardwareTypes()).containsExactly(new io.kairos.core.model.HardwareType("cpu", 0.1, io.kairos.core.model.HardwareType.Execution.CPU));
         assertThat(cpuOnly.get("mlp").latency().latencyMicros(4)).isEqualTo(3_000);
 
         // Then measured on a T4: the file gains the type, at 0 since no price was given, and mlp its profile there.
-        String both = ModelProfiler.profilesJson(repo, List.of(measured(0.5, 0.6, 0.7, 0.8, 0.9, 1.0)), "gpu-t4", null, onCpu, "p.json");
+        String both = ModelProfiler.profilesJson(repo, List.of(measured(0.5, 0.6, 0.7, 0.8, 0.9, 1.0)), "gpu-t4", null, io.kairos.core.model.HardwareType.Execution.CUDA, onCpu, "p.json");
+        assertThat(ModelCatalog.parse(both, "p.json").hardwareType("gpu-t4").execution()).as("a type joining the file, measured on CUDA").isEqualTo(io.kairos.core.model.HardwareType.Execution.CUDA);
         ModelCatalog typed = ModelCatalog.parse(both, "p.json");
         assertThat(typed.hardwareTypes()).extracting(io.kairos.core.model.HardwareType::name).containsExactly("cpu", "gpu-t4");
         assertThat(typed.hardwareType("gpu-t4").pricePerHour()).isZero();
