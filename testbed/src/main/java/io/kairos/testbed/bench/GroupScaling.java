@@ -37,7 +37,7 @@ final class GroupScaling {
     private static final double PRECISION = 0.1;
     private static final int RETRIES = 1;
 
-    /** One count's search: the groups, the scheduler subtasks, what the search found, the records per request at its top. */
+    /** One count's search: the groups, the scheduler subtasks, what the search found, and how long it took, seconds. */
     record Row(int groups, int schedulerSubtasks, RateSearch.Result search, double seconds) {}
 
     private final int devices;
