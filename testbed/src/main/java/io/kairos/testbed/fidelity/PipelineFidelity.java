@@ -223,7 +223,7 @@ final class PipelineFidelity {
                     if (refused != null) throw new IllegalStateException(c.pipeline().id() + " " + c.kind() + ": " + refused.line());
                     long[] warm = replay(producer, results, c, "w" + i + "-", trace(1 + i, warmupMicros));
                     for (long w : warm) if (w >= 0) overheads.add(w);
-                    measured.add(replay(producer, results, c, "m" + i + "-", null));
+                    measured.add(replay(producer, results, c, measuredPrefix(i), null));
                     bar.step();
                     i++;
                 }
@@ -250,12 +250,20 @@ final class PipelineFidelity {
         for (int i = 0; i < cases.size(); i++) {
             Case c = cases.get(i);
             long slo = c.pipeline().sloP99Micros();
-            PipelineEstimate raw = new PipelineEstimator(catalog, c.pipeline(), trace, seed).estimateAll(c.config(), slo);
-            PipelineEstimate with = new PipelineEstimator(catalog, c.pipeline(), trace, seed, calibration).estimateAll(c.config(), slo);
+            // The paths the job's requests took: drawn from the ids they were sent under ("m<case>-<k>"), as the job draws them.
+            String prefix = measuredPrefix(i);
+            java.util.function.IntFunction<String> ids = k -> prefix + k;
+            PipelineEstimate raw = new PipelineEstimator(catalog, c.pipeline(), trace, seed, JobCalibration.NONE, ids).estimateAll(c.config(), slo);
+            PipelineEstimate with = new PipelineEstimator(catalog, c.pipeline(), trace, seed, calibration, ids).estimateAll(c.config(), slo);
             long[] latencies = measured.get(i);
             rows.add(new Row(c, c.config().costPerHour(catalog), latencies.length, p99(latencies), with.p99Micros(), raw.p99Micros(), overhead, with.feasible()));
         }
         return rows;
+    }
+
+    /** The ids of case {@code i}'s measured requests: this prefix and their index in the trace. */
+    private static String measuredPrefix(int i) {
+        return "m" + i + "-";
     }
 
     /**

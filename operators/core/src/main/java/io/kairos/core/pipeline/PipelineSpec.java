@@ -298,7 +298,7 @@ public final class PipelineSpec implements Serializable {
      * A number in [0, 1) that depends only on the request id and the stage name: FNV-1a over both,
      * finished with SplitMix64's mixer, so that neighbouring ids draw far apart.
      */
-    static double draw(String requestId, String stage) {
+    public static double draw(String requestId, String stage) {
         long h = 0xcbf29ce484222325L;
         for (int i = 0; i < requestId.length(); i++) h = (h ^ requestId.charAt(i)) * 0x100000001b3L;
         h = (h ^ 0xffff) * 0x100000001b3L; // a separator no char of a Java string equals alone

@@ -128,6 +128,20 @@ public final class PipelineEstimator {
      * @throws IllegalArgumentException if a stage's model is not in the catalog
      */
     public PipelineEstimator(ModelCatalog catalog, PipelineSpec pipeline, ArrivalTrace trace, long seed, JobCalibration calibration) {
+        this(catalog, pipeline, trace, seed, calibration, null);
+    }
+
+    /**
+     * As {@link #PipelineEstimator(ModelCatalog, PipelineSpec, ArrivalTrace, long, JobCalibration)},
+     * each request's path drawn as the serving job draws it ({@link PipelineSpec#draw}, from the
+     * request's id and the stage) rather than from {@code seed}: where the trace's requests are
+     * the ones a job is sent, under these ids, both send the same requests down the same paths.
+     * A condition is taken by its edge's probability, as the estimator always takes it.
+     *
+     * @param requestIds the id of the trace's {@code i}-th request; null: the paths drawn from {@code seed}
+     */
+    public PipelineEstimator(ModelCatalog catalog, PipelineSpec pipeline, ArrivalTrace trace, long seed, JobCalibration calibration,
+                             java.util.function.IntFunction<String> requestIds) {
         this.calibration = calibration;
         this.catalog = catalog;
         this.pipeline = pipeline;
@@ -185,7 +199,7 @@ public final class PipelineEstimator {
                 prevAt = at;
                 int next = -1;
                 if (targets[s].length > 0) {
-                    double u = random.nextDouble();
+                    double u = requestIds == null ? random.nextDouble() : PipelineSpec.draw(requestIds.apply(r), names.get(s));
                     for (int e = 0; e < targets[s].length; e++) {
                         if (u < cumulative[s][e]) {
                             next = targets[s][e];

@@ -186,6 +186,27 @@ class PipelineEstimatorTest {
     }
 
     @Test
+    void givenTheRequestsIdsEachPathIsTheOneTheJobDraws() {
+        // The same branch; the i-th request sent as "m0-<i>": it visits b exactly when the job's
+        // draw for that id after stage a is below 0.3, whatever the seed.
+        PipelineSpec branch = PipelineSpec.parse("""
+                {"pipeline": "branch", "slo_p99_ms": 50,
+                 "stages": [{"name": "a", "model": "a"}, {"name": "b", "model": "b"}],
+                 "edges": [{"from": "a", "to": "b", "probability": 0.3}]}""", "branch");
+        ArrivalTrace trace = ArrivalTrace.generate(ArrivalProcess.fixedRate(100), 20_000_000, 1);
+        long viaB = java.util.stream.IntStream.range(0, trace.size()).filter(i -> PipelineSpec.draw("m0-" + i, "a") < 0.3).count();
+        for (long seed : new long[] {1, 7}) {
+            PipelineEstimator asTheJob = new PipelineEstimator(CATALOG, branch, trace, seed, JobCalibration.NONE, i -> "m0-" + i);
+            assertThat(asTheJob.visitors("b")).isEqualTo((int) viaB);
+            PipelineEstimate e = asTheJob.estimateAll(config(branch, Map.of("a", new StageConfig("gpu", 1, 1), "b", new StageConfig("gpu", 1, 1))), 50_000);
+            for (int i = 0; i < trace.size(); i++) {
+                long expected = PipelineSpec.draw("m0-" + i, "a") < 0.3 ? 5_000 : 4_000; // through b: 4 + 1 ms; else a's 4 ms alone
+                assertThat(e.latenciesMicros()[i]).as("request %d", i).isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
     void batchOneLatenciesMatchAFirstComeFirstServedQueueOnAnyReplicas() {
         // The property on a larger case: with a max batch of 1, each request starts when it has
         // arrived and a replica is free, in arrival order, so its end is max(arrival, earliest
