@@ -50,6 +50,10 @@ import java.util.concurrent.Future;
  *       CV², bursts a tenth of the time at several times the rate), at 150 and 250 requests/s;
  *       cost, and the P99 miss rate measured by the estimator on a second trace of the same
  *       process (another seed) than the one planned on.</li>
+ *   <li><b>Over time, with the tuner</b> (Fig 13's shape, {@link InferLineSurge}): a load that rises
+ *       to four times its base and falls back over minutes; InferLine planned on the first fifth and
+ *       tuned during the run, against CG-Mean and CG-Peak provisioned for the whole trace, CG-Peak
+ *       on the planned part only, and that unit tuned; cost as the replicas held over time.</li>
  * </ul>
  * Where a point is planned on several seeds, the shapes compare the median cost.
  * Writes {@value #PLANS_CSV}, {@value #BASELINES_CSV}, the figures and {@value #SUMMARY} with the
@@ -58,7 +62,7 @@ import java.util.concurrent.Future;
 public final class InferLineExperiment {
     public static final String NAME = "inferline";
     public static final String DESCRIPTION = "InferLine's planner on its four pipelines (simulated profiles): cost against SLO, CV² and rate (Fig 10), "
-            + "and against coarse-grained provisioning for the mean and the peak rate";
+            + "and against coarse-grained provisioning for the mean and the peak rate, also over time with its tuner (Fig 13)";
     static final List<String> PIPELINES = List.of("image-processing", "video-monitoring", "social-media", "tf-cascade");
     static final double RATE = 150;
     static final double CV2 = 1;
