@@ -214,9 +214,9 @@ public final class InferLineExperiment {
             figures.add(Figures.lines("time_s", "rate").numericX().noMarkers().series(null).panels("pipeline", null)
                     .xAxis("time, s").yAxis("arrivals per second", 0.0, null).size(900, 200)
                     .title("The surge's load").save(timeline.filter("system", InferLineSurge.CG_PEAK), dir.resolve("surge-load.png")));
-            figures.add(Figures.bars("pipeline", "cost_per_hour").series("system").yAxis("cost per hour, time-averaged", 0.0, null)
+            figures.add(Figures.bars("pipeline", "cost_per_hour").series("system").yAxis("cost per hour, time-averaged", 0.0, null).size(800, 400)
                     .title("Cost on the surge: planner + tuner against coarse-grained").save(systems, dir.resolve("surge-cost.png")));
-            figures.add(Figures.bars("pipeline", "miss_rate").series("system").scale(100).yAxis("requests over the P99 SLO, %", 0.0, null)
+            figures.add(Figures.bars("pipeline", "miss_rate").series("system").scale(100).yAxis("requests over the P99 SLO, %", 0.0, null).size(800, 400)
                     .title("SLO misses on the surge").save(systems, dir.resolve("surge-misses.png")));
             StringBuilder more = new StringBuilder(InferLineSurge.summary(systems, traceSeconds));
             more.append("\n## Fig 13's shape and issue 23's target over time\n\n");
