@@ -50,6 +50,10 @@ import java.util.concurrent.Future;
  *       CV², bursts a tenth of the time at several times the rate), at 150 and 250 requests/s;
  *       cost, and the P99 miss rate measured by the estimator on a second trace of the same
  *       process (another seed) than the one planned on.</li>
+ *   <li><b>Over time, with the tuner</b> (Fig 13's shape, {@link InferLineSurge}): a load that rises
+ *       to four times its base and falls back over minutes; InferLine planned on the first fifth and
+ *       tuned during the run, against CG-Mean and CG-Peak provisioned for the whole trace, CG-Peak
+ *       on the planned part only, and that unit tuned; cost as the replicas held over time.</li>
  * </ul>
  * Where a point is planned on several seeds, the shapes compare the median cost.
  * Writes {@value #PLANS_CSV}, {@value #BASELINES_CSV}, the figures and {@value #SUMMARY} with the
@@ -58,7 +62,7 @@ import java.util.concurrent.Future;
 public final class InferLineExperiment {
     public static final String NAME = "inferline";
     public static final String DESCRIPTION = "InferLine's planner on its four pipelines (simulated profiles): cost against SLO, CV² and rate (Fig 10), "
-            + "and against coarse-grained provisioning for the mean and the peak rate";
+            + "and against coarse-grained provisioning for the mean and the peak rate, also over time with its tuner (Fig 13)";
     static final List<String> PIPELINES = List.of("image-processing", "video-monitoring", "social-media", "tf-cascade");
     static final double RATE = 150;
     static final double CV2 = 1;
@@ -134,7 +138,9 @@ public final class InferLineExperiment {
                 "planned_p99_ms", "p99_ms", "miss_rate", "estimates", "plan_s", "configuration"));
         ResultTable baselines = new ResultTable(List.of("pipeline", "workload", "system", "seed", "mean_rate", "peak_rate", "cost_per_hour", "replicas", "p99_ms",
                 "miss_rate", "configuration"));
-        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, points.size() + PIPELINES.size() * WORKLOADS.size() * seeds, s -> List.of(ProgressLine.count(s, "plans"))) : null) {
+        InferLineSurge surge = new InferLineSurge(this, catalog, traceSeconds);
+        List<InferLineSurge.Outcome> surged = new ArrayList<>();
+        try (ProgressBar bar = progress ? ProgressLine.bar(NAME, points.size() + PIPELINES.size() * (WORKLOADS.size() + 1) * seeds, s -> List.of(ProgressLine.count(s, "plans"))) : null) {
             Map<Point, Future<Planned>> planned = new LinkedHashMap<>();
             for (Point p : points) {
                 planned.put(p, pool.submit(() -> {
@@ -156,15 +162,29 @@ public final class InferLineExperiment {
                     }
                 }
             }
+            List<Future<List<InferLineSurge.Outcome>>> overTime = new ArrayList<>();
+            for (String name : PIPELINES) {
+                for (long seed = 1; seed <= seeds; seed++) {
+                    long s = seed;
+                    overTime.add(pool.submit(() -> {
+                        List<InferLineSurge.Outcome> outcomes = surge.run(name, s);
+                        if (bar != null) bar.step();
+                        return outcomes;
+                    }));
+                }
+            }
             for (Future<Planned> f : planned.values()) plans.add(row(get(f)));
             for (Future<List<List<String>>> f : compared) get(f).forEach(baselines::add);
+            for (Future<List<InferLineSurge.Outcome>> f : overTime) surged.addAll(get(f));
         } finally {
             pool.shutdownNow();
         }
         plans.write(dir.resolve(PLANS_CSV));
         baselines.write(dir.resolve(BASELINES_CSV));
+        surge.systems(surged).write(dir.resolve(InferLineSurge.SYSTEMS_CSV));
+        surge.timeline(surged).write(dir.resolve(InferLineSurge.TIMELINE_CSV));
         report(dir);
-        out.printf(Locale.ROOT, "%d plans in %.1f s of wall time%n", points.size() + (long) WORKLOADS.size() * PIPELINES.size() * seeds, (System.nanoTime() - started) / 1e9);
+        out.printf(Locale.ROOT, "%d plans in %.1f s of wall time%n", points.size() + (long) (WORKLOADS.size() + 1) * PIPELINES.size() * seeds, (System.nanoTime() - started) / 1e9);
     }
 
     /** Draws the figures and writes the summary from the CSVs in {@code dir}. */
@@ -184,6 +204,25 @@ public final class InferLineExperiment {
         figures.add(Figures.bars("pipeline", "miss_rate").series("system").scale(100).yAxis("requests over the P99 SLO, %", 0.0, null)
                 .title("SLO misses on a held-out trace (" + TARGET_WORKLOAD + ")").save(target, dir.resolve("baselines-misses.png")));
         String summary = summary(plans, baselines);
+        Path surgeSystems = dir.resolve(InferLineSurge.SYSTEMS_CSV);
+        if (Files.isRegularFile(surgeSystems)) {
+            ResultTable systems = ResultTable.read(surgeSystems);
+            ResultTable timeline = ResultTable.read(dir.resolve(InferLineSurge.TIMELINE_CSV));
+            figures.add(Figures.lines("time_s", "cost_per_hour").numericX().noMarkers().series("system").panels("pipeline", null)
+                    .xAxis("time, s (bins of " + InferLineSurge.BIN_S + " s)").yAxis("cost per hour", 0.0, null).size(900, 260)
+                    .title("Cost over time on the surge (Fig 13)").save(timeline, dir.resolve("surge-cost-over-time.png")));
+            figures.add(Figures.lines("time_s", "rate").numericX().noMarkers().series(null).panels("pipeline", null)
+                    .xAxis("time, s").yAxis("arrivals per second", 0.0, null).size(900, 200)
+                    .title("The surge's load").save(timeline.filter("system", InferLineSurge.CG_PEAK), dir.resolve("surge-load.png")));
+            figures.add(Figures.bars("pipeline", "cost_per_hour").series("system").yAxis("cost per hour, time-averaged", 0.0, null).size(800, 400)
+                    .title("Cost on the surge: planner + tuner against coarse-grained").save(systems, dir.resolve("surge-cost.png")));
+            figures.add(Figures.bars("pipeline", "miss_rate").series("system").scale(100).yAxis("requests over the P99 SLO, %", 0.0, null).size(800, 400)
+                    .title("SLO misses on the surge").save(systems, dir.resolve("surge-misses.png")));
+            StringBuilder more = new StringBuilder(InferLineSurge.summary(systems, traceSeconds));
+            more.append("\n## Fig 13's shape and issue 23's target over time\n\n");
+            for (Experiment.Claim c : InferLineSurge.claims(systems, timeline, traceSeconds)) more.append("- ").append(c).append('\n');
+            summary += more;
+        }
         Files.writeString(dir.resolve(SUMMARY), summary);
         out.print(summary);
         for (Path f : figures) out.println(f);

@@ -1,16 +1,12 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.control.DecisionPublisher;
 import io.kairos.control.inferline.InferLinePlanner;
 import io.kairos.control.inferline.PipelineDecisions;
 import io.kairos.control.tuner.ReplicaPlacement;
-import io.kairos.control.tuner.Tuner;
-import io.kairos.control.tuner.TunerPlan;
 import io.kairos.control.tuner.TunerSettings;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
-import io.kairos.schema.SetPlacement;
 import io.kairos.sim.Controller;
 import io.kairos.sim.TimedDecision;
 import io.kairos.sim.pipeline.PipelineConfig;
@@ -53,7 +49,7 @@ import java.util.function.Supplier;
  * <ul>
  *   <li><b>Planner-Base</b>: InferLine's planner on the first {@value #START_S} s, no tuner;</li>
  *   <li><b>Planner-Oracle</b>: the planner on the whole trace, no tuner;</li>
- *   <li><b>Planner+Tuner</b>: Planner-Base's configuration with the tuner ({@link Tuner}) fed the
+ *   <li><b>Planner+Tuner</b>: Planner-Base's configuration with the tuner ({@link io.kairos.control.tuner.Tuner}) fed the
  *       trace's arrivals, its placements replayed in the simulation at the ticks that made them;
  *       and the same with windows of 1 and 5 minutes besides ({@link TunerSettings#LONG_WINDOWS});</li>
  *   <li><b>Static-Peak</b>: Planner-Base's configuration with, all the time, the most replicas
@@ -86,7 +82,6 @@ public final class TunerExperiment {
     static final String TUNER = "Planner+Tuner";
     static final String TUNER_LONG = "Planner+Tuner (windows to 5 min)";
     static final List<String> SYSTEMS = List.of("Planner-Oracle", "Planner-Base", TUNER, TUNER_LONG, "Static-Peak", "Ray Serve", "Knative KPA");
-    static final String WRITER = "tuner";
 
     private final double traceSeconds;
     private final int seeds;
@@ -95,6 +90,7 @@ public final class TunerExperiment {
     private final PrintWriter out;
     private final ModelCatalog catalog = ModelCatalog.parse(InferLineExperiment.resource("models.json"), "inferline/models.json");
     private final PipelineSpec pipeline = InferLineExperiment.pipeline(PIPELINE);
+    private final TunerReplay replay = new TunerReplay(catalog, pipeline);
 
     public TunerExperiment(double traceSeconds, int seeds, int threads, boolean progress, PrintWriter out) {
         this.traceSeconds = traceSeconds;
@@ -140,14 +136,23 @@ public final class TunerExperiment {
 
     /** Poisson arrivals at the scenario's rate over time, drawn by thinning a process at {@link #HIGH}. */
     static ArrivalTrace trace(Scenario scenario, double seconds, long seed) {
+        return thinned(scenario::rate, HIGH, seconds, seed);
+    }
+
+    /**
+     * Poisson arrivals at {@code rate(t)} requests/s ({@code t} in seconds), drawn by thinning a
+     * process at {@code most}, which no {@code rate(t)} may exceed; an arrival at time 0 keeps the
+     * trace's clock at 0.
+     */
+    static ArrivalTrace thinned(java.util.function.DoubleUnaryOperator rate, double most, double seconds, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
-        long[] times = new long[(int) (HIGH * seconds * 1.2) + 16];
+        long[] times = new long[(int) (most * seconds * 1.2) + 16];
         int n = 0;
         double t = 0;
         while (true) {
-            t += -Math.log(1 - random.nextDouble()) / HIGH;
+            t += -Math.log(1 - random.nextDouble()) / most;
             if (t >= seconds) break;
-            if (random.nextDouble() * HIGH < scenario.rate(t)) {
+            if (random.nextDouble() * most < rate.applyAsDouble(t)) {
                 if (n == times.length) times = Arrays.copyOf(times, n * 2);
                 times[n++] = Math.round(t * 1e6);
             }
@@ -236,36 +241,12 @@ public final class TunerExperiment {
         return outcomes;
     }
 
-    /**
-     * The tuner on {@code settings}, fed the trace's arrivals and ticking as the job's timers
-     * would; its placements are replayed at the ticks that made them. Returns the most replicas it
-     * held per stage.
-     */
+    /** The tuner on {@code settings} ({@link TunerReplay#tune}); returns the most replicas it held per stage. */
     private int[] tune(String system, TunerSettings settings, Scenario scenario, long seed, PipelineConfig base, ArrivalTrace planning, ArrivalTrace trace,
                        PipelineEstimator estimator, DeviceSlots devices, List<Outcome> outcomes) {
-        long[] times = trace.times();
-        Tuner tuner = new Tuner(TunerPlan.of(pipeline, base, catalog, planning, settings), placement(base, devices), 0);
-        Map<String, List<TimedDecision>> decisions = new LinkedHashMap<>();
-        for (String s : pipeline.topologicalOrder()) decisions.put(PipelineDecisions.group(pipeline, s), new ArrayList<>());
-        long tick = settings.tickMicros();
-        long end = Math.round(traceSeconds * 1e6);
-        int next = 0;
-        long version = 0;
-        int[] most = tuner.replicas();
-        for (long now = tick; now <= end; now += tick) {
-            while (next < times.length && times[next] < now) tuner.arrive(times[next++]);
-            var change = tuner.tick(now);
-            if (change.isEmpty()) continue;
-            for (Object action : change.get().actions()) {
-                SetPlacement p = (SetPlacement) action;
-                decisions.get(p.getGroup()).add(new TimedDecision(now, DecisionPublisher.decision(WRITER, ++version, now, action)));
-            }
-            int[] k = change.get().replicas();
-            for (int i = 0; i < k.length; i++) most[i] = Math.max(most[i], k[i]);
-        }
-        Map<String, PipelineEstimator.StageScaling> tuned = scalings(base, devices, s -> decisions.get(PipelineDecisions.group(pipeline, s)), s -> null);
-        outcomes.add(outcome(scenario, seed, system, base, trace, estimator.estimateScaled(base, slo(), devices, tuned)));
-        return most;
+        TunerReplay.Tuned t = replay.tune(settings, base, planning, trace, Math.round(traceSeconds * 1e6), estimator, devices, slo());
+        outcomes.add(outcome(scenario, seed, system, base, trace, t.estimate()));
+        return t.most();
     }
 
     private long slo() {
@@ -282,66 +263,24 @@ public final class TunerExperiment {
         return p.config();
     }
 
-    /** The planned placement of {@code config} on the pool, as the tuner and the autoscalers start from. */
     private ReplicaPlacement placement(PipelineConfig config, DeviceSlots devices) {
-        List<String> types = new ArrayList<>();
-        List<List<Integer>> slots = new ArrayList<>();
-        for (PipelineDecisions.StageDevices d : PipelineDecisions.devices(pipeline, config, devices)) {
-            types.add(config.stage(d.stage()).hardwareType());
-            slots.add(d.slots());
-        }
-        return new ReplicaPlacement(devices, types, slots);
+        return replay.placement(config, devices);
     }
 
     private Map<String, PipelineEstimator.StageScaling> scalings(PipelineConfig config, DeviceSlots devices, Function<String, List<TimedDecision>> decisions,
                                                                  Function<String, Supplier<Controller>> controllers) {
-        Map<String, PipelineEstimator.StageScaling> m = new LinkedHashMap<>();
-        for (PipelineDecisions.StageDevices d : PipelineDecisions.devices(pipeline, config, devices)) {
-            m.put(d.stage(), new PipelineEstimator.StageScaling(d.group(), d.slots(), decisions.apply(d.stage()), controllers.apply(d.stage())));
-        }
-        return m;
+        return replay.scalings(config, devices, decisions, controllers);
     }
 
     private Outcome fixed(Scenario scenario, long seed, String system, PipelineConfig config, PipelineEstimator estimator, DeviceSlots devices, long slo,
                           ArrivalTrace trace) {
-        return outcome(scenario, seed, system, config, trace, estimator.estimateScaled(config, slo, devices, scalings(config, devices, s -> List.of(), s -> null)));
+        return outcome(scenario, seed, system, config, trace, replay.fixed(config, estimator, devices, slo));
     }
 
-    /** The replicas of each stage in every second of the trace (the most it held in that second), from the decisions its run applied. */
+    /** The replicas of each stage in every second of the trace ({@link TunerReplay#held}). */
     private Outcome outcome(Scenario scenario, long seed, String system, PipelineConfig config, ArrivalTrace trace, PipelineEstimator.ScaledEstimate e) {
-        int seconds = (int) Math.ceil(traceSeconds);
-        Map<String, int[]> perSecond = new LinkedHashMap<>();
-        int changes = 0;
-        int reversals = 0;
-        for (String stage : pipeline.topologicalOrder()) {
-            int[] k = new int[seconds];
-            int current = config.stage(stage).replicas();
-            List<TimedDecision> applied = e.applied().get(stage);
-            int d = 0;
-            int lastDirection = 0;
-            long lastAt = Long.MIN_VALUE;
-            for (int s = 0; s < seconds; s++) {
-                // Device-seconds: each second is charged the replicas held at its end and any more
-                // held during it (a device is paid for from when it is placed).
-                int held = current;
-                while (d < applied.size() && applied.get(d).atMicros() < (s + 1) * 1_000_000L) {
-                    TimedDecision t = applied.get(d++);
-                    int next = ((SetPlacement) t.decision().getAction()).getDevices().size();
-                    int direction = Integer.signum(next - current);
-                    if (direction != 0 && lastDirection != 0 && direction != lastDirection && t.atMicros() - lastAt < TunerSettings.DEFAULT.scaleDownQuietMicros()) reversals++;
-                    if (direction != 0) {
-                        lastDirection = direction;
-                        lastAt = t.atMicros();
-                        changes++;
-                    }
-                    current = next;
-                    held = Math.max(held, current);
-                }
-                k[s] = held;
-            }
-            perSecond.put(stage, k);
-        }
-        return new Outcome(scenario, seed, system, config, trace, e.estimate().latenciesMicros(), perSecond, changes, reversals);
+        TunerReplay.Held h = replay.held(config, e, (int) Math.ceil(traceSeconds));
+        return new Outcome(scenario, seed, system, config, trace, e.estimate().latenciesMicros(), h.replicasPerSecond(), h.changes(), h.reversals());
     }
 
     /** Per scenario, system, seed and bin: arrivals, misses, devices and cost. */

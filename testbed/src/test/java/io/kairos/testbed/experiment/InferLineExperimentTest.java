@@ -52,13 +52,20 @@ class InferLineExperimentTest {
         // 4 pipelines x (5 SLOs + 4 CV²s + 5 rates), and 3 systems per pipeline and workload (3).
         assertThat(Files.readAllLines(dir.resolve(InferLineExperiment.PLANS_CSV))).hasSize(1 + 4 * 14);
         assertThat(Files.readAllLines(dir.resolve(InferLineExperiment.BASELINES_CSV))).hasSize(1 + 3 * 4 * 3);
-        for (String png : new String[]{"fig10-slo.png", "fig10-cv2.png", "fig10-rate.png", "baselines-cost.png", "baselines-misses.png"}) {
+        ResultTable surge = ResultTable.read(dir.resolve(InferLineSurge.SYSTEMS_CSV));
+        // The surge: CG-Mean, CG-Peak and CG-Peak (sample) per pipeline, and InferLine and its planner alone where the plan is feasible.
+        assertThat(surge.filter("system", InferLineSurge.CG_TUNED).rows()).hasSize(4);
+        assertThat(surge.rows().stream().filter(r -> r.get(surge.index("system")).startsWith("CG-"))).hasSize(3 * 4);
+        assertThat(surge.filter("system", InferLineSurge.INFERLINE).rows()).hasSameSizeAs(surge.filter("system", InferLineSurge.PLANNER_ONLY).rows());
+        for (String png : new String[]{"fig10-slo.png", "fig10-cv2.png", "fig10-rate.png", "baselines-cost.png", "baselines-misses.png",
+                "surge-cost-over-time.png", "surge-load.png", "surge-cost.png", "surge-misses.png"}) {
             assertThat(Files.size(dir.resolve(png))).isGreaterThan(1000);
         }
         String summary = Files.readString(dir.resolve(InferLineExperiment.SUMMARY));
         assertThat(summary).contains("| video-monitoring | 300 |").contains("## The paper's shapes");
-        // Fig 10's three trends, and four against the baselines.
-        assertThat(summary.lines().filter(l -> l.matches("- (PASS|FAIL)  .*"))).hasSize(7);
+        // Fig 10's three trends, four against the baselines, and two on the surge.
+        assertThat(summary.lines().filter(l -> l.matches("- (PASS|FAIL)  .*"))).hasSize(9);
+        assertThat(summary).contains("## Over time, planner and tuner against coarse-grained provisioning");
     }
 
     @Test
