@@ -68,8 +68,8 @@ class ControlActionsTest(unittest.TestCase):
         self.assertEqual(self.branch({"group": "g", "devices": [{"device": 0, "models": ["mlp"]}]}), 1)
         self.assertEqual(self.branch({"model": "mlp", "group": "g", "assign_group": None}), 2)
         pipeline = {"pipeline": "cascade", "slo_p99_ms": 80.0,
-                    "stages": [{"name": "fast", "model": "classifier", "budget_ms": None},
-                               {"name": "slow", "model": "rerank", "budget_ms": 40.0}],
+                    "stages": [{"name": "fast", "model": "classifier", "budget_ms": None, "input": None},
+                               {"name": "slow", "model": "cnn", "budget_ms": 40.0, "input": "request"}],
                     "edges": [{"from": "fast", "to": "slow", "probability": 0.3,
                                "when": {"output_max_below": 0.8, "output_argmax_in": None}}]}
         self.assertEqual(self.branch(pipeline), 4)
