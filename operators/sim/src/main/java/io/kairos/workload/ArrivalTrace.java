@@ -117,6 +117,18 @@ public final class ArrivalTrace {
         return micros.clone();
     }
 
+    /**
+     * The arrivals before {@code micros}, as a trace of their own ({@link #of}: from its first):
+     * the sample a planner plans on, the start of a longer trace.
+     *
+     * @throws IllegalArgumentException when none is before it
+     */
+    public ArrivalTrace before(long micros) {
+        int n = 0;
+        while (n < this.micros.length && this.micros[n] < micros) n++;
+        return of(Arrays.copyOf(this.micros, n));
+    }
+
     /** From time 0 to the last arrival, at least 1 us. */
     public long spanMicros() {
         return Math.max(1, micros[micros.length - 1]);

@@ -104,10 +104,7 @@ final class InferLineSurge {
         PipelineSpec pipeline = InferLineExperiment.pipeline(name);
         long slo = pipeline.sloP99Micros();
         ArrivalTrace trace = trace(seed);
-        long[] times = trace.times();
-        int planned = 0;
-        while (planned < times.length && times[planned] < Math.round(surge().plannedSeconds() * 1e6)) planned++;
-        ArrivalTrace sample = ArrivalTrace.of(Arrays.copyOf(times, planned));
+        ArrivalTrace sample = trace.before(Math.round(surge().plannedSeconds() * 1e6));
         double peak = InferLineExperiment.peakRate(trace, InferLineExperiment.PEAK_WINDOW_MICROS);
         double samplePeak = InferLineExperiment.peakRate(sample, InferLineExperiment.PEAK_WINDOW_MICROS);
         PipelineEstimator estimator = new PipelineEstimator(catalog, pipeline, trace, seed);
@@ -156,9 +153,7 @@ final class InferLineSurge {
             int n = o.latencies().length;
             int misses = 0;
             for (int l : o.latencies()) if (l > slo) misses++;
-            int[] sorted = o.latencies().clone();
-            Arrays.sort(sorted);
-            long p99 = sorted[(int) ((99L * n + 99) / 100) - 1];
+            long p99 = PipelineEstimate.p99Micros(o.latencies());
             int secs = o.replicasPerSecond().values().iterator().next().length;
             int most = 0;
             for (int s = 0; s < secs; s++) {

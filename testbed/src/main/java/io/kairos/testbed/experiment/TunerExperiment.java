@@ -10,6 +10,7 @@ import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.sim.Controller;
 import io.kairos.sim.TimedDecision;
 import io.kairos.sim.pipeline.PipelineConfig;
+import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
 import io.kairos.testbed.progress.ProgressLine;
@@ -200,10 +201,7 @@ public final class TunerExperiment {
     List<Outcome> runScenario(Scenario scenario, long seed, ProgressBar bar) {
         long slo = pipeline.sloP99Micros();
         ArrivalTrace trace = trace(scenario, traceSeconds, seed);
-        long[] times = trace.times();
-        int start = 0;
-        while (start < times.length && times[start] < START_S * 1_000_000L) start++;
-        ArrivalTrace planning = ArrivalTrace.of(Arrays.copyOf(times, start));
+        ArrivalTrace planning = trace.before(START_S * 1_000_000L);
         PipelineConfig base = plan(planning, seed, slo, "Planner-Base");
         PipelineConfig oracle = plan(trace, seed, slo, "Planner-Oracle");
         DeviceSlots devices = DeviceSlots.parse(POOL, catalog);
@@ -298,20 +296,13 @@ public final class TunerExperiment {
             }
             for (int b = 0; b < bins; b++) {
                 double devices = 0;
-                double dollars = 0;
                 int from = b * BIN_S;
                 int to = Math.min((b + 1) * BIN_S, o.replicasPerSecond().values().iterator().next().length);
-                for (Map.Entry<String, int[]> e : o.replicasPerSecond().entrySet()) {
-                    double price = catalog.hardwareType(o.config().stage(e.getKey()).hardwareType()).pricePerHour();
-                    for (int s = from; s < to; s++) {
-                        devices += e.getValue()[s];
-                        dollars += e.getValue()[s] * price;
-                    }
-                }
+                for (int[] k : o.replicasPerSecond().values()) for (int s = from; s < to; s++) devices += k[s];
                 int span = Math.max(1, to - from);
                 t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2),
                         num(requests[b] / (double) span), Integer.toString(requests[b]), Integer.toString(misses[b]),
-                        num(requests[b] == 0 ? 0 : misses[b] / (double) requests[b]), num(devices / span), num(dollars / span)));
+                        num(requests[b] == 0 ? 0 : misses[b] / (double) requests[b]), num(devices / span), num(replay.costPerHour(o.config(), o.replicasPerSecond(), from, to))));
             }
         }
         return t;
@@ -341,9 +332,7 @@ public final class TunerExperiment {
                     if (miss) tailMisses++;
                 }
             }
-            int[] sorted = o.latencies().clone();
-            Arrays.sort(sorted);
-            long p99 = sorted[(int) ((99L * n + 99) / 100) - 1];
+            long p99 = PipelineEstimate.p99Micros(o.latencies());
             double deviceSeconds = 0;
             double dollars = 0;
             int seconds = o.replicasPerSecond().values().iterator().next().length;

@@ -38,6 +38,14 @@ public record PipelineEstimate(int requests, long sloMicros, int misses, int all
         return requests - (int) ((99L * requests + 99) / 100);
     }
 
+    /** The P99 of {@code latenciesMicros} by the same nearest rank, the {@code ⌈0.99·N⌉}-th smallest: of latencies measured or simulated elsewhere. */
+    public static long p99Micros(int[] latenciesMicros) {
+        int n = latenciesMicros.length;
+        int[] sorted = latenciesMicros.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[(int) ((99L * n + 99) / 100) - 1];
+    }
+
     /** One line: the P99 against the SLO and the misses. */
     public String describe() {
         String p99 = complete ? String.format(Locale.ROOT, "P99 %.3f ms", p99Micros / 1000.0) : "P99 above the SLO";
