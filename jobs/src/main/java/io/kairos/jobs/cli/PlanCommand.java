@@ -25,7 +25,6 @@ import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
-import io.kairos.schema.ControlDecision;
 import io.kairos.sim.SimulationReport;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.config.ServingConfig;

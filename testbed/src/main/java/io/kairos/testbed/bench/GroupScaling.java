@@ -79,7 +79,7 @@ final class GroupScaling {
             // First a job that is not measured, at rising rates: the JIT compiles the job's path for
             // tens of seconds, and whichever count ran first would pay for it.
             int most = counts.stream().mapToInt(Integer::intValue).max().orElse(1);
-            try (PipelineRig rig = rig(broker, "groups-warm", most, schedulerSubtasks)) {
+            try (PipelineRig rig = rig(broker, "groups-warm", most, schedulerSubtasks > 0 ? schedulerSubtasks : most)) {
                 for (double rate : new double[] {2_000, 5_000, 10_000, 20_000}) {
                     bar.setExtraMessage(String.format(Locale.ROOT, "warming up at %.0f/s", rate));
                     rig.run(load(most, rate), trial, warmup, drain, false);
@@ -92,7 +92,7 @@ final class GroupScaling {
                 long t0 = System.nanoTime();
                 int subtasks = schedulerSubtasks > 0 ? schedulerSubtasks : n;
                 // Topics and a consumer group of its own: a count asked twice starts afresh.
-                try (PipelineRig rig = rig(broker, "groups-" + (++run) + "-" + n, n, schedulerSubtasks)) {
+                try (PipelineRig rig = rig(broker, "groups-" + (++run) + "-" + n, n, subtasks)) {
                     bar.setExtraMessage(n + " group(s): warming up");
                     rig.run(load(n, 2_000), trial, warmup, drain, false);
                     bar.step();
@@ -114,9 +114,8 @@ final class GroupScaling {
         return rows;
     }
 
-    /** A job of {@code n} groups on the broker, its scheduler on {@code schedulerSubtasks} subtasks (0: {@code n}), serving each group's instance. */
-    private PipelineRig rig(EmbeddedKafkaBroker broker, String name, int n, int schedulerSubtasks) throws Exception {
-        int subtasks = schedulerSubtasks > 0 ? schedulerSubtasks : n;
+    /** A job of {@code n} groups on the broker, its scheduler on {@code subtasks} subtasks, serving each group's instance. */
+    private PipelineRig rig(EmbeddedKafkaBroker broker, String name, int n, int subtasks) throws Exception {
         PipelineRig rig = new PipelineRig(broker, name, devices, ModelCatalog.builtIn(), MODEL, bufferTimeoutMs,
                 io.kairos.jobs.config.ServingConfig.DEFAULTS.delivery, io.kairos.jobs.config.ServingConfig.DEFAULTS.checkpointIntervalMs,
                 java.util.Map.of(), c -> c.schedulerParallelism = subtasks);

@@ -4,7 +4,6 @@ import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.schema.AssignGroup;
-import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;

@@ -163,13 +163,16 @@ class PipelineEstimatorTest {
         assertThat(estimator.estimate(good, 10_000).simulatedRequests()).isZero();
     }
 
+    /** a -> b with probability 0.3; the rest of the requests end at a. */
+    private static final PipelineSpec BRANCH = PipelineSpec.parse("""
+            {"pipeline": "branch", "slo_p99_ms": 50,
+             "stages": [{"name": "a", "model": "a"}, {"name": "b", "model": "b"}],
+             "edges": [{"from": "a", "to": "b", "probability": 0.3}]}""", "branch");
+
     @Test
     void eachRequestTakesOnePathByTheEdgesProbabilities() {
         // a -> b with 0.3, the rest ends at a: about 30 % of the requests visit b.
-        PipelineSpec branch = PipelineSpec.parse("""
-                {"pipeline": "branch", "slo_p99_ms": 50,
-                 "stages": [{"name": "a", "model": "a"}, {"name": "b", "model": "b"}],
-                 "edges": [{"from": "a", "to": "b", "probability": 0.3}]}""", "branch");
+        PipelineSpec branch = BRANCH;
         ArrivalTrace trace = ArrivalTrace.generate(ArrivalProcess.fixedRate(100), 200_000_000, 1);
         PipelineEstimator estimator = new PipelineEstimator(CATALOG, branch, trace, 7);
         // Fixed gaps of 10 ms from time 0: arrivals at 10, 20, ... 199,990 ms.
@@ -189,10 +192,7 @@ class PipelineEstimatorTest {
     void givenTheRequestsIdsEachPathIsTheOneTheJobDraws() {
         // The same branch; the i-th request sent as "m0-<i>": it visits b exactly when the job's
         // draw for that id after stage a is below 0.3, whatever the seed.
-        PipelineSpec branch = PipelineSpec.parse("""
-                {"pipeline": "branch", "slo_p99_ms": 50,
-                 "stages": [{"name": "a", "model": "a"}, {"name": "b", "model": "b"}],
-                 "edges": [{"from": "a", "to": "b", "probability": 0.3}]}""", "branch");
+        PipelineSpec branch = BRANCH;
         ArrivalTrace trace = ArrivalTrace.generate(ArrivalProcess.fixedRate(100), 20_000_000, 1);
         long viaB = java.util.stream.IntStream.range(0, trace.size()).filter(i -> PipelineSpec.draw("m0-" + i, "a") < 0.3).count();
         for (long seed : new long[] {1, 7}) {
