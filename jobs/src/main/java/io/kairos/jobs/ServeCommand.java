@@ -204,7 +204,7 @@ public class ServeCommand implements Callable<Integer> {
         c.eviction = evictionRule;
         c.intraOpThreads = intraOpThreads;
         c.warmUp = warmUp;
-        c.bufferTimeoutMs = bufferTimeout.bufferTimeoutMs;
+        bufferTimeout.applyTo(c);
         coalescing.applyTo(c, spec.commandLine());
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;

@@ -472,6 +472,8 @@ A broker that does not answer within
 
         SingleOutputStreamOperator<AdmittedRequest> admitted = env
                 .fromSource(endpoints.requests(), WatermarkStrategy.noWatermarks(), "requests").uid("requests-source").setParallelism(config.sourceParallelism)
+                // A poll's records in a few buffers, not one each: the backlog after a restart (ServingConfig).
+                .setBufferTimeout(config.sourceBufferTimeoutMs)
                 .connect(decisions)
                 .process(new AdmitRequests(catalog, plan, config.admissionLimits(), config.registryFraming(), Clock.wall())).name("decode + validate + route").uid("decode-validate-route").setParallelism(config.sourceParallelism);
 

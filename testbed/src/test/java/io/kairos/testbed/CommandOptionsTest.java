@@ -148,6 +148,8 @@ class CommandOptionsTest {
                 "fidelity --policy=" + defaults.policy,
                 "serve --buffer-timeout-ms=" + defaults.bufferTimeoutMs,
                 "bench --buffer-timeout-ms=" + defaults.bufferTimeoutMs,
+                "serve --source-buffer-timeout-ms=" + defaults.sourceBufferTimeoutMs,
+                "bench --source-buffer-timeout-ms=" + defaults.sourceBufferTimeoutMs,
                 "serve --simulated-speed=" + defaults.simulatedSpeed,
                 "demo --simulated-speed=" + defaults.simulatedSpeed,
                 "serve --devices=" + defaults.devices);

@@ -101,6 +101,16 @@ public final class ServingConfig implements Serializable {
      * millisecond: an idle job took about a third of a core for nothing (BENCHMARKS.md, "The demo").
      */
     public long bufferTimeoutMs = 0;
+    /**
+     * The buffer timeout of the exchange right after the requests' Kafka source. A source hands on
+     * a whole poll (up to hundreds of records) at once; at 0 each of them
+     * left in a buffer of its own and woke the next task, and a job restarted at 5,000 requests/s
+     * worked off its backlog so slowly that it served again 23–35 s after a TaskManager's death
+     * instead of 12–14 s. 1 ms gathers a poll into a few buffers and cost the demo nothing
+     * measurable (BENCHMARKS.md, "Faults"). The pipeline hops' source keeps {@link #bufferTimeoutMs}:
+     * a hop's latency is a stage's, and its rate at most the stages' results.
+     */
+    public long sourceBufferTimeoutMs = 1;
     public long asyncTimeoutMs = 30_000;
     public int asyncCapacity = 1_000;
     public long checkpointIntervalMs = 10_000;

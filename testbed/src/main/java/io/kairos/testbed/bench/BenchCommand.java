@@ -147,11 +147,11 @@ public class BenchCommand implements Callable<Integer> {
         if (groups != null) return groupScaling(out);
         if (sweepKilobytes != null) return sweep(out, checkSweep());
         if (compareDelivery) return compareDelivery(out, catalog, duration, warmup);
-        out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms, %d cores%n",
-                model, catalog.get(model).input().byteSize(), devices.count(), bufferTimeout.bufferTimeoutMs, Runtime.getRuntime().availableProcessors());
+        out.printf("pipeline benchmark: %s requests (%d B input), %d zero-latency devices, buffer timeout %d ms (after the source %d ms), %d cores%n",
+                model, catalog.get(model).input().byteSize(), devices.count(), bufferTimeout.bufferTimeoutMs, bufferTimeout.sourceBufferTimeoutMs, Runtime.getRuntime().availableProcessors());
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
              PipelineRig pipeline = new PipelineRig(broker, "bench", devices.count(), ModelCatalog.builtIn(), model, bufferTimeout.bufferTimeoutMs, delivery,
-                     checkpointIntervalMs, Map.of(), c -> coalescing.applyTo(c, spec.commandLine()))) {
+                     checkpointIntervalMs, Map.of(), this::configure)) {
             // One unmeasured phase of each first: the JIT, the broker's first segments and the job's
             // first checkpoints are not what is being compared.
             out.println("warming up (" + 2 * durationSeconds + " s, not measured) ...");
@@ -315,7 +315,7 @@ public class BenchCommand implements Callable<Integer> {
         List<PayloadSweep.Row> rows;
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start(SWEEP_BROKER);
              PipelineRig pipeline = new PipelineRig(broker, "sweep", devices.count(), payloads.catalog(), models.get(0).name(),
-                     bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties, c -> coalescing.applyTo(c, spec.commandLine()))) {
+                     bufferTimeout.bufferTimeoutMs, delivery, checkpointIntervalMs, consumerProperties, this::configure)) {
             w.println("done");
             w.flush();
             PayloadSweep sweep = new PayloadSweep(broker, pipeline, Duration.ofSeconds(trialSeconds), Duration.ofSeconds(durationSeconds), runs, searchTrials, consumerProperties)
@@ -399,6 +399,12 @@ public class BenchCommand implements Callable<Integer> {
         Arrays.sort(sorted);
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    /** The job's settings from this command's options over the rig's. */
+    private void configure(ServingConfig config) {
+        bufferTimeout.applyTo(config);
+        coalescing.applyTo(config, spec.commandLine());
     }
 
     private static String records3(double[] values) {
