@@ -46,6 +46,14 @@ public class ProbeCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "MODEL", description = "Ask only this model (default: one request of each model of the job's catalog).")
     String model;
 
+    @Option(names = "--warm-up", paramLabel = "SECONDS", description = "Then warm the job's path for this long: requests of the asked models, "
+            + "--warm-up-in-flight of them at a time, each sent as one comes back, and every one answered before the command returns (default: ${DEFAULT-VALUE}).")
+    double warmUpSeconds = 0;
+
+    @Option(names = "--warm-up-in-flight", paramLabel = "N", description = "Warm-up requests in flight at once: the job never holds a queue "
+            + "of them, whatever its devices' speed (default: ${DEFAULT-VALUE}).")
+    int warmUpInFlight = 16;
+
     @Parameters(paramLabel = "SERVE_OPTION", description = "The job's own options (serve's, after --): its broker, topics, catalog and Kafka properties.")
     List<String> serveOptions = new ArrayList<>();
 
@@ -56,6 +64,8 @@ public class ProbeCommand implements Callable<Integer> {
     public Integer call() {
         CommandLine cl = spec.commandLine();
         if (!(timeoutSeconds > 0)) throw new CommandLine.ParameterException(cl, "--timeout must be above 0 s, got " + timeoutSeconds);
+        if (!(warmUpSeconds >= 0)) throw new CommandLine.ParameterException(cl, "--warm-up must be 0 s or more, got " + warmUpSeconds);
+        if (warmUpInFlight < 1) throw new CommandLine.ParameterException(cl, "--warm-up-in-flight must be at least 1, got " + warmUpInFlight);
         ServingConfig config;
         try {
             config = ServeCommand.configOf(serveOptions);
@@ -94,10 +104,96 @@ public class ProbeCommand implements Callable<Integer> {
                 }
                 results.poll(Duration.ofNanos(Math.min(left, POLL_SLICE.toNanos())));
             }
+            String answered = String.format(Locale.ROOT, "the job answered a request of %s in %.2f s",
+                    asked.size() == 1 ? asked.get(0) : "each of its " + asked.size() + " models", (System.nanoTime() - start) / 1e9);
+            if (warmUpSeconds == 0) {
+                out.println("probe: " + answered);
+            } else {
+                WarmUp warmUp = new WarmUp(producer, results, asked, timeout.toMillis() * 2.0);
+                if (!warmUp.run(Duration.ofMillis(Math.round(warmUpSeconds * 1000)), warmUpInFlight, start, timeout)) {
+                    cl.getErr().printf(Locale.ROOT, "kairos probe: %s, but %d of its %d warm-up requests had no result within %d ms of the start%n",
+                            answered, warmUp.unanswered(), warmUp.sent(), timeout.toMillis());
+                    return 1;
+                }
+                out.printf(Locale.ROOT, "probe: %s; warmed up with %d requests in %.2f s (%s)%n", answered, warmUp.sent(), warmUp.seconds(), warmUp.latencies());
+            }
         }
-        out.printf(Locale.ROOT, "probe: the job answered a request of %s in %.2f s%n",
-                asked.size() == 1 ? asked.get(0) : "each of its " + asked.size() + " models", (System.nanoTime() - start) / 1e9);
         out.flush();
         return 0;
+    }
+
+    /**
+     * Requests of the asked models through the whole path, a fixed number in flight, each sent as
+     * one comes back: the JIT compiles the job's code, its Kafka clients and its devices run hot,
+     * before a client's first request. Closed loop, so that slow devices never leave a queue of
+     * warm-up requests behind for the clients' requests to wait behind.
+     */
+    private static final class WarmUp {
+        private final RequestProducer producer;
+        private final ResultConsumer results;
+        private final List<String> models;
+        private final double sloMs;
+        private final java.util.Set<String> waiting = new java.util.HashSet<>();
+        /** Each result's latency from its send, ms, with the second of the warm-up it came in. */
+        private final List<double[]> latencies = new ArrayList<>();
+        private int sent;
+        private long begin;
+        private long end;
+
+        WarmUp(RequestProducer producer, ResultConsumer results, List<String> models, double sloMs) {
+            this.producer = producer;
+            this.results = results;
+            this.models = models;
+            this.sloMs = sloMs;
+        }
+
+        /** False when some warm-up request had no result by {@code start + timeout}. */
+        boolean run(Duration length, int inFlight, long start, Duration timeout) {
+            begin = System.nanoTime();
+            long until = begin + length.toNanos();
+            results.onResult((r, receivedAtMicros) -> {
+                if (!waiting.remove(r.getRequestId())) return;
+                latencies.add(new double[] {(System.nanoTime() - begin) / 1e9, (receivedAtMicros - r.getTimings().getSent()) / 1e3});
+                if (System.nanoTime() < until) send();
+            });
+            for (int i = 0; i < inFlight; i++) send();
+            producer.flush();
+            while (!waiting.isEmpty()) {
+                long left = timeout.toNanos() - (System.nanoTime() - start);
+                if (left <= 0) return false;
+                results.poll(Duration.ofNanos(Math.min(left, POLL_SLICE.toNanos())));
+                producer.flush();
+            }
+            end = System.nanoTime();
+            return true;
+        }
+
+        private void send() {
+            waiting.add(producer.send("probe", models.get(sent % models.size()), sloMs));
+            sent++;
+        }
+
+        int sent() {
+            return sent;
+        }
+
+        int unanswered() {
+            return waiting.size();
+        }
+
+        double seconds() {
+            return (end - begin) / 1e9;
+        }
+
+        /** The median latency of the results of the warm-up's first second and of its last. */
+        String latencies() {
+            double last = latencies.isEmpty() ? 0 : latencies.get(latencies.size() - 1)[0];
+            return String.format(Locale.ROOT, "p50 %.1f ms in its first second, %.1f ms in its last", median(0, 1), median(last - 1, last));
+        }
+
+        private double median(double fromSecond, double toSecond) {
+            double[] in = latencies.stream().filter(l -> l[0] >= fromSecond && l[0] <= toSecond).mapToDouble(l -> l[1]).sorted().toArray();
+            return in.length == 0 ? Double.NaN : in[in.length / 2];
+        }
     }
 }

@@ -71,6 +71,47 @@ class ProbeIntegrationTest {
     }
 
     @Test
+    void warmsThePathWithAFixedNumberInFlightAndReturnsOnlyWhenEveryOneIsAnswered() throws Exception {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-warm-", c -> {});
+        JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
+        try {
+            String[] r = probe("90", config, "--model", "mlp", "--warm-up", "1.5", "--warm-up-in-flight", "4");
+
+            assertThat(r[0]).as(r[2]).isEqualTo("0");
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("probe: the job answered a request of mlp in [0-9.]+ s; warmed up with ([0-9]+) requests in "
+                    + "([0-9.]+) s \\(p50 [0-9.]+ ms in its first second, [0-9.]+ ms in its last\\)").matcher(r[1]);
+            assertThat(m.find()).as(r[1]).isTrue();
+            int warmUp = Integer.parseInt(m.group(1));
+            // Closed loop: far more than the window went through, and it lasted at least as asked.
+            assertThat(warmUp).isGreaterThan(4 * 5);
+            assertThat(Double.parseDouble(m.group(2))).isGreaterThanOrEqualTo(1.5);
+            try (TopicClient kafka = new TopicClient(config.bootstrapServers)) {
+                // Every one answered before the command returned: the topic holds them all already.
+                List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= 1 + warmUp, Duration.ofSeconds(10));
+                assertThat(results).hasSize(1 + warmUp);
+                assertThat(results).extracting(InferenceResult::getRequestId).doesNotHaveDuplicates();
+                assertThat(results).allSatisfy(result -> {
+                    assertThat(result.getModel()).isEqualTo("mlp");
+                    assertThat(result.getTenant()).isEqualTo("probe");
+                    assertThat(result.getStatus()).isEqualTo(ResultStatus.OK);
+                });
+            }
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    @Test
+    void aNegativeWarmUpIsOneLine() {
+        ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-neg-", c -> {});
+
+        String[] r = probe("5", config, "--warm-up", "-1");
+
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("--warm-up must be 0 s or more, got -1.0");
+    }
+
+    @Test
     void withNoJobReadingItGivesUpAfterItsTimeoutNamingItsRequests() {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-none-", c -> {});
 
