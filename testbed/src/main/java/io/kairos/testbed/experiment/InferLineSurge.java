@@ -174,21 +174,13 @@ final class InferLineSurge {
             long slo = InferLineExperiment.pipeline(o.pipeline()).sloP99Micros();
             int secs = o.replicasPerSecond().values().iterator().next().length;
             int bins = (secs + BIN_S - 1) / BIN_S;
-            int[] requests = new int[bins];
-            int[] misses = new int[bins];
-            for (int r = 0; r < o.trace().size(); r++) {
-                int b = (int) Math.min(bins - 1, o.trace().at(r) / (BIN_S * 1_000_000L));
-                requests[b]++;
-                if (o.latencies()[r] > slo) misses[b]++;
-            }
+            MissBins m = MissBins.of(o.trace(), o.latencies(), slo, BIN_S, bins);
             for (int b = 0; b < bins; b++) {
                 int from = b * BIN_S;
                 int to = Math.min(secs, from + BIN_S);
-                double replicas = 0;
-                for (int[] k : o.replicasPerSecond().values()) for (int s = from; s < to; s++) replicas += k[s];
-                t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2), num(requests[b] / (double) (to - from)),
-                        Integer.toString(requests[b]), Integer.toString(misses[b]), num(requests[b] == 0 ? 0 : misses[b] / (double) requests[b]),
-                        num(replicas / (to - from)), num(costPerHour(o, from, to))));
+                t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2), num(m.requests()[b] / (double) (to - from)),
+                        Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]), num(m.missRate(b)),
+                        num(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / (to - from)), num(costPerHour(o, from, to))));
             }
         }
         return t;

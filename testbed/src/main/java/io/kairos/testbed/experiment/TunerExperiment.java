@@ -287,22 +287,15 @@ public final class TunerExperiment {
         long slo = pipeline.sloP99Micros();
         for (Outcome o : outcomes) {
             int bins = (int) Math.ceil(traceSeconds / BIN_S);
-            int[] requests = new int[bins];
-            int[] misses = new int[bins];
-            for (int r = 0; r < o.trace().size(); r++) {
-                int b = (int) Math.min(bins - 1, o.trace().at(r) / (BIN_S * 1_000_000L));
-                requests[b]++;
-                if (o.latencies()[r] > slo) misses[b]++;
-            }
+            MissBins m = MissBins.of(o.trace(), o.latencies(), slo, BIN_S, bins);
             for (int b = 0; b < bins; b++) {
-                double devices = 0;
                 int from = b * BIN_S;
                 int to = Math.min((b + 1) * BIN_S, o.replicasPerSecond().values().iterator().next().length);
-                for (int[] k : o.replicasPerSecond().values()) for (int s = from; s < to; s++) devices += k[s];
                 int span = Math.max(1, to - from);
                 t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2),
-                        num(requests[b] / (double) span), Integer.toString(requests[b]), Integer.toString(misses[b]),
-                        num(requests[b] == 0 ? 0 : misses[b] / (double) requests[b]), num(devices / span), num(replay.costPerHour(o.config(), o.replicasPerSecond(), from, to))));
+                        num(m.requests()[b] / (double) span), Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]),
+                        num(m.missRate(b)), num(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / span),
+                        num(replay.costPerHour(o.config(), o.replicasPerSecond(), from, to))));
             }
         }
         return t;
@@ -333,18 +326,11 @@ public final class TunerExperiment {
                 }
             }
             long p99 = PipelineEstimate.p99Micros(o.latencies());
-            double deviceSeconds = 0;
-            double dollars = 0;
             int seconds = o.replicasPerSecond().values().iterator().next().length;
+            double deviceSeconds = MissBins.replicaSeconds(o.replicasPerSecond(), 0, seconds);
+            double dollars = replay.costPerHour(o.config(), o.replicasPerSecond(), 0, seconds) * seconds / 3600;
             int[] total = new int[seconds];
-            for (Map.Entry<String, int[]> e : o.replicasPerSecond().entrySet()) {
-                double price = catalog.hardwareType(o.config().stage(e.getKey()).hardwareType()).pricePerHour();
-                for (int s = 0; s < seconds; s++) {
-                    deviceSeconds += e.getValue()[s];
-                    dollars += e.getValue()[s] * price / 3600;
-                    total[s] += e.getValue()[s];
-                }
-            }
+            for (int[] k : o.replicasPerSecond().values()) for (int s = 0; s < seconds; s++) total[s] += k[s];
             t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(n), num(misses / (double) n), num(p99 / 1000.0),
                     num(deviceSeconds), num(dollars), Integer.toString(Arrays.stream(total).max().orElse(0)), Integer.toString(o.changes()),
                     Integer.toString(o.reversals()), hold == null ? "" : num(tail == 0 ? 0 : tailMisses / (double) tail),
