@@ -97,8 +97,8 @@ public class CollectCommand implements Callable<Integer> {
             consumer = new ResultConsumer(kafkaConfig, topic, fromEarliest ? ResultConsumer.StartAt.EARLIEST : ResultConsumer.StartAt.LATEST);
             out.printf(Locale.ROOT, "collect: reading %s at %s from %s, until %s%n", topic, kafka.bootstrapServers,
                     fromEarliest ? "its start" : "now on",
-                    (expect > 0 ? expect + " results or " : "") + fmt(idleTimeoutSeconds) + " s without a new one"
-                            + (timeLimitSeconds > 0 ? " or " + fmt(timeLimitSeconds) + " s in all" : ""));
+                    (expect > 0 ? expect + " results or " : "") + Numbers.plain(idleTimeoutSeconds) + " s without a new one"
+                            + (timeLimitSeconds > 0 ? " or " + Numbers.plain(timeLimitSeconds) + " s in all" : ""));
             if (csv != null) out.println("collect: writing rows to " + csv);
             out.flush();
             try (consumer; ProgressBar bar = progress.noProgress || expect == 0 ? null : progressBar(expect)) {
@@ -140,8 +140,8 @@ public class CollectCommand implements Callable<Integer> {
     private String describe(ResultConsumer.Outcome outcome) {
         return switch (outcome) {
             case EXPECTED -> "all " + expect + " expected results are in";
-            case IDLE -> "no new result for " + fmt(idleTimeoutSeconds) + " s";
-            case TIME_LIMIT -> "time limit of " + fmt(timeLimitSeconds) + " s";
+            case IDLE -> "no new result for " + Numbers.plain(idleTimeoutSeconds) + " s";
+            case TIME_LIMIT -> "time limit of " + Numbers.plain(timeLimitSeconds) + " s";
             case WOKEN_UP -> "interrupted";
         };
     }
@@ -167,9 +167,5 @@ public class CollectCommand implements Callable<Integer> {
 
     private static ProgressBar progressBar(long expected) {
         return ProgressLine.bar("collect", expected, s -> List.of(ProgressLine.count(s, "results"), ProgressLine.rate(s, "results/s")));
-    }
-
-    private static String fmt(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 }

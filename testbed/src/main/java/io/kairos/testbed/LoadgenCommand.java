@@ -112,7 +112,7 @@ public class LoadgenCommand implements Callable<Integer> {
                  ProgressBar bar = progress.noProgress ? null : progressBar(expected)) {
                 // Printed once connected, right before the first send: a script may time its actions from it.
                 out.printf(Locale.ROOT, "loadgen: %s (%s arrivals, seed %d, about %d requests) for %s s to %s at %s%n",
-                        load, arrivalSpec, seed.seed, expected, fmt(durationSeconds), topic, kafka.bootstrapServers);
+                        load, arrivalSpec, seed.seed, expected, Numbers.plain(durationSeconds), topic, kafka.bootstrapServers);
                 out.flush();
                 hook.onStop(producer::stop);
                 if (idPrefix != null) producer.idPrefix(idPrefix);
@@ -173,9 +173,5 @@ public class LoadgenCommand implements Callable<Integer> {
 
     private static ProgressBar progressBar(long expected) {
         return ProgressLine.bar("loadgen", expected, s -> List.of(ProgressLine.count(s, "req"), ProgressLine.rate(s, "req/s")));
-    }
-
-    private static String fmt(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 }

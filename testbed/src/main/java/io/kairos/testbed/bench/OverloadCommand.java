@@ -4,6 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.PolicyOptions;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
@@ -166,7 +167,7 @@ public class OverloadCommand implements Callable<Integer> {
     private static List<String> row(String series, int run, OverloadRig.Step s) {
         List<String> r = new ArrayList<>(COLUMNS.size());
         r.add(series);
-        r.add(num(s.load()));
+        r.add(Numbers.plain(s.load()));
         r.add(Integer.toString(run));
         r.add(String.format(Locale.ROOT, "%.1f", s.offeredPerSecond()));
         for (long v : new long[] {s.sent(), s.measured(), s.ok(), s.late(), s.dropped(), s.other(), s.shedEarly(), s.queueFull()}) r.add(Long.toString(v));
@@ -176,10 +177,6 @@ public class OverloadCommand implements Callable<Integer> {
         r.add(String.format(Locale.ROOT, "%.1f", s.liveHeapMb()));
         r.add(Long.toString(s.missing()));
         return r;
-    }
-
-    private static String num(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
     /** The table of medians per load, goodput against the peak of the medians. */

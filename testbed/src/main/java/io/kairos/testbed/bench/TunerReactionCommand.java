@@ -14,6 +14,7 @@ import io.kairos.jobs.tuner.TunerJob;
 import io.kairos.jobs.tuner.TunerSetup;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.ResultTable;
@@ -182,7 +183,7 @@ public class TunerReactionCommand implements Callable<Integer> {
         ResultTable table = new ResultTable(COLUMNS);
         for (int i = 0; i < measured.size(); i++) {
             Step s = measured.get(i);
-            table.add(List.of(Integer.toString(i + 1), fmt(base), fmt(2 * base), fmt(s.tunerMs()), fmt(s.pathMs()), fmt(s.reactionMs()), fmt(s.scaleDownSeconds())));
+            table.add(List.of(Integer.toString(i + 1), Numbers.threeDecimals(base), Numbers.threeDecimals(2 * base), Numbers.threeDecimals(s.tunerMs()), Numbers.threeDecimals(s.pathMs()), Numbers.threeDecimals(s.reactionMs()), Numbers.threeDecimals(s.scaleDownSeconds())));
         }
         Files.createDirectories(dir);
         table.write(dir.resolve("reaction.csv"));
@@ -421,9 +422,5 @@ public class TunerReactionCommand implements Callable<Integer> {
         Arrays.sort(sorted);
         int rank = (int) Math.ceil(p / 100 * sorted.length);
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
-    }
-
-    private static String fmt(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
     }
 }

@@ -14,6 +14,7 @@ import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.SetPolicy;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
 import me.tongfei.progressbar.ProgressBar;
 
@@ -333,7 +334,7 @@ public final class HerdExperiment {
 
     public void run(Path dir) throws IOException, InterruptedException {
         out.printf(Locale.ROOT, "%s: %s; N %s, CV² %s, load %s, %s s simulated, %d seed(s)%n", NAME, DESCRIPTION, sweep.devices(), sweep.cv2s(), sweep.loads(),
-                num(sweep.durationSeconds()), sweep.seeds());
+                Numbers.threeDecimals(sweep.durationSeconds()), sweep.seeds());
         Files.createDirectories(dir);
         long started = System.nanoTime();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
@@ -352,8 +353,8 @@ public final class HerdExperiment {
                 for (String system : SYSTEMS) {
                     HerdPlan h = pl.plans().get(system);
                     boolean herd = system.startsWith("herd");
-                    plans.add(List.of(Integer.toString(pt.devices()), Integer.toString(pt.maxGroup()), num(pt.cv2()), num(pt.load()), Integer.toString(pl.streams().size()),
-                            system, Integer.toString(h.groups().size()), num(h.minBurstTolerance()), herd ? h.status() : "", herd ? num(h.gap()) : "",
+                    plans.add(List.of(Integer.toString(pt.devices()), Integer.toString(pt.maxGroup()), Numbers.threeDecimals(pt.cv2()), Numbers.threeDecimals(pt.load()), Integer.toString(pl.streams().size()),
+                            system, Integer.toString(h.groups().size()), Numbers.threeDecimals(h.minBurstTolerance()), herd ? h.status() : "", herd ? Numbers.threeDecimals(h.gap()) : "",
                             herd ? Long.toString(h.solveMillis()) : ""));
                 }
             }
@@ -416,7 +417,7 @@ public final class HerdExperiment {
         plans.put(GLOBAL, global(problem));
         plans.put(PER_MODEL, perModel(problem));
         plans.put(RANDOM, randomEqual(problem, herd.groups().size(), pt.devices() * 31L + Math.round(pt.cv2() * 7 + pt.load() * 1000)));
-        out.printf(Locale.ROOT, "N %d, G %d, CV² %s, load %s: Herd %d group(s), min bt %.3f (%s, %d ms)%n", pt.devices(), pt.maxGroup(), num(pt.cv2()), num(pt.load()),
+        out.printf(Locale.ROOT, "N %d, G %d, CV² %s, load %s: Herd %d group(s), min bt %.3f (%s, %d ms)%n", pt.devices(), pt.maxGroup(), Numbers.threeDecimals(pt.cv2()), Numbers.threeDecimals(pt.load()),
                 herd.groups().size(), herd.minBurstTolerance(), herd.status().toLowerCase(Locale.ROOT), herd.solveMillis());
         out.flush();
         return new Planned(pt, streams, problem, herd, plans);
@@ -432,9 +433,9 @@ public final class HerdExperiment {
                 .seed(seed).build().run();
         double offered = pl.streams().stream().mapToDouble(RequestStream::ratePerSecond).sum();
         double seconds = r.windowMicros() / 1e6;
-        return List.of(Integer.toString(pt.devices()), Integer.toString(pt.maxGroup()), num(pt.cv2()), num(pt.load()), Integer.toString(pl.streams().size()), system,
-                Long.toString(seed), num(offered), num(r.goodputPerSecond()), num(r.sloAttainment()), num(r.p99Micros() / 1000.0), num(groups.minBurstTolerance()),
-                Integer.toString(system.equals(GLOBAL) ? 1 : groups.groups().size()), num(r.batches() / seconds), Long.toString(r.coldStarts()));
+        return List.of(Integer.toString(pt.devices()), Integer.toString(pt.maxGroup()), Numbers.threeDecimals(pt.cv2()), Numbers.threeDecimals(pt.load()), Integer.toString(pl.streams().size()), system,
+                Long.toString(seed), Numbers.threeDecimals(offered), Numbers.threeDecimals(r.goodputPerSecond()), Numbers.threeDecimals(r.sloAttainment()), Numbers.threeDecimals(r.p99Micros() / 1000.0), Numbers.threeDecimals(groups.minBurstTolerance()),
+                Integer.toString(system.equals(GLOBAL) ? 1 : groups.groups().size()), Numbers.threeDecimals(r.batches() / seconds), Long.toString(r.coldStarts()));
     }
 
     private static <T> T get(Future<T> f) throws InterruptedException {
@@ -483,7 +484,7 @@ public final class HerdExperiment {
             double base = median(results, pt, GLOBAL);
             for (String system : results.distinct("system")) {
                 if (system.equals(GLOBAL)) continue;
-                t.add(List.of(pt.get(0), pt.get(1), pt.get(2), system, num(median(results, pt, system) / base)));
+                t.add(List.of(pt.get(0), pt.get(1), pt.get(2), system, Numbers.threeDecimals(median(results, pt, system) / base)));
             }
         }
         return t;
@@ -589,9 +590,5 @@ public final class HerdExperiment {
         claims.add(new Experiment.Claim("herd+flex reaches up to " + SHEPHERD_RATIO + "x global+clockwork's goodput (Shepherd, NSDI'23)",
                 best >= SHEPHERD_RATIO ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL, String.format(Locale.ROOT, "largest ratio %.2fx at %s", best, at)));
         return claims;
-    }
-
-    static String num(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
     }
 }

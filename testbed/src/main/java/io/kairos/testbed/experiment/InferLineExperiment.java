@@ -9,6 +9,7 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ArrivalTrace;
@@ -125,7 +126,7 @@ public final class InferLineExperiment {
     record Planned(Point point, InferLinePlanner.Plan plan, double seconds, PipelineEstimate heldOut) {}
 
     public void run(Path dir) throws IOException, InterruptedException {
-        out.printf(Locale.ROOT, "%s: %s; traces of %s s%n", NAME, DESCRIPTION, SmdpExperiment.num(traceSeconds));
+        out.printf(Locale.ROOT, "%s: %s; traces of %s s%n", NAME, DESCRIPTION, Numbers.significant(traceSeconds));
         Files.createDirectories(dir);
         long started = System.nanoTime();
         List<Point> points = points();
@@ -265,10 +266,10 @@ public final class InferLineExperiment {
         long slo = Math.round(pipeline(p.pipeline()).sloP99Micros() * p.sloFactor());
         InferLinePlanner.Plan plan = r.plan();
         boolean ok = plan.feasible();
-        return List.of(p.pipeline(), p.sweep(), num(p.sloFactor()), num(slo / 1000.0), num(p.cv2()), num(p.rate()), Long.toString(p.seed()),
-                ok ? num(plan.costPerHour()) : "", ok ? Integer.toString(plan.config().replicas()) : "",
-                ok ? num(plan.estimate().p99Micros() / 1000.0) : "", ok ? num(r.heldOut().p99Micros() / 1000.0) : "",
-                ok ? num(r.heldOut().missRate()) : "", Integer.toString(plan.estimates()), num(r.seconds()),
+        return List.of(p.pipeline(), p.sweep(), Numbers.significant(p.sloFactor()), Numbers.significant(slo / 1000.0), Numbers.significant(p.cv2()), Numbers.significant(p.rate()), Long.toString(p.seed()),
+                ok ? Numbers.significant(plan.costPerHour()) : "", ok ? Integer.toString(plan.config().replicas()) : "",
+                ok ? Numbers.significant(plan.estimate().p99Micros() / 1000.0) : "", ok ? Numbers.significant(r.heldOut().p99Micros() / 1000.0) : "",
+                ok ? Numbers.significant(r.heldOut().missRate()) : "", Integer.toString(plan.estimates()), Numbers.significant(r.seconds()),
                 ok ? configuration(plan.config()) : "infeasible");
     }
 
@@ -288,9 +289,9 @@ public final class InferLineExperiment {
         List<List<String>> rows = new ArrayList<>();
         for (Map.Entry<String, PipelineConfig> e : systems.entrySet()) {
             PipelineEstimate m = judge.estimateAll(e.getValue(), slo);
-            rows.add(List.of(name, w.name(), e.getKey(), Long.toString(seed), num(trace.meanRatePerSecond()), num(peak),
-                    num(e.getValue().costPerHour(catalog)), Integer.toString(e.getValue().replicas()),
-                    num(m.p99Micros() / 1000.0), num(m.missRate()), configuration(e.getValue())));
+            rows.add(List.of(name, w.name(), e.getKey(), Long.toString(seed), Numbers.significant(trace.meanRatePerSecond()), Numbers.significant(peak),
+                    Numbers.significant(e.getValue().costPerHour(catalog)), Integer.toString(e.getValue().replicas()),
+                    Numbers.significant(m.p99Micros() / 1000.0), Numbers.significant(m.missRate()), configuration(e.getValue())));
         }
         return rows;
     }
@@ -474,9 +475,5 @@ public final class InferLineExperiment {
         } catch (ExecutionException e) {
             throw new IllegalStateException("a plan failed: " + e.getCause(), e.getCause());
         }
-    }
-
-    private static String num(double v) {
-        return SmdpExperiment.num(v);
     }
 }

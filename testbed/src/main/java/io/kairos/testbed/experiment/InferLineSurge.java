@@ -8,6 +8,7 @@ import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
+import io.kairos.testbed.Numbers;
 import io.kairos.workload.ArrivalTrace;
 
 import java.util.ArrayList;
@@ -161,8 +162,8 @@ final class InferLineSurge {
                 for (int[] k : o.replicasPerSecond().values()) total += k[s];
                 most = Math.max(most, total);
             }
-            t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), num(o.meanRate()), num(o.peakRate()), num(o.samplePeakRate()), Integer.toString(n),
-                    num(costPerHour(o, 0, secs)), Integer.toString(most), num(p99 / 1000.0), num(misses / (double) n), InferLineExperiment.configuration(o.config())));
+            t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), Numbers.significant(o.meanRate()), Numbers.significant(o.peakRate()), Numbers.significant(o.samplePeakRate()), Integer.toString(n),
+                    Numbers.significant(costPerHour(o, 0, secs)), Integer.toString(most), Numbers.significant(p99 / 1000.0), Numbers.significant(misses / (double) n), InferLineExperiment.configuration(o.config())));
         }
         return t;
     }
@@ -178,9 +179,9 @@ final class InferLineSurge {
             for (int b = 0; b < bins; b++) {
                 int from = b * BIN_S;
                 int to = Math.min(secs, from + BIN_S);
-                t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2), num(m.requests()[b] / (double) (to - from)),
-                        Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]), num(m.missRate(b)),
-                        num(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / (to - from)), num(costPerHour(o, from, to))));
+                t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2), Numbers.significant(m.requests()[b] / (double) (to - from)),
+                        Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]), Numbers.significant(m.missRate(b)),
+                        Numbers.significant(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / (to - from)), Numbers.significant(costPerHour(o, from, to))));
             }
         }
         return t;
@@ -201,9 +202,9 @@ final class InferLineSurge {
                         + "CG-Mean and CG-Peak are provisioned for the whole trace's mean and peak 1-s rate: an oracle that knows the surge; "
                         + "CG-Peak (sample) for the peak 1-s rate of the first %s s, as the paper's baselines are provisioned on a sample. "
                         + "Cost per hour is the replicas held, second by second, at the catalog's prices, averaged over the trace; misses are requests over the pipeline's SLO.%n%n",
-                num(surge.base()), num(surge.plannedSeconds()), num(Surge.RAMP * seconds), num(surge.base() * surge.factor()), num(Surge.HOLD * seconds),
-                num(Surge.RAMP * seconds), num(surge.base()), num(seconds), num(surge.meanRate()), surge.base() * surge.factor() / surge.meanRate(),
-                num(surge.plannedSeconds()), POOL, num(surge.plannedSeconds())));
+                Numbers.significant(surge.base()), Numbers.significant(surge.plannedSeconds()), Numbers.significant(Surge.RAMP * seconds), Numbers.significant(surge.base() * surge.factor()), Numbers.significant(Surge.HOLD * seconds),
+                Numbers.significant(Surge.RAMP * seconds), Numbers.significant(surge.base()), Numbers.significant(seconds), Numbers.significant(surge.meanRate()), surge.base() * surge.factor() / surge.meanRate(),
+                Numbers.significant(surge.plannedSeconds()), POOL, Numbers.significant(surge.plannedSeconds())));
         s.append("| pipeline | system | mean /s | peak 1 s /s | cost per hour | vs CG-Peak | most replicas | P99 ms | misses | configuration (planned) |\n")
                 .append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (List<String> r : systems.rows()) {
@@ -260,7 +261,7 @@ final class InferLineSurge {
                 verdict(followsBroken), String.join("; ", follows) + (followsBroken.isEmpty() ? "" : "; not in " + followsBroken)));
         claims.add(new Experiment.Claim("Issue 23's target on the surge (planner + tuner against CG-Peak provisioned for the whole trace's peak, an oracle): cost at least 5x below at no more misses (paper: up to 7.6x)",
                 verdict(targetBroken), String.join("; ", target) + (targetBroken.isEmpty() ? "" : "; not in " + targetBroken)));
-        claims.add(new Experiment.Claim("CG-Peak provisioned on the sample (the first " + num(surge.plannedSeconds()) + " s, no surge in it) misses the surge: its miss rate",
+        claims.add(new Experiment.Claim("CG-Peak provisioned on the sample (the first " + Numbers.significant(surge.plannedSeconds()) + " s, no surge in it) misses the surge: its miss rate",
                 Experiment.Claim.Verdict.SKIP, String.join("; ", sample)));
         return claims;
     }
@@ -292,9 +293,5 @@ final class InferLineSurge {
 
     private static Experiment.Claim.Verdict verdict(List<String> broken) {
         return broken.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL;
-    }
-
-    private static String num(double v) {
-        return SmdpExperiment.num(v);
     }
 }

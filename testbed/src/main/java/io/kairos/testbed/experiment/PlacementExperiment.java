@@ -10,6 +10,7 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
+import io.kairos.testbed.Numbers;
 import io.kairos.workload.Arrival;
 
 import java.io.IOException;
@@ -131,7 +132,7 @@ public final class PlacementExperiment {
             for (String placement : List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING)) {
                 Outcome o = run(plain, model, ones(10), placement);
                 for (int i = 0; i < o.latenciesMicros().size(); i++) {
-                    sequential.add(List.of(model, placement, Integer.toString(i + 1), num(o.latenciesMicros().get(i) / 1e6), num(o.totalSeconds()),
+                    sequential.add(List.of(model, placement, Integer.toString(i + 1), Numbers.threeDecimals(o.latenciesMicros().get(i) / 1e6), Numbers.threeDecimals(o.totalSeconds()),
                             Long.toString(o.coldStarts())));
                 }
             }
@@ -142,7 +143,7 @@ public final class PlacementExperiment {
             for (String placement : MODEL_AWARE) {
                 Outcome o = run(c, "t5-small", s.waves(), placement);
                 // The warming request is not measured: the thesis' tables compare the concurrent ones.
-                tables.add(List.of(s.table(), s.name(), placement, num(o.meanSeconds(s.waves().size() == 1 ? 0 : s.waves().get(0))), Long.toString(o.coldStarts()), s.winner()));
+                tables.add(List.of(s.table(), s.name(), placement, Numbers.threeDecimals(o.meanSeconds(s.waves().size() == 1 ? 0 : s.waves().get(0))), Long.toString(o.coldStarts()), s.winner()));
             }
         }
         ResultTable breakEven = new ResultTable(List.of("model", "requests", "default_mean_s", "colocation_mean_s", "difference_ms", "extra_cold_starts",
@@ -152,8 +153,8 @@ public final class PlacementExperiment {
                 Outcome d = run(plain, model, ones(n), Placements.DEFAULT);
                 Outcome c = run(plain, model, ones(n), Colocation.WITHOUT_QUEUING);
                 long extra = d.coldStarts() - c.coldStarts();
-                breakEven.add(List.of(model, Integer.toString(n), num(d.meanSeconds(0)), num(c.meanSeconds(0)), num((d.meanSeconds(0) - c.meanSeconds(0)) * 1000),
-                        Long.toString(extra), num(extra * LOAD_S.get(model) * 1000 / BREAK_EVEN_MS)));
+                breakEven.add(List.of(model, Integer.toString(n), Numbers.threeDecimals(d.meanSeconds(0)), Numbers.threeDecimals(c.meanSeconds(0)), Numbers.threeDecimals((d.meanSeconds(0) - c.meanSeconds(0)) * 1000),
+                        Long.toString(extra), Numbers.threeDecimals(extra * LOAD_S.get(model) * 1000 / BREAK_EVEN_MS)));
             }
         }
         sequential.write(dir.resolve(SEQUENTIAL_CSV));
@@ -225,7 +226,7 @@ public final class PlacementExperiment {
             cold.add(model + " " + d + " vs " + c);
             if (c != 1 || d < 4) broken.add(model);
             double gap = value(m.filter("placement", Placements.DEFAULT), "total_s") - value(m.filter("placement", Colocation.WITHOUT_QUEUING), "total_s");
-            if (!(gap > lastGap)) broken.add(model + " gap " + num(gap) + " s");
+            if (!(gap > lastGap)) broken.add(model + " gap " + Numbers.threeDecimals(gap) + " s");
             lastGap = gap;
         }
         claims.add(new Experiment.Claim("Figs 6.1-6.2: colocation cold-starts once, default at least 4 times (thesis: 5, 5, 7 against 1), "
@@ -247,7 +248,7 @@ public final class PlacementExperiment {
             double auto = value(t.filter("placement", AutoPlacement.NAME), "mean_latency_s");
             boolean holds = winner.equals(fastest) && auto <= best + 1e-9;
             claims.add(new Experiment.Claim("Table " + table + ": " + winner + " wins, and auto does as well", holds ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
-                    "fastest " + fastest + " at " + num(best) + " s, auto " + num(auto) + " s"));
+                    "fastest " + fastest + " at " + Numbers.threeDecimals(best) + " s, auto " + Numbers.threeDecimals(auto) + " s"));
         }
         List<String> points = new ArrayList<>();
         List<String> off = new ArrayList<>();
@@ -261,7 +262,7 @@ public final class PlacementExperiment {
                     break;
                 }
             }
-            points.add(model + " " + at + " (estimate " + num(thesis) + ")");
+            points.add(model + " " + at + " (estimate " + Numbers.threeDecimals(thesis) + ")");
             if (at < 0 || Math.abs(at - thesis) > 0.01 * thesis) off.add(model);
         }
         claims.add(new Experiment.Claim("§6.3: the mean latencies meet within 10 ms at the thesis' break-even, extra cold starts x their cost / 10 ms (2,100, 4,200, 11,900 with 7 extra)",
@@ -281,10 +282,6 @@ public final class PlacementExperiment {
         List<Integer> waves = new ArrayList<>();
         for (int i = 0; i < n; i++) waves.add(1);
         return waves;
-    }
-
-    static String num(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
     }
 
     /**

@@ -8,6 +8,7 @@ import io.kairos.core.scheduling.Placements;
 import io.kairos.core.scheduling.Registry;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.workload.AzureLikeTrace;
 import io.kairos.workload.AzureTrace;
@@ -202,10 +203,10 @@ public final class PlacementScaleExperiment {
                 for (int i = 0; i < SYSTEMS.size(); i++) {
                     SimulationReport r = futures.get(i).get();
                     String system = SYSTEMS.get(i);
-                    results.add(List.of(system, routing(system), eviction(system).id(), Integer.toString(seed), Integer.toString(invoked), num(workingSet / 1048576.0),
-                            num(deviceMemory / 1048576.0), num(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
-                            Long.toString(r.coldStarts()), num(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), num(r.goodputPerSecond()),
-                            num(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
+                    results.add(List.of(system, routing(system), eviction(system).id(), Integer.toString(seed), Integer.toString(invoked), Numbers.threeDecimals(workingSet / 1048576.0),
+                            Numbers.threeDecimals(deviceMemory / 1048576.0), Numbers.threeDecimals(loadScale), Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()),
+                            Long.toString(r.coldStarts()), Numbers.threeDecimals(1000.0 * r.coldStarts() / Math.max(1, r.arrivals())), Numbers.threeDecimals(r.goodputPerSecond()),
+                            Numbers.threeDecimals(r.p99Micros() / 1000.0), Long.toString(r.dropped()), Long.toString(r.late())));
                 }
             }
         } finally {
@@ -290,7 +291,7 @@ public final class PlacementScaleExperiment {
             s.append("\n| --- |").append(" ---: |".repeat(seedList.size())).append('\n');
             for (String system : results.distinct("system")) {
                 s.append("| ").append(system).append(" |");
-                for (String seed : seedList) s.append(' ').append(num(perSeed.median("cold_starts_per_1000", Map.of("system", system, "seed", seed)))).append(" |");
+                for (String seed : seedList) s.append(' ').append(Numbers.threeDecimals(perSeed.median("cold_starts_per_1000", Map.of("system", system, "seed", seed)))).append(" |");
                 s.append('\n');
             }
         }
@@ -346,9 +347,5 @@ public final class PlacementScaleExperiment {
 
     private static String percent(double share) {
         return String.format(Locale.ROOT, "%.3f %%", 100 * share);
-    }
-
-    static String num(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
     }
 }

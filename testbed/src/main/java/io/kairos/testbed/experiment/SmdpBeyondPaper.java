@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import static io.kairos.testbed.experiment.SmdpExperiment.num;
+import static io.kairos.testbed.Numbers.significant;
 
 /**
  * Beyond the SMDP paper, on the simulator with the P4 GoogLeNet ({@link SmdpSimulation#CATALOG}):
@@ -103,8 +103,8 @@ final class SmdpBeyondPaper {
 
     private static List<String> multimodelRow(double w2, String policy, String model, double rate, ResultSummary.Stats s, double power) {
         double latency = s.meanLatencyMicros() / 1000;
-        return List.of(num(w2), policy, model, num(rate), num(latency), num(power), num(s.energyPerRequestMillijoules()),
-                num(s.meanBatchSize()), num(latency + w2 * power), Long.toString(s.served()));
+        return List.of(significant(w2), policy, model, significant(rate), significant(latency), significant(power), significant(s.energyPerRequestMillijoules()),
+                significant(s.meanBatchSize()), significant(latency + w2 * power), Long.toString(s.served()));
     }
 
     /** The Pareto runs, each giving one row (its {@code pareto} column filled in by {@link #markFronts}). */
@@ -117,14 +117,14 @@ final class SmdpBeyondPaper {
                     runs.add(() -> {
                         BatchingTable table = SmdpExperiment.accepted(solver, model, CostWeights.of(1, w2)).table();
                         Map<String, String> params = Map.of(ConfiguredPolicy.SHED_EARLY, "false");
-                        return paretoRow(arrivals, slo, SmdpPolicy.NAME, "w2=" + num(w2),
+                        return paretoRow(arrivals, slo, SmdpPolicy.NAME, "w2=" + significant(w2),
                                 SmdpSimulation.plan(SmdpPolicy.NAME, params, Map.of(SmdpSimulation.MODEL, table)));
                     });
                 }
                 for (double delay : PARETO_DELAY_MS) {
-                    runs.add(() -> paretoRow(arrivals, slo, DynamicBatcherPolicy.NAME, "delay=" + num(delay) + "ms",
+                    runs.add(() -> paretoRow(arrivals, slo, DynamicBatcherPolicy.NAME, "delay=" + significant(delay) + "ms",
                             SmdpSimulation.plan(DynamicBatcherPolicy.NAME, Map.of(ConfiguredPolicy.SHED_EARLY, "false",
-                                    DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, num(delay)), Map.of())));
+                                    DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, significant(delay)), Map.of())));
                 }
                 runs.add(() -> paretoRow(arrivals, slo, KairosPolicy.NAME, "", SmdpSimulation.plan(KairosPolicy.NAME, Map.of(), Map.of())));
             }
@@ -136,9 +136,9 @@ final class SmdpBeyondPaper {
         double perMs = SmdpExperiment.P4.atLoad(PARETO_RHO).arrivalRate();
         Workload load = new Workload(List.of(ModelLoad.of(ModelLoad.DEFAULT_TENANT, SmdpSimulation.MODEL, perMs * 1000, slo, ArrivalSpec.parse(arrivals))));
         SimulationReport r = SmdpSimulation.run(plan, load, Math.round(REQUESTS / perMs * 1000), SmdpExperiment.SIM_SEED);
-        return List.of(arrivals, num(slo), policy, knob, num(r.sloAttainment()), num(r.goodputPerSecond()), num(r.meanLatencyMs()),
-                num(r.p99Micros() / 1000.0), num(r.energyPerRequestMillijoules()), num(r.meanPowerWatts()), num(r.requestsPerJoule()),
-                num(r.meanBatchSize()), "", "");
+        return List.of(arrivals, significant(slo), policy, knob, significant(r.sloAttainment()), significant(r.goodputPerSecond()), significant(r.meanLatencyMs()),
+                significant(r.p99Micros() / 1000.0), significant(r.energyPerRequestMillijoules()), significant(r.meanPowerWatts()), significant(r.requestsPerJoule()),
+                significant(r.meanBatchSize()), "", "");
     }
 
     /** Fills the {@code pareto} columns: whether a point is on its policy's front at its arrivals and SLO. */

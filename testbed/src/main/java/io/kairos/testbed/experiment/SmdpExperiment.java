@@ -8,6 +8,7 @@ import io.kairos.control.smdp.SmdpSolution;
 import io.kairos.control.smdp.SmdpSolver;
 import io.kairos.control.smdp.StationaryAnalysis;
 import io.kairos.control.smdp.TruncatedSmdp;
+import io.kairos.testbed.Numbers;
 import me.tongfei.progressbar.ProgressBar;
 import org.knowm.xchart.style.Styler;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -232,14 +233,14 @@ public final class SmdpExperiment {
 
     private static List<String> fig5Row(Point p, String policy, PolicyEvaluation e, int sMax, SmdpSimulation.Measured m) {
         boolean ok = accepted(e);
-        List<String> row = new ArrayList<>(List.of(num(p.rho), num(p.w2), policy, ok ? num(e.gain()) : "", ok ? num(e.meanLatencyMs()) : "",
-                ok ? num(e.meanPowerW()) : "", ok ? num(e.requestsPerJoule()) : "", num(e.overflowCost()), Integer.toString(sMax)));
+        List<String> row = new ArrayList<>(List.of(Numbers.significant(p.rho), Numbers.significant(p.w2), policy, ok ? Numbers.significant(e.gain()) : "", ok ? Numbers.significant(e.meanLatencyMs()) : "",
+                ok ? Numbers.significant(e.meanPowerW()) : "", ok ? Numbers.significant(e.requestsPerJoule()) : "", Numbers.significant(e.overflowCost()), Integer.toString(sMax)));
         if (m == null) {
             row.addAll(List.of("", "", "", "", "", ""));
         } else {
             double cost = m.cost(1, p.w2);
-            row.addAll(List.of(num(cost), num(m.latencyMs()), num(m.powerW()), num(m.requestsPerJoule()), Long.toString(m.requests()),
-                    ok ? num(cost / e.gain() - 1) : ""));
+            row.addAll(List.of(Numbers.significant(cost), Numbers.significant(m.latencyMs()), Numbers.significant(m.powerW()), Numbers.significant(m.requestsPerJoule()), Long.toString(m.requests()),
+                    ok ? Numbers.significant(cost / e.gain() - 1) : ""));
         }
         return row;
     }
@@ -252,7 +253,7 @@ public final class SmdpExperiment {
     private static List<List<String>> fig6Rows(List<Point> curve, List<Point> fig5, Map<SimKey, SmdpSimulation.Measured> sim) {
         List<List<String>> rows = new ArrayList<>();
         for (Point p : curve) {
-            rows.add(fig6Row(p.rho, SMDP, num(p.w2), p.solution.evaluation(), sim.get(new SimKey(p.rho, SMDP, p.solution.table()))));
+            rows.add(fig6Row(p.rho, SMDP, Numbers.significant(p.w2), p.solution.evaluation(), sim.get(new SimKey(p.rho, SMDP, p.solution.table()))));
         }
         for (Point p : fig5) {
             if (p.w2 != 0) continue;
@@ -263,8 +264,8 @@ public final class SmdpExperiment {
 
     private static List<String> fig6Row(double rho, String policy, String w2, PolicyEvaluation e, SmdpSimulation.Measured m) {
         boolean ok = accepted(e);
-        return List.of(num(rho), policy, w2, ok ? num(e.meanLatencyMs()) : "", ok ? num(e.meanPowerW()) : "", ok ? num(e.requestsPerJoule()) : "",
-                m == null ? "" : num(m.latencyMs()), m == null ? "" : num(m.powerW()), m == null ? "" : num(m.requestsPerJoule()));
+        return List.of(Numbers.significant(rho), policy, w2, ok ? Numbers.significant(e.meanLatencyMs()) : "", ok ? Numbers.significant(e.meanPowerW()) : "", ok ? Numbers.significant(e.requestsPerJoule()) : "",
+                m == null ? "" : Numbers.significant(m.latencyMs()), m == null ? "" : Numbers.significant(m.powerW()), m == null ? "" : Numbers.significant(m.requestsPerJoule()));
     }
 
     @SuppressWarnings("unchecked")
@@ -340,7 +341,7 @@ public final class SmdpExperiment {
         SmdpSolution sol = accepted(solver, P4.atLoad(rho), CostWeights.of(1, w2));
         List<List<String>> rows = new ArrayList<>();
         for (int s = 0; s <= FIG4_STATES; s++) {
-            rows.add(List.of("1", num(w2), num(rho), Integer.toString(sol.sMax()), num(sol.smdp().overflowCost()),
+            rows.add(List.of("1", Numbers.significant(w2), Numbers.significant(rho), Integer.toString(sol.sMax()), Numbers.significant(sol.smdp().overflowCost()),
                     Integer.toString(s), Integer.toString(sol.table().batchSize(s))));
         }
         return rows;
@@ -348,8 +349,8 @@ public final class SmdpExperiment {
 
     private static List<String> fig8Row(SmdpSolver solver, double co, int sMax) {
         SmdpSolution sol = solver.solve(new TruncatedSmdp(P4.atLoad(0.9), CostWeights.of(1, 1), sMax, co));
-        return List.of(num(co), Integer.toString(sMax), num(sol.gain()), num(sol.overflowCost()), Integer.toString(sol.iterations()),
-                Boolean.toString(sol.converged()), num(sol.solveMillis()), num(sol.cpuMillis()));
+        return List.of(Numbers.significant(co), Integer.toString(sMax), Numbers.significant(sol.gain()), Numbers.significant(sol.overflowCost()), Integer.toString(sol.iterations()),
+                Boolean.toString(sol.converged()), Numbers.significant(sol.solveMillis()), Numbers.significant(sol.cpuMillis()));
     }
 
     /** The accepted solution for Figs 4 and 5: c_o from the work-conserving bound, s_max up in steps of 8. */
@@ -364,7 +365,7 @@ public final class SmdpExperiment {
         int co = fig8.index("c_o"), sm = fig8.index("s_max"), g = fig8.index("g"), d = fig8.index("delta"), it = fig8.index("iterations"),
                 ms = fig8.index("solve_ms"), cpu = fig8.index("cpu_ms");
         for (double[] paper : PAPER_TABLE1) {
-            String c = num(paper[0]);
+            String c = Numbers.significant(paper[0]);
             List<String> first = null;
             for (List<String> row : fig8.rows()) {
                 if (row.get(co).equals(c) && Double.parseDouble(row.get(d)) < DELTA) {
@@ -373,15 +374,15 @@ public final class SmdpExperiment {
                 }
             }
             if (first == null) {
-                rows.add(List.of(c, "", "", "", "", "", "", "", "", "", num(paper[1]), num(paper[2]), num(paper[3]), num(paper[4])));
+                rows.add(List.of(c, "", "", "", "", "", "", "", "", "", Numbers.significant(paper[1]), Numbers.significant(paper[2]), Numbers.significant(paper[3]), Numbers.significant(paper[4])));
                 continue;
             }
             int sMax = Integer.parseInt(first.get(sm));
             int iterations = Integer.parseInt(first.get(it));
             double paperOps = (double) iterations * 32 * sMax * sMax;
-            rows.add(List.of(c, first.get(sm), first.get(it), Integer.toString(32 * sMax), num(paperOps),
-                    num((double) iterations * multiplyAddsPerIteration(sMax)), first.get(d), first.get(g), first.get(ms), first.get(cpu),
-                    num(paper[1]), num(paper[2]), num(paper[3]), num(paper[4])));
+            rows.add(List.of(c, first.get(sm), first.get(it), Integer.toString(32 * sMax), Numbers.significant(paperOps),
+                    Numbers.significant((double) iterations * multiplyAddsPerIteration(sMax)), first.get(d), first.get(g), first.get(ms), first.get(cpu),
+                    Numbers.significant(paper[1]), Numbers.significant(paper[2]), Numbers.significant(paper[3]), Numbers.significant(paper[4])));
         }
         return rows;
     }
@@ -505,13 +506,5 @@ public final class SmdpExperiment {
         for (List<String> r : rows) t.add(r);
         t.write(csv);
         return t;
-    }
-
-    static String num(double v) {
-        if (v == Math.rint(v) && Math.abs(v) < 1e15) return Long.toString((long) v);
-        // Trailing zeros of the mantissa only: an exponent such as e-10 keeps its zero.
-        String[] parts = String.format(Locale.ROOT, "%.10g", v).split("e", 2);
-        String mantissa = parts[0].contains(".") ? parts[0].replaceAll("0+$", "").replaceAll("\\.$", "") : parts[0];
-        return parts.length == 2 ? mantissa + "e" + parts[1] : mantissa;
     }
 }

@@ -11,6 +11,7 @@ import io.kairos.core.scheduling.policy.SmdpPolicy;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.FateListener;
 import io.kairos.sim.Simulation;
+import io.kairos.testbed.Numbers;
 import io.kairos.workload.Workload;
 
 import java.io.IOException;
@@ -99,10 +100,10 @@ public final class SmdpGuardExperiment {
                                 int s = seed;
                                 runs.add(pool.submit(() -> {
                                     Measured m = simulate(model, w, solution, slo, guard, s);
-                                    return List.of(num(rho), "1", num(w2), num(slo), Boolean.toString(guard), Integer.toString(s),
-                                            num(m.costW()), num(m.latencyMs()), num(m.powerW()), num(m.attainment()), num(m.meanBatch()),
-                                            Long.toString(m.requests()), num(solution.gain()), num(solution.evaluation().meanLatencyMs()),
-                                            num(solution.evaluation().meanPowerW()), Integer.toString(solution.table().controlLimit()));
+                                    return List.of(Numbers.significant(rho), "1", Numbers.significant(w2), Numbers.significant(slo), Boolean.toString(guard), Integer.toString(s),
+                                            Numbers.significant(m.costW()), Numbers.significant(m.latencyMs()), Numbers.significant(m.powerW()), Numbers.significant(m.attainment()), Numbers.significant(m.meanBatch()),
+                                            Long.toString(m.requests()), Numbers.significant(solution.gain()), Numbers.significant(solution.evaluation().meanLatencyMs()),
+                                            Numbers.significant(solution.evaluation().meanPowerW()), Integer.toString(solution.table().controlLimit()));
                                 }));
                             }
                         }
@@ -200,9 +201,5 @@ public final class SmdpGuardExperiment {
 
     private static String share(double share) {
         return String.format(Locale.ROOT, "%.1f %%", share * 100);
-    }
-
-    private static String num(double v) {
-        return SmdpExperiment.num(v);
     }
 }

@@ -13,6 +13,7 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.workload.ArrivalTrace;
 import me.tongfei.progressbar.ProgressBar;
@@ -130,7 +131,7 @@ public final class TunerExperiment {
 
     static List<Scenario> scenarios() {
         List<Scenario> s = new ArrayList<>();
-        for (double r : RAMPS) s.add(new Scenario("ramp " + SmdpExperiment.num(r) + "/s²", r));
+        for (double r : RAMPS) s.add(new Scenario("ramp " + Numbers.significant(r) + "/s²", r));
         s.add(new Scenario("oscillating", 0));
         return s;
     }
@@ -169,7 +170,7 @@ public final class TunerExperiment {
                    Map<String, int[]> replicasPerSecond, int changes, int reversals) {}
 
     public void run(Path dir) throws IOException, InterruptedException {
-        out.printf(Locale.ROOT, "%s: %s; traces of %s s, pool %s%n", NAME, DESCRIPTION, SmdpExperiment.num(traceSeconds), POOL);
+        out.printf(Locale.ROOT, "%s: %s; traces of %s s, pool %s%n", NAME, DESCRIPTION, Numbers.significant(traceSeconds), POOL);
         Files.createDirectories(dir);
         long started = System.nanoTime();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
@@ -293,9 +294,9 @@ public final class TunerExperiment {
                 int to = Math.min((b + 1) * BIN_S, o.replicasPerSecond().values().iterator().next().length);
                 int span = Math.max(1, to - from);
                 t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2),
-                        num(m.requests()[b] / (double) span), Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]),
-                        num(m.missRate(b)), num(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / span),
-                        num(replay.costPerHour(o.config(), o.replicasPerSecond(), from, to))));
+                        Numbers.significant(m.requests()[b] / (double) span), Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]),
+                        Numbers.significant(m.missRate(b)), Numbers.significant(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / span),
+                        Numbers.significant(replay.costPerHour(o.config(), o.replicasPerSecond(), from, to))));
             }
         }
         return t;
@@ -331,10 +332,10 @@ public final class TunerExperiment {
             double dollars = replay.costPerHour(o.config(), o.replicasPerSecond(), 0, seconds) * seconds / 3600;
             int[] total = new int[seconds];
             for (int[] k : o.replicasPerSecond().values()) for (int s = 0; s < seconds; s++) total[s] += k[s];
-            t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(n), num(misses / (double) n), num(p99 / 1000.0),
-                    num(deviceSeconds), num(dollars), Integer.toString(Arrays.stream(total).max().orElse(0)), Integer.toString(o.changes()),
-                    Integer.toString(o.reversals()), hold == null ? "" : num(tail == 0 ? 0 : tailMisses / (double) tail),
-                    num(ideal.getOrDefault(o.scenario().name() + "/" + o.seed(), Double.NaN)), InferLineExperiment.configuration(o.config())));
+            t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(n), Numbers.significant(misses / (double) n), Numbers.significant(p99 / 1000.0),
+                    Numbers.significant(deviceSeconds), Numbers.significant(dollars), Integer.toString(Arrays.stream(total).max().orElse(0)), Integer.toString(o.changes()),
+                    Integer.toString(o.reversals()), hold == null ? "" : Numbers.significant(tail == 0 ? 0 : tailMisses / (double) tail),
+                    Numbers.significant(ideal.getOrDefault(o.scenario().name() + "/" + o.seed(), Double.NaN)), InferLineExperiment.configuration(o.config())));
         }
         return t;
     }
@@ -493,9 +494,5 @@ public final class TunerExperiment {
         } catch (ExecutionException e) {
             throw new IllegalStateException("a run failed: " + e.getCause(), e.getCause());
         }
-    }
-
-    private static String num(double v) {
-        return SmdpExperiment.num(v);
     }
 }

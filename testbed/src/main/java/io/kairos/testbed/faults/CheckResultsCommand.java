@@ -4,6 +4,7 @@ import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.StageTimes;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.options.ProgressOption;
 import io.kairos.wire.AvroCodec;
@@ -243,7 +244,7 @@ public class CheckResultsCommand implements Callable<Integer> {
                     Double.isNaN(r.attainmentBeforeFaults()) ? "-" : String.format(Locale.ROOT, "%.2f", 100 * r.attainmentBeforeFaults())));
             for (RunLedger.FaultReport f : r.faults()) {
                 s.append(String.format(Locale.ROOT, "  fault %-40s first new result %s, served again %s, attainment >= %s%% after %s (worst 1 s window %s)%n",
-                        f.fault().label(), seconds(f.recoverySeconds()), servedAgain(f), fmt(100 * target), seconds(f.attainmentRecoverySeconds()),
+                        f.fault().label(), seconds(f.recoverySeconds()), servedAgain(f), Numbers.plain(100 * target), seconds(f.attainmentRecoverySeconds()),
                         Double.isNaN(f.worstWindowAttainment()) ? "-" : String.format(Locale.ROOT, "%.1f%%", 100 * f.worstWindowAttainment())));
             }
         }
@@ -284,10 +285,6 @@ public class CheckResultsCommand implements Callable<Integer> {
 
     private static String seconds(Double s) {
         return s == null ? "never" : String.format(Locale.ROOT, "%.2f s", s);
-    }
-
-    private static String fmt(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 
     private static ProgressBar progressBar() {

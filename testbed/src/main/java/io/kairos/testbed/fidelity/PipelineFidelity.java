@@ -20,6 +20,7 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
+import io.kairos.testbed.Numbers;
 import io.kairos.testbed.client.OpenLoopPacer;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
@@ -413,17 +414,13 @@ final class PipelineFidelity {
         bottom /= 1.2;
         for (double f : new double[] {1.0, 1.1, 0.9}) {
             String name = f == 1.0 ? "y = x" : f > 1 ? "+10 %" : "-10 %";
-            points.add(List.of(name, fmt(bottom), fmt(bottom * f)));
-            points.add(List.of(name, fmt(top), fmt(top * f)));
+            points.add(List.of(name, Numbers.threeDecimals(bottom), Numbers.threeDecimals(bottom * f)));
+            points.add(List.of(name, Numbers.threeDecimals(top), Numbers.threeDecimals(top * f)));
         }
         return Figures.lines("measured_ms", "estimated_ms").logX().logY().series("series")
                 .xAxis("P99 measured in the Flink job (ms)").yAxis("P99 estimated (ms)", null, null)
                 .title("InferLine's Fig 9: the estimator against the serving job, planned and infeasible configurations")
                 .save(points, png);
-    }
-
-    private static String fmt(double v) {
-        return String.format(Locale.ROOT, "%.3f", v);
     }
 
     /** The system load average over the last minute, as the OS reports it; negative where it cannot. */
