@@ -1,5 +1,5 @@
 """Tests of the trainer: its pieces that need no environment (the network file round trip, the
-numpy rollout against torch, the episode schedule), and a short training against the Java
+numpy rollout against torch, the advantages, the PPO update on a bandit, the episode schedule), and a short training against the Java
 environment (`bin/kairos rl env`, built from this checkout on first use).
 
     cd testbed/rl && /usr/bin/python3 -m unittest test_rl
@@ -65,6 +65,48 @@ class RolloutTest(unittest.TestCase):
             lpt, _ = train.log_prob_and_entropy(logits, torch.from_numpy(mask), torch.from_numpy(infer), torch.from_numpy(batch))
         np.testing.assert_allclose(lp, lpt.numpy(), atol=1e-4)
         np.testing.assert_allclose(v, vt.numpy(), atol=1e-5)
+
+
+class AdvantageTest(unittest.TestCase):
+    def test_gae_worked_by_hand(self):
+        # Two steps of one environment, cut after the second; gamma 0.9, lambda 1: Monte Carlo.
+        # t=1: delta = 0 - 0.5 = -0.5; t=0: delta = 1 + 0.9 * 0.5 - 0.5 = 0.95, adv = 0.95 + 0.9 * -0.5.
+        R = np.array([[1.0], [0.0]], np.float32)
+        V = np.array([[0.5], [0.5], [0.5]], np.float32)
+        D = np.array([[0.0], [1.0]], np.float32)
+        adv, ret = train.gae(R, V, D, 0.9, 1.0)
+        np.testing.assert_allclose(adv[:, 0], [0.5, -0.5], atol=1e-6)
+        np.testing.assert_allclose(ret[:, 0], [1.0, 0.0], atol=1e-6)
+        # Lambda 0: one-step temporal differences.
+        adv, _ = train.gae(R, V, D, 0.9, 0.0)
+        np.testing.assert_allclose(adv[:, 0], [0.95, -0.5], atol=1e-6)
+
+
+class PpoUpdateTest(unittest.TestCase):
+    def test_the_update_learns_a_bandits_best_action(self):
+        # One-step episodes: slot 0 may infer at any batch size, the other slots only wait; the
+        # reward is 1 for inferring on slot 0 at the largest batch. The first policy leans to
+        # null, so it starts near 1 %; the update must drive the sampled policy to that action.
+        torch.manual_seed(0)
+        rng = np.random.default_rng(0)
+        model = train.ActorCritic(64)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-5)
+        args = type("Args", (), dict(epochs=4, minibatch=256, clip=0.2, entropy=0.0, target_kl=0.0))
+        n = 1024
+        mask = np.zeros((n, ke.SLOTS, ke.CHOICES), bool)
+        mask[:, :, 0] = True
+        mask[:, 0, :] = True
+        mask = mask.reshape(n, ke.MASK_SIZE)
+        t = lambda x: torch.from_numpy(np.ascontiguousarray(x))
+        good = []
+        for _ in range(12):
+            s = (rng.random((n, ke.STATE_SIZE)) * 20).astype(np.float32)
+            infer, batch, lp, v = train.Rollout(model, rng).act(s, mask)
+            r = ((infer[:, 0] == 1) & (batch[:, 0] == len(ke.BATCH_SIZES) - 1)).astype(np.float32)
+            good.append(r.mean())
+            train.update(model, opt, t(s), t(mask), t(infer), t(batch), t(lp.astype(np.float32)), t(r - v), t(r), args)
+        self.assertLess(good[0], 0.1)
+        self.assertGreater(good[-1], 0.9)
 
 
 class ScheduleTest(unittest.TestCase):

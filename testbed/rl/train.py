@@ -200,6 +200,52 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
         print("imitation epoch %d: mean -log p %.4f, argmax agrees with the rule on %.2f %% of steps" % (epoch + 1, total / n, 100 * float(same)), flush=True)
 
 
+def gae(R, V, D, gamma, lam):
+    """Generalised advantage estimates and returns of a rollout: R, D (1 where an episode was cut
+    after the step, its bootstrap already in R) of shape (steps, envs), V one row longer."""
+    n = len(R)
+    adv = np.zeros_like(R)
+    last = np.zeros(R.shape[1:], np.float32)
+    for t in reversed(range(n)):
+        nonterminal = 1 - D[t]
+        delta = R[t] + gamma * V[t + 1] * nonterminal - V[t]
+        last = delta + gamma * lam * nonterminal * last
+        adv[t] = last
+    return adv, adv + V[:n]
+
+
+def update(model, opt, fs, fm, fi, fb, flp, fadv, fret, args, warming=False):
+    """PPO's epochs over one rollout (flattened rows): the clipped surrogate and the critic's
+    squared error; while warming, the critic's alone. Returns the last epoch's mean KL."""
+    rows = len(fs)
+    kl = []
+    for _ in range(args.epochs):
+        order = torch.randperm(rows)
+        kl = []
+        for j in range(0, rows, args.minibatch):
+            idx = order[j:j + args.minibatch]
+            logits, v = model(fs[idx])
+            lp, ent = log_prob_and_entropy(logits, fm[idx], fi[idx], fb[idx])
+            a = fadv[idx]
+            a = (a - a.mean()) / (a.std() + 1e-8)
+            ratio = torch.exp(lp - flp[idx])
+            pg = -torch.min(ratio * a, torch.clamp(ratio, 1 - args.clip, 1 + args.clip) * a).mean()
+            vl = 0.5 * ((v - fret[idx]) ** 2).mean()
+            loss = 0.5 * vl if warming else pg + 0.5 * vl - args.entropy * ent.mean()
+            opt.zero_grad()
+            loss.backward()
+            # Clipped apart: a critic far off (returns of a backlog run to thousands) has
+            # gradients that, clipped together with the actor's, would shrink the actor's to nothing.
+            nn.utils.clip_grad_norm_(model.actor.parameters(), 0.5)
+            nn.utils.clip_grad_norm_(model.critic.parameters(), 0.5)
+            opt.step()
+            with torch.no_grad():
+                kl.append(float((flp[idx] - lp).mean()))
+        if not warming and args.target_kl > 0 and np.mean(kl) > args.target_kl:
+            break
+    return float(np.mean(kl)) if kl else 0.0
+
+
 def episode_length(e, first=3000):
     """Episode e's steps (from 0): the thesis' 3,000 doubling every other episode, at most 60,000."""
     return min(first * 2 ** (e // 2), 60000)
@@ -339,42 +385,11 @@ def main():
                     next_episode += 1
                 answers[i] = a
         V[n] = roll.value(np.stack([a.state for a in answers]))
-        adv = np.zeros((n, k), np.float32)
-        last = np.zeros(k, np.float32)
-        for t in reversed(range(n)):
-            nonterminal = 1 - D[t]
-            delta = R[t] + args.gamma * V[t + 1] * nonterminal - V[t]
-            last = delta + args.gamma * args.lam * nonterminal * last
-            adv[t] = last
-        ret = adv + V[:n]
+        adv, ret = gae(R, V, D, args.gamma, args.lam)
         flat = lambda x: torch.from_numpy(x.reshape(n * k, *x.shape[2:]))
-        fs, fm, fi, fb, flp, fadv, fret = map(flat, (S, M, I, B, LP, adv, ret))
         warming = updates < args.value_warmup
         updates += 1
-        for _ in range(args.epochs):
-            order = torch.randperm(n * k)
-            kl = []
-            for j in range(0, n * k, args.minibatch):
-                idx = order[j:j + args.minibatch]
-                logits, v = model(fs[idx])
-                lp, ent = log_prob_and_entropy(logits, fm[idx], fi[idx], fb[idx])
-                a = fadv[idx]
-                a = (a - a.mean()) / (a.std() + 1e-8)
-                ratio = torch.exp(lp - flp[idx])
-                pg = -torch.min(ratio * a, torch.clamp(ratio, 1 - args.clip, 1 + args.clip) * a).mean()
-                vl = 0.5 * ((v - fret[idx]) ** 2).mean()
-                loss = 0.5 * vl if warming else pg + 0.5 * vl - args.entropy * ent.mean()
-                opt.zero_grad()
-                loss.backward()
-                # Clipped apart: a critic far off (returns of a backlog run to thousands) has
-                # gradients that, clipped together with the actor's, would shrink the actor's to nothing.
-                nn.utils.clip_grad_norm_(model.actor.parameters(), 0.5)
-                nn.utils.clip_grad_norm_(model.critic.parameters(), 0.5)
-                opt.step()
-                with torch.no_grad():
-                    kl.append(float((flp[idx] - lp).mean()))
-            if not warming and args.target_kl > 0 and np.mean(kl) > args.target_kl:
-                break
+        update(model, opt, *map(flat, (S, M, I, B, LP, adv, ret)), args, warming)
     envs.close()
     export(model, args.out)
     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
