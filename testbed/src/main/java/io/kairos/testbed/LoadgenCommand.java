@@ -2,6 +2,7 @@ package io.kairos.testbed;
 
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.wire.KafkaClientProperties;
 import io.kairos.jobs.options.ModelsOption;
 import io.kairos.testbed.options.ArrivalsOption;

@@ -4,7 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.PolicyOptions;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;

@@ -14,7 +14,7 @@ import io.kairos.jobs.tuner.TunerJob;
 import io.kairos.jobs.tuner.TunerSetup;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.ResultTable;

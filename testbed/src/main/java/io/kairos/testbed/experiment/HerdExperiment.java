@@ -14,7 +14,7 @@ import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.SetPolicy;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
 import me.tongfei.progressbar.ProgressBar;
 

@@ -10,7 +10,7 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.workload.Arrival;
 
 import java.io.IOException;

@@ -8,7 +8,7 @@ import io.kairos.core.scheduling.Placements;
 import io.kairos.core.scheduling.Registry;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.workload.AzureLikeTrace;
 import io.kairos.workload.AzureTrace;

@@ -13,7 +13,7 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
 import io.kairos.workload.ArrivalTrace;
 import me.tongfei.progressbar.ProgressBar;

@@ -4,7 +4,7 @@ import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.options.KafkaOptions;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.StageTimes;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.options.ProgressOption;
 import io.kairos.wire.AvroCodec;

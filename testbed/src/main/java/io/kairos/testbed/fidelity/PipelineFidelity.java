@@ -20,7 +20,7 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
-import io.kairos.testbed.Numbers;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.client.OpenLoopPacer;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;

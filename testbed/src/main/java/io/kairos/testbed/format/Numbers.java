@@ -1,4 +1,4 @@
-package io.kairos.testbed;
+package io.kairos.testbed.format;
 
 import java.util.Locale;
 
