@@ -14,9 +14,11 @@ import picocli.CommandLine.Parameters;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -92,17 +94,11 @@ public class ProbeCommand implements Callable<Integer> {
             Map<String, String> waiting = new LinkedHashMap<>(); // request id -> model
             for (String m : asked) waiting.put(producer.send("probe", m, timeout.toMillis() * 2.0), m);
             producer.flush();
-            while (true) {
-                waiting.keySet().removeIf(results::seen);
-                if (waiting.isEmpty()) break;
-                long left = timeout.toNanos() - (System.nanoTime() - start);
-                if (left <= 0) {
-                    cl.getErr().printf(Locale.ROOT, "kairos probe: no result within %d ms of %s (requests of %s to %s at %s)%n",
-                            timeout.toMillis(), String.join(", ", waiting.keySet()), String.join(", ", waiting.values()),
-                            config.requestsTopic, config.bootstrapServers);
-                    return 1;
-                }
-                results.poll(Duration.ofNanos(Math.min(left, POLL_SLICE.toNanos())));
+            if (!awaitResults(results, producer, waiting.keySet(), start, timeout)) {
+                cl.getErr().printf(Locale.ROOT, "kairos probe: no result within %d ms of %s (requests of %s to %s at %s)%n",
+                        timeout.toMillis(), String.join(", ", waiting.keySet()), String.join(", ", waiting.values()),
+                        config.requestsTopic, config.bootstrapServers);
+                return 1;
             }
             String answered = String.format(Locale.ROOT, "the job answered a request of %s in %.2f s",
                     asked.size() == 1 ? asked.get(0) : "each of its " + asked.size() + " models", (System.nanoTime() - start) / 1e9);
@@ -123,6 +119,22 @@ public class ProbeCommand implements Callable<Integer> {
     }
 
     /**
+     * Polls until every request of {@code waiting} has its result (each removed as it is seen) or
+     * {@code timeout} from {@code start} has passed; false then. What a poll's listener sent goes out
+     * after it.
+     */
+    private static boolean awaitResults(ResultConsumer results, RequestProducer producer, Set<String> waiting, long start, Duration timeout) {
+        while (true) {
+            waiting.removeIf(results::seen);
+            if (waiting.isEmpty()) return true;
+            long left = timeout.toNanos() - (System.nanoTime() - start);
+            if (left <= 0) return false;
+            results.poll(Duration.ofNanos(Math.min(left, POLL_SLICE.toNanos())));
+            producer.flush();
+        }
+    }
+
+    /**
      * Requests of the asked models through the whole path, a fixed number in flight, each sent as
      * one comes back: the JIT compiles the job's code, its Kafka clients and its devices run hot,
      * before a client's first request. Closed loop, so that slow devices never leave a queue of
@@ -133,7 +145,7 @@ public class ProbeCommand implements Callable<Integer> {
         private final ResultConsumer results;
         private final List<String> models;
         private final double sloMs;
-        private final java.util.Set<String> waiting = new java.util.HashSet<>();
+        private final Set<String> waiting = new HashSet<>();
         /** Each result's latency from its send, ms, with the second of the warm-up it came in. */
         private final List<double[]> latencies = new ArrayList<>();
         private int sent;
@@ -158,12 +170,7 @@ public class ProbeCommand implements Callable<Integer> {
             });
             for (int i = 0; i < inFlight; i++) send();
             producer.flush();
-            while (!waiting.isEmpty()) {
-                long left = timeout.toNanos() - (System.nanoTime() - start);
-                if (left <= 0) return false;
-                results.poll(Duration.ofNanos(Math.min(left, POLL_SLICE.toNanos())));
-                producer.flush();
-            }
+            if (!awaitResults(results, producer, waiting, start, timeout)) return false;
             end = System.nanoTime();
             return true;
         }

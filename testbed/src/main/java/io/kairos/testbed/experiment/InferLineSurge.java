@@ -156,14 +156,8 @@ final class InferLineSurge {
             for (int l : o.latencies()) if (l > slo) misses++;
             long p99 = PipelineEstimate.p99Micros(o.latencies());
             int secs = o.replicasPerSecond().values().iterator().next().length;
-            int most = 0;
-            for (int s = 0; s < secs; s++) {
-                int total = 0;
-                for (int[] k : o.replicasPerSecond().values()) total += k[s];
-                most = Math.max(most, total);
-            }
             t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), Numbers.significant(o.meanRate()), Numbers.significant(o.peakRate()), Numbers.significant(o.samplePeakRate()), Integer.toString(n),
-                    Numbers.significant(costPerHour(o, 0, secs)), Integer.toString(most), Numbers.significant(p99 / 1000.0), Numbers.significant(misses / (double) n), InferLineExperiment.configuration(o.config())));
+                    Numbers.significant(costPerHour(o, 0, secs)), Integer.toString(TunerReplay.mostReplicas(o.replicasPerSecond())), Numbers.significant(p99 / 1000.0), Numbers.significant(misses / (double) n), InferLineExperiment.configuration(o.config())));
         }
         return t;
     }
@@ -181,7 +175,7 @@ final class InferLineSurge {
                 int to = Math.min(secs, from + BIN_S);
                 t.add(List.of(o.pipeline(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2), Numbers.significant(m.requests()[b] / (double) (to - from)),
                         Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]), Numbers.significant(m.missRate(b)),
-                        Numbers.significant(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / (to - from)), Numbers.significant(costPerHour(o, from, to))));
+                        Numbers.significant(TunerReplay.replicaSeconds(o.replicasPerSecond(), from, to) / (to - from)), Numbers.significant(costPerHour(o, from, to))));
             }
         }
         return t;

@@ -2,8 +2,6 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.workload.ArrivalTrace;
 
-import java.util.Map;
-
 /**
  * A replayed trace cut into bins of its arrival times: how many requests arrived in each and how
  * many of them missed the SLO. The rows of the tuner experiment's and the surge's timelines.
@@ -25,12 +23,5 @@ record MissBins(int[] requests, int[] misses) {
     /** The share of bin {@code b}'s requests that missed; 0 for an empty bin. */
     double missRate(int b) {
         return requests[b] == 0 ? 0 : misses[b] / (double) requests[b];
-    }
-
-    /** Replica-seconds over all stages in the seconds [from, to) of a per-second replica count. */
-    static double replicaSeconds(Map<String, int[]> replicasPerSecond, int from, int to) {
-        double sum = 0;
-        for (int[] k : replicasPerSecond.values()) for (int s = from; s < to; s++) sum += k[s];
-        return sum;
     }
 }

@@ -295,7 +295,7 @@ public final class TunerExperiment {
                 int span = Math.max(1, to - from);
                 t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(from + BIN_S / 2),
                         Numbers.significant(m.requests()[b] / (double) span), Integer.toString(m.requests()[b]), Integer.toString(m.misses()[b]),
-                        Numbers.significant(m.missRate(b)), Numbers.significant(MissBins.replicaSeconds(o.replicasPerSecond(), from, to) / span),
+                        Numbers.significant(m.missRate(b)), Numbers.significant(TunerReplay.replicaSeconds(o.replicasPerSecond(), from, to) / span),
                         Numbers.significant(replay.costPerHour(o.config(), o.replicasPerSecond(), from, to))));
             }
         }
@@ -328,12 +328,10 @@ public final class TunerExperiment {
             }
             long p99 = PipelineEstimate.p99Micros(o.latencies());
             int seconds = o.replicasPerSecond().values().iterator().next().length;
-            double deviceSeconds = MissBins.replicaSeconds(o.replicasPerSecond(), 0, seconds);
+            double deviceSeconds = TunerReplay.replicaSeconds(o.replicasPerSecond(), 0, seconds);
             double dollars = replay.costPerHour(o.config(), o.replicasPerSecond(), 0, seconds) * seconds / 3600;
-            int[] total = new int[seconds];
-            for (int[] k : o.replicasPerSecond().values()) for (int s = 0; s < seconds; s++) total[s] += k[s];
             t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(n), Numbers.significant(misses / (double) n), Numbers.significant(p99 / 1000.0),
-                    Numbers.significant(deviceSeconds), Numbers.significant(dollars), Integer.toString(Arrays.stream(total).max().orElse(0)), Integer.toString(o.changes()),
+                    Numbers.significant(deviceSeconds), Numbers.significant(dollars), Integer.toString(TunerReplay.mostReplicas(o.replicasPerSecond())), Integer.toString(o.changes()),
                     Integer.toString(o.reversals()), hold == null ? "" : Numbers.significant(tail == 0 ? 0 : tailMisses / (double) tail),
                     Numbers.significant(ideal.getOrDefault(o.scenario().name() + "/" + o.seed(), Double.NaN)), InferLineExperiment.configuration(o.config())));
         }

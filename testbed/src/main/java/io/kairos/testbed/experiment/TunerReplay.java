@@ -140,6 +140,25 @@ final class TunerReplay {
         return new Held(perSecond, changes, reversals);
     }
 
+    /** Replica-seconds over all stages in the seconds [from, to) of a per-second replica count per stage. */
+    static double replicaSeconds(Map<String, int[]> replicasPerSecond, int from, int to) {
+        double sum = 0;
+        for (int[] k : replicasPerSecond.values()) for (int s = from; s < to; s++) sum += k[s];
+        return sum;
+    }
+
+    /** The most replicas over all stages held in any one second. */
+    static int mostReplicas(Map<String, int[]> replicasPerSecond) {
+        int seconds = replicasPerSecond.values().iterator().next().length;
+        int most = 0;
+        for (int s = 0; s < seconds; s++) {
+            int total = 0;
+            for (int[] k : replicasPerSecond.values()) total += k[s];
+            most = Math.max(most, total);
+        }
+        return most;
+    }
+
     /**
      * The dollars per hour of each second of {@code replicasPerSecond} (each stage's replicas at its
      * hardware type's price in {@code config}), seconds {@code from} (inclusive) to {@code to}
