@@ -3,6 +3,7 @@ package io.kairos.jobs.cli;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.control.TelemetryRates;
 import io.kairos.control.ControlTopic;
+import io.kairos.control.herd.DeviceHosts;
 import io.kairos.control.herd.HerdDecisions;
 import io.kairos.control.herd.HerdDryRun;
 import io.kairos.control.herd.HerdPlan;
@@ -410,6 +411,15 @@ public class PlanCommand implements Runnable {
         @Option(names = "--timeout-ms", description = "How long reading the control topic may take (default: ${DEFAULT-VALUE}).")
         long timeoutMs = 15_000;
 
+        @Option(names = "--taskmanagers-from", paramLabel = "URL",
+                description = "The REST address of the job's Flink cluster (e.g. http://jobmanager:8081): each group's devices are taken from as few "
+                        + "TaskManagers as they fit, as Flink placed the job's device slots (best fit, largest group first), so that with --max-group "
+                        + "at most the GPUs of a TaskManager every group runs in one.")
+        String taskManagersFrom;
+
+        @Option(names = "--flink-job-id", paramLabel = "ID", description = "With --taskmanagers-from: the serving job, where the cluster runs several (default: the only running job with an inference operator).")
+        String flinkJobId;
+
         @ArgGroup
         Mode mode = new Mode();
 
@@ -430,6 +440,10 @@ public class PlanCommand implements Runnable {
             if (!(timeLimitS > 0) || Double.isInfinite(timeLimitS)) throw new ParameterException(spec.commandLine(), "--time-limit-s must be a positive number, got " + timeLimitS);
             if (!(simulatedS > 0) || Double.isInfinite(simulatedS)) throw new ParameterException(spec.commandLine(), "--simulated-s must be a positive number, got " + simulatedS);
             telemetry.check(spec.commandLine());
+            if (taskManagersFrom != null && !taskManagersFrom.matches("https?://[^/\\s]+(/.*)?")) {
+                throw new ParameterException(spec.commandLine(), "--taskmanagers-from must be http:// or https:// with a host, got " + taskManagersFrom);
+            }
+            if (flinkJobId != null && taskManagersFrom == null) throw new ParameterException(spec.commandLine(), "--flink-job-id needs --taskmanagers-from");
             if (!Policies.names().contains(policy)) throw new ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());
             if (!Policies.names().contains(jobPolicy)) throw new ParameterException(spec.commandLine(), "--job-policy '" + jobPolicy + "' is unknown; known: " + Policies.names());
             HerdSolver.Settings settings;
@@ -483,7 +497,22 @@ public class PlanCommand implements Runnable {
                 spec.commandLine().getErr().println(plan.infeasibility());
                 return 1;
             }
+            DeviceHosts hosts = null;
+            if (taskManagersFrom != null) {
+                try {
+                    hosts = FlinkDeviceHosts.read(taskManagersFrom, flinkJobId, Duration.ofMillis(timeoutMs));
+                    plan = hosts.place(plan);
+                } catch (IllegalArgumentException e) {
+                    spec.commandLine().getErr().println("--taskmanagers-from " + taskManagersFrom + ": " + e.getMessage());
+                    return 1;
+                }
+            }
             for (String line : plan.lines()) out.println(line);
+            if (hosts != null) {
+                for (Map.Entry<String, List<String>> e : hosts.hostsOf(plan).entrySet()) {
+                    out.println("group " + e.getKey() + " on TaskManager" + (e.getValue().size() > 1 ? "s " : " ") + String.join(", ", e.getValue()));
+                }
+            }
             if (!mode.dryRun && !mode.publish) return 0;
             List<Object> actions;
             try {

@@ -68,6 +68,9 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     private final DeviceFactory devices;
     private final Clock clock;
     private transient Device device;
+    /** The GPU this slot holds ({@link GpuClaims}); -1 without one. Held only between open and close. */
+    private transient int gpu;
+    private transient boolean holdsGpu;
     // Batches handed to the device and not yet complete, by batch id. Touched by the task thread
     // (timeouts, cancels) and the device's completions; whoever removes a batch answers for it.
     private transient Map<String, InFlight> onDevice;
@@ -101,7 +104,9 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         AvroCodec.enableCustomCoders();
         onDevice = new ConcurrentHashMap<>();
         int slot = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        device = devices.create(slot, gpuOf(slot, getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE)), catalog);
+        gpu = GpuClaims.THIS_PROCESS.claim(slot, GpuClaims.indices(getRuntimeContext().getExternalResourceInfos(GPU_RESOURCE)));
+        holdsGpu = true;
+        device = devices.create(slot, gpu, catalog);
         // Before the first batch: open() returns, and this subtask takes batches, only once it is done.
         Device.WarmUp warmUp = device.warmUp();
         if (warmUp != Device.WarmUp.NONE) LOG.info(warmUp.describe(slot));
@@ -120,20 +125,11 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     /** Flink's name for GPUs (its GPU plugin: {@code external-resources: gpu}). */
     static final String GPU_RESOURCE = "gpu";
 
-    /**
-     * The GPU of a device slot: of the GPUs Flink gave this task manager (their {@code index}
-     * properties), the slot's turn among them, so that the slots of one task manager spread over
-     * its GPUs; -1 when Flink manages none.
-     */
-    static int gpuOf(int slot, Collection<ExternalResourceInfo> gpus) {
-        int[] indices = gpus.stream().map(g -> g.getProperty("index")).flatMap(Optional::stream)
-                .mapToInt(Integer::parseInt).sorted().toArray();
-        return indices.length == 0 ? -1 : indices[slot % indices.length];
-    }
-
     @Override
     public void close() {
         if (device != null) device.close();
+        if (holdsGpu) GpuClaims.THIS_PROCESS.release(gpu);
+        holdsGpu = false;
     }
 
     @Override

@@ -194,6 +194,34 @@ class InfraManifestsTest {
     }
 
     @Test
+    void theGroupsVariantRunsOneTaskManagerPerSchedulerSubtaskWithADeviceSlotPerGpu() throws IOException {
+        List<JsonNode> docs = documents(INFRA.resolve("k8s/groups/flink-deployment.yaml"));
+        assertThat(docs).hasSize(1);
+        JsonNode fd = docs.get(0);
+        JsonNode base = ofKind(k8sResources(), "FlinkDeployment").get(0);
+        assertThat(fd.at("/metadata/name").asText()).as("it replaces the default deployment").isEqualTo(base.at("/metadata/name").asText());
+        ServingConfig config = serveConfig(strings(fd.at("/spec/job/args")));
+        int taskManagers = fd.at("/spec/taskManager/replicas").asInt();
+        JsonNode flink = fd.at("/spec/flinkConfiguration");
+        int slots = flink.path("taskmanager.numberOfTaskSlots").asInt();
+        int gpus = flink.path("external-resource.gpu.amount").asInt();
+        assertThat(taskManagers).as("TaskManagers").isGreaterThan(1);
+        assertThat(config.schedulerParallelism).as("a scheduler subtask per TaskManager's group").isEqualTo(taskManagers);
+        assertThat(config.devices).as("every slot a device").isEqualTo(taskManagers * slots);
+        assertThat(gpus).as("a GPU per device slot").isEqualTo(slots);
+        assertThat(fd.at("/spec/job/parallelism").asInt()).isEqualTo(config.devices);
+        // Everything else as the default deployment: HA, checkpoints, the image's jar, Kafka.
+        for (String key : List.of("high-availability.type", "execution.checkpointing.dir", "external-resources", "external-resource.gpu.kubernetes.config-key")) {
+            assertThat(flink.path(key).asText()).as(key).isEqualTo(base.at("/spec/flinkConfiguration").path(key).asText());
+        }
+        assertThat(fd.at("/spec/job/jarURI").asText()).isEqualTo(base.at("/spec/job/jarURI").asText());
+        assertThat(config.bootstrapServers).isEqualTo(serveConfig(strings(base.at("/spec/job/args"))).bootstrapServers);
+        // The README's plan herd line plans those devices with a group no larger than a TaskManager.
+        String readme = Files.readString(INFRA.resolve("k8s/README.md"));
+        assertThat(readme).contains("--devices " + config.devices + " --max-group " + slots + " --taskmanagers-from http://" + fd.at("/metadata/name").asText() + "-rest:8081");
+    }
+
+    @Test
     void kubernetesRunsAStandbyJobManagerThreeBrokersApartFromTheirControllersAndTopicsOnAllThree() throws IOException {
         List<JsonNode> resources = k8sResources();
         JsonNode fd = ofKind(resources, "FlinkDeployment").get(0);

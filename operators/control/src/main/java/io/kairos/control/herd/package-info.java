@@ -13,6 +13,8 @@
  *   <li>{@link io.kairos.control.herd.HerdSolver}: the ILP on OR-Tools, with a time limit, the gap
  *       reached and infeasibility named by its constraint; {@link io.kairos.control.herd.HerdPlan}
  *       its answer (groups' devices disjoint);</li>
+ *   <li>{@link io.kairos.control.herd.DeviceHosts}: the job's device slots by TaskManager, and a plan's
+ *       groups moved onto as few TaskManagers each as they fit;</li>
  *   <li>{@link io.kairos.control.herd.HerdDecisions}: a plan as the control decisions that serve it.</li>
  * </ul>
  *
