@@ -38,8 +38,11 @@ import java.util.TreeSet;
  *
  * <p>The sizes of the answer are then set again for its grouping ({@link WaterFill}): the fewest
  * devices that reach the highest minimum burst tolerance for that grouping, then the devices the
- * objective does not need to the groups of the lowest {@code size_j / Σ n_i} (their streams share
- * their devices). Devices beyond every group's {@code G} are left over.
+ * objective does not need by square-root staffing, to the group of the lowest
+ * {@code (size_j - Σ n_i) / sqrt(Σ n_i·CV²_i)} (their streams share their devices, and a group's
+ * bursts grow as the square root of its load). Devices beyond every group's {@code G} are left
+ * over. Last, {@link Balance} moves and swaps models between the groups while that raises the
+ * lowest staffing, at no lower minimum.
  *
  * <p><b>A second objective.</b> Many groupings reach the same minimum (often the one capped by
  * {@code G / ν_max}), and the first solve is indifferent between them: it can leave devices idle
@@ -119,6 +122,9 @@ public final class HerdSolver {
         Duration left = settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started));
         Answer spread = solve(p, true, left.isNegative() ? Duration.ofMillis(1) : left, reached, a.groupOf);
         int[] groupOf = spread.groupOf != null ? spread.groupOf : a.groupOf;
+        // Third, the same groups with their models moved or swapped so that the least staffed group
+        // stands as many standard deviations of its load above its mean as it can (Balance).
+        groupOf = Balance.improve(p, groupOf, reached);
         return plan(p, groupOf, status, a.bound, millisSince(started));
     }
 
@@ -402,7 +408,117 @@ public final class HerdSolver {
         }
     }
 
-    /** Group sizes for a grouping that maximise the minimum burst tolerance, then spread what is left by load. */
+    /**
+     * The ILP's grouping with its models moved between its groups, or swapped, while that raises
+     * the lowest staffing of any group, {@code min_j (size_j - Σ n_i) / sqrt(Σ n_i·CV²_i)} with the
+     * sizes {@link WaterFill} gives the grouping, and keeps the minimum burst tolerance at least
+     * what the ILP reached. The ILP is indifferent among groupings of one minimum (it sees the
+     * most demanding stream, capped at {@code G / ν_max}, and then only load above devices): with
+     * every group at {@code G} devices, which models share a group decides how much room each
+     * group keeps for its bursts. Memory and affinity hold after every move; a move never empties
+     * a group (fewer, larger groups pool bursts; more, smaller ones do not). First improvement,
+     * until none is left.
+     */
+    static final class Balance {
+        private Balance() {}
+
+        static int[] improve(HerdProblem p, int[] groupOf, double minBt) {
+            int[] g = compact(groupOf);
+            int groups = 0;
+            for (int x : g) groups = Math.max(groups, x + 1);
+            double best = staffing(p, g, groups, minBt);
+            List<HerdProblem.Model> models = p.models();
+            boolean improved = true;
+            for (int pass = 0; improved && pass < 100; pass++) {
+                improved = false;
+                for (int m = 0; m < g.length; m++) {
+                    for (int to = 0; to < groups; to++) {
+                        if (to == g[m]) continue;
+                        // Move m to group 'to'.
+                        int from = g[m];
+                        if (count(g, from) > 1) {
+                            g[m] = to;
+                            double v = fits(p, g, to) ? staffing(p, g, groups, minBt) : Double.NEGATIVE_INFINITY;
+                            if (v > best + 1e-9) {
+                                best = v;
+                                improved = true;
+                                continue;
+                            }
+                            g[m] = from;
+                        }
+                        // Swap m with each model of group 'to'.
+                        for (int o = 0; o < g.length; o++) {
+                            if (g[o] != to) continue;
+                            g[m] = to;
+                            g[o] = from;
+                            double v = fits(p, g, to) && fits(p, g, from) ? staffing(p, g, groups, minBt) : Double.NEGATIVE_INFINITY;
+                            if (v > best + 1e-9) {
+                                best = v;
+                                improved = true;
+                                break;
+                            }
+                            g[m] = from;
+                            g[o] = to;
+                        }
+                        if (g[m] != from) break;
+                    }
+                }
+                if (models.isEmpty()) break;
+            }
+            return g;
+        }
+
+        /** The lowest staffing of any group, or -∞ when the minimum burst tolerance falls below {@code minBt}. */
+        static double staffing(HerdProblem p, int[] g, int groups, double minBt) {
+            int[] sizes = WaterFill.sizes(p, g, groups);
+            double[] load = new double[groups];
+            double[] spread = new double[groups];
+            double bt = Double.POSITIVE_INFINITY;
+            for (int m = 0; m < g.length; m++) {
+                HerdProblem.Model model = p.models().get(m);
+                bt = Math.min(bt, sizes[g[m]] / model.need());
+                for (int i : model.streams()) {
+                    load[g[m]] += p.need(i);
+                    spread[g[m]] += p.need(i) * p.streams().get(i).cv2();
+                }
+            }
+            if (bt < minBt * (1 - 1e-9)) return Double.NEGATIVE_INFINITY;
+            double least = Double.POSITIVE_INFINITY;
+            for (int j = 0; j < groups; j++) if (load[j] > 0) least = Math.min(least, (sizes[j] - load[j]) / Math.sqrt(spread[j]));
+            return least;
+        }
+
+        /** Group {@code j}'s models fit one device's memory and hold at most one affinity set. */
+        private static boolean fits(HerdProblem p, int[] g, int j) {
+            long memory = 0;
+            String set = null;
+            for (int m = 0; m < g.length; m++) {
+                if (g[m] != j) continue;
+                HerdProblem.Model model = p.models().get(m);
+                memory += model.memoryBytes();
+                if (model.affinity() != null) {
+                    if (set != null && !set.equals(model.affinity())) return false;
+                    set = model.affinity();
+                }
+            }
+            return memory <= p.deviceMemoryBytes();
+        }
+
+        private static int count(int[] g, int j) {
+            int n = 0;
+            for (int x : g) if (x == j) n++;
+            return n;
+        }
+
+        private static int[] compact(int[] groupOf) {
+            java.util.Map<Integer, Integer> renumber = new java.util.HashMap<>();
+            int[] out = new int[groupOf.length];
+            for (int m = 0; m < groupOf.length; m++) out[m] = renumber.computeIfAbsent(groupOf[m], k -> renumber.size());
+            return out;
+        }
+    }
+
+    /** Group sizes for a grouping that maximise the minimum burst tolerance, then spread what is left by square-root staffing. */
     static final class WaterFill {
         private WaterFill() {}
 
@@ -410,18 +526,22 @@ public final class HerdSolver {
          * First the fewest devices that reach the grouping's highest minimum burst tolerance
          * {@code t*}: one device per group holding a model, then one at a time to the group of the
          * lowest {@code size / max need} still below {@code G} (which maximises the minimum), and of
-         * those sizes only {@code max(1, ⌈t*·max need⌉)} kept. Then the devices left, one at a time,
-         * to the group of the lowest {@code size / Σ n_i} still below {@code G} (the first of equals):
-         * {@code bt} sees one stream at a time, but a group's streams share its devices, so the
-         * devices the objective does not need go where the load is, and no stream's {@code bt} falls.
+         * those sizes only {@code max(1, ⌈t*·max need⌉)} kept. Then the devices left, one at a time
+         * ({@link #staff}): {@code bt} sees one stream at a time, but a group's streams share its
+         * devices, so the devices the objective does not need go where the load stands least above
+         * its mean, and no stream's {@code bt} falls.
          */
         static int[] sizes(HerdProblem p, int[] groupOf, int groups) {
             double[] most = new double[groups];
             double[] load = new double[groups];
+            double[] spread = new double[groups];
             for (int m = 0; m < groupOf.length; m++) {
                 HerdProblem.Model model = p.models().get(m);
                 most[groupOf[m]] = Math.max(most[groupOf[m]], model.need());
-                for (int i : model.streams()) load[groupOf[m]] += p.need(i);
+                for (int i : model.streams()) {
+                    load[groupOf[m]] += p.need(i);
+                    spread[groupOf[m]] += p.need(i) * p.streams().get(i).cv2();
+                }
             }
             int[] sizes = new int[groups];
             int left = p.devices();
@@ -441,8 +561,31 @@ public final class HerdSolver {
                 sizes[j] = Math.min(sizes[j], Math.max(1, (int) Math.ceil(best * most[j] - 1e-9)));
                 left -= sizes[j];
             }
-            fill(sizes, load, left, p.maxGroup());
+            staff(sizes, load, spread, left, p.maxGroup());
             return sizes;
+        }
+
+        /**
+         * {@code left} devices, one at a time, to the group whose devices stand fewest standard
+         * deviations of its load above its mean, {@code (size - Σ n_i) / sqrt(Σ n_i·CV²_i)}, below
+         * {@code most} (the first of equals): square-root staffing.
+         */
+        private static void staff(int[] sizes, double[] load, double[] spread, int left, int most) {
+            while (left > 0) {
+                int lowest = -1;
+                double lowestZ = Double.POSITIVE_INFINITY;
+                for (int j = 0; j < sizes.length; j++) {
+                    if (load[j] == 0 || sizes[j] >= most) continue;
+                    double z = (sizes[j] - load[j]) / Math.sqrt(spread[j]);
+                    if (z < lowestZ) {
+                        lowest = j;
+                        lowestZ = z;
+                    }
+                }
+                if (lowest < 0) return;
+                sizes[lowest]++;
+                left--;
+            }
         }
 
         /** {@code left} devices, one at a time, to the group of the lowest {@code size / weight} below {@code most} (the first of equals). */

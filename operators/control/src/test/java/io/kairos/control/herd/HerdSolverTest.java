@@ -158,19 +158,47 @@ class HerdSolverTest {
     }
 
     @Test
-    void devicesTheObjectiveDoesNotNeedGoWhereTheLoadIs() {
-        // Grouping {big} {m1, m2} {m3}, n: big 2, m1 0.5, m2 0.5, m3 0.45; N = 8, G = 4.
+    void devicesTheObjectiveDoesNotNeedGoWhereTheLoadStandsLeastAboveItsMean() {
+        // Grouping {big} {m1, m2} {m3}, n: big 2, m1 0.5, m2 0.5, m3 0.45; N = 8, G = 4; CV² 1.
         // Highest minimum: big is capped at 4 devices, t* = 4 / 2 = 2. The fewest devices for t* = 2:
         //   {big} ⌈2·2⌉ = 4, {m1,m2} ⌈2·0.5⌉ = 1, {m3} ⌈2·0.45⌉ = 1; 2 devices left.
-        // By load (Σ n): {m1,m2} 1/1 = 1 < {m3} 1/0.45 = 2.2 -> 2 devices; 2/1 = 2 < 2.2 -> 3 devices.
-        // (By the largest n they would have gone 1 and 1: 1/0.5 = 2 < 2.2, then 2.2 < 2/0.5 = 4.)
+        // Square-root staffing, (size - Σ n) / sqrt(Σ n·CV²): {m1,m2} (1 - 1) / 1 = 0 < {m3}
+        // (1 - 0.45) / 0.671 = 0.82 -> 2 devices; then (2 - 1) / 1 = 1 > 0.82 -> {m3} 2 devices.
+        // (By load alone, Σ n, they would have gone 3 and 1: 1/1 < 2/1 < 1/0.45.)
         HerdProblem p = problem(List.of(
                 RequestStream.of("a", "big", 200, 50, 1, null),
                 RequestStream.of("b", "m1", 50, 50, 1, null),
                 RequestStream.of("c", "m2", 50, 50, 1, null),
                 RequestStream.of("d", "m3", 45, 50, 1, null)), 8, 4, Long.MAX_VALUE);
         assertThat(p.models()).extracting(HerdProblem.Model::name).containsExactly("big", "m1", "m2", "m3");
-        assertThat(HerdSolver.WaterFill.sizes(p, new int[]{0, 1, 1, 2}, 3)).containsExactly(4, 3, 1);
+        assertThat(HerdSolver.WaterFill.sizes(p, new int[]{0, 1, 1, 2}, 3)).containsExactly(4, 2, 2);
+    }
+
+    @Test
+    void modelsAreSwappedBetweenGroupsUntilTheLeastStaffedGroupStandsHighest() {
+        // n: big 1.2, m1 1.0, m2 0.8, m3 0.2 (T = 100/s); N = 6, G = 3, CV² 1; 20 GiB a device: any
+        // two models fit (big is 10 GiB, the others 8), no three. Two groups of 3 reach the highest
+        // minimum, 3 / 1.2 = 2.5 (three groups would need 3 + 3 + 2 devices), whichever two share:
+        //   {big, m1} {m2, m3}: loads 2.2 and 1.0, staffing (3 - 2.2) / sqrt(2.2) = 0.54 and 2.0
+        //   {big, m2} {m1, m3}: 2.0 and 1.2 -> 0.71 and 1.64
+        //   {big, m3} {m1, m2}: 1.4 and 1.8 -> 1.35 and 0.89: the least staffed group stands highest.
+        // From the first, moving a model makes a group of three (no memory); swapping big and m2 gives the third.
+        HerdProblem p = problem(List.of(
+                RequestStream.of("a", "big", 120, 50, 1, null),
+                RequestStream.of("b", "m1", 100, 50, 1, null),
+                RequestStream.of("c", "m2", 80, 50, 1, null),
+                RequestStream.of("d", "m3", 20, 50, 1, null)), 6, 3, 20 * GIB);
+        assertThat(p.models()).extracting(HerdProblem.Model::name).containsExactly("big", "m1", "m2", "m3");
+        assertThat(HerdSolver.Balance.staffing(p, new int[]{0, 0, 1, 1}, 2, 2.5)).isCloseTo(0.8 / Math.sqrt(2.2), org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(HerdSolver.Balance.improve(p, new int[]{0, 0, 1, 1}, 2.5)).containsExactly(1, 0, 0, 1);
+        assertThat(HerdSolver.Balance.staffing(p, new int[]{1, 0, 0, 1}, 2, 2.5)).isCloseTo(1.2 / Math.sqrt(1.8), org.assertj.core.data.Offset.offset(1e-9));
+        // A grouping below the minimum the ILP reached is no candidate: three groups cannot reach 2.5 on 6 devices.
+        assertThat(HerdSolver.Balance.staffing(p, new int[]{0, 1, 2, 2}, 3, 2.5)).isEqualTo(Double.NEGATIVE_INFINITY);
+
+        HerdPlan plan = SOLVER.solve(p);
+        assertThat(plan.groups()).extracting(HerdPlan.Group::models, g -> g.devices().size())
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(List.of("big", "m3"), 3), org.assertj.core.groups.Tuple.tuple(List.of("m1", "m2"), 3));
+        assertThat(plan.minBurstTolerance()).isEqualTo(2.5);
     }
 
     @Test
