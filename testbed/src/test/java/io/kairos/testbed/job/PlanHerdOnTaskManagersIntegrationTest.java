@@ -2,9 +2,8 @@ package io.kairos.testbed.job;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.cli.Kairos;
+import io.kairos.testbed.CliRun;
 import io.kairos.jobs.config.ServingConfig;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
@@ -19,8 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -77,25 +74,23 @@ class PlanHerdOnTaskManagersIntegrationTest {
             System.out.println("device slots by TaskManager: " + hostOf);
             assertThat(new TreeSet<>(hostOf.values())).as("the device slots on both TaskManagers").hasSize(2);
 
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            int code = Kairos.execute(Kairos.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)),
-                    "plan", "herd", "--bootstrap-servers", config.bootstrapServers, "--control-topic", config.controlTopic,
+            CliRun run = CliRun.job("plan", "herd", "--bootstrap-servers", config.bootstrapServers, "--control-topic", config.controlTopic,
                     "--outcomes-topic", config.outcomesTopic, "--models", models.toString(), "--streams", streams.toString(),
                     "--devices", "4", "--max-group", "2", "--device-memory-mb", "16384", "--wait-ms", "30000",
                     "--taskmanagers-from", rest, "--publish");
-            assertThat(code).as(out + "\n" + err).isZero();
+            assertThat(run.code()).as(run.out() + "\n" + run.err()).isZero();
+            String out = run.out();
             System.out.println(out);
 
             Map<String, List<Integer>> groups = new HashMap<>();
-            Matcher m = Pattern.compile("group (herd-\\d+): 2 device\\(s\\) ([0-9,\\-]+), models").matcher(out.toString());
+            Matcher m = Pattern.compile("group (herd-\\d+): 2 device\\(s\\) ([0-9,\\-]+), models").matcher(out);
             while (m.find()) groups.put(m.group(1), slots(m.group(2)));
-            assertThat(groups).as(out.toString()).hasSize(2);
+            assertThat(groups).as(out).hasSize(2);
             for (Map.Entry<String, List<Integer>> g : groups.entrySet()) {
                 assertThat(g.getValue()).as(g.getKey() + "'s devices on one TaskManager").map(hostOf::get).containsOnly(hostOf.get(g.getValue().get(0)));
-                assertThat(out.toString()).contains("group " + g.getKey() + " on TaskManager " + hostOf.get(g.getValue().get(0)) + "\n");
+                assertThat(out).contains("group " + g.getKey() + " on TaskManager " + hostOf.get(g.getValue().get(0)) + "\n");
             }
-            assertThat(out.toString()).contains("applied").doesNotContain("TaskManagers ");
+            assertThat(out).contains("applied").doesNotContain("TaskManagers ");
             assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
         } finally {
             job.cancel().get();
