@@ -14,8 +14,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -34,22 +32,15 @@ class CommandsOnBrokerTest {
         broker.createTopic("kairos-results", 2);
     }
 
-    private static String[] run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
-    }
-
     @Test
     void loadgenSendsTheSeedsScheduleAndReportsHowFarBehindItFell() {
         int planned = Workload.parse("resnet50:200:25,mlp:400:10", ArrivalSpec.gamma(4)).arrivalsWithin(3, 500_000).size();
 
-        String[] r = run("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "-w", "resnet50:200:25,mlp:400:10",
+        CliRun r = CliRun.checkout("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "-w", "resnet50:200:25,mlp:400:10",
                 "--duration", "0.5", "--seed", "3", "--arrivals", "gamma:cv2=4");
 
-        assertThat(r[0]).as(r[2]).isEqualTo("0");
-        assertThat(r[1]).contains("loadgen: resnet50:200:25,mlp:400:10 (gamma:cv2=4 arrivals, seed 3, about 300 requests) for 0.5 s")
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("loadgen: resnet50:200:25,mlp:400:10 (gamma:cv2=4 arrivals, seed 3, about 300 requests) for 0.5 s")
                 .contains("sent " + planned + " requests in ")
                 .containsPattern("(?s)behind schedule: mean [0-9.]+ ms, p99 [0-9.]+ ms, max [0-9.]+ ms; [0-9]+ sent more than 1 ms late")
                 .contains("acknowledged " + planned + ", failed 0");
@@ -61,13 +52,13 @@ class CommandsOnBrokerTest {
         // every send, an error no retry can cure, so the producer gives each up at once.
         broker.createTopic("kairos-requests-tiny", 1, Map.of("max.message.bytes", "100"));
 
-        String[] r = run("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "--topic", "kairos-requests-tiny",
+        CliRun r = CliRun.checkout("loadgen", "--bootstrap-servers", broker.bootstrapServers(), "--topic", "kairos-requests-tiny",
                 "-w", "mlp:20:1000", "--duration", "0.2", "--arrivals", "fixed", "--no-progress");
 
-        assertThat(r[0]).as(r[1] + r[2]).isEqualTo("1");
-        assertThat(r[2].lines().filter(l -> l.startsWith("loadgen: ")).toList()).first().asString()
+        assertThat(r.code()).as(r.out() + r.err()).isEqualTo(1);
+        assertThat(r.err().lines().filter(l -> l.startsWith("loadgen: ")).toList()).first().asString()
                 .startsWith("loadgen: a request was not delivered and the producer gave up on it (RecordTooLargeException: ");
-        assertThat(r[1]).containsPattern("acknowledged 0, failed [1-9][0-9]* \\(first error: RecordTooLargeException");
+        assertThat(r.out()).containsPattern("acknowledged 0, failed [1-9][0-9]* \\(first error: RecordTooLargeException");
     }
 
     @Test
@@ -91,20 +82,20 @@ class CommandsOnBrokerTest {
         Path summary = out.resolve(".kairos/run/summary.csv");
         String home = System.getProperty("kairos.home");
         System.setProperty("kairos.home", out.toString());
-        String[] r;
+        CliRun r;
         try {
-            r = run("collect", "--bootstrap-servers", broker.bootstrapServers(), "--from-earliest", "--expect", "5",
+            r = CliRun.checkout("collect", "--bootstrap-servers", broker.bootstrapServers(), "--from-earliest", "--expect", "5",
                     "--idle-timeout", "10", "--csv", "run/rows.csv", "--summary-csv", "run/summary.csv");
         } finally {
             if (home == null) System.clearProperty("kairos.home"); else System.setProperty("kairos.home", home);
         }
 
-        assertThat(r[0]).as(r[2]).isEqualTo("0");
-        assertThat(r[1]).contains("collect: writing rows to " + rows.toAbsolutePath())
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("collect: writing rows to " + rows.toAbsolutePath())
                 .contains("rows written to " + rows.toAbsolutePath())
                 .contains("summary written to " + summary.toAbsolutePath());
         assertThat(Path.of("run/rows.csv")).doesNotExist();
-        assertThat(r[1]).contains("received 5 distinct results (1 duplicates dropped, 0 malformed records skipped); stopped: all 5 expected results are in")
+        assertThat(r.out()).contains("received 5 distinct results (1 duplicates dropped, 0 malformed records skipped); stopped: all 5 expected results are in")
                 .containsPattern("mlp +5 +4 +1 +0 +0 +0 +0 +80.00 ");
         List<String> lines = Files.readAllLines(rows);
         assertThat(lines).hasSize(6).first().isEqualTo(ResultCsv.HEADER);

@@ -4,8 +4,6 @@ import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,21 +23,16 @@ class ControlCommandOnBrokerTest {
         broker.createTopic(CONTROL + "-2", 1, java.util.Map.of("cleanup.policy", "compact"));
     }
 
-    private record Run(int code, String out, String err) {}
-
-    private static Run control(String... args) {
+    private static CliRun control(String... args) {
         return controlOn(CONTROL, args);
     }
 
-    private static Run controlOn(String topic, String... args) {
+    private static CliRun controlOn(String topic, String... args) {
         List<String> all = new ArrayList<>(List.of("control"));
         all.add(args[0]);
         all.addAll(List.of("--bootstrap-servers", broker.bootstrapServers(), "--control-topic", topic));
         all.addAll(List.of(args).subList(1, args.length));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), all.toArray(String[]::new));
-        return new Run(code, out.toString(), err.toString());
+        return CliRun.checkout(all.toArray(String[]::new));
     }
 
     @Test
@@ -51,12 +44,12 @@ class ControlCommandOnBrokerTest {
                 new String[] {"place", "--outcomes-topic", OUTCOMES, "--wait-ms", "0", "--group", "vision", "--device", "0=resnet50,googlenet", "--device", "1=resnet50"},
                 new String[] {"place", "--outcomes-topic", OUTCOMES, "--wait-ms", "0", "--group", "vision", "--device", "0=resnet50", "--device", "5=mlp"},
                 new String[] {"assign", "--outcomes-topic", OUTCOMES, "--wait-ms", "0", "--writer", "planner", "--model", "resnet50", "--group", "vision"})) {
-            Run r = control(args);
+            CliRun r = control(args);
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.out()).startsWith("published ");
         }
 
-        Run show = control("show", "--devices", "2");
+        CliRun show = control("show", "--devices", "2");
 
         assertThat(show.code()).as(show.err()).isZero();
         assertThat(show.out()).isEqualToNormalizingNewlines("""
@@ -76,7 +69,7 @@ class ControlCommandOnBrokerTest {
 
     @Test
     void waitingForAnOutcomeThatNeverComesIsAnErrorThatSaysWhatWasPublished() {
-        Run r = controlOn(CONTROL + "-2", "assign", "--outcomes-topic", OUTCOMES, "--wait-ms", "300", "--model", "mlp", "--group", "g");
+        CliRun r = controlOn(CONTROL + "-2", "assign", "--outcomes-topic", OUTCOMES, "--wait-ms", "300", "--model", "mlp", "--group", "g");
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).matches("published assign/mlp \\(kairos-control/\\d+\\), but no outcome on " + OUTCOMES
                 + " within 300 ms: is the job running\\?");
@@ -84,14 +77,14 @@ class ControlCommandOnBrokerTest {
 
     @Test
     void aTopicThatDoesNotExistIsAOneLineError() {
-        Run r = controlOn(CONTROL + "-2", "assign", "--outcomes-topic", "no-such-topic", "--model", "mlp", "--group", "g");
+        CliRun r = controlOn(CONTROL + "-2", "assign", "--outcomes-topic", "no-such-topic", "--model", "mlp", "--group", "g");
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).isEqualTo("kairos control assign: error: topic 'no-such-topic' does not exist");
     }
 
     @Test
     void theStatusPageOfTopicsThatDoNotExistIsAOneLineError() {
-        Run r = controlOn(CONTROL, "status", "--outcomes-topic", OUTCOMES, "--results-topic", "no-such-results", "--http", "0");
+        CliRun r = controlOn(CONTROL, "status", "--outcomes-topic", OUTCOMES, "--results-topic", "no-such-results", "--http", "0");
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip()).isEqualTo("kairos control status: error: topic 'no-such-results' does not exist");
     }

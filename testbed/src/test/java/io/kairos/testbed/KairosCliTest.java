@@ -2,8 +2,6 @@ package io.kairos.testbed;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -12,17 +10,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Argument handling, with no broker: every mistake is one line naming it, exit code 2, before any connection. */
 class KairosCliTest {
 
-    private record Run(int exitCode, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)), args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.checkout(args);
     }
 
-    private static void assertUsageError(Run r, String message) {
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+    private static void assertUsageError(CliRun r, String message) {
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
         assertThat(r.err().lines()).as(r.err()).hasSize(1);
         assertThat(r.err()).contains(message);
         assertThat(r.out()).isEmpty();
@@ -30,7 +23,7 @@ class KairosCliTest {
 
     @Test
     void badWorkloadSpecNamesThePart() {
-        Run r = run("loadgen", "--workload", "resnet50:400:25,mlp:fast:10");
+        CliRun r = run("loadgen", "--workload", "resnet50:400:25,mlp:fast:10");
         assertUsageError(r, "kairos loadgen: --workload: workload spec part 'mlp:fast:10': rate 'fast' is not a number");
         assertThat(r.err()).contains("(see 'kairos loadgen --help')");
     }
@@ -91,7 +84,7 @@ class KairosCliTest {
         assertUsageError(run("bench", "--sweep-kb", "12,0"), "kairos bench: --sweep-kb: a payload size must be a positive number of kB, got 0.0");
         assertUsageError(run("bench", "--sweep-kb", "12", "--at-mb-per-s", "-1"), "kairos bench: --at-mb-per-s must not be negative, got -1.0");
         assertUsageError(run("bench", "--sweep-kb", "-5"), "--sweep-kb: a payload size must be a positive number of kB, got -5.0");
-        Run tooBig = run("bench", "--sweep-kb", "1200");
+        CliRun tooBig = run("bench", "--sweep-kb", "1200");
         assertUsageError(tooBig, "--sweep-kb: a payload of 1200 kB makes 1,200,");
         assertThat(tooBig.err()).contains("-byte requests, over the 1,032,192 bytes a Kafka record may take by default");
         assertUsageError(run("bench", "--sweep-kb", "12", "--trial-seconds", "1"), "--trial-seconds must be at least 2, got 1");
@@ -133,8 +126,8 @@ class KairosCliTest {
 
     @Test
     void helpAndVersionSucceed() {
-        Run help = run("loadgen", "--help");
-        assertThat(help.exitCode()).isZero();
+        CliRun help = run("loadgen", "--help");
+        assertThat(help.code()).isZero();
         assertThat(help.out()).contains("--workload=SPEC", "--duration=SECONDS", "--arrivals=PROCESS", "gamma:cv2=N");
         assertThat(run("--help").out()).contains("loadgen", "collect");
         assertThat(run("--version").out()).contains("kairos");

@@ -1,12 +1,10 @@
 package io.kairos.testbed.bench;
 
-import io.kairos.testbed.KairosCli;
+import io.kairos.testbed.CliRun;
 import io.kairos.testbed.experiment.ResultTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -22,15 +20,12 @@ class PayloadSweepIntegrationTest {
 
     @Test
     void aSweepOfTheLargestImageRequestsMeasuresBothPathsAndWritesItsTable(@TempDir Path dir) throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)),
-                "bench", "--sweep-kb", "600", "--trial-seconds", "2", "--search-trials", "2", "--runs", "1", "--duration", "3",
+        CliRun r = CliRun.checkout("bench", "--sweep-kb", "600", "--trial-seconds", "2", "--search-trials", "2", "--runs", "1", "--duration", "3",
                 "--out", dir.toString());
-        System.out.println(out);
+        System.out.println(r.out());
 
-        assertThat(code).as(err.toString()).isZero();
-        assertThat(out.toString()).contains("600 kB: image-float32, input FLOAT32[3, 224, 224] (602,112 B)")
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("600 kB: image-float32, input FLOAT32[3, 224, 224] (602,112 B)")
                 .contains("targets (issue 14):").contains("total wall time");
         ResultTable t = ResultTable.read(dir.resolve(PayloadSweep.CSV));
         assertThat(t.rows()).hasSize(1);
@@ -49,7 +44,7 @@ class PayloadSweepIntegrationTest {
         // Each path's CPU per request (the process but the sender and the JIT compiler), and the idle process's.
         assertThat(Double.parseDouble(row.get(t.index("bare_cpu_us_per_request")))).isPositive();
         assertThat(Double.parseDouble(row.get(t.index("pipeline_cpu_us_per_request")))).isPositive();
-        assertThat(out.toString()).containsPattern("idle, the job started and nothing offered, the process took [0-9.]+ cores");
+        assertThat(r.out()).containsPattern("idle, the job started and nothing offered, the process took [0-9.]+ cores");
         assertThat(dir.resolve("throughput.png")).isNotEmptyFile();
         assertThat(dir.resolve("p99.png")).isNotEmptyFile();
     }

@@ -1,11 +1,9 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.testbed.KairosCli;
+import io.kairos.testbed.CliRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,17 +13,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** {@code kairos experiment}: arguments are checked before anything runs; a small sweep end to end. */
 class ExperimentCommandTest {
 
-    private record Run(int exitCode, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.checkout(args);
     }
 
-    private static void assertUsageError(Run r, String message) {
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+    private static void assertUsageError(CliRun r, String message) {
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
         assertThat(r.err().lines()).as(r.err()).hasSize(1);
         assertThat(r.err()).startsWith("kairos experiment: ").contains(message).contains("(see 'kairos experiment --help')");
         assertThat(r.out()).isEmpty();
@@ -71,9 +64,9 @@ class ExperimentCommandTest {
 
     @Test
     void aShortLowSloSweepWritesResultsFiguresAndTheShapeCheck(@TempDir Path dir) throws Exception {
-        Run r = run("experiment", "low-slo", "--policies", "clockwork,fifo", "--duration-s", "1", "--warmup-s", "0.2",
+        CliRun r = run("experiment", "low-slo", "--policies", "clockwork,fifo", "--duration-s", "1", "--warmup-s", "0.2",
                 "--seeds", "1", "--invocation", "1ms", "--threads", "2", "--no-progress", "--out", dir.toString());
-        assertThat(r.exitCode()).as(r.err()).isZero();
+        assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.readAllLines(dir.resolve("results.csv"))).hasSize(1 + 36 * 2);
         assertThat(Files.readAllLines(dir.resolve("results.csv")).get(1)).startsWith("12,600,3,1ms,1,,clockwork,6,");
         for (String png : new String[] {"attainment.png", "mean-batch.png"}) assertThat(Files.size(dir.resolve(png))).isGreaterThan(1000);
@@ -87,8 +80,8 @@ class ExperimentCommandTest {
 
         // Again from the CSV alone.
         Files.delete(dir.resolve("attainment.png"));
-        Run again = run("experiment", "low-slo", "--redraw", "--out", dir.toString());
-        assertThat(again.exitCode()).as(again.err()).isZero();
+        CliRun again = run("experiment", "low-slo", "--redraw", "--out", dir.toString());
+        assertThat(again.code()).as(again.err()).isZero();
         assertThat(dir.resolve("attainment.png")).exists();
         assertThat(again.out()).doesNotContain("runs (");
     }

@@ -1,12 +1,10 @@
 package io.kairos.testbed.fidelity;
 
-import io.kairos.testbed.KairosCli;
+import io.kairos.testbed.CliRun;
 import io.kairos.testbed.experiment.ResultTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -17,13 +15,10 @@ class FidelityCommandTest {
 
     @Test
     void theSimulatorReplaysExactlyTheRequestsTheJobsSchedulerSaw(@TempDir Path out) {
-        StringWriter stdout = new StringWriter();
-        StringWriter stderr = new StringWriter();
         // SLOs well above the in-process Kafka hop (tens of ms on a busy 2-core machine): requests whose
         // deadline passes before they are read never reach the scheduler, and this test needs most to.
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(stdout, true), new PrintWriter(stderr, true)),
-                "fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2", "--out", out.toString());
-        assertThat(code).as(stderr.toString()).isZero();
+        CliRun r = CliRun.checkout("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2", "--out", out.toString());
+        assertThat(r.code()).as(r.err()).isZero();
         ResultTable summary = ResultTable.read(out.resolve("summary.csv"));
         assertThat(summary.size()).isEqualTo(2);
         int requests = summary.index("requests");
@@ -32,18 +27,15 @@ class FidelityCommandTest {
         assertThat(job).isGreaterThan(400); // 200 requests/s for 3 s
         assertThat(sim).isEqualTo(job);
         assertThat(out.resolve("latency-cdf.png")).isNotEmptyFile();
-        assertThat(stdout.toString()).contains("attainment gap").contains("p99 gap");
+        assertThat(r.out()).contains("attainment gap").contains("p99 gap");
     }
 
     @Test
     void aPlacementChangeMidRunReachesTheJobAndIsReplayedInTheSimulator(@TempDir Path out) {
-        StringWriter stdout = new StringWriter();
-        StringWriter stderr = new StringWriter();
         // From 1.5 s on, device 0 serves only ResNet and device 1 only the MLP.
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(stdout, true), new PrintWriter(stderr, true)),
-                "fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2",
+        CliRun r = CliRun.checkout("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2",
                 "--placement-change", "1.5:0=resnet50/1=mlp", "--out", out.toString());
-        assertThat(code).as(stderr.toString()).isZero();
+        assertThat(r.code()).as(r.err()).isZero();
         ResultTable summary = ResultTable.read(out.resolve("summary.csv"));
         int requests = summary.index("requests");
         long job = Long.parseLong(summary.rows().get(0).get(requests));
@@ -52,26 +44,22 @@ class FidelityCommandTest {
         // Every request reached a device that holds its model, in both: none is dropped for want of one.
         int dropped = summary.index("dropped");
         assertThat(Long.parseLong(summary.rows().get(1).get(dropped))).isLessThan(job / 10);
-        assertThat(stdout.toString()).containsPattern("placement change \\{0=\\[resnet50\\], 1=\\[mlp\\]\\} sent to the job 1\\.\\d+ s into its measured requests");
+        assertThat(r.out()).containsPattern("placement change \\{0=\\[resnet50\\], 1=\\[mlp\\]\\} sent to the job 1\\.\\d+ s into its measured requests");
     }
 
     @Test
     void aBadPlacementChangeIsOneLineAndExitTwo() {
-        StringWriter stderr = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(new StringWriter(), true), new PrintWriter(stderr, true)),
-                "fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--placement-change", "10:0=mlp");
-        assertThat(code).isEqualTo(2);
-        assertThat(stderr.toString().lines()).hasSize(1);
-        assertThat(stderr.toString()).contains("--placement-change: placement change '10:0=mlp': no device holds model 'resnet50'");
+        CliRun r = CliRun.checkout("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--placement-change", "10:0=mlp");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err().lines()).hasSize(1);
+        assertThat(r.err()).contains("--placement-change: placement change '10:0=mlp': no device holds model 'resnet50'");
     }
 
     @Test
     void aBadWorkloadIsOneLineAndExitTwo() {
-        StringWriter stderr = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(new StringWriter(), true), new PrintWriter(stderr, true)),
-                "fidelity", "--workload", "vgg19:100:50");
-        assertThat(code).isEqualTo(2);
-        assertThat(stderr.toString().lines()).hasSize(1);
-        assertThat(stderr.toString()).contains("unknown model 'vgg19'");
+        CliRun r = CliRun.checkout("fidelity", "--workload", "vgg19:100:50");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err().lines()).hasSize(1);
+        assertThat(r.err()).contains("unknown model 'vgg19'");
     }
 }

@@ -4,13 +4,11 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.StageConfig;
-import io.kairos.testbed.KairosCli;
+import io.kairos.testbed.CliRun;
 import io.kairos.testbed.experiment.ResultTable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -76,12 +74,9 @@ class PipelineFidelityTest {
 
     @Test
     void aShortRunComparesEachConfigurationInTheJobWithItsEstimate(@TempDir Path out) throws Exception {
-        StringWriter stdout = new StringWriter();
-        StringWriter stderr = new StringWriter();
         Path pipeline = Path.of("src/main/resources/inferline/tf-cascade.json");
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(stdout, true), new PrintWriter(stderr, true)),
-                "fidelity", "--pipeline", pipeline.toString(), "--rate", "50", "--duration", "3", "--warmup", "2", "--out", out.toString());
-        assertThat(code).as(stderr.toString()).isZero();
+        CliRun r = CliRun.checkout("fidelity", "--pipeline", pipeline.toString(), "--rate", "50", "--duration", "3", "--warmup", "2", "--out", out.toString());
+        assertThat(r.code()).as(r.err()).isZero();
         ResultTable csv = ResultTable.read(out.resolve("fig9-p99.csv"));
         // The planner's configuration and one replica fewer at its bottleneck.
         assertThat(csv.distinct("kind")).containsExactly("planned", "bottleneck-1");
@@ -99,11 +94,9 @@ class PipelineFidelityTest {
 
     @Test
     void aBadRateIsOneLineAndExitTwo() {
-        StringWriter stderr = new StringWriter();
-        int code = KairosCli.execute(KairosCli.commandLine(new PrintWriter(new StringWriter(), true), new PrintWriter(stderr, true)),
-                "fidelity", "--pipeline", "src/main/resources/inferline/tf-cascade.json", "--rate", "0");
-        assertThat(code).isEqualTo(2);
-        assertThat(stderr.toString().lines()).hasSize(1);
-        assertThat(stderr.toString()).contains("--rate must be a positive number");
+        CliRun r = CliRun.checkout("fidelity", "--pipeline", "src/main/resources/inferline/tf-cascade.json", "--rate", "0");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err().lines()).hasSize(1);
+        assertThat(r.err()).contains("--rate must be a positive number");
     }
 }

@@ -3,13 +3,13 @@ package io.kairos.testbed.job;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.ServingJob;
-import io.kairos.jobs.cli.Kairos;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.Tensor;
+import io.kairos.testbed.CliRun;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -22,8 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -168,14 +166,11 @@ class HerdRegroupIntegrationTest {
 
     /** {@code kairos plan herd --publish}, every decision's outcome awaited; its output. */
     private static String publish(ServingConfig config, Path models, Path streams) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Kairos.execute(Kairos.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)),
-                "plan", "herd", "--bootstrap-servers", config.bootstrapServers, "--control-topic", config.controlTopic,
+        CliRun r = CliRun.job("plan", "herd", "--bootstrap-servers", config.bootstrapServers, "--control-topic", config.controlTopic,
                 "--outcomes-topic", config.outcomesTopic, "--models", models.toString(), "--streams", streams.toString(),
                 "--devices", "4", "--max-group", "3", "--device-memory-mb", "16384", "--wait-ms", "30000", "--publish");
-        assertThat(code).as(out + "\n" + err).isZero();
-        return out.toString();
+        assertThat(r.code()).as(r.out() + "\n" + r.err()).isZero();
+        return r.out();
     }
 
     private static JobClient start(ServingConfig config) throws Exception {

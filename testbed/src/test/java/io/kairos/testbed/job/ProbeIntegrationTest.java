@@ -5,7 +5,7 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
-import io.kairos.testbed.KairosCli;
+import io.kairos.testbed.CliRun;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -13,8 +13,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
 
@@ -30,20 +28,13 @@ class ProbeIntegrationTest {
     @RegisterExtension
     static final BrokerForClass BROKER = new BrokerForClass();
 
-    private static String[] run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = KairosCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
-    }
-
     /** The probe's own view of the job: its broker and topics, as serve's flags. */
-    private static String[] probe(String timeout, ServingConfig config, String... more) {
+    private static CliRun probe(String timeout, ServingConfig config, String... more) {
         List<String> args = new java.util.ArrayList<>(List.of("probe", "--timeout", timeout));
         args.addAll(List.of(more));
         args.addAll(List.of("--", "--bootstrap-servers", config.bootstrapServers,
                 "--requests-topic", config.requestsTopic, "--results-topic", config.resultsTopic));
-        return run(args.toArray(String[]::new));
+        return CliRun.checkout(args.toArray(String[]::new));
     }
 
     @Test
@@ -51,11 +42,11 @@ class ProbeIntegrationTest {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-ok-", c -> {});
         JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
         try {
-            String[] r = probe("90", config);
+            CliRun r = probe("90", config);
 
             List<String> models = List.copyOf(ModelCatalog.builtIn().names());
-            assertThat(r[0]).as(r[2]).isEqualTo("0");
-            assertThat(r[1]).containsPattern("probe: the job answered a request of each of its " + models.size() + " models in [0-9]+\\.[0-9]{2} s");
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.out()).containsPattern("probe: the job answered a request of each of its " + models.size() + " models in [0-9]+\\.[0-9]{2} s");
             try (TopicClient kafka = new TopicClient(config.bootstrapServers)) {
                 List<InferenceResult> results = kafka.readUntil(config.resultsTopic, InferenceResult.class, l -> l.size() >= models.size(), Duration.ofSeconds(10));
                 assertThat(results).extracting(InferenceResult::getModel).containsExactlyInAnyOrderElementsOf(models);
@@ -75,12 +66,12 @@ class ProbeIntegrationTest {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-warm-", c -> {});
         JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment());
         try {
-            String[] r = probe("90", config, "--model", "mlp", "--warm-up", "1.5", "--warm-up-in-flight", "4");
+            CliRun r = probe("90", config, "--model", "mlp", "--warm-up", "1.5", "--warm-up-in-flight", "4");
 
-            assertThat(r[0]).as(r[2]).isEqualTo("0");
+            assertThat(r.code()).as(r.err()).isZero();
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("probe: the job answered a request of mlp in [0-9.]+ s; warmed up with ([0-9]+) requests in "
-                    + "([0-9.]+) s \\(p50 [0-9.]+ ms in its first second, [0-9.]+ ms in its last\\)").matcher(r[1]);
-            assertThat(m.find()).as(r[1]).isTrue();
+                    + "([0-9.]+) s \\(p50 [0-9.]+ ms in its first second, [0-9.]+ ms in its last\\)").matcher(r.out());
+            assertThat(m.find()).as(r.out()).isTrue();
             int warmUp = Integer.parseInt(m.group(1));
             // Closed loop: far more than the window went through, and it lasted at least as asked.
             assertThat(warmUp).isGreaterThan(4 * 5);
@@ -105,20 +96,20 @@ class ProbeIntegrationTest {
     void aNegativeWarmUpIsOneLine() {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-neg-", c -> {});
 
-        String[] r = probe("5", config, "--warm-up", "-1");
+        CliRun r = probe("5", config, "--warm-up", "-1");
 
-        assertThat(r[0]).isEqualTo("2");
-        assertThat(r[2]).contains("--warm-up must be 0 s or more, got -1.0");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("--warm-up must be 0 s or more, got -1.0");
     }
 
     @Test
     void withNoJobReadingItGivesUpAfterItsTimeoutNamingItsRequests() {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-none-", c -> {});
 
-        String[] r = probe("1.5", config, "--model", "mlp");
+        CliRun r = probe("1.5", config, "--model", "mlp");
 
-        assertThat(r[0]).isEqualTo("1");
-        assertThat(r[2]).containsPattern("kairos probe: no result within 1500 ms of kairos-probe-[0-9a-f]{8}-0 \\(requests of mlp to probe-none-requests at "
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).containsPattern("kairos probe: no result within 1500 ms of kairos-probe-[0-9a-f]{8}-0 \\(requests of mlp to probe-none-requests at "
                 + config.bootstrapServers.replace(".", "\\.") + "\\)");
     }
 
@@ -126,9 +117,9 @@ class ProbeIntegrationTest {
     void aModelTheCatalogLacksIsOneLineNamingTheModels() {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "probe-model-", c -> {});
 
-        String[] r = probe("5", config, "--model", "nope");
+        CliRun r = probe("5", config, "--model", "nope");
 
-        assertThat(r[0]).isEqualTo("2");
-        assertThat(r[2]).contains("--model: the job's catalog has no model 'nope'; it has [");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("--model: the job's catalog has no model 'nope'; it has [");
     }
 }
