@@ -46,8 +46,8 @@ import java.util.TreeSet;
  *
  * <p><b>A second objective.</b> Many groupings reach the same minimum (often the one capped by
  * {@code G / ν_max}), and the first solve is indifferent between them: it can leave devices idle
- * beside a group far above its mean load. So a second solve (the rest of the time limit; the first
- * has half) keeps {@code t} at the minimum reached and minimises the groups' mean load above their
+ * beside a group far above its mean load. So a second solve (the rest of the time limit but its
+ * last tenth, which is {@link Balance}'s; the first has half) keeps {@code t} at the minimum reached and minimises the groups' mean load above their
  * devices, {@code Σ_j max(0, Σ_{i in j} n_i − size_j)}, from the first answer.
  *
  * <p>A first-fit grouping (models by need, the first group whose memory and affinity take it) is
@@ -119,12 +119,13 @@ public final class HerdSolver {
         String status = a.status == MPSolver.ResultStatus.OPTIMAL ? "OPTIMAL" : "FEASIBLE";
         // Second, at no lower minimum: the grouping whose groups run least above their mean load.
         double reached = plan(p, a.groupOf, status, a.bound, 0).minBurstTolerance();
-        Duration left = settings.timeLimit().minus(Duration.ofNanos(System.nanoTime() - started));
+        // The last tenth of the limit is Balance's.
+        Duration left = settings.timeLimit().minus(settings.timeLimit().dividedBy(10)).minus(Duration.ofNanos(System.nanoTime() - started));
         Answer spread = solve(p, true, left.isNegative() ? Duration.ofMillis(1) : left, reached, a.groupOf);
         int[] groupOf = spread.groupOf != null ? spread.groupOf : a.groupOf;
         // Third, the same groups with their models moved or swapped so that the least staffed group
         // stands as many standard deviations of its load above its mean as it can (Balance).
-        groupOf = Balance.improve(p, groupOf, reached);
+        groupOf = Balance.improve(p, groupOf, reached, started + settings.timeLimit().toNanos());
         return plan(p, groupOf, status, a.bound, millisSince(started));
     }
 
@@ -422,16 +423,16 @@ public final class HerdSolver {
     static final class Balance {
         private Balance() {}
 
-        static int[] improve(HerdProblem p, int[] groupOf, double minBt) {
+        /** @param deadline {@link System#nanoTime()} by which it returns the best grouping found */
+        static int[] improve(HerdProblem p, int[] groupOf, double minBt, long deadline) {
             int[] g = compact(groupOf);
             int groups = 0;
             for (int x : g) groups = Math.max(groups, x + 1);
             double best = staffing(p, g, groups, minBt);
-            List<HerdProblem.Model> models = p.models();
             boolean improved = true;
             for (int pass = 0; improved && pass < 100; pass++) {
                 improved = false;
-                for (int m = 0; m < g.length; m++) {
+                for (int m = 0; m < g.length && System.nanoTime() - deadline < 0; m++) {
                     for (int to = 0; to < groups; to++) {
                         if (to == g[m]) continue;
                         // Move m to group 'to'.
@@ -463,7 +464,6 @@ public final class HerdSolver {
                         if (g[m] != from) break;
                     }
                 }
-                if (models.isEmpty()) break;
             }
             return g;
         }

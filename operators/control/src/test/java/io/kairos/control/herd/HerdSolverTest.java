@@ -190,7 +190,7 @@ class HerdSolverTest {
                 RequestStream.of("d", "m3", 20, 50, 1, null)), 6, 3, 20 * GIB);
         assertThat(p.models()).extracting(HerdProblem.Model::name).containsExactly("big", "m1", "m2", "m3");
         assertThat(HerdSolver.Balance.staffing(p, new int[]{0, 0, 1, 1}, 2, 2.5)).isCloseTo(0.8 / Math.sqrt(2.2), org.assertj.core.data.Offset.offset(1e-9));
-        assertThat(HerdSolver.Balance.improve(p, new int[]{0, 0, 1, 1}, 2.5)).containsExactly(1, 0, 0, 1);
+        assertThat(HerdSolver.Balance.improve(p, new int[]{0, 0, 1, 1}, 2.5, System.nanoTime() + 10_000_000_000L)).containsExactly(1, 0, 0, 1);
         assertThat(HerdSolver.Balance.staffing(p, new int[]{1, 0, 0, 1}, 2, 2.5)).isCloseTo(1.2 / Math.sqrt(1.8), org.assertj.core.data.Offset.offset(1e-9));
         // A grouping below the minimum the ILP reached is no candidate: three groups cannot reach 2.5 on 6 devices.
         assertThat(HerdSolver.Balance.staffing(p, new int[]{0, 1, 2, 2}, 3, 2.5)).isEqualTo(Double.NEGATIVE_INFINITY);
