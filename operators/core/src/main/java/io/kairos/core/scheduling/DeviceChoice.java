@@ -164,6 +164,46 @@ public final class DeviceChoice {
      * The earliest instant a batch of {@code q} could start computing on an admitted device, load
      * included; {@code Long.MAX_VALUE} when no device may take it. What shedding judges a head by.
      */
+    /**
+     * {@link #readyFromMicros} for one decision of a policy: while it decides, before it
+     * dispatches, no device loads or evicts anything, so whether some device holds a model warm
+     * is asked once per model, not once per cold device it looks at (on Clockwork's global group
+     * of 96 devices that inner loop was most of a simulation's time). Make one per decision; a
+     * dispatch makes it stale.
+     */
+    public Round round() {
+        return new Round();
+    }
+
+    /** One decision's view of the devices ({@link #round}). */
+    public final class Round {
+        // Per queue number: 0 not asked yet, 1 no device holds the model warm, 2 one does.
+        private byte[] held;
+
+        private Round() {}
+
+        /** {@link DeviceChoice#admits}. */
+        public boolean admits(RequestQueue q, DeviceView device, long nowMicros) {
+            return DeviceChoice.this.admits(q, device, nowMicros);
+        }
+
+        /** {@link DeviceChoice#readyFromMicros}, the same figure. */
+        public long readyFromMicros(RequestQueue q, DeviceView device, long startMicros, long nowMicros) {
+            long start = startMicros;
+            ModelSpec spec = specs.get(q.number());
+            if (modelAware && remote(q, device, nowMicros)) start = Math.max(start, nowMicros + spec.networkMicros());
+            if (!loadCosts) return start;
+            long load = device.loadMicros(spec);
+            return load == 0 || !held(q.number(), spec) ? start : start + load;
+        }
+
+        private boolean held(int number, ModelSpec spec) {
+            if (held == null || held.length <= number) held = java.util.Arrays.copyOf(held == null ? new byte[0] : held, Math.max(number + 1, specs.size()));
+            if (held[number] == 0) held[number] = heldSomewhere(spec) ? (byte) 2 : (byte) 1;
+            return held[number] == 2;
+        }
+    }
+
     public long earliestReadyMicros(RequestQueue q, long nowMicros) {
         long best = Long.MAX_VALUE;
         ModelSpec spec = specs.get(q.number());

@@ -135,16 +135,17 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      */
     private boolean dispatchBest(long now, GroupView group, DeviceView device, double efficiencyGain) {
         long start = device.startAtMicros(now);
-        Strategy best = earliest(start, group, device, now);
+        DeviceChoice.Round round = group.deviceChoice().round();
+        Strategy best = earliest(start, group, device, now, round);
         // The index finds the earliest strategy of all; the scan of the pending queues stops where
         // the largest batch's extra latency says none can come earlier. They agree unless a
         // profile's latency at some size exceeds its smallest's by more than that (a learned
         // profile out of order): then the scan decides, as it always has.
         if (best != null && best.latency() - best.queue().profile().latencyAt(0) > group.largestBatchExtraMicros()) {
-            best = earliestByScan(start, group, device, now);
+            best = earliestByScan(start, group, device, now, round);
         }
         if (best == null) return false;
-        if (efficiencyGain > 0 && behind(start, group)) best = whenBehind(best, start, group, device, efficiencyGain, now);
+        if (efficiencyGain > 0 && behind(start, group)) best = whenBehind(best, start, group, device, efficiencyGain, now, round);
         group.dispatch(best.queue().model(), best.take(), device, now);
         return true;
     }
@@ -157,8 +158,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      * at. Of the queues of one request, whose only strategy starts at their latest start alone,
      * the first feasible in the pending order.
      */
-    private Strategy earliest(long start, GroupView group, DeviceView device, long now) {
-        DeviceChoice choice = group.deviceChoice();
+    private Strategy earliest(long start, GroupView group, DeviceView device, long now, DeviceChoice.Round choice) {
         Strategy best = earliestBatchable(group.index(BatchableHeap.class, padded ? LARGEST_START_PADDED : LARGEST_START_WHOLE, padded ? HEAP_PADDED : HEAP_WHOLE).heap(), 0, start, device, now, choice, null);
         for (RequestQueue q : group.pendingQueues()) {
             if (best != null && q.latestStartAlone() > best.latestStart()) break;
@@ -172,7 +172,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     }
 
     /** The earliest strategy of the queues in the subtree at place {@code i} of the heap, or {@code best} if none precedes it. */
-    private Strategy earliestBatchable(QueueHeap heap, int i, long start, DeviceView device, long now, DeviceChoice choice, Strategy best) {
+    private Strategy earliestBatchable(QueueHeap heap, int i, long start, DeviceView device, long now, DeviceChoice.Round choice, Strategy best) {
         if (i >= heap.size() || (best != null && heap.keyAt(i) > best.latestStart())) return best;
         Strategy s = strategy(heap.at(i), start, device, now, choice);
         if (s != null && (best == null || precedes(s, best))) best = s;
@@ -185,7 +185,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      * device must be one the group's {@link DeviceChoice} admits for the model, and the batch must
      * end by its head's deadline once the model is loaded there.
      */
-    private Strategy strategy(RequestQueue q, long start, DeviceView device, long now, DeviceChoice choice) {
+    private Strategy strategy(RequestQueue q, long start, DeviceView device, long now, DeviceChoice.Round choice) {
         if (!choice.admits(q, device, now)) return null;
         int i = largestFeasible(q, choice.readyFromMicros(q, device, start, now));
         if (i < 0) return null;
@@ -223,13 +223,13 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     record Pick(String model, int take, long latestStart) {}
 
     Pick pick(long start, GroupView group, DeviceView device, boolean indexed) {
-        Strategy s = indexed ? earliest(start, group, device, start) : earliestByScan(start, group, device, start);
+        DeviceChoice.Round round = group.deviceChoice().round();
+        Strategy s = indexed ? earliest(start, group, device, start, round) : earliestByScan(start, group, device, start, round);
         return s == null ? null : new Pick(s.queue().model(), s.take(), s.latestStart());
     }
 
     /** The pending queues in order, each looked at until none can beat the best found: what {@link #earliest} finds, in the worst case. */
-    private Strategy earliestByScan(long start, GroupView group, DeviceView device, long now) {
-        DeviceChoice choice = group.deviceChoice();
+    private Strategy earliestByScan(long start, GroupView group, DeviceView device, long now, DeviceChoice.Round choice) {
         Strategy best = null;
         long extra = group.largestBatchExtraMicros();
         for (RequestQueue q : group.pendingQueues()) {
@@ -282,8 +282,7 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
      * every millisecond of device should serve as many requests as it can. Only queues of two
      * requests or more are looked at: one request is never more efficient than the urgent strategy.
      */
-    private Strategy whenBehind(Strategy urgent, long start, GroupView group, DeviceView device, double efficiencyGain, long now) {
-        DeviceChoice choice = group.deviceChoice();
+    private Strategy whenBehind(Strategy urgent, long start, GroupView group, DeviceView device, double efficiencyGain, long now, DeviceChoice.Round choice) {
         Strategy efficient = urgent;
         double best = efficient.efficiency();
         for (RequestQueue q : group.batchableQueues()) {
