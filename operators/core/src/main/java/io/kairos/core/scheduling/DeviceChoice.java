@@ -11,7 +11,7 @@ import java.util.List;
  * memory, after its load ({@link DeviceView#readyAtMicros}): that is what {@link GroupScheduler#dispatch}
  * books, so a batch judged feasible here ends by its deadline as booked, and shedding judges a
  * request by the same instant; but for a model no device holds, whose first load is unavoidable
- * (see {@link #loadMicros}). Which devices a batch may go to at all is the model's
+ * (see {@link #readyFromMicros}). Which devices a batch may go to at all is the model's
  * {@link PlacementPolicy}: the placement list first ({@link DeviceView#holds}), then, for a
  * model-aware placement, warmth and load.
  *
@@ -82,22 +82,6 @@ public final class DeviceChoice {
         return specs.get(q.number());
     }
 
-    /**
-     * How long a batch of {@code q} sent to {@code device} now would first spend loading its model,
-     * as far as it decides where the batch goes and whether it can make its deadline: the load on
-     * a device that does not hold the model while another device of the group does; 0 while no
-     * device holds it. That first load is unavoidable (a device loads a model only in front of a
-     * batch of it), so the batch that pays it is judged by its inference alone and booked with the
-     * load: it may end late, and warms a device for the requests behind it. Judged with the load,
-     * a model whose SLO is shorter than its load would never be loaded again once evicted.
-     */
-    public long loadMicros(RequestQueue q, DeviceView device) {
-        if (!loadCosts) return 0;
-        ModelSpec spec = specs.get(q.number());
-        long load = device.loadMicros(spec);
-        return load == 0 || !heldSomewhere(spec) ? 0 : load;
-    }
-
     private boolean heldSomewhere(ModelSpec spec) {
         for (DeviceView d : devices) {
             if (d.holds(spec.name()) && d.isWarm(spec)) return true;
@@ -116,9 +100,26 @@ public final class DeviceChoice {
 
     /** {@link #readyAtMicros} for a batch that would start on {@code device} at {@code startMicros}, its load and network trip not counted. */
     public long readyFromMicros(RequestQueue q, DeviceView device, long startMicros, long nowMicros) {
+        return readyFrom(q, device, startMicros, nowMicros, null);
+    }
+
+    /**
+     * {@link #readyFromMicros}, asking {@code round} (null: the devices) whether the model is held
+     * warm somewhere. The load counted is the one on a device that does not hold the model while
+     * another device of the group does; none while no device holds it. That first load is
+     * unavoidable (a device loads a model only in front of a batch of it), so the batch that pays
+     * it is judged by its inference alone and booked with the load: it may end late, and warms a
+     * device for the requests behind it. Judged with the load, a model whose SLO is shorter than
+     * its load would never be loaded again once evicted.
+     */
+    private long readyFrom(RequestQueue q, DeviceView device, long startMicros, long nowMicros, Round round) {
+        ModelSpec spec = specs.get(q.number());
         long start = startMicros;
-        if (modelAware && remote(q, device, nowMicros)) start = Math.max(start, nowMicros + specs.get(q.number()).networkMicros());
-        return start + loadMicros(q, device);
+        if (modelAware && remote(q, device, nowMicros)) start = Math.max(start, nowMicros + spec.networkMicros());
+        if (!loadCosts) return start;
+        long load = device.loadMicros(spec);
+        boolean held = load != 0 && (round == null ? heldSomewhere(spec) : round.held(q.number(), spec));
+        return held ? start + load : start;
     }
 
     /**
@@ -164,6 +165,17 @@ public final class DeviceChoice {
      * The earliest instant a batch of {@code q} could start computing on an admitted device, load
      * included; {@code Long.MAX_VALUE} when no device may take it. What shedding judges a head by.
      */
+    public long earliestReadyMicros(RequestQueue q, long nowMicros) {
+        long best = Long.MAX_VALUE;
+        // Shedding asks this for every queue over every device: one round asks once whether the
+        // model is held warm somewhere, not once per cold device.
+        Round round = new Round();
+        for (DeviceView d : devices) {
+            if (admits(q, d, nowMicros)) best = Math.min(best, readyFrom(q, d, d.startAtMicros(nowMicros), nowMicros, round));
+        }
+        return best;
+    }
+
     /**
      * {@link #readyFromMicros} for one decision of a policy: while it decides, before it
      * dispatches, no device loads or evicts anything, so whether some device holds a model warm
@@ -177,7 +189,8 @@ public final class DeviceChoice {
 
     /** One decision's view of the devices ({@link #round}). */
     public final class Round {
-        // Per queue number: 0 not asked yet, 1 no device holds the model warm, 2 one does.
+        // Per queue number: 0 not asked yet, 1 no device holds the model warm, 2 one does. Made
+        // when first asked: most rounds meet no cold device.
         private byte[] held;
 
         private Round() {}
@@ -189,39 +202,14 @@ public final class DeviceChoice {
 
         /** {@link DeviceChoice#readyFromMicros}, the same figure. */
         public long readyFromMicros(RequestQueue q, DeviceView device, long startMicros, long nowMicros) {
-            long start = startMicros;
-            ModelSpec spec = specs.get(q.number());
-            if (modelAware && remote(q, device, nowMicros)) start = Math.max(start, nowMicros + spec.networkMicros());
-            if (!loadCosts) return start;
-            long load = device.loadMicros(spec);
-            return load == 0 || !held(q.number(), spec) ? start : start + load;
+            return readyFrom(q, device, startMicros, nowMicros, this);
         }
 
         private boolean held(int number, ModelSpec spec) {
-            if (held == null || held.length <= number) held = java.util.Arrays.copyOf(held == null ? new byte[0] : held, Math.max(number + 1, specs.size()));
+            if (held == null) held = new byte[Math.max(specs.size(), number + 1)];
+            else if (number >= held.length) held = java.util.Arrays.copyOf(held, number + 1);
             if (held[number] == 0) held[number] = heldSomewhere(spec) ? (byte) 2 : (byte) 1;
             return held[number] == 2;
         }
-    }
-
-    public long earliestReadyMicros(RequestQueue q, long nowMicros) {
-        long best = Long.MAX_VALUE;
-        ModelSpec spec = specs.get(q.number());
-        // Whether some device holds the model warm, asked once rather than once per cold device:
-        // shedding asks this for every queue over every device, and a large group (Clockwork's
-        // global one, 96 devices) spent its time in that inner loop. -1: not asked yet.
-        int held = -1;
-        for (DeviceView d : devices) {
-            if (!admits(q, d, nowMicros)) continue;
-            long start = d.startAtMicros(nowMicros);
-            if (modelAware && remote(q, d, nowMicros)) start = Math.max(start, nowMicros + spec.networkMicros());
-            long load = loadCosts ? d.loadMicros(spec) : 0;
-            if (load != 0) {
-                if (held < 0) held = heldSomewhere(spec) ? 1 : 0;
-                if (held == 1) start += load;
-            }
-            best = Math.min(best, start);
-        }
-        return best;
     }
 }
