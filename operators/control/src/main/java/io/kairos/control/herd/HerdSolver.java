@@ -333,17 +333,8 @@ public final class HerdSolver {
 
     /** The plan of a grouping: groups in order, sizes by water-filling, devices in slot order. */
     static HerdPlan plan(HerdProblem p, int[] groupOf, String status, double bound, long solveMillis) {
-        int groups = 0;
-        for (int g : groupOf) groups = Math.max(groups, g + 1);
-        // Renumber the groups that hold models in the order of their first (most demanding) model.
-        int[] renumber = new int[groups];
-        java.util.Arrays.fill(renumber, -1);
-        int used = 0;
-        int[] compact = new int[groupOf.length];
-        for (int m = 0; m < groupOf.length; m++) {
-            if (renumber[groupOf[m]] < 0) renumber[groupOf[m]] = used++;
-            compact[m] = renumber[groupOf[m]];
-        }
+        int[] compact = compact(groupOf);
+        int used = count(compact);
         int[] sizes = WaterFill.sizes(p, compact, used);
         List<HerdPlan.Group> out = new ArrayList<>();
         int slot = 0;
@@ -426,8 +417,7 @@ public final class HerdSolver {
         /** @param deadline {@link System#nanoTime()} by which it returns the best grouping found */
         static int[] improve(HerdProblem p, int[] groupOf, double minBt, long deadline) {
             int[] g = compact(groupOf);
-            int groups = 0;
-            for (int x : g) groups = Math.max(groups, x + 1);
+            int groups = count(g);
             double best = staffing(p, g, groups, minBt);
             boolean improved = true;
             for (int pass = 0; improved && pass < 100; pass++) {
@@ -437,7 +427,7 @@ public final class HerdSolver {
                         if (to == g[m]) continue;
                         // Move m to group 'to'.
                         int from = g[m];
-                        if (count(g, from) > 1) {
+                        if (members(g, from) > 1) {
                             g[m] = to;
                             double v = fits(p, g, to) ? staffing(p, g, groups, minBt) : Double.NEGATIVE_INFINITY;
                             if (v > best + 1e-9) {
@@ -470,22 +460,15 @@ public final class HerdSolver {
 
         /** The lowest staffing of any group, or -∞ when the minimum burst tolerance falls below {@code minBt}. */
         static double staffing(HerdProblem p, int[] g, int groups, double minBt) {
-            int[] sizes = WaterFill.sizes(p, g, groups);
-            double[] load = new double[groups];
-            double[] spread = new double[groups];
+            Loads loads = Loads.of(p, g, groups);
+            int[] sizes = WaterFill.sizes(p, loads);
             double bt = Double.POSITIVE_INFINITY;
-            for (int m = 0; m < g.length; m++) {
-                HerdProblem.Model model = p.models().get(m);
-                bt = Math.min(bt, sizes[g[m]] / model.need());
-                for (int i : model.streams()) {
-                    load[g[m]] += p.need(i);
-                    spread[g[m]] += p.need(i) * p.streams().get(i).cv2();
-                }
-            }
-            if (bt < minBt * (1 - 1e-9)) return Double.NEGATIVE_INFINITY;
             double least = Double.POSITIVE_INFINITY;
-            for (int j = 0; j < groups; j++) if (load[j] > 0) least = Math.min(least, (sizes[j] - load[j]) / Math.sqrt(spread[j]));
-            return least;
+            for (int j = 0; j < groups; j++) {
+                if (loads.most()[j] > 0) bt = Math.min(bt, sizes[j] / loads.most()[j]);
+                if (loads.load()[j] > 0) least = Math.min(least, loads.staffing(j, sizes[j]));
+            }
+            return bt < minBt * (1 - 1e-9) ? Double.NEGATIVE_INFINITY : least;
         }
 
         /** Group {@code j}'s models fit one device's memory and hold at most one affinity set. */
@@ -504,17 +487,51 @@ public final class HerdSolver {
             return memory <= p.deviceMemoryBytes();
         }
 
-        private static int count(int[] g, int j) {
+        private static int members(int[] g, int j) {
             int n = 0;
             for (int x : g) if (x == j) n++;
             return n;
         }
+    }
 
-        private static int[] compact(int[] groupOf) {
-            java.util.Map<Integer, Integer> renumber = new java.util.HashMap<>();
-            int[] out = new int[groupOf.length];
-            for (int m = 0; m < groupOf.length; m++) out[m] = renumber.computeIfAbsent(groupOf[m], k -> renumber.size());
-            return out;
+    /** The groups renumbered 0, 1, ... in the order of their first (most demanding) model. */
+    static int[] compact(int[] groupOf) {
+        java.util.Map<Integer, Integer> renumber = new java.util.HashMap<>();
+        int[] out = new int[groupOf.length];
+        for (int m = 0; m < groupOf.length; m++) out[m] = renumber.computeIfAbsent(groupOf[m], k -> renumber.size());
+        return out;
+    }
+
+    /** The number of groups of a compact grouping. */
+    private static int count(int[] compact) {
+        int groups = 0;
+        for (int x : compact) groups = Math.max(groups, x + 1);
+        return groups;
+    }
+
+    /**
+     * Per group of a grouping: its most demanding model's need, its load {@code Σ n_i} and its
+     * spread {@code Σ n_i·CV²_i}, what its sizes and its staffing are judged by.
+     */
+    record Loads(double[] most, double[] load, double[] spread) {
+        static Loads of(HerdProblem p, int[] groupOf, int groups) {
+            double[] most = new double[groups];
+            double[] load = new double[groups];
+            double[] spread = new double[groups];
+            for (int m = 0; m < groupOf.length; m++) {
+                HerdProblem.Model model = p.models().get(m);
+                most[groupOf[m]] = Math.max(most[groupOf[m]], model.need());
+                for (int i : model.streams()) {
+                    load[groupOf[m]] += p.need(i);
+                    spread[groupOf[m]] += p.need(i) * p.streams().get(i).cv2();
+                }
+            }
+            return new Loads(most, load, spread);
+        }
+
+        /** How many standard deviations of its load group {@code j}'s {@code size} devices stand above its mean: square-root staffing. */
+        double staffing(int j, int size) {
+            return (size - load[j]) / Math.sqrt(spread[j]);
         }
     }
 
@@ -532,17 +549,12 @@ public final class HerdSolver {
          * its mean, and no stream's {@code bt} falls.
          */
         static int[] sizes(HerdProblem p, int[] groupOf, int groups) {
-            double[] most = new double[groups];
-            double[] load = new double[groups];
-            double[] spread = new double[groups];
-            for (int m = 0; m < groupOf.length; m++) {
-                HerdProblem.Model model = p.models().get(m);
-                most[groupOf[m]] = Math.max(most[groupOf[m]], model.need());
-                for (int i : model.streams()) {
-                    load[groupOf[m]] += p.need(i);
-                    spread[groupOf[m]] += p.need(i) * p.streams().get(i).cv2();
-                }
-            }
+            return sizes(p, Loads.of(p, groupOf, groups));
+        }
+
+        static int[] sizes(HerdProblem p, Loads loads) {
+            double[] most = loads.most();
+            int groups = most.length;
             int[] sizes = new int[groups];
             int left = p.devices();
             for (int j = 0; j < groups; j++) {
@@ -561,7 +573,7 @@ public final class HerdSolver {
                 sizes[j] = Math.min(sizes[j], Math.max(1, (int) Math.ceil(best * most[j] - 1e-9)));
                 left -= sizes[j];
             }
-            staff(sizes, load, spread, left, p.maxGroup());
+            staff(sizes, loads, left, p.maxGroup());
             return sizes;
         }
 
@@ -570,13 +582,13 @@ public final class HerdSolver {
          * deviations of its load above its mean, {@code (size - Σ n_i) / sqrt(Σ n_i·CV²_i)}, below
          * {@code most} (the first of equals): square-root staffing.
          */
-        private static void staff(int[] sizes, double[] load, double[] spread, int left, int most) {
+        private static void staff(int[] sizes, Loads loads, int left, int most) {
             while (left > 0) {
                 int lowest = -1;
                 double lowestZ = Double.POSITIVE_INFINITY;
                 for (int j = 0; j < sizes.length; j++) {
-                    if (load[j] == 0 || sizes[j] >= most) continue;
-                    double z = (sizes[j] - load[j]) / Math.sqrt(spread[j]);
+                    if (loads.load()[j] == 0 || sizes[j] >= most) continue;
+                    double z = loads.staffing(j, sizes[j]);
                     if (z < lowestZ) {
                         lowest = j;
                         lowestZ = z;
