@@ -39,18 +39,22 @@ final class FlinkDeviceHosts {
         String job = jobId;
         JsonNode vertex;
         if (job == null) {
-            List<String> serving = new ArrayList<>();
+            // Each running job's vertices, read once: the serving one's inference vertex is kept.
+            Map<String, JsonNode> serving = new LinkedHashMap<>();
             for (JsonNode j : get(http, json, base, "/jobs/overview", timeout).path("jobs")) {
                 if (!"RUNNING".equals(j.path("state").asText())) continue;
                 String id = j.path("jid").asText();
-                if (inference(get(http, json, base, "/jobs/" + id, timeout)) != null) serving.add(id);
+                JsonNode v = inference(get(http, json, base, "/jobs/" + id, timeout));
+                if (v != null) serving.put(id, v);
             }
             if (serving.isEmpty()) throw new IllegalArgumentException("no running job at " + base + " has an '" + INFERENCE + "' operator: is the serving job running?");
-            if (serving.size() > 1) throw new IllegalArgumentException("several running jobs at " + base + " serve (" + String.join(", ", serving) + "): name one with --flink-job-id");
-            job = serving.get(0);
+            if (serving.size() > 1) throw new IllegalArgumentException("several running jobs at " + base + " serve (" + String.join(", ", serving.keySet()) + "): name one with --flink-job-id");
+            job = serving.keySet().iterator().next();
+            vertex = serving.get(job);
+        } else {
+            vertex = inference(get(http, json, base, "/jobs/" + job, timeout));
+            if (vertex == null) throw new IllegalArgumentException("job " + job + " at " + base + " has no '" + INFERENCE + "' operator: it is not a serving job");
         }
-        vertex = inference(get(http, json, base, "/jobs/" + job, timeout));
-        if (vertex == null) throw new IllegalArgumentException("job " + job + " at " + base + " has no '" + INFERENCE + "' operator: it is not a serving job");
         JsonNode details = get(http, json, base, "/jobs/" + job + "/vertices/" + vertex.path("id").asText(), timeout);
         Map<String, List<Integer>> byHost = new LinkedHashMap<>();
         int running = 0;
