@@ -3,8 +3,6 @@ package io.kairos.wire;
 import org.apache.avro.specific.SpecificRecord;
 
 import java.io.Serializable;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.Set;
@@ -32,13 +30,8 @@ public record RegistryFraming(Set<Integer> schemaIds, String registryUrl) implem
         schemaIds = Collections.unmodifiableSortedSet(new TreeSet<>(schemaIds)); // sorted, for messages
         for (int id : schemaIds) if (id < 0) throw new IllegalArgumentException("a schema id is not negative, got " + id);
         if (registryUrl != null) {
-            try {
-                URI uri = new URI(registryUrl);
-                if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
-                    throw new IllegalArgumentException("a schema registry URL is http:// or https:// with a host, got " + Secrets.maskUris(registryUrl));
-                }
-            } catch (URISyntaxException e) {
-                throw new IllegalArgumentException("not a URL: " + Secrets.maskUris(registryUrl) + " (" + e.getReason() + ")");
+            if (!HttpUrls.withHost(registryUrl)) {
+                throw new IllegalArgumentException("a schema registry URL is http:// or https:// with a host, got " + Secrets.maskUris(registryUrl));
             }
             while (registryUrl.endsWith("/")) registryUrl = registryUrl.substring(0, registryUrl.length() - 1);
         }

@@ -34,6 +34,7 @@ import io.kairos.jobs.options.ModelsOption;
 import io.kairos.jobs.options.TelemetryReadOptions;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
+import io.kairos.wire.HttpUrls;
 import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
@@ -440,8 +441,14 @@ public class PlanCommand implements Runnable {
             if (!(timeLimitS > 0) || Double.isInfinite(timeLimitS)) throw new ParameterException(spec.commandLine(), "--time-limit-s must be a positive number, got " + timeLimitS);
             if (!(simulatedS > 0) || Double.isInfinite(simulatedS)) throw new ParameterException(spec.commandLine(), "--simulated-s must be a positive number, got " + simulatedS);
             telemetry.check(spec.commandLine());
-            if (taskManagersFrom != null && !taskManagersFrom.matches("https?://[^/\\s]+(/.*)?")) {
-                throw new ParameterException(spec.commandLine(), "--taskmanagers-from must be http:// or https:// with a host, got " + taskManagersFrom);
+            if (taskManagersFrom != null) {
+                boolean ok;
+                try {
+                    ok = HttpUrls.withHost(taskManagersFrom);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--taskmanagers-from: " + e.getMessage());
+                }
+                if (!ok) throw new ParameterException(spec.commandLine(), "--taskmanagers-from must be http:// or https:// with a host, got " + taskManagersFrom);
             }
             if (flinkJobId != null && taskManagersFrom == null) throw new ParameterException(spec.commandLine(), "--flink-job-id needs --taskmanagers-from");
             if (!Policies.names().contains(policy)) throw new ParameterException(spec.commandLine(), "--policy '" + policy + "' is unknown; known: " + Policies.names());

@@ -36,4 +36,19 @@ class PlanCommandTest {
         assertUsageError(KairosRun.of("plan", "smdp", "--bootstrap-servers", KairosRun.NOWHERE, "--model", "googlenet", "--telemetry-tail", "0"),
                 "--telemetry-tail must be at least 1, got 0");
     }
+
+    @Test
+    void herdsTaskManagersAddressIsAnHttpUrlWithAHostAndItsJobIdNeedsIt() {
+        String[] herd = {"plan", "herd", "--bootstrap-servers", KairosRun.NOWHERE, "--streams", "streams.json", "--max-group", "2"};
+        assertUsageError(KairosRun.of(with(herd, "--taskmanagers-from", "jobmanager:8081")),
+                "--taskmanagers-from must be http:// or https:// with a host, got jobmanager:8081");
+        assertUsageError(KairosRun.of(with(herd, "--taskmanagers-from", "http://job manager:8081")), "--taskmanagers-from: not a URL: http://job manager:8081");
+        assertUsageError(KairosRun.of(with(herd, "--flink-job-id", "abc")), "--flink-job-id needs --taskmanagers-from");
+    }
+
+    private static String[] with(String[] args, String... more) {
+        String[] all = java.util.Arrays.copyOf(args, args.length + more.length);
+        System.arraycopy(more, 0, all, args.length, more.length);
+        return all;
+    }
 }
