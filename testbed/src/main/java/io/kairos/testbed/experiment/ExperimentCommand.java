@@ -61,6 +61,12 @@ public class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--window-only", description = "rl only: simulate Fig 6.1 (two SLO types, one a window) alone, then report every part from the results already written.")
     boolean windowOnly;
 
+    @Option(names = "--azure-only", description = "rl only: simulate the Azure run alone, then report every part from the results already written.")
+    boolean azureOnly;
+
+    @Option(names = "--azure-profiles", paramLabel = "PROFILES", description = "azure and rl: the 61 models' latency profiles: 'zoo' (each model its own, azure/models.json) or 'resnet50' (every instance ResNet50's) (default: zoo).")
+    String azureProfiles;
+
     @Option(names = "--load-scale", paramLabel = "X", description = "placement-scale only: the example models' measured loads (0.4, 1.1, 5.5 ms) times this (default: 10).")
     Double loadScale;
 
@@ -75,6 +81,11 @@ public class ExperimentCommand implements Callable<Integer> {
         CommandLine cl = spec.commandLine();
         if (loadScale != null && !PlacementScaleExperiment.NAME.equals(name)) throw new ParameterException(cl, "--load-scale applies to experiment " + PlacementScaleExperiment.NAME + " only");
         if (windowOnly && !RlExperiment.NAME.equals(name)) throw new ParameterException(cl, "--window-only applies to experiment " + RlExperiment.NAME + " only");
+        if (azureOnly && !RlExperiment.NAME.equals(name)) throw new ParameterException(cl, "--azure-only applies to experiment " + RlExperiment.NAME + " only");
+        if (azureOnly && windowOnly) throw new ParameterException(cl, "--azure-only and --window-only each run one part; give one");
+        if (azureProfiles != null && !AzureExperiment.NAME.equals(name) && !RlExperiment.NAME.equals(name)) {
+            throw new ParameterException(cl, "--azure-profiles applies to experiments " + AzureExperiment.NAME + " and " + RlExperiment.NAME + " only");
+        }
         if (HerdExperiment.NAME.equals(name)) return herd(cl);
         if (herd.any()) throw new ParameterException(cl, "--devices, --cv2, --loads, --max-group and --time-limit-s apply to experiment herd only");
         if (SmdpGuardExperiment.NAME.equals(name)) return smdpGuard(cl);
@@ -86,7 +97,7 @@ public class ExperimentCommand implements Callable<Integer> {
         if (Experiments.isAnalytic(name)) return analytic(cl);
         Experiment experiment;
         try {
-            experiment = Experiments.create(name);
+            experiment = AzureExperiment.NAME.equals(name) ? new AzureExperiment(azureProfiles(cl)) : Experiments.create(name);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(cl, e.getMessage());
         }
@@ -194,13 +205,20 @@ public class ExperimentCommand implements Callable<Integer> {
         if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
         Path dir = out != null ? out : defaultOut(name);
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
-        RlExperiment experiment = new RlExperiment(defaultOut(name), duration, warmup, RL_AZURE_SECONDS, runs, threads, !progress.noProgress, cl.getOut());
-        if (redraw || windowOnly) {
+        RlExperiment experiment = new RlExperiment(defaultOut(name), duration, warmup, RL_AZURE_SECONDS, runs, threads, !progress.noProgress, cl.getOut(),
+                azureProfiles(cl));
+        if (redraw || windowOnly || azureOnly) {
+            String flag = redraw ? "--redraw" : windowOnly ? "--window-only" : "--azure-only";
             for (Path p : List.of(dir.resolve(RlExperiment.SWEEP).resolve(ExperimentRunner.RESULTS), dir.resolve(RlExperiment.AZURE).resolve(ExperimentRunner.RESULTS),
                     dir.resolve(RlExperiment.TRAINING_CSV))) {
-                if (!Files.isRegularFile(p)) throw new ParameterException(cl, (redraw ? "--redraw" : "--window-only") + ": no " + p + "; run the experiment first");
+                if (!Files.isRegularFile(p)) throw new ParameterException(cl, flag + ": no " + p + "; run the experiment first");
             }
-            if (windowOnly && !redraw) experiment.runWindow(dir);
+            try {
+                if (windowOnly && !redraw) experiment.runWindow(dir);
+                if (azureOnly && !redraw) experiment.runAzure(dir);
+            } catch (RlExperiment.NotTrained e) {
+                throw new ParameterException(cl, e.getMessage());
+            }
             experiment.report(dir);
         } else {
             try {
@@ -210,6 +228,14 @@ public class ExperimentCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    private AzureExperiment.Profiles azureProfiles(CommandLine cl) {
+        if (azureProfiles == null) return AzureExperiment.Profiles.ZOO;
+        for (AzureExperiment.Profiles p : AzureExperiment.Profiles.values()) {
+            if (p.label().equals(azureProfiles)) return p;
+        }
+        throw new ParameterException(cl, "--azure-profiles must be zoo or resnet50, got '" + azureProfiles + "'");
     }
 
     /** Simulated seconds of {@code experiment rl}'s Azure run: every agent decides every 1 ms on each of 12 devices. */

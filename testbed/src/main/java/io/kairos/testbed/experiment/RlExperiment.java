@@ -55,7 +55,8 @@ public final class RlExperiment {
 
     /**
      * Who schedules: a policy with its parameters and its invocation. The baselines are invoked on
-     * events, as the job invokes them; the agents every 1 ms, as the thesis invokes its agent.
+     * events, as the job invokes them; the agents every 1 ms, as the thesis invokes its agent
+     * ({@link #onEvents()}: on events, as the job invokes every policy, the learned one included).
      */
     record Agent(String label, String policy, Map<String, String> params, Invocation invocation) {
         static Agent baseline(String policy) {
@@ -68,10 +69,18 @@ public final class RlExperiment {
             return new Agent(label, policy, Map.copyOf(params), Invocation.every(1000));
         }
 
+        /** The same agent asked on every arrival, batch end and wake-up instead of every 1 ms. */
+        Agent onEvents(String label) {
+            return new Agent(label, policy, params, Invocation.onEvents());
+        }
+
         String invocationLabel() {
             return invocation.periodic() ? (invocation.periodMicros() / 1000) + "ms" : "events";
         }
     }
+
+    /** The committed network asked on events, as the serving job asks it. */
+    static final String RL_ON_EVENTS = "rl-events";
 
     private final Path training;
     private final double durationSeconds;
@@ -81,13 +90,16 @@ public final class RlExperiment {
     private final ExperimentRunner runner;
     private final boolean progress;
     private final PrintWriter out;
+    private final AzureExperiment.Profiles azureProfiles;
 
     /**
      * @param training the folder of the training runs (each a subfolder with policy.krln and training.csv)
      * @param azureSeconds simulated seconds of the Azure run (its first tenth not counted)
+     * @param azureProfiles the latency profiles of the Azure run's 61 models
      */
     public RlExperiment(Path training, double durationSeconds, double warmupSeconds, double azureSeconds, int seeds,
-                        int threads, boolean progress, PrintWriter out) {
+                        int threads, boolean progress, PrintWriter out, AzureExperiment.Profiles azureProfiles) {
+        this.azureProfiles = azureProfiles;
         this.training = training;
         this.durationSeconds = durationSeconds;
         this.warmupSeconds = warmupSeconds;
@@ -111,6 +123,7 @@ public final class RlExperiment {
         return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
                 Agent.agent("random", AgentPolicy.RANDOM, null),
                 Agent.agent("rl", AgentPolicy.RL, null),
+                Agent.agent("rl", AgentPolicy.RL, null).onEvents(RL_ON_EVENTS),
                 Agent.agent("rl-ppo", AgentPolicy.RL, network(FINETUNED)),
                 Agent.agent("rl-ppo-12m", AgentPolicy.RL, network(FINETUNED_12)));
     }
@@ -136,11 +149,20 @@ public final class RlExperiment {
         out.printf(Locale.ROOT, "low-SLO sweep: %s s simulated per run (%s s warm-up), %d seed%s%n",
                 Settings.plain(durationSeconds), Settings.plain(warmupSeconds), seeds, seeds == 1 ? "" : "s");
         simulate(sweep, sweep.runs(new Settings(durationSeconds, warmupSeconds, seeds, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(SWEEP));
-        out.printf(Locale.ROOT, "%nAzure run: its first %s s simulated (%s s warm-up), 1 seed%n",
-                Settings.plain(azureSeconds), Settings.plain(azureSeconds / 10));
-        simulate(azure, azure.runs(new Settings(azureSeconds, azureSeconds / 10, 1, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(AZURE));
+        simulateAzure(azure, dir);
         runWindow(dir);
         report(dir);
+    }
+
+    /** The Azure run alone, into {@code dir/azure/results.csv}. */
+    public void runAzure(Path dir) throws IOException, InterruptedException {
+        simulateAzure(new Azure(azureAgents()), dir);
+    }
+
+    private void simulateAzure(Azure azure, Path dir) throws IOException, InterruptedException {
+        out.printf(Locale.ROOT, "%nAzure run (%s profiles): its first %s s simulated (%s s warm-up), 1 seed, at %s requests/s%n", azureProfiles.label(),
+                Settings.plain(azureSeconds), Settings.plain(azureSeconds / 10), azure.rates());
+        simulate(azure, azure.runs(new Settings(azureSeconds, azureSeconds / 10, 1, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(AZURE));
     }
 
     /** Fig 6.1's runs ({@link RlWindowFigure}), into {@code dir/window/results.csv}. */
@@ -320,14 +342,18 @@ public final class RlExperiment {
         }
     }
 
-    /** The Azure run's workload at 9,500 requests/s with each agent. */
-    static final class Azure implements Agents {
-        static final int RATE = 9500;
+    /** The Azure run's workload at the thesis' 9,500 requests/s and at the highest rate the devices hold, with each agent. */
+    final class Azure implements Agents {
+        static final int RATE = AzureExperiment.THESIS_RATE;
         private final List<Agent> agents;
-        private final AzureExperiment azure = new AzureExperiment(); // one trace for every run
+        private final AzureExperiment azure = new AzureExperiment(azureProfiles); // one trace for every run
 
         Azure(List<Agent> agents) {
             this.agents = agents;
+        }
+
+        List<Integer> rates() {
+            return List.of(RATE, azure.fittingRate());
         }
 
         @Override
@@ -363,7 +389,9 @@ public final class RlExperiment {
         @Override
         public List<Point> points() {
             List<Point> points = new ArrayList<>();
-            for (Agent a : agents) points.add(Point.of((int) AzureExperiment.SLO_MS, RATE, a.label()));
+            for (int rate : rates()) {
+                for (Agent a : agents) points.add(Point.of((int) AzureExperiment.SLO_MS, rate, a.label()));
+            }
             return points;
         }
 
@@ -374,7 +402,7 @@ public final class RlExperiment {
 
         @Override
         public List<Path> drawFigures(ResultTable results, Path dir) throws IOException {
-            return RlFigures.azure(results, dir);
+            return RlFigures.azure(results, dir, azure.setupLabel());
         }
     }
 }

@@ -29,16 +29,16 @@ final class RlFigures {
     }
 
     /** Fig 5.3 and 5.11: attainment, batch size and device time per good request of each agent on the Azure run. */
-    static List<Path> azure(ResultTable results, Path dir) throws IOException {
-        String setup = "Azure-Functions-like trace, 9,500 req/s, 4,026 ResNet50 instances, " + AzureExperiment.DEVICES + " devices, SLO 100 ms";
+    static List<Path> azure(ResultTable results, Path dir, String models) throws IOException {
+        String setup = "Azure-Functions-like trace (bars: requests/s), " + models + ", " + AzureExperiment.DEVICES + " devices";
         return List.of(
-                Figures.bars("agent", "slo_attainment").scale(100).series(null).xAxis("agent").yAxis("SLO attainment (%)", 0.0, 100.0)
+                Figures.bars("agent", "slo_attainment").scale(100).series("rate").xAxis("agent").yAxis("SLO attainment (%)", 0.0, 100.0)
                         .title("Fig 5.3 and 5.11: the trained networks on the " + setup + " (rl-96ms: trained at SLO 96 ms)")
                         .save(results, dir.resolve("attainment.png")),
-                Figures.bars("agent", "mean_batch").series(null).xAxis("agent").yAxis("mean batch size (per request)", 0.0, null)
+                Figures.bars("agent", "mean_batch").series("rate").xAxis("agent").yAxis("mean batch size (per request)", 0.0, null)
                         .title("Fig 5.4 and 5.5: mean batch size of each agent, " + setup)
                         .save(results, dir.resolve("mean-batch.png")),
-                Figures.bars("agent", "busy_gpu_s_per_1000_good").series(null).xAxis("agent").yAxis("busy GPU-seconds per 1,000 good requests", 0.0, null)
+                Figures.bars("agent", "busy_gpu_s_per_1000_good").series("rate").xAxis("agent").yAxis("busy GPU-seconds per 1,000 good requests", 0.0, null)
                         .title("Device time per 1,000 requests served within the SLO, " + setup)
                         .save(results, dir.resolve("gpu-seconds.png")));
     }

@@ -44,13 +44,24 @@ class BurstyAndAzureExperimentTest {
 
     @Test
     void azureServes4026InstancesFromTheTraceAtTheTargetRate() {
-        assertThat(AzureExperiment.instances()).hasSize(4026).startsWith("resnet50#0000").endsWith("resnet50#4025");
+        assertThat(new AzureExperiment(AzureExperiment.Profiles.RESNET50).instances()).hasSize(4026)
+                .startsWith("resnet50#0000").endsWith("resnet50#4025");
         AzureExperiment e = new AzureExperiment();
-        assertThat(e.points()).extracting(p -> p.get(1)).containsExactly("9500", "12000");
+        // 61 models of the zoo, 66 copies each, in the catalog's order.
+        assertThat(e.instances()).hasSize(4026).doesNotHaveDuplicates()
+                .startsWith("resnet18_v1#0000", "resnet18_v1#0001").contains("resnet18_v1#0065", "resnet34_v1#0066").endsWith("darknet53#4025");
+        assertThat(e.instances().stream().map(i -> i.substring(0, i.indexOf('#'))).distinct()).hasSize(61);
+        // The held rate comes first: the busiest minute of the trace at 9,500/s needs more than the 12 devices (AzureDemand).
+        assertThat(e.points()).extracting(p -> p.get(1)).endsWith("9500", "12000").hasSize(3);
+        int held = Integer.parseInt(e.points().get(0).get(1));
+        assertThat(held).isBetween(AzureExperiment.RATE_STEP, 9000);
+        assertThat(e.demand(held).peakDevices()).isLessThanOrEqualTo(12.0);
+        assertThat(e.demand(held + AzureExperiment.RATE_STEP).peakDevices()).isGreaterThan(12.0);
+        assertThat(e.demand(9500).meanDevices()).isGreaterThan(12.0);
         // A simulated hour per run: triton once, not over its grid, unless asked.
         assertThat(e.defaults().tritonGrid()).isFalse();
         assertThat(new BurstyExperiment().defaults().tritonGrid()).isTrue();
-        SimulationReport r = e.setup(e.points().get(0)).policy("kairos").duration(3_000_000).warmup(1_000_000).seed(1).build().run();
+        SimulationReport r = e.setup(e.points().get(1)).policy("kairos").duration(3_000_000).warmup(1_000_000).seed(1).build().run();
         // 2 s measured; the trace's rate is 9,500/s over its hour, its first minutes a little below or above.
         assertThat(r.arrivals()).isBetween(14_000L, 24_000L);
         assertThat(r.devices()).isEqualTo(12);

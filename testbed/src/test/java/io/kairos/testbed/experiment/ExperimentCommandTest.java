@@ -49,6 +49,10 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment", "placement-scale", "--duration-s", "90"), "--duration-s must be whole minutes of trace, at least 120, for experiment placement-scale, got 90.0");
         assertUsageError(run("experiment", "placement-scale", "--load-scale", "0"), "--load-scale must be a positive number, got 0.0");
         assertUsageError(run("experiment", "low-slo", "--load-scale", "2"), "--load-scale applies to experiment placement-scale only");
+        assertUsageError(run("experiment", "low-slo", "--azure-profiles", "zoo"), "--azure-profiles applies to experiments azure and rl only");
+        assertUsageError(run("experiment", "azure", "--azure-profiles", "vgg"), "--azure-profiles must be zoo or resnet50, got 'vgg'");
+        assertUsageError(run("experiment", "azure", "--azure-only"), "--azure-only applies to experiment rl only");
+        assertUsageError(run("experiment", "rl", "--azure-only", "--window-only"), "--azure-only and --window-only each run one part; give one");
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
         assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "low-slo", "--warmup-s", "30"), "--warmup-s: warm-up must be at least 0 s and shorter than the duration (30 s), got 30");

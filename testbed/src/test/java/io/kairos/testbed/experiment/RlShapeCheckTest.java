@@ -37,6 +37,28 @@ class RlShapeCheckTest {
     }
 
     @Test
+    void theAzureClaimsReadTheThesisRateAndTheRateTheDevicesHoldApart() {
+        ResultTable azure = new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment"));
+        azure.add(List.of("100", "9500", "rl", "0.30"));
+        azure.add(List.of("100", "9500", "clockwork", "0.60"));
+        azure.add(List.of("100", "9500", "kairos", "0.75"));
+        azure.add(List.of("100", "4500", "rl", "1.0"));
+        azure.add(List.of("100", "4500", "clockwork", "0.9995"));
+        azure.add(List.of("100", "4500", "kairos", "1.0"));
+        assertThat(RlShapeCheck.heldRate(azure)).isEqualTo("4500");
+        Experiment.Claim thesis = RlShapeCheck.azureAtLeast(azure, "rl", "s");
+        assertThat(thesis.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(thesis.evidence()).isEqualTo("rl 30.00 %, clockwork 60.00 %, kairos 75.00 %");
+        Experiment.Claim held = RlShapeCheck.azureAtLeast(azure, "rl", "4500", "s");
+        assertThat(held.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(held.evidence()).isEqualTo("rl 100.00 %, clockwork 99.95 %, kairos 100.00 %");
+        // A table of one rate (before the held rate was run) has no second rate to ask.
+        ResultTable one = new ResultTable(azure.columns());
+        one.add(List.of("100", "9500", "rl", "0.30"));
+        assertThat(RlShapeCheck.heldRate(one)).isNull();
+    }
+
+    @Test
     void theRewardIsComparedOverTheEpisodesBothRan() {
         ResultTable curves = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s"));
         curves.add(List.of("tuned", "1", "3000", "1.0", "0.5", "1"));
