@@ -85,36 +85,63 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     public long schedule(long now, GroupView group) {
         double gain = efficiencyGain;
         List<DeviceView> devices = group.devices();
-        long stuck = 0; // devices with room but no feasible strategy, by bit (index < 64)
+        StuckDevices stuck = new StuckDevices(); // devices with room but no feasible strategy
         while (true) {
             DeviceView device = null;
             int index = -1;
             for (int i = 0; i < devices.size(); i++) {
                 DeviceView d = devices.get(i);
-                boolean isStuck = i < 64 && (stuck & (1L << i)) != 0;
-                if (!isStuck && (d.outstandingMicros(now) < lookahead || d.freeAtMicros() <= now) && (device == null || d.freeAtMicros() < device.freeAtMicros())) {
+                if (!stuck.has(i) && (d.outstandingMicros(now) < lookahead || d.freeAtMicros() <= now) && (device == null || d.freeAtMicros() < device.freeAtMicros())) {
                     device = d;
                     index = i;
                 }
             }
             if (device == null) break;
             if (!dispatchBest(now, group, device, gain)) {
-                if (index >= 64) break;
-                stuck |= 1L << index;
+                stuck.add(index);
             } else if (group.deviceChoice().modelAware()) {
                 // A model-aware placement admits a device by what the others hold and have booked,
                 // which the dispatch just changed: a device that could take nothing may now.
-                stuck = 0;
+                stuck.clear();
             }
         }
         if (group.pendingQueues().isEmpty()) return NO_WAKE;
         // Ask again when a device drops below the lookahead; a stuck device only changes with new arrivals.
         long wake = NO_WAKE;
         for (int i = 0; i < devices.size(); i++) {
-            boolean isStuck = i < 64 && (stuck & (1L << i)) != 0;
-            if (!isStuck) wake = Math.min(wake, devices.get(i).freeAtMicros() - lookahead);
+            if (!stuck.has(i)) wake = Math.min(wake, devices.get(i).freeAtMicros() - lookahead);
         }
         return wake == NO_WAKE ? NO_WAKE : Math.max(wake, now + 1);
+    }
+
+    /**
+     * The devices of one decision that could take nothing, by index: a bit each of a {@code long}
+     * for the first 64 (no allocation in the usual group), a {@link java.util.BitSet} beyond. A
+     * group of more than 64 devices (Clockwork's one group of a whole cluster) once stopped
+     * scheduling at the first stuck device past the 64th: it then served nothing, and woke every
+     * microsecond.
+     */
+    private static final class StuckDevices {
+        private long first;
+        private java.util.BitSet beyond;
+
+        boolean has(int device) {
+            return device < Long.SIZE ? (first & (1L << device)) != 0 : beyond != null && beyond.get(device);
+        }
+
+        void add(int device) {
+            if (device < Long.SIZE) {
+                first |= 1L << device;
+            } else {
+                if (beyond == null) beyond = new java.util.BitSet();
+                beyond.set(device);
+            }
+        }
+
+        void clear() {
+            first = 0;
+            if (beyond != null) beyond.clear();
+        }
     }
 
     /** A batch of {@code take} requests of a model, run at its {@code index}-th allowed size. */

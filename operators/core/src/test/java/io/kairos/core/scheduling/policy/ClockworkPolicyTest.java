@@ -42,6 +42,28 @@ class ClockworkPolicyTest {
     }
 
     @Test
+    void aGroupOfMoreThan64DevicesStillReachesTheDeviceThatCanServe() {
+        // Device 0 runs A and B; devices 1 to 69 only R2, which nobody asks for. B (1 ms) goes to
+        // device 0, which then has 1 ms booked, under the 5 ms lookahead. An A request next: the
+        // idle devices 1..69 come first (free at 0) and can take nothing; device 0 must still get
+        // it, at 1 ms. The scheduler once gave up at the first such device past the 64th, so the
+        // A request waited, and asked to be woken 1 us later, again and again.
+        DeviceView[] devices = new DeviceView[70];
+        devices[0] = device(0, "A", "B");
+        for (int i = 1; i < devices.length; i++) devices[i] = device(i, "R2");
+        GroupScheduler g = scheduler(devices);
+        g.admit(req("b", "B", 0, 100_000));
+        assertThat(g.schedule(0).dispatches()).extracting(Dispatch::model, Dispatch::device).containsExactly(tuple("B", 0));
+
+        g.admit(req("a", "A", 0, 100_000));
+        GroupScheduler.Outcome o = g.schedule(0);
+
+        assertThat(o.dispatches()).extracting(Dispatch::model, Dispatch::device, Dispatch::predictedStartMicros).containsExactly(tuple("A", 0, 1_000L));
+        assertThat(g.pendingCount()).isZero();
+        assertThat(o.nextWakeMicros()).isEqualTo(SchedulingPolicy.NO_WAKE);
+    }
+
+    @Test
     void tightDeadlineGoesFirstWhereFifoWouldMissIt() {
         // One device. A: 10 ms, SLO 100 ms; B: 1 ms, SLO 10 ms; both arrive at t=0, A first.
         // FIFO would run A on [0, 10) and B on [10, 11): B late by 1 ms.
