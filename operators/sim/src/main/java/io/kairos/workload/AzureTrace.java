@@ -319,12 +319,7 @@ public final class AzureTrace {
      */
     public Workload toInstanceWorkload(List<String> modelInstances, double sloMs, double rateScale, int fromMinute, int minuteCount) {
         checkInstances(modelInstances);
-        checkWindow(fromMinute, minuteCount);
-        int[][] perInstance = new int[modelInstances.size()][minuteCount];
-        for (int f = 0; f < counts.length; f++) {
-            int[] sum = perInstance[f % modelInstances.size()];
-            for (int m = 0; m < minuteCount; m++) sum[m] += counts[f][fromMinute + m];
-        }
+        int[][] perInstance = instanceCounts(modelInstances.size(), fromMinute, minuteCount);
         List<ModelLoad> loads = new ArrayList<>();
         for (int i = 0; i < perInstance.length; i++) {
             CountsReplay replay = CountsReplay.window(perInstance[i], 0, minuteCount, MINUTE_MICROS, 1).scaled(rateScale);
@@ -332,6 +327,22 @@ public final class AzureTrace {
             loads.add(new ModelLoad(ModelLoad.DEFAULT_TENANT, modelInstances.get(i), sloMs, replay));
         }
         return nonEmpty(loads, fromMinute, minuteCount);
+    }
+
+    /**
+     * The per-minute counts of each of {@code instances} model instances over a window, function
+     * {@code f} counted for instance {@code f mod instances} as {@link #toInstanceWorkload} maps
+     * them: row {@code i} is instance {@code i}'s, {@code minuteCount} long.
+     */
+    public int[][] instanceCounts(int instances, int fromMinute, int minuteCount) {
+        if (instances < 1) throw new IllegalArgumentException("at least one model instance is needed");
+        checkWindow(fromMinute, minuteCount);
+        int[][] perInstance = new int[instances][minuteCount];
+        for (int f = 0; f < counts.length; f++) {
+            int[] sum = perInstance[f % instances];
+            for (int m = 0; m < minuteCount; m++) sum[m] += counts[f][fromMinute + m];
+        }
+        return perInstance;
     }
 
     private static void checkInstances(List<String> modelInstances) {

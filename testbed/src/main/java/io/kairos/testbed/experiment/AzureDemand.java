@@ -25,21 +25,17 @@ import java.util.List;
 record AzureDemand(double meanDevices, double peakDevices, int peakMinute) {
 
     /**
-     * @param instances the model instance of each function index modulo their count, as {@link AzureTrace#toInstanceWorkload} maps them
-     * @param rateScale the scale that {@link AzureTrace#rateScaleFor} gives for the run's rate
+     * @param instanceCounts per instance, its arrivals in each minute of the window ({@link AzureTrace#instanceCounts})
+     * @param instances      the instances' names, in the same order
+     * @param rateScale      the scale that {@link AzureTrace#rateScaleFor} gives for the run's rate
+     * @param fromMinute     the window's first minute, to name the busiest one
      */
-    static AzureDemand of(AzureTrace trace, List<String> instances, ModelCatalog catalog, double sloMs, double rateScale,
-                          int fromMinute, int minutes) {
-        int n = instances.size();
-        double[][] perSecond = new double[n][minutes];
-        for (int f = 0; f < trace.functionCount(); f++) {
-            double[] rates = perSecond[f % n];
-            for (int m = 0; m < minutes; m++) rates[m] += trace.count(f, fromMinute + m) * rateScale / 60.0;
-        }
+    static AzureDemand of(int[][] instanceCounts, List<String> instances, ModelCatalog catalog, double sloMs, double rateScale, int fromMinute) {
+        int minutes = instanceCounts[0].length;
         double[] devices = new double[minutes];
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < instances.size(); i++) {
             LatencyProfile latency = catalog.get(instances.get(i)).latency();
-            for (int m = 0; m < minutes; m++) devices[m] += devicesFor(perSecond[i][m], latency, sloMs);
+            for (int m = 0; m < minutes; m++) devices[m] += devicesFor(instanceCounts[i][m] * rateScale / 60.0, latency, sloMs);
         }
         double sum = 0, peak = 0;
         int peakAt = 0;

@@ -34,14 +34,16 @@ class AzureDemandTest {
         int[][] counts = {{3000, 0}, {300, 300}, {3000, 0}};
         AzureTrace trace = AzureTrace.of(functions, counts, 2);
         List<String> instances = List.of(ModelCatalog.instanceName("resnet50", 0), ModelCatalog.instanceName("resnet50", 1));
-        AzureDemand d = AzureDemand.of(trace, instances, ModelCatalog.builtIn(), 100, 1, 0, 2);
+        int[][] perInstance = trace.instanceCounts(2, 0, 2);
+        assertThat(perInstance).isEqualTo(new int[][]{{6000, 0}, {300, 300}});
+        AzureDemand d = AzureDemand.of(perInstance, instances, ModelCatalog.builtIn(), 100, 1, 0);
         double minute0 = 100 * 0.0083 / 8 + 5 * 0.0027;
         double minute1 = 5 * 0.0027;
         assertThat(d.peakDevices()).isCloseTo(minute0, within(1e-12));
         assertThat(d.peakMinute()).isZero();
         assertThat(d.meanDevices()).isCloseTo((minute0 + minute1) / 2, within(1e-12));
         // Twice the rate: instance 0 at 200/s batches 16 (1 + 200 x 0.0853 = 18.06).
-        AzureDemand twice = AzureDemand.of(trace, instances, ModelCatalog.builtIn(), 100, 2, 0, 2);
+        AzureDemand twice = AzureDemand.of(perInstance, instances, ModelCatalog.builtIn(), 100, 2, 0);
         assertThat(twice.peakDevices()).isCloseTo(200 * 0.0147 / 16 + 10 * 0.0027, within(1e-12));
     }
 }
