@@ -98,10 +98,7 @@ public final class ServingJob {
      *
      * @param requests        the requests, as raw records
      * @param control         the control decisions
-     * @param results         the executed requests' results, written by a sink chained to their device
-     * @param otherResults    every other result (drops, rejections, results after a preemption, a
-     *                        pipeline's end), to the same topic through a writer of its own; a
-     *                        transactional sink needs a transactional id prefix apart from {@code results}'
+     * @param results         one result per request
      * @param telemetry       one record per batch, or per device's gathering of batches
      * @param outcomes        each control decision's outcome
      * @param controlRestores the control topic again: after a decision it did not apply, the job
@@ -117,7 +114,7 @@ public final class ServingJob {
      * @param hopsIn          where admission reads the hops back ({@link AdmitHops}; what {@code hopsOut} wrote)
      */
     public record Endpoints(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
-                            Sink<InferenceResult> results, Sink<InferenceResult> otherResults, Sink<BatchTelemetry> telemetry,
+                            Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
                             Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores,
                             Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn,
                             ResultLog resultLog, Sink<PipelineHop> hopsOut, Source<PipelineHop, ?, ?> hopsIn) {
@@ -125,7 +122,6 @@ public final class ServingJob {
             Objects.requireNonNull(requests, "requests");
             Objects.requireNonNull(control, "control");
             Objects.requireNonNull(results, "results");
-            Objects.requireNonNull(otherResults, "otherResults");
             Objects.requireNonNull(telemetry, "telemetry");
             Objects.requireNonNull(outcomes, "outcomes");
             Objects.requireNonNull(controlRestores, "controlRestores");
@@ -133,34 +129,26 @@ public final class ServingJob {
             if ((hopsOut == null) != (hopsIn == null)) throw new IllegalArgumentException("pipeline hops need both a sink and the source that reads it back");
         }
 
-        /**
-         * An open loop: the devices' reports never reach the schedulers, whose predictions are never
-         * corrected. Every result goes to {@code results}, through two writers ({@link #withOtherResults}).
-         */
+        /** An open loop: the devices' reports never reach the schedulers, whose predictions are never corrected. */
         public static Endpoints openLoop(Source<RawRequest, ?, ?> requests, Source<ControlDecision, ?, ?> control,
                                          Sink<InferenceResult> results, Sink<BatchTelemetry> telemetry,
                                          Sink<DecisionOutcome> outcomes, Sink<ControlRestore> controlRestores) {
-            return new Endpoints(requests, control, results, results, telemetry, outcomes, controlRestores, null, null, null, null, null);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, null, null, null, null, null);
         }
 
         /** These endpoints with the loop closed through {@code reportsOut} and {@code reportsIn}. */
         public Endpoints withDeviceReports(Sink<DeviceReport> reportsOut, Source<DeviceReport, ?, ?> reportsIn) {
-            return new Endpoints(requests, control, results, otherResults, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
-        }
-
-        /** These endpoints with the results that are not an executed request's own written by {@code otherResults}. */
-        public Endpoints withOtherResults(Sink<InferenceResult> otherResults) {
-            return new Endpoints(requests, control, results, otherResults, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
         }
 
         /** These endpoints with {@code results} read back from {@code resultLog} after a restore. */
         public Endpoints withResultLog(ResultLog resultLog) {
-            return new Endpoints(requests, control, results, otherResults, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
         }
 
         /** These endpoints with pipeline requests going on to their next stage through {@code hopsOut}, read back from {@code hopsIn}. */
         public Endpoints withPipelineHops(Sink<PipelineHop> hopsOut, Source<PipelineHop, ?, ?> hopsIn) {
-            return new Endpoints(requests, control, results, otherResults, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
+            return new Endpoints(requests, control, results, telemetry, outcomes, controlRestores, reportsOut, reportsIn, resultLog, hopsOut, hopsIn);
         }
 
         boolean pipelineHops() {
@@ -197,8 +185,14 @@ public final class ServingJob {
             Properties telemetryProducer = producerSettings(ProducerRole.TELEMETRY, config);
             Properties reportsProducer = producerSettings(ProducerRole.DEVICE_REPORTS, config);
             DeliveryGuarantee guarantee = config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? DeliveryGuarantee.EXACTLY_ONCE : DeliveryGuarantee.AT_LEAST_ONCE;
-            KafkaSink<InferenceResult> results = resultsSink(config, guarantee, resultsProducer, transactionalIdPrefix(config));
-            KafkaSink<InferenceResult> otherResults = resultsSink(config, guarantee, resultsProducer, transactionalIdPrefix(config) + OTHER_RESULTS_PREFIX);
+            KafkaSink<InferenceResult> results = KafkaSink.<InferenceResult>builder()
+                    .setBootstrapServers(config.bootstrapServers)
+                    .setRecordSerializer(new AvroRecordSerializer<>(config.resultsTopic, InferenceResult.class, InferenceResult::getRequestId))
+                    .setDeliveryGuarantee(guarantee)
+                    .setTransactionalIdPrefix(transactionalIdPrefix(config))
+                    .setKafkaProducerConfig(resultsProducer)
+                    .setProperty("transaction.timeout.ms", Long.toString(config.transactionTimeoutMs))
+                    .build();
             // The other sinks stay at least once whatever the delivery of the results: each record is
             // idempotent where it is read (a batch's telemetry by batch id, an outcome or a restore
             // decided again the same way, a device report observed twice), and a transaction would
@@ -241,7 +235,7 @@ public final class ServingJob {
                     .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                     .setKafkaProducerConfig(producerSettings(ProducerRole.PIPELINE_HOPS, config))
                     .build();
-            Endpoints open = openLoop(requests, control, results, telemetry, outcomes, restores).withOtherResults(otherResults).withResultLog(resultLog(config))
+            Endpoints open = openLoop(requests, control, results, telemetry, outcomes, restores).withResultLog(resultLog(config))
                     .withPipelineHops(hopsOut, hopsIn);
             if (!config.closedLoop) return open;
             // Reports written before this job started are of batches it never sent: read from the end.
@@ -351,20 +345,6 @@ A broker that does not answer within
          */
         static String transactionalIdPrefix(ServingConfig config) {
             return config.consumerGroup + "-" + config.resultsTopic;
-        }
-
-        /** What the second results writer's transactional ids add to {@link #transactionalIdPrefix}: a sink's ids are its prefix, its subtask and a checkpoint's number, never this. */
-        static final String OTHER_RESULTS_PREFIX = "-other";
-
-        private static KafkaSink<InferenceResult> resultsSink(ServingConfig config, DeliveryGuarantee guarantee, Properties producer, String transactionalIdPrefix) {
-            return KafkaSink.<InferenceResult>builder()
-                    .setBootstrapServers(config.bootstrapServers)
-                    .setRecordSerializer(new AvroRecordSerializer<>(config.resultsTopic, InferenceResult.class, InferenceResult::getRequestId))
-                    .setDeliveryGuarantee(guarantee)
-                    .setTransactionalIdPrefix(transactionalIdPrefix)
-                    .setKafkaProducerConfig(producer)
-                    .setProperty("transaction.timeout.ms", Long.toString(config.transactionTimeoutMs))
-                    .build();
         }
     }
 
@@ -547,8 +527,10 @@ A broker that does not answer within
         // with the pipeline request's input where a later stage reads it; the scheduler's drops are
         // split off by a filter chained to it, so that the other results take no extra step.
         DataStream<InferenceResult> done = batches.getSideOutput(GroupSchedulerFunction.DROPPED);
-        DataStream<InferenceResult> otherResults = done.filter(r -> !AdvancePipelines.ofAStage(r)).name("drops of requests").uid("drops-of-requests").setParallelism(1)
-                .union(afterPreemption, admitted.getSideOutput(AdmitRequests.TURNED_AWAY));
+        DataStream<InferenceResult> requestResults = executed
+                .union(done.filter(r -> !AdvancePipelines.ofAStage(r)).name("drops of requests").uid("drops-of-requests").setParallelism(1),
+                        afterPreemption,
+                        admitted.getSideOutput(AdmitRequests.TURNED_AWAY));
         DataStream<StageOutcome> stageResults = executed.getSideOutput(EmitResults.STAGES)
                 .union(done.filter(AdvancePipelines::ofAStage).name("drops of pipeline stages").uid("drops-of-pipeline-stages").setParallelism(1)
                                 .map(r -> AdvancePipelines.outcome(r, null)).returns(new AvroTypeInfo<>(StageOutcome.class))
@@ -558,20 +540,27 @@ A broker that does not answer within
                 .connect(decisions)
                 .process(new AdvancePipelines(catalog, plan, endpoints.pipelineHops(), Clock.wall()))
                 .name("advance pipelines").uid("advance-pipelines").setParallelism(config.devices);
-        otherResults = otherResults.union(pipelineResults);
+        requestResults = requestResults.union(pipelineResults);
         if (admittedHops != null) {
-            otherResults = otherResults.union(admittedHops.getSideOutput(AdmitHops.TURNED_AWAY));
+            requestResults = requestResults.union(admittedHops.getSideOutput(AdmitHops.TURNED_AWAY));
             // One hop writer per inference subtask, chained to it: a hop leaves as soon as its stage is done.
             pipelineResults.getSideOutput(AdvancePipelines.HOPS)
                     .sinkTo(endpoints.hopsOut()).name("pipeline hops").uid("pipeline-hops").setParallelism(config.devices);
         }
 
-        // The executed requests' results, nearly all of them, are written in their device's own
-        // task: bound, held back if answered and written in a chain after it, with no exchange (each
-        // is a hand-over between threads and an Avro encode and decode of every result). The others,
-        // from several operators, meet in a writer of their own: a union is never chained.
-        writeResults(executed, endpoints.results(), "");
-        writeResults(otherResults, endpoints.otherResults(), "other ");
+        // Every result, from whichever stage, is cut to what the producer can write, in this one place:
+        // a record over its limit would fail the job, and fail it again on every replay.
+        ResultBounds bounds = resultBounds(config);
+        DataStream<InferenceResult> results = requestResults
+                .map(bounds::fit).returns(new AvroTypeInfo<>(InferenceResult.class))
+                .name("results within the size limit").uid("results-within-size-limit").setParallelism(config.devices);
+        if (suppressesAnswered()) {
+            // At least once: after a restore, a replayed request that already has a result out gets no second one.
+            results = results.filter(new SuppressAnswered(endpoints.resultLog(), config.answeredReadBack))
+                    .name("results not yet out").uid("results-not-yet-out").setParallelism(config.devices);
+        }
+        // One writer per device, chained to the bound.
+        results.sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);
         // One telemetry writer: a record per batch (or per gathering of a device's batches) is
         // little traffic, and every Kafka producer is a thread.
         DataStream<BatchTelemetry> telemetry = executed.getSideOutput(EmitResults.TELEMETRY);
@@ -593,26 +582,6 @@ A broker that does not answer within
             }
             reports.sinkTo(endpoints.reportsOut()).name("device reports").uid("device-reports").setParallelism(config.devices);
         }
-    }
-
-    /**
-     * Writes {@code results} to {@code sink}, each cut to what the producer can write first, in
-     * this one place for every result: a record over its limit would fail the job, and fail it
-     * again on every replay. One writer per device, chained to the bound; the uids of the executed
-     * requests' writer ({@code prefix} empty) are those of the job's one writer before.
-     */
-    private void writeResults(DataStream<InferenceResult> results, Sink<InferenceResult> sink, String prefix) {
-        String uid = prefix.strip().replace(' ', '-') + (prefix.isEmpty() ? "" : "-");
-        ResultBounds bounds = resultBounds(config);
-        DataStream<InferenceResult> bounded = results
-                .map(bounds::fit).returns(new AvroTypeInfo<>(InferenceResult.class))
-                .name(prefix + "results within the size limit").uid(uid + "results-within-size-limit").setParallelism(config.devices);
-        if (suppressesAnswered()) {
-            // At least once: after a restore, a replayed request that already has a result out gets no second one.
-            bounded = bounded.filter(new SuppressAnswered(endpoints.resultLog(), config.answeredReadBack))
-                    .name(prefix + "results not yet out").uid(uid + "results-not-yet-out").setParallelism(config.devices);
-        }
-        bounded.sinkTo(sink).name(prefix + "results").uid(uid + "results").setParallelism(config.devices);
     }
 
     /** Whether each device gathers its reports and telemetry into fewer records (off: a record of each per batch, no operator). */
