@@ -2,6 +2,7 @@ package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.RequestValidator;
+import io.kairos.core.time.ManualClock;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
@@ -196,17 +197,23 @@ class GroupSchedulerFunctionHarnessTest {
      * device unloads the model only after it (its UNLOAD follows the batch on the device's channel),
      * and the request queued since goes to the device that stays. By hand: Triton at max batch 1
      * and no queue delay sends r0 to device 0 and r1 to device 1 (device 0 is busy); the group then
-     * keeps device 0 only, so device 1 gets an UNLOAD of resnet50 and r2 goes to device 0. (The
-     * built-in resnet50 has no load cost: it is loaded on its first batch, with no LOAD ahead.)
+     * keeps device 0 only, so device 1 gets an UNLOAD of resnet50 and r2, which arrives after r0's
+     * predicted end (2.7 ms), goes to device 0. The scheduler's clock is the test's: on the wall
+     * clock r2 came after r0's end only when the placement took more than 2.7 ms to apply, and a
+     * warm JVM applied it faster. (The built-in resnet50 has no load cost: it is loaded on its
+     * first batch, with no LOAD ahead.)
      */
     @Test
     void aReplicaRemovedUnderARunningBatchIsUnloadedAfterItAndTheQueueMovesToTheDevicesThatStay() throws Exception {
-        GroupSchedulerFunction f = new GroupSchedulerFunction(CATALOG, new ControlPlane(2, "triton", Map.of("max_batch", "1", "max_queue_delay_ms", "0")));
+        ManualClock clock = new ManualClock(WallClock.nowMicros());
+        GroupSchedulerFunction f = new GroupSchedulerFunction(CATALOG, new ControlPlane(2, "triton", Map.of("max_batch", "1", "max_queue_delay_ms", "0")),
+                io.kairos.core.model.LatencyEstimator.Settings.DEFAULT, clock);
         var h = harness(f);
         h.processBroadcastElement(placement(1, 0, 1), 0);
         h.processElement(in(request("r0", LONG_SLO_MS)), 0);
         h.processElement(in(request("r1", LONG_SLO_MS)), 0);
         h.processBroadcastElement(placement(2, 0), 0);
+        clock.advance(10_000); // past r0's end on device 0
         h.processElement(in(request("r2", LONG_SLO_MS)), 0);
 
         assertThat(h.extractOutputValues()).extracting(DispatchedBatch::getAction, DispatchedBatch::getDevice, b -> ids(b)).containsExactly(
