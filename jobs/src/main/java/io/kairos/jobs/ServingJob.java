@@ -556,8 +556,9 @@ A broker that does not answer within
                 .name("results within the size limit").uid("results-within-size-limit").setParallelism(config.devices);
         if (suppressesAnswered()) {
             // At least once: after a restore, a replayed request that already has a result out gets no second one.
-            results = results.filter(new SuppressAnswered(endpoints.resultLog(), config.answeredReadBack))
-                    .name("results not yet out").uid("results-not-yet-out").setParallelism(config.devices);
+            results = results.transform("results not yet out", new AvroTypeInfo<>(InferenceResult.class),
+                            new SuppressAnswered(endpoints.resultLog(), config.answeredReadBack))
+                    .uid("results-not-yet-out").setParallelism(config.devices);
         }
         // One writer per device, chained to the bound.
         results.sinkTo(endpoints.results()).name("results").uid("results").setParallelism(config.devices);

@@ -7,7 +7,6 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.StageTimes;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.StreamFilter;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -18,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,6 +46,28 @@ class SuppressAnsweredHarnessTest {
         }
     }
 
+    /** A results topic that answers with {@code ids} once {@link #ANSWER} is counted down. */
+    private record Slow(Set<String> ids) implements ResultLog {
+        @Override
+        public Set<String> requestIdsSince(long fromMillis, long timeoutMs) throws InterruptedException {
+            READS.add(fromMillis);
+            ANSWER.await();
+            return ids;
+        }
+    }
+
+    /** A read that ignores its timeout and never comes back. */
+    private record Stuck() implements ResultLog {
+        @Override
+        public Set<String> requestIdsSince(long fromMillis, long timeoutMs) throws InterruptedException {
+            READS.add(fromMillis);
+            new CountDownLatch(1).await();
+            return Set.of();
+        }
+    }
+
+    private static volatile CountDownLatch ANSWER = new CountDownLatch(1);
+
     private final ManualClock clock = new ManualClock(1_000_000_000_000L);
     private final List<OneInputStreamOperatorTestHarness<InferenceResult, InferenceResult>> opened = new ArrayList<>();
     private final List<RecordedMetrics> metrics = new ArrayList<>();
@@ -53,6 +75,7 @@ class SuppressAnsweredHarnessTest {
     @BeforeEach
     void clear() {
         READS.clear();
+        ANSWER = new CountDownLatch(1);
     }
 
     @AfterEach
@@ -62,11 +85,26 @@ class SuppressAnsweredHarnessTest {
     }
 
     private OneInputStreamOperatorTestHarness<InferenceResult, InferenceResult> harness(ResultLog log, OperatorSubtaskState restore, RecordedMetrics recorded) throws Exception {
-        var h = new OneInputStreamOperatorTestHarness<>(new StreamFilter<>(new SuppressAnswered(log, SETTINGS, clock)), recorded.environment());
+        return harness(log, SETTINGS, restore, recorded);
+    }
+
+    private OneInputStreamOperatorTestHarness<InferenceResult, InferenceResult> harness(ResultLog log, AnsweredRequests.Settings settings, OperatorSubtaskState restore, RecordedMetrics recorded) throws Exception {
+        var h = new OneInputStreamOperatorTestHarness<>(new SuppressAnswered(log, settings, clock), recorded.environment());
         opened.add(h);
         if (restore != null) h.initializeState(restore);
         h.open();
         return h;
+    }
+
+    /** Flink's time moves on in polls until the operator has taken the read back in (or 5 s pass). */
+    private static void untilTheReadIsIn(OneInputStreamOperatorTestHarness<InferenceResult, InferenceResult> h) throws Exception {
+        SuppressAnswered op = (SuppressAnswered) h.getOperator();
+        long giveUp = System.nanoTime() + 5_000_000_000L;
+        while (op.readingBack()) {
+            assertThat(System.nanoTime()).as("the read is taken in").isLessThan(giveUp);
+            h.setProcessingTime(h.getProcessingTime() + SuppressAnswered.POLL_MS);
+            Thread.sleep(1);
+        }
     }
 
     private RecordedMetrics recorded() {
@@ -103,6 +141,7 @@ class SuppressAnsweredHarnessTest {
         long restoredAt = clock.nowMicros();
         RecordedMetrics recorded = recorded();
         var restored = harness(new Holding(Set.of("a", "b")), checkpoint, recorded);
+        untilTheReadIsIn(restored);
 
         assertThat(READS).as("read back from the checkpoint less the margin").containsExactly(998_000L);
         restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sentBeforeTheCrash)));
@@ -124,13 +163,14 @@ class SuppressAnsweredHarnessTest {
         OperatorSubtaskState first = checkpointOfAFirstRun(new Holding(Set.of("a")));
         clock.advance(30_000_000);
         var second = harness(new Holding(Set.of("a")), first, recorded());
+        untilTheReadIsIn(second);
         clock.advance(10_000_000);
         OperatorSubtaskState duringTheReplay = second.snapshot(2, 1_040_000);
         clock.advance(70_000_000);
         OperatorSubtaskState afterTheHorizon = second.snapshot(3, 1_110_000);
 
-        harness(new Holding(Set.of("a")), duringTheReplay, recorded());
-        harness(new Holding(Set.of("a")), afterTheHorizon, recorded());
+        untilTheReadIsIn(harness(new Holding(Set.of("a")), duringTheReplay, recorded()));
+        untilTheReadIsIn(harness(new Holding(Set.of("a")), afterTheHorizon, recorded()));
         assertThat(READS).containsExactly(998_000L, 998_000L, 1_108_000L);
     }
 
@@ -141,9 +181,88 @@ class SuppressAnsweredHarnessTest {
         clock.advance(5_000_000);
         RecordedMetrics recorded = recorded();
         var restored = harness(new Unreachable(), checkpoint, recorded);
+        untilTheReadIsIn(restored);
         restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sent)));
         assertThat(written(restored)).containsExactly("a:DROPPED");
         assertThat(recorded.count("resultsSuppressed")).isZero();
         assertThat(READS).containsExactly(998_000L);
+    }
+
+    @Test
+    void whileTheReadIsOutOnlyResultsOfRequestsSentBeforeTheRestoreWait() throws Exception {
+        long sentBeforeTheCrash = clock.nowMicros();
+        OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a", "b")));
+        clock.advance(30_000_000);
+        long restoredAt = clock.nowMicros();
+        RecordedMetrics recorded = recorded();
+        var restored = harness(new Slow(Set.of("a", "b")), checkpoint, recorded);
+
+        restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sentBeforeTheCrash)));
+        restored.processElement(new StreamRecord<>(result("c", ResultStatus.DROPPED, sentBeforeTheCrash)));
+        restored.processElement(new StreamRecord<>(result("d", ResultStatus.OK, restoredAt + 2_000_000)));
+        restored.setProcessingTime(restored.getProcessingTime() + 10 * SuppressAnswered.POLL_MS);
+        assertThat(written(restored)).as("d was sent after the restore (and its margin): it cannot be a replay").containsExactly("d:OK");
+        assertThat(recorded.gauge("resultsAwaitingReadBack")).isEqualTo(2);
+
+        ANSWER.countDown();
+        untilTheReadIsIn(restored);
+        assertThat(written(restored)).as("a was answered before the crash; c was not").containsExactly("d:OK", "c:DROPPED");
+        assertThat(recorded.count("resultsSuppressed")).isEqualTo(1);
+        assertThat(recorded.gauge("resultsAwaitingReadBack")).isEqualTo(0);
+    }
+
+    @Test
+    void aCheckpointTakenWhileTheReadIsOutCarriesTheResultsThatWait() throws Exception {
+        long sentBeforeTheCrash = clock.nowMicros();
+        OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a")));
+        clock.advance(30_000_000);
+        var second = harness(new Slow(Set.of("a")), checkpoint, recorded());
+        second.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sentBeforeTheCrash)));
+        second.processElement(new StreamRecord<>(result("c", ResultStatus.DROPPED, sentBeforeTheCrash)));
+        OperatorSubtaskState whileWaiting = second.snapshot(2, 1_030_000);
+        assertThat(written(second)).isEmpty();
+
+        // The second run dies before its read is in; the third reads back from the first checkpoint.
+        clock.advance(5_000_000);
+        RecordedMetrics recorded = recorded();
+        var third = harness(new Holding(Set.of("a")), whileWaiting, recorded);
+        untilTheReadIsIn(third);
+        assertThat(written(third)).containsExactly("c:DROPPED");
+        assertThat(recorded.count("resultsSuppressed")).isEqualTo(1);
+        assertThat(READS).containsExactly(998_000L, 998_000L);
+    }
+
+    @Test
+    void aReadThatOutlivesItsTimeoutIsGivenUpAndWhatWaitedIsWritten() throws Exception {
+        long sent = clock.nowMicros();
+        OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a")));
+        clock.advance(5_000_000);
+        RecordedMetrics recorded = recorded();
+        var restored = harness(new Stuck(), new AnsweredRequests.Settings(2_000, 50, 60_000), checkpoint, recorded);
+        restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sent)));
+        assertThat(written(restored)).isEmpty();
+        untilTheReadIsIn(restored);
+        assertThat(written(restored)).containsExactly("a:DROPPED");
+        assertThat(recorded.count("resultsSuppressed")).isZero();
+    }
+
+    @Test
+    void theEndOfTheInputWaitsForTheRead() throws Exception {
+        long sent = clock.nowMicros();
+        OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a")));
+        clock.advance(5_000_000);
+        var restored = harness(new Slow(Set.of("a")), checkpoint, recorded());
+        restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sent)));
+        restored.processElement(new StreamRecord<>(result("b", ResultStatus.OK, sent)));
+        new Thread(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ANSWER.countDown();
+        }).start();
+        restored.getOperator().finish();
+        assertThat(written(restored)).containsExactly("b:OK");
     }
 }

@@ -106,6 +106,11 @@ public final class AnsweredRequests {
                 Math.multiplyExact(settings.marginMs(), 1000L));
     }
 
+    /** This set with {@code ids}, read back after it was made: its anchor and times are kept. */
+    public AnsweredRequests withIds(Set<String> readBack) {
+        return new AnsweredRequests(Set.copyOf(readBack), anchorMillis, restoredAtMicros, untilMicros, catchUpUntilMicros, marginMicros);
+    }
+
     /** Where the read-back after a restore from a checkpoint anchored at {@code anchorMillis} starts. */
     public static long readFromMillis(long anchorMillis, Settings settings) {
         return Math.max(0, anchorMillis - settings.marginMs());
@@ -116,7 +121,15 @@ public final class AnsweredRequests {
      * request could not be decoded), must not be written because one is already out.
      */
     public boolean alreadyAnswered(String requestId, long sentAtMicros, long nowMicros) {
-        return nowMicros < untilMicros && sentAtMicros < Micros.saturatedAdd(restoredAtMicros, marginMicros) && ids.contains(requestId);
+        return consults(sentAtMicros, nowMicros) && ids.contains(requestId);
+    }
+
+    /**
+     * Whether the result of a request sent at {@code sentAtMicros} is looked up in the set at all:
+     * while the set is still being read, only these results need wait for it.
+     */
+    public boolean consults(long sentAtMicros, long nowMicros) {
+        return nowMicros < untilMicros && sentAtMicros < Micros.saturatedAdd(restoredAtMicros, marginMicros);
     }
 
     /** Whether the set has been dropped: nothing is held back from now on. */

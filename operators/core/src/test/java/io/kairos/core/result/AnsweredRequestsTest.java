@@ -74,6 +74,20 @@ class AnsweredRequestsTest {
     }
 
     @Test
+    void whileTheSetIsReadOnlyResultsOfRequestsSentBeforeTheRestoreAreLookedUpAndTheIdsReadKeepItsTimes() {
+        AnsweredRequests reading = AnsweredRequests.restored(Set.of(), CHECKPOINT_MS, RESTORED_US, SETTINGS);
+        assertThat(reading.consults(RESTORED_US + 1_999_999, RESTORED_US + 5_000_000)).isTrue();
+        assertThat(reading.consults(RESTORED_US + 2_000_000, RESTORED_US + 5_000_000)).isFalse();
+        assertThat(reading.consults(0, RESTORED_US + 60_000_000)).as("past the horizon").isFalse();
+
+        AnsweredRequests read = reading.withIds(Set.of("a"));
+        assertThat(read.size()).isEqualTo(1);
+        assertThat(read.alreadyAnswered("a", RESTORED_US, RESTORED_US + 59_999_999)).isTrue();
+        assertThat(read.expired(RESTORED_US + 60_000_000)).isTrue();
+        assertThat(read.anchorFor(1_040_000, RESTORED_US + 1)).isEqualTo(CHECKPOINT_MS);
+    }
+
+    @Test
     void aFreshStartHoldsNothingBackAndAnchorsEachCheckpointAtItself() {
         AnsweredRequests none = AnsweredRequests.none();
         assertThat(none.alreadyAnswered("a", 0, Long.MIN_VALUE + 1)).isFalse();
