@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -41,8 +42,10 @@ import java.util.concurrent.TimeoutException;
  * <p>The read takes seconds (tens of thousands of ids after a few seconds' replay at thousands of
  * requests/s), so it runs on a thread of its own and does not hold up the task's start: a result of
  * a request sent after the restore cannot have been answered before it, and is written at once.
- * Only the results the set is consulted for ({@link AnsweredRequests#consults}) wait for the read;
- * a checkpoint taken meanwhile carries them in its state. A read that fails or takes longer than
+ * The thread first asks the log when its latest result was written ({@link ResultLog#latestWriteMillis},
+ * one small fetch per partition), about when the job crashed: from then on only results of requests
+ * sent before that wait ({@link AnsweredRequests#consults}), not all of those sent before the
+ * restore, seconds later. A checkpoint taken meanwhile carries the results that wait in its state. A read that fails or takes longer than
  * {@link AnsweredRequests.Settings#timeoutMs} (a broker slow or down) costs the rule for this
  * restore, with a warning, never the job: what waited is written.
  *
@@ -70,7 +73,11 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
     private transient ExecutorService reader;
     /** The read in flight; null once it is in, or when there is none. */
     private transient Future<Set<String>> reading;
+    /** The log's latest write before the restore, once asked; {@link Long#MAX_VALUE} when it could not tell. */
+    private transient CompletableFuture<Long> latestWrite;
+    private transient boolean bounded;
     private transient long anchorMillis;
+    private transient long restoredAtMillis;
     private transient long readFromMillis;
     private transient long readStartNanos;
     private transient ArrayDeque<InferenceResult> awaiting;
@@ -101,6 +108,7 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
         long anchor = Long.MAX_VALUE;
         for (Long a : anchors.get()) anchor = Math.min(anchor, a);
         if (anchor == Long.MAX_VALUE) return; // restored from a checkpoint taken before this step existed
+        restoredAtMillis = clock.nowMicros() / 1000;
         answered = AnsweredRequests.restored(Set.of(), anchor, clock.nowMicros(), settings);
         inForce = true;
         startReadBack(anchor);
@@ -116,7 +124,41 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
             return t;
         });
         long from = readFromMillis;
-        reading = reader.submit(() -> log.requestIdsSince(from, settings.timeoutMs()));
+        long timeoutMs = settings.timeoutMs();
+        CompletableFuture<Long> latest = new CompletableFuture<>();
+        latestWrite = latest;
+        reading = reader.submit(() -> {
+            try {
+                latest.complete(log.latestWriteMillis(timeoutMs));
+            } catch (Exception e) {
+                latest.complete(Long.MAX_VALUE);
+                LOG.info("could not ask the results' log for its latest write ({}): every result of a request sent before the restore waits for the read", e.toString());
+            }
+            return log.requestIdsSince(from, Math.max(1, timeoutMs - elapsedMs()));
+        });
+    }
+
+    /**
+     * Once the log has said when its latest result was written, the results that wait only because
+     * they were sent before the restore, not before that write, go out.
+     */
+    private void boundByLatestWrite() {
+        if (bounded || !latestWrite.isDone()) return;
+        bounded = true;
+        long latest = latestWrite.join();
+        answered = answered.withLatestWrite(latest);
+        if (latest != Long.MAX_VALUE) {
+            LOG.info("the results' log was last written at {} ms, {} ms before the restore: results of requests sent since then are written without waiting for the read",
+                    latest, restoredAtMillis - latest);
+        }
+        long now = clock.nowMicros();
+        int before = awaiting.size();
+        awaiting.removeIf(r -> {
+            if (answered.consults(r.getTimings().getSent(), now)) return false;
+            output.collect(new StreamRecord<>(r));
+            return true;
+        });
+        if (before > awaiting.size()) LOG.info("{} of {} results waiting for the read went out", before - awaiting.size(), before);
     }
 
     @Override
@@ -135,6 +177,7 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
 
     private void onPoll() {
         if (reading == null) return;
+        boundByLatestWrite();
         if (reading.isDone() || elapsedMs() > settings.timeoutMs() + GRACE_MS) readBackIn(0);
         else poll(POLL_MS);
     }
@@ -157,6 +200,7 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
         InferenceResult result = element.getValue();
         long now = clock.nowMicros();
         if (reading != null) {
+            boundByLatestWrite();
             if (reading.isDone()) {
                 readBackIn(0);
             } else if (answered.consults(result.getTimings().getSent(), now)) {
@@ -206,6 +250,8 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
         }
         reading = null;
         reader.shutdownNow();
+        bounded = true;
+        if (latestWrite.isDone()) answered = answered.withLatestWrite(latestWrite.join());
         answered = answered.withIds(ids);
         long now = clock.nowMicros();
         while (!awaiting.isEmpty()) {

@@ -56,6 +56,21 @@ class SuppressAnsweredHarnessTest {
         }
     }
 
+    /** A results topic last written at {@code latestMillis}, whose ids come once {@link #ANSWER} is counted down. */
+    private record Telling(long latestMillis, Set<String> ids) implements ResultLog {
+        @Override
+        public long latestWriteMillis(long timeoutMs) {
+            return latestMillis;
+        }
+
+        @Override
+        public Set<String> requestIdsSince(long fromMillis, long timeoutMs) throws InterruptedException {
+            READS.add(fromMillis);
+            ANSWER.await();
+            return ids;
+        }
+    }
+
     /** A read that ignores its timeout and never comes back. */
     private record Stuck() implements ResultLog {
         @Override
@@ -80,6 +95,7 @@ class SuppressAnsweredHarnessTest {
 
     @AfterEach
     void close() throws Exception {
+        ANSWER.countDown(); // a harness still reading finishes when closed: it waits for the read
         for (var h : opened) h.close();
         for (var m : metrics) m.close();
     }
@@ -264,5 +280,33 @@ class SuppressAnsweredHarnessTest {
         }).start();
         restored.getOperator().finish();
         assertThat(written(restored)).containsExactly("b:OK");
+    }
+
+    @Test
+    void onceTheLogSaysWhenItWasLastWrittenOnlyResultsOfRequestsSentBeforeThatWait() throws Exception {
+        OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a")));
+        clock.advance(30_000_000);
+        long restoredAt = clock.nowMicros();
+        long lastWrittenMillis = (restoredAt - 20_000_000) / 1000;
+        RecordedMetrics recorded = recorded();
+        var restored = harness(new Telling(lastWrittenMillis, Set.of("a", "c")), checkpoint, recorded);
+
+        // Sent before the last write and its 2 s margin, a and d may have been answered; c, sent
+        // after them, cannot have been, though its id was (a client reusing an id).
+        restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, restoredAt - 21_000_000)));
+        restored.processElement(new StreamRecord<>(result("d", ResultStatus.DROPPED, restoredAt - 18_000_001)));
+        restored.processElement(new StreamRecord<>(result("c", ResultStatus.OK, restoredAt - 18_000_000)));
+        long giveUp = System.nanoTime() + 5_000_000_000L;
+        while (written(restored).isEmpty() && System.nanoTime() < giveUp) {
+            restored.setProcessingTime(restored.getProcessingTime() + SuppressAnswered.POLL_MS);
+            Thread.sleep(1);
+        }
+        assertThat(written(restored)).as("c waited only until the log said when it was last written").containsExactly("c:OK");
+        assertThat(recorded.gauge("resultsAwaitingReadBack")).isEqualTo(2);
+
+        ANSWER.countDown();
+        untilTheReadIsIn(restored);
+        assertThat(written(restored)).containsExactly("c:OK", "d:DROPPED");
+        assertThat(recorded.count("resultsSuppressed")).as("a was answered before the crash").isEqualTo(1);
     }
 }

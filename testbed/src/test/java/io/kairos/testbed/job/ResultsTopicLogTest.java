@@ -62,6 +62,14 @@ class ResultsTopicLogTest {
         assertThat(log.requestIdsSince(now - 30_000, 10_000)).isEqualTo(recent);
         assertThat(log.requestIdsSince(now - 120_000, 10_000)).hasSize(600);
         assertThat(log.requestIdsSince(now, 10_000)).as("nothing written since").isEmpty();
+        assertThat(log.latestWriteMillis(10_000)).as("the latest of the partitions' last records").isEqualTo(now - 5_000);
+    }
+
+    @Test
+    void aTopicWithNoResultWasNeverWritten() throws Exception {
+        String topic = "log-empty";
+        broker.createTopic(topic, 2);
+        assertThat(new ResultsTopicLog(broker.bootstrapServers(), topic).latestWriteMillis(10_000)).isEqualTo(Long.MIN_VALUE);
     }
 
     @Test
@@ -102,5 +110,8 @@ class ResultsTopicLogTest {
         long start = System.nanoTime();
         assertThatThrownBy(() -> log.requestIdsSince(0, 1_000)).isInstanceOf(TimeoutException.class).hasMessageContaining("kairos-results");
         assertThat((System.nanoTime() - start) / 1_000_000).as("ms until it gave up").isLessThan(3_000);
+        long asked = System.nanoTime();
+        assertThatThrownBy(() -> log.latestWriteMillis(1_000)).isInstanceOf(TimeoutException.class).hasMessageContaining("kairos-results");
+        assertThat((System.nanoTime() - asked) / 1_000_000).as("ms until it gave up").isLessThan(3_000);
     }
 }

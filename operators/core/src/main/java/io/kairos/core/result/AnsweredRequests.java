@@ -25,7 +25,9 @@ import java.util.Set;
  *       record).</li>
  *   <li>It is consulted only for requests sent before the restore (plus the margin, for the
  *       clients' clocks): one sent later cannot have been answered before the crash, even if a
- *       client reuses an id.</li>
+ *       client reuses an id. Where the log says when its latest result was written
+ *       ({@link #withLatestWrite}), which is about when the job crashed, only requests sent before
+ *       that (plus the margin) are looked up: the others need not wait for the ids to be read.</li>
  *   <li>It is dropped {@link Settings#horizonMs} after the restore: by then the replay is long
  *       read. A replayed request whose result comes out later than that (a long SLO) can be
  *       written a second time.</li>
@@ -73,15 +75,16 @@ public final class AnsweredRequests {
 
     private final Set<String> ids;
     private final long anchorMillis;
-    private final long restoredAtMicros;
+    /** No result written before the restore is later than this: the restore, or the latest write read back. */
+    private final long writtenByMicros;
     private final long untilMicros;
     private final long catchUpUntilMicros;
     private final long marginMicros;
 
-    private AnsweredRequests(Set<String> ids, long anchorMillis, long restoredAtMicros, long untilMicros, long catchUpUntilMicros, long marginMicros) {
+    private AnsweredRequests(Set<String> ids, long anchorMillis, long writtenByMicros, long untilMicros, long catchUpUntilMicros, long marginMicros) {
         this.ids = ids;
         this.anchorMillis = anchorMillis;
-        this.restoredAtMicros = restoredAtMicros;
+        this.writtenByMicros = writtenByMicros;
         this.untilMicros = untilMicros;
         this.catchUpUntilMicros = catchUpUntilMicros;
         this.marginMicros = marginMicros;
@@ -108,7 +111,17 @@ public final class AnsweredRequests {
 
     /** This set with {@code ids}, read back after it was made: its anchor and times are kept. */
     public AnsweredRequests withIds(Set<String> readBack) {
-        return new AnsweredRequests(Set.copyOf(readBack), anchorMillis, restoredAtMicros, untilMicros, catchUpUntilMicros, marginMicros);
+        return new AnsweredRequests(Set.copyOf(readBack), anchorMillis, writtenByMicros, untilMicros, catchUpUntilMicros, marginMicros);
+    }
+
+    /**
+     * This set, told that the latest result before the restore was written at {@code millis}: a
+     * request sent after it (plus the margin, for the clients' clocks) cannot have been answered,
+     * whether or not the ids are read yet. Without it, that bound is the restore itself.
+     */
+    public AnsweredRequests withLatestWrite(long millis) {
+        long micros = millis >= Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : millis <= Long.MIN_VALUE / 1000 ? Long.MIN_VALUE : millis * 1000;
+        return new AnsweredRequests(ids, anchorMillis, Math.min(writtenByMicros, micros), untilMicros, catchUpUntilMicros, marginMicros);
     }
 
     /** Where the read-back after a restore from a checkpoint anchored at {@code anchorMillis} starts. */
@@ -129,7 +142,7 @@ public final class AnsweredRequests {
      * while the set is still being read, only these results need wait for it.
      */
     public boolean consults(long sentAtMicros, long nowMicros) {
-        return nowMicros < untilMicros && sentAtMicros < Micros.saturatedAdd(restoredAtMicros, marginMicros);
+        return nowMicros < untilMicros && sentAtMicros < Micros.saturatedAdd(writtenByMicros, marginMicros);
     }
 
     /** Whether the set has been dropped: nothing is held back from now on. */

@@ -19,4 +19,16 @@ public interface ResultLog extends Serializable {
      * @throws Exception when the log cannot be read in {@code timeoutMs}, or at all
      */
     Set<String> requestIdsSince(long fromMillis, long timeoutMs) throws Exception;
+
+    /**
+     * When the latest result was written (the records' own timestamps, milliseconds since the Unix
+     * epoch), {@link Long#MIN_VALUE} for a log with none: a quick question, asked before the whole
+     * read, whose answer bounds which requests can have a result out at all. A log that cannot
+     * tell says {@link Long#MAX_VALUE}, which bounds nothing.
+     *
+     * @throws Exception when the log cannot be asked in {@code timeoutMs}, or at all
+     */
+    default long latestWriteMillis(long timeoutMs) throws Exception {
+        return Long.MAX_VALUE;
+    }
 }

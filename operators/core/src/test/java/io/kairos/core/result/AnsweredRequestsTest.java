@@ -88,6 +88,19 @@ class AnsweredRequestsTest {
     }
 
     @Test
+    void theLatestWriteBeforeTheRestoreBoundsWhichRequestsCanHaveBeenAnswered() {
+        // The log was last written 10 s before the restore (about when the job crashed).
+        AnsweredRequests bounded = answered.withLatestWrite(RESTORED_US / 1000 - 10_000);
+        assertThat(bounded.alreadyAnswered("a", RESTORED_US - 8_000_001, RESTORED_US)).isTrue();
+        assertThat(bounded.alreadyAnswered("a", RESTORED_US - 8_000_000, RESTORED_US)).as("sent after the latest write and its margin").isFalse();
+        assertThat(bounded.consults(RESTORED_US - 8_000_000, RESTORED_US)).isFalse();
+        assertThat(answered.withLatestWrite(RESTORED_US / 1000 + 10_000).alreadyAnswered("a", RESTORED_US + 1_999_999, RESTORED_US))
+                .as("a write after the restore bounds nothing the restore does not").isTrue();
+        assertThat(answered.withLatestWrite(Long.MAX_VALUE).consults(RESTORED_US + 1_999_999, RESTORED_US)).as("a log that cannot tell").isTrue();
+        assertThat(answered.withLatestWrite(Long.MIN_VALUE).consults(0, RESTORED_US)).as("a log with no result: nothing was answered").isFalse();
+    }
+
+    @Test
     void aFreshStartHoldsNothingBackAndAnchorsEachCheckpointAtItself() {
         AnsweredRequests none = AnsweredRequests.none();
         assertThat(none.alreadyAnswered("a", 0, Long.MIN_VALUE + 1)).isFalse();

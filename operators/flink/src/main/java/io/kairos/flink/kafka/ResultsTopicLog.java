@@ -101,6 +101,41 @@ public final class ResultsTopicLog implements ResultLog {
         }
     }
 
+    /** The latest timestamp of the last record of each partition: one small fetch per partition. */
+    @Override
+    public long latestWriteMillis(long timeoutMs) throws TimeoutException {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+        try (KafkaConsumer<String, Void> consumer = new KafkaConsumer<>(readSettings(timeoutMs), new StringDeserializer(), new SkipValue())) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, left(deadline));
+            if (infos == null || infos.isEmpty()) throw new IllegalStateException("topic '" + topic + "' has no partitions");
+            List<TopicPartition> partitions = infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions, left(deadline));
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, left(deadline));
+            Map<TopicPartition, Long> toRead = new HashMap<>();
+            for (TopicPartition p : partitions) if (end.get(p) > begin.get(p)) toRead.put(p, end.get(p));
+            consumer.assign(toRead.keySet());
+            for (TopicPartition p : toRead.keySet()) consumer.seek(p, toRead.get(p) - 1);
+            long latest = Long.MIN_VALUE;
+            int unseen = toRead.size();
+            while (!toRead.isEmpty()) {
+                Duration slice = left(deadline);
+                if (slice.isZero()) throw new TimeoutException("read the last records of " + topic + " in " + timeoutMs + " ms but of " + toRead.keySet());
+                for (ConsumerRecord<String, Void> r : consumer.poll(slice.compareTo(POLL) < 0 ? slice : POLL)) {
+                    latest = Math.max(latest, r.timestamp());
+                    if (toRead.remove(new TopicPartition(r.topic(), r.partition())) != null) unseen--;
+                }
+                toRead.entrySet().removeIf(e -> consumer.position(e.getKey(), left(deadline)) >= e.getValue());
+                consumer.assign(toRead.keySet());
+            }
+            // A partition whose last offset is a transaction's marker shows no record: when it was written is unknown.
+            return unseen > 0 ? Long.MAX_VALUE : latest;
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            TimeoutException t = new TimeoutException("the brokers did not answer about " + topic + " in " + timeoutMs + " ms: " + e.getMessage());
+            t.initCause(e);
+            throw t;
+        }
+    }
+
     private static final Duration POLL = Duration.ofMillis(200);
 
     private Properties readSettings(long timeoutMs) {
@@ -112,9 +147,9 @@ public final class ResultsTopicLog implements ResultLog {
         p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         // Fetches of a few MB: large enough to read the tail at the broker's speed, small enough for
         // a TaskManager's direct memory. The JDK reads a socket into a heap buffer through a
-        // temporary direct buffer as large as the fetch, and keeps it in the reading thread (the
-        // task's, here, for the job's life): 64 MB fetches on four instances took a 2 GB
-        // TaskManager's whole direct memory and killed its Kafka producers' network threads.
+        // temporary direct buffer as large as the fetch, and keeps it in the reading thread until
+        // the thread ends: 64 MB fetches on four instances, read in the tasks' own threads, took a
+        // 2 GB TaskManager's whole direct memory and killed its Kafka producers' network threads.
         p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(1 << 20));
         p.setProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(4 << 20));
         p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50000");
