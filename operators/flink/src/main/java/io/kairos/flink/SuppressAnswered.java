@@ -22,11 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -40,14 +36,15 @@ import java.util.concurrent.TimeoutException;
  * may come out of any instance, not the one that answered it first.
  *
  * <p>The read takes seconds (tens of thousands of ids after a few seconds' replay at thousands of
- * requests/s), so it runs on a thread of its own and does not hold up the task's start: a result of
- * a request sent after the restore cannot have been answered before it, and is written at once.
- * The thread first asks the log when its latest result was written ({@link ResultLog#latestWriteMillis},
- * one small fetch per partition), about when the job crashed: from then on only results of requests
- * sent before that wait ({@link AnsweredRequests#consults}), not all of those sent before the
- * restore, seconds later. A checkpoint taken meanwhile carries the results that wait in its state. A read that fails or takes longer than
- * {@link AnsweredRequests.Settings#timeoutMs} (a broker slow or down) costs the rule for this
- * restore, with a warning, never the job: what waited is written.
+ * requests/s), so it runs on a thread of its own ({@link ReadBack}, one per TaskManager and
+ * restore, which the instances there share) and does not hold up the task's start. It first asks
+ * the log when its latest result was written ({@link ResultLog#latestWriteMillis}, one small fetch
+ * per partition), about when the job died: a request sent after that (plus the margin) cannot have
+ * been answered, and its result is written at once. Only results of requests sent before it wait
+ * for the ids ({@link AnsweredRequests#consults}); a checkpoint taken meanwhile carries them in
+ * its state. A read that fails or takes longer than {@link AnsweredRequests.Settings#timeoutMs}
+ * (a broker slow or down) costs the rule for this restore, with a warning, never the job: what
+ * waited is written.
  *
  * <p>Metrics (group {@code kairos}): {@code resultsSuppressed}, the results held back for good;
  * {@code resultsAwaitingReadBack}, those waiting for the read now. Logged once when the read is
@@ -70,16 +67,12 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
     /** While a read is in flight: a set with no ids, whose times say which results must wait. */
     private transient AnsweredRequests answered;
     private transient boolean inForce;
-    private transient ExecutorService reader;
     /** The read in flight; null once it is in, or when there is none. */
-    private transient Future<Set<String>> reading;
-    /** The log's latest write before the restore, once asked; {@link Long#MAX_VALUE} when it could not tell. */
-    private transient CompletableFuture<Long> latestWrite;
+    private transient ReadBack reading;
     private transient boolean bounded;
     private transient long anchorMillis;
     private transient long restoredAtMillis;
     private transient long readFromMillis;
-    private transient long readStartNanos;
     private transient ArrayDeque<InferenceResult> awaiting;
     private transient long awaitedMost;
     private transient long heldBack;
@@ -117,25 +110,7 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
     private void startReadBack(long anchor) {
         anchorMillis = anchor;
         readFromMillis = AnsweredRequests.readFromMillis(anchor, settings);
-        readStartNanos = System.nanoTime();
-        reader = Executors.newSingleThreadExecutor(task -> {
-            Thread t = new Thread(task, "kairos-results-read-back");
-            t.setDaemon(true);
-            return t;
-        });
-        long from = readFromMillis;
-        long timeoutMs = settings.timeoutMs();
-        CompletableFuture<Long> latest = new CompletableFuture<>();
-        latestWrite = latest;
-        reading = reader.submit(() -> {
-            try {
-                latest.complete(log.latestWriteMillis(timeoutMs));
-            } catch (Exception e) {
-                latest.complete(Long.MAX_VALUE);
-                LOG.info("could not ask the results' log for its latest write ({}): every result of a request sent before the restore waits for the read", e.toString());
-            }
-            return log.requestIdsSince(from, Math.max(1, timeoutMs - elapsedMs()));
-        });
+        reading = ReadBack.of(log, readFromMillis, settings.timeoutMs());
     }
 
     /**
@@ -143,9 +118,9 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
      * they were sent before the restore, not before that write, go out.
      */
     private void boundByLatestWrite() {
-        if (bounded || !latestWrite.isDone()) return;
+        if (bounded || !reading.latestWrite.isDone()) return;
         bounded = true;
-        long latest = latestWrite.join();
+        long latest = reading.latestWrite.join();
         answered = answered.withLatestWrite(latest);
         if (latest != Long.MAX_VALUE) {
             LOG.info("the results' log was last written at {} ms, {} ms before the restore: results of requests sent since then are written without waiting for the read",
@@ -178,12 +153,8 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
     private void onPoll() {
         if (reading == null) return;
         boundByLatestWrite();
-        if (reading.isDone() || elapsedMs() > settings.timeoutMs() + GRACE_MS) readBackIn(0);
+        if (reading.ids.isDone() || reading.elapsedMs() > settings.timeoutMs() + GRACE_MS) readBackIn(0);
         else poll(POLL_MS);
-    }
-
-    private long elapsedMs() {
-        return (System.nanoTime() - readStartNanos) / 1_000_000;
     }
 
     /** Whether the read-back is still out (or in, and not yet taken at the next poll). */
@@ -201,7 +172,7 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
         long now = clock.nowMicros();
         if (reading != null) {
             boundByLatestWrite();
-            if (reading.isDone()) {
+            if (reading.ids.isDone()) {
                 readBackIn(0);
             } else if (answered.consults(result.getTimings().getSent(), now)) {
                 awaiting.add(result);
@@ -235,23 +206,22 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
     private void readBackIn(long waitMs) {
         Set<String> ids;
         try {
-            ids = reading.get(waitMs, TimeUnit.MILLISECONDS);
+            ids = reading.ids.get(waitMs, TimeUnit.MILLISECONDS);
             LOG.info("restored from the checkpoint of {} ms: {} requests already have a result (written since {} ms, read in {} ms, {} results waited for it at most); "
-                    + "their replays are held back for {} s", anchorMillis, ids.size(), readFromMillis, elapsedMs(),
+                    + "their replays are held back for {} s", anchorMillis, ids.size(), readFromMillis, reading.elapsedMs(),
                     awaitedMost, settings.horizonMs() / 1000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             ids = failed(e);
         } catch (ExecutionException e) {
             ids = failed(e.getCause());
-        } catch (TimeoutException | java.util.concurrent.CancellationException e) {
-            reading.cancel(true);
-            ids = failed(new TimeoutException("no answer in " + elapsedMs() + " ms"));
+        } catch (TimeoutException e) {
+            // Given up on here; the read itself ends at its own timeout.
+            ids = failed(new TimeoutException("no answer in " + reading.elapsedMs() + " ms"));
         }
+        if (reading.latestWrite.isDone()) answered = answered.withLatestWrite(reading.latestWrite.join());
         reading = null;
-        reader.shutdownNow();
         bounded = true;
-        if (latestWrite.isDone()) answered = answered.withLatestWrite(latestWrite.join());
         answered = answered.withIds(ids);
         long now = clock.nowMicros();
         while (!awaiting.isEmpty()) {
@@ -286,13 +256,8 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
     @Override
     public void finish() throws Exception {
         // The input has ended (a bounded job, a stop with drain): what waits goes out now.
-        if (reading != null) readBackIn(Math.max(0, settings.timeoutMs() + GRACE_MS - elapsedMs()));
+        if (reading != null) readBackIn(Math.max(0, settings.timeoutMs() + GRACE_MS - reading.elapsedMs()));
         super.finish();
     }
 
-    @Override
-    public void close() throws Exception {
-        if (reader != null) reader.shutdownNow();
-        super.close();
-    }
 }

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
@@ -60,6 +61,17 @@ public final class ResultsTopicLog implements ResultLog {
 
     public String topic() {
         return topic;
+    }
+
+    /** Equal logs are the same topic read with the same settings: a read of one answers for the other. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ResultsTopicLog other && topic.equals(other.topic) && clientProperties.equals(other.clientProperties);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(topic, clientProperties);
     }
 
     @Override

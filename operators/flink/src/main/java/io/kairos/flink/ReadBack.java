@@ -1,0 +1,81 @@
+package io.kairos.flink;
+
+import io.kairos.core.result.ResultLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One read of the results log after a restore, on a thread of its own: first when the log was last
+ * written ({@link ResultLog#latestWriteMillis}), then the ids written since a time
+ * ({@link ResultLog#requestIdsSince}).
+ *
+ * <p>Every {@link SuppressAnswered} instance of a restore asks the same question (the same log,
+ * from the same anchor: union state gives each instance every anchor), and a TaskManager runs
+ * several of them (one per device and writer). While a read is in flight in this JVM, an instance
+ * that asks the same question joins it instead of reading the topic again: on a restore, when the
+ * cores are busiest, one TaskManager reads the tail once, not once per instance. A read that is
+ * done is forgotten, so a later restore reads afresh what was written since.
+ */
+final class ReadBack {
+    private static final Logger LOG = LoggerFactory.getLogger(ReadBack.class);
+
+    /** What a read asks: equal logs (the same topic on the same brokers) from the same time. */
+    private record Question(ResultLog log, long fromMillis) {
+    }
+
+    private static final ConcurrentHashMap<Question, ReadBack> IN_FLIGHT = new ConcurrentHashMap<>();
+
+    /** The log's latest write; {@link Long#MAX_VALUE} when it could not tell. Completed before {@link #ids}. */
+    final CompletableFuture<Long> latestWrite = new CompletableFuture<>();
+    /** The ids written since the question's time, or the reason they could not be read. */
+    final CompletableFuture<Set<String>> ids = new CompletableFuture<>();
+    private final long startNanos = System.nanoTime();
+
+    private ReadBack() {
+    }
+
+    /** The read of {@code log} from {@code fromMillis} in flight in this JVM, or a new one started. */
+    static ReadBack of(ResultLog log, long fromMillis, long timeoutMs) {
+        Question question = new Question(log, fromMillis);
+        boolean[] started = {false};
+        ReadBack read = IN_FLIGHT.computeIfAbsent(question, q -> {
+            started[0] = true;
+            return new ReadBack();
+        });
+        if (started[0]) read.start(question, timeoutMs);
+        return read;
+    }
+
+    private void start(Question question, long timeoutMs) {
+        Thread thread = new Thread(() -> {
+            Set<String> read = null;
+            Throwable failure = null;
+            try {
+                try {
+                    latestWrite.complete(question.log().latestWriteMillis(timeoutMs));
+                } catch (Exception e) {
+                    latestWrite.complete(Long.MAX_VALUE);
+                    LOG.info("could not ask the results' log for its latest write ({}): every result of a request sent before the restore waits for the read", e.toString());
+                }
+                read = question.log().requestIdsSince(question.fromMillis(), Math.max(1, timeoutMs - elapsedMs()));
+            } catch (Throwable t) {
+                failure = t;
+            }
+            // Forgotten before it is done: whoever sees it done and asks again starts a new read.
+            IN_FLIGHT.remove(question, this);
+            if (failure != null) ids.completeExceptionally(failure);
+            else ids.complete(read);
+        }, "kairos-results-read-back");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Milliseconds since the read began (for a joiner, since the one it joined). */
+    long elapsedMs() {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+}
