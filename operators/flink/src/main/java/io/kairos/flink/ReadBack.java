@@ -38,11 +38,16 @@ final class ReadBack {
     private ReadBack() {
     }
 
-    /** The read of {@code log} from {@code fromMillis} in flight in this JVM, or a new one started. */
+    /**
+     * The read of {@code log} from {@code fromMillis} in flight in this JVM, or a new one started.
+     * A read in flight for longer than {@code timeoutMs} (a log that does not honour its timeout)
+     * is not joined: it is left to itself and a new one started in its place.
+     */
     static ReadBack of(ResultLog log, long fromMillis, long timeoutMs) {
         Question question = new Question(log, fromMillis);
         boolean[] started = {false};
-        ReadBack read = IN_FLIGHT.computeIfAbsent(question, q -> {
+        ReadBack read = IN_FLIGHT.compute(question, (q, inFlight) -> {
+            if (inFlight != null && inFlight.elapsedMs() <= timeoutMs) return inFlight;
             started[0] = true;
             return new ReadBack();
         });

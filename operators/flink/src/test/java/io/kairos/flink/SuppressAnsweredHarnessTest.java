@@ -265,6 +265,22 @@ class SuppressAnsweredHarnessTest {
     }
 
     @Test
+    void aReadStuckPastItsTimeoutIsNotJoinedByTheNextRestore() throws Exception {
+        long sent = clock.nowMicros();
+        OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a")));
+        clock.advance(5_000_000);
+        var settings = new AnsweredRequests.Settings(2_000, 50, 60_000);
+        untilTheReadIsIn(harness(new Stuck(), settings, checkpoint, recorded()));
+
+        // The stuck read is still in flight; a restore asking the same question reads again.
+        var again = harness(new Stuck(), settings, checkpoint, recorded());
+        again.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sent)));
+        untilTheReadIsIn(again);
+        assertThat(READS).containsExactly(998_000L, 998_000L);
+        assertThat(written(again)).containsExactly("a:DROPPED");
+    }
+
+    @Test
     void theEndOfTheInputWaitsForTheRead() throws Exception {
         long sent = clock.nowMicros();
         OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a")));
