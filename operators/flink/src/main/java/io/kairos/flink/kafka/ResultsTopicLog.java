@@ -76,36 +76,56 @@ public final class ResultsTopicLog implements ResultLog {
 
     @Override
     public Set<String> requestIdsSince(long fromMillis, long timeoutMs) throws TimeoutException {
+        return read(timeoutMs, (consumer, partitions, deadline) -> {
+            Map<TopicPartition, Long> since = new HashMap<>();
+            for (TopicPartition p : partitions) since.put(p, fromMillis);
+            Map<TopicPartition, OffsetAndTimestamp> from = consumer.offsetsForTimes(since, left(deadline));
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, left(deadline));
+            // A partition with no record at or after fromMillis has nothing to read.
+            Map<TopicPartition, Long> starts = new HashMap<>();
+            for (Map.Entry<TopicPartition, OffsetAndTimestamp> e : from.entrySet()) {
+                if (e.getValue() != null && e.getValue().offset() < end.get(e.getKey())) starts.put(e.getKey(), e.getValue().offset());
+            }
+            Set<String> ids = new HashSet<>();
+            pollRanges(consumer, starts, end, deadline, r -> {
+                if (r.key() != null) ids.add(r.key());
+            }, () -> "read " + ids.size() + " request ids of " + topic + " in " + timeoutMs + " ms");
+            return ids;
+        });
+    }
+
+    /** The latest timestamp of the last record of each partition: one small fetch per partition. */
+    @Override
+    public long latestWriteMillis(long timeoutMs) throws TimeoutException {
+        return read(timeoutMs, (consumer, partitions, deadline) -> {
+            Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions, left(deadline));
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, left(deadline));
+            Map<TopicPartition, Long> lasts = new HashMap<>();
+            for (TopicPartition p : partitions) if (end.get(p) > begin.get(p)) lasts.put(p, end.get(p) - 1);
+            long[] latest = {Long.MIN_VALUE};
+            Set<TopicPartition> seen = new HashSet<>();
+            pollRanges(consumer, lasts, end, deadline, r -> {
+                latest[0] = Math.max(latest[0], r.timestamp());
+                seen.add(new TopicPartition(r.topic(), r.partition()));
+            }, () -> "read the last records of " + topic + " in " + timeoutMs + " ms");
+            // A partition whose last offset is a transaction's marker shows no record: when it was written is unknown.
+            return seen.size() < lasts.size() ? Long.MAX_VALUE : latest[0];
+        });
+    }
+
+    /** What one read does with its consumer and the topic's partitions before the deadline ({@link System#nanoTime}). */
+    @FunctionalInterface
+    private interface Read<T> {
+        T from(KafkaConsumer<String, Void> consumer, List<TopicPartition> partitions, long deadlineNanos) throws TimeoutException;
+    }
+
+    /** One read on a consumer of its own, closed after it; brokers that do not answer in time make a {@link TimeoutException} naming the topic. */
+    private <T> T read(long timeoutMs, Read<T> read) throws TimeoutException {
         long deadline = System.nanoTime() + timeoutMs * 1_000_000;
         try (KafkaConsumer<String, Void> consumer = new KafkaConsumer<>(readSettings(timeoutMs), new StringDeserializer(), new SkipValue())) {
             List<PartitionInfo> infos = consumer.partitionsFor(topic, left(deadline));
             if (infos == null || infos.isEmpty()) throw new IllegalStateException("topic '" + topic + "' has no partitions");
-            Map<TopicPartition, Long> since = new HashMap<>();
-            for (PartitionInfo p : infos) since.put(new TopicPartition(topic, p.partition()), fromMillis);
-            Map<TopicPartition, OffsetAndTimestamp> from = consumer.offsetsForTimes(since, left(deadline));
-            Map<TopicPartition, Long> end = consumer.endOffsets(since.keySet(), left(deadline));
-            // A partition with no record at or after fromMillis has nothing to read.
-            Map<TopicPartition, Long> toRead = new HashMap<>();
-            for (Map.Entry<TopicPartition, OffsetAndTimestamp> e : from.entrySet()) {
-                if (e.getValue() != null && e.getValue().offset() < end.get(e.getKey())) toRead.put(e.getKey(), end.get(e.getKey()));
-            }
-            consumer.assign(toRead.keySet());
-            for (TopicPartition p : toRead.keySet()) consumer.seek(p, from.get(p).offset());
-            Set<String> ids = new HashSet<>();
-            while (!toRead.isEmpty()) {
-                Duration slice = left(deadline);
-                if (slice.isZero()) {
-                    throw new TimeoutException("read " + ids.size() + " request ids of " + topic + " in " + timeoutMs + " ms, partitions " + toRead.keySet() + " not to their end");
-                }
-                for (ConsumerRecord<String, Void> r : consumer.poll(slice.compareTo(POLL) < 0 ? slice : POLL)) {
-                    Long stop = toRead.get(new TopicPartition(r.topic(), r.partition()));
-                    if (stop != null && r.offset() < stop && r.key() != null) ids.add(r.key());
-                }
-                // Done with a partition once its position reaches the end it had when the read began.
-                toRead.entrySet().removeIf(e -> consumer.position(e.getKey(), left(deadline)) >= e.getValue());
-                consumer.assign(toRead.keySet());
-            }
-            return ids;
+            return read.from(consumer, infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList(), deadline);
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             TimeoutException t = new TimeoutException("the brokers did not answer about " + topic + " in " + timeoutMs + " ms: " + e.getMessage());
             t.initCause(e);
@@ -113,38 +133,29 @@ public final class ResultsTopicLog implements ResultLog {
         }
     }
 
-    /** The latest timestamp of the last record of each partition: one small fetch per partition. */
-    @Override
-    public long latestWriteMillis(long timeoutMs) throws TimeoutException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-        try (KafkaConsumer<String, Void> consumer = new KafkaConsumer<>(readSettings(timeoutMs), new StringDeserializer(), new SkipValue())) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, left(deadline));
-            if (infos == null || infos.isEmpty()) throw new IllegalStateException("topic '" + topic + "' has no partitions");
-            List<TopicPartition> partitions = infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions, left(deadline));
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, left(deadline));
-            Map<TopicPartition, Long> toRead = new HashMap<>();
-            for (TopicPartition p : partitions) if (end.get(p) > begin.get(p)) toRead.put(p, end.get(p));
-            consumer.assign(toRead.keySet());
-            for (TopicPartition p : toRead.keySet()) consumer.seek(p, toRead.get(p) - 1);
-            long latest = Long.MIN_VALUE;
-            int unseen = toRead.size();
-            while (!toRead.isEmpty()) {
-                Duration slice = left(deadline);
-                if (slice.isZero()) throw new TimeoutException("read the last records of " + topic + " in " + timeoutMs + " ms but of " + toRead.keySet());
-                for (ConsumerRecord<String, Void> r : consumer.poll(slice.compareTo(POLL) < 0 ? slice : POLL)) {
-                    latest = Math.max(latest, r.timestamp());
-                    if (toRead.remove(new TopicPartition(r.topic(), r.partition())) != null) unseen--;
-                }
-                toRead.entrySet().removeIf(e -> consumer.position(e.getKey(), left(deadline)) >= e.getValue());
-                consumer.assign(toRead.keySet());
+    /**
+     * Reads each partition of {@code starts} from its start offset to its offset in {@code ends}
+     * (the end it had when the read began), handing on every record before that end.
+     *
+     * @param timedOut what was read, for the exception when the deadline passes first
+     */
+    private static void pollRanges(KafkaConsumer<String, Void> consumer, Map<TopicPartition, Long> starts, Map<TopicPartition, Long> ends,
+                                   long deadline, java.util.function.Consumer<ConsumerRecord<String, Void>> onRecord,
+                                   java.util.function.Supplier<String> timedOut) throws TimeoutException {
+        Map<TopicPartition, Long> toRead = new HashMap<>();
+        for (TopicPartition p : starts.keySet()) toRead.put(p, ends.get(p));
+        consumer.assign(toRead.keySet());
+        for (Map.Entry<TopicPartition, Long> e : starts.entrySet()) consumer.seek(e.getKey(), e.getValue());
+        while (!toRead.isEmpty()) {
+            Duration slice = left(deadline);
+            if (slice.isZero()) throw new TimeoutException(timedOut.get() + ", partitions " + toRead.keySet() + " not to their end");
+            for (ConsumerRecord<String, Void> r : consumer.poll(slice.compareTo(POLL) < 0 ? slice : POLL)) {
+                Long stop = toRead.get(new TopicPartition(r.topic(), r.partition()));
+                if (stop != null && r.offset() < stop) onRecord.accept(r);
             }
-            // A partition whose last offset is a transaction's marker shows no record: when it was written is unknown.
-            return unseen > 0 ? Long.MAX_VALUE : latest;
-        } catch (org.apache.kafka.common.errors.TimeoutException e) {
-            TimeoutException t = new TimeoutException("the brokers did not answer about " + topic + " in " + timeoutMs + " ms: " + e.getMessage());
-            t.initCause(e);
-            throw t;
+            // Done with a partition once its position reaches the end it had when the read began.
+            toRead.entrySet().removeIf(e -> consumer.position(e.getKey(), left(deadline)) >= e.getValue());
+            consumer.assign(toRead.keySet());
         }
     }
 
