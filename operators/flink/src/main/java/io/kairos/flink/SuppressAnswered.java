@@ -101,8 +101,9 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
         long anchor = Long.MAX_VALUE;
         for (Long a : anchors.get()) anchor = Math.min(anchor, a);
         if (anchor == Long.MAX_VALUE) return; // restored from a checkpoint taken before this step existed
-        restoredAtMillis = clock.nowMicros() / 1000;
-        answered = AnsweredRequests.restored(Set.of(), anchor, clock.nowMicros(), settings);
+        long restoredAt = clock.nowMicros();
+        restoredAtMillis = restoredAt / 1000;
+        answered = AnsweredRequests.restored(Set.of(), anchor, restoredAt, settings);
         inForce = true;
         startReadBack(anchor);
     }
@@ -219,9 +220,8 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
             // Given up on here; the read itself ends at its own timeout.
             ids = failed(new TimeoutException("no answer in " + reading.elapsedMs() + " ms"));
         }
-        if (reading.latestWrite.isDone()) answered = answered.withLatestWrite(reading.latestWrite.join());
+        boundByLatestWrite();
         reading = null;
-        bounded = true;
         answered = answered.withIds(ids);
         long now = clock.nowMicros();
         while (!awaiting.isEmpty()) {
