@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -117,9 +118,14 @@ class SuppressAnsweredHarnessTest {
     /** Flink's time moves on in polls until the operator has taken the read back in (or 5 s pass). */
     private static void untilTheReadIsIn(OneInputStreamOperatorTestHarness<InferenceResult, InferenceResult> h) throws Exception {
         SuppressAnswered op = (SuppressAnswered) h.getOperator();
+        pollUntil(h, () -> !op.readingBack(), "the read is taken in");
+    }
+
+    /** Flink's time moves on in polls until {@code done} (or 5 s pass, which fails the test). */
+    private static void pollUntil(OneInputStreamOperatorTestHarness<InferenceResult, InferenceResult> h, BooleanSupplier done, String what) throws Exception {
         long giveUp = System.nanoTime() + 5_000_000_000L;
-        while (op.readingBack()) {
-            assertThat(System.nanoTime()).as("the read is taken in").isLessThan(giveUp);
+        while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(giveUp);
             h.setProcessingTime(h.getProcessingTime() + SuppressAnswered.POLL_MS);
             Thread.sleep(1);
         }
@@ -314,11 +320,7 @@ class SuppressAnsweredHarnessTest {
         restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, restoredAt - 21_000_000)));
         restored.processElement(new StreamRecord<>(result("d", ResultStatus.DROPPED, restoredAt - 18_000_001)));
         restored.processElement(new StreamRecord<>(result("c", ResultStatus.OK, restoredAt - 18_000_000)));
-        long giveUp = System.nanoTime() + 5_000_000_000L;
-        while (written(restored).isEmpty() && System.nanoTime() < giveUp) {
-            restored.setProcessingTime(restored.getProcessingTime() + SuppressAnswered.POLL_MS);
-            Thread.sleep(1);
-        }
+        pollUntil(restored, () -> !written(restored).isEmpty(), "a result goes out");
         assertThat(written(restored)).as("c waited only until the log said when it was last written").containsExactly("c:OK");
         assertThat(recorded.gauge("resultsAwaitingReadBack")).isEqualTo(2);
 
