@@ -9,9 +9,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One read of the results log after a restore, on a thread of its own: first when the log was last
- * written ({@link ResultLog#latestWriteMillis}), then the ids written since a time
- * ({@link ResultLog#requestIdsSince}).
+ * One read of the results log after a restore, off the task's thread: the ids written since a time
+ * ({@link ResultLog#requestIdsSince}) and, beside it on a thread of its own, when the log was last
+ * written ({@link ResultLog#latestWriteMillis}). The two run side by side, not one after the
+ * other: the question of the latest write takes a consumer and a few round trips of its own (2.3 s
+ * of a 5.6 s read-back on a TaskManager busy restoring its tasks), and the ids, which end every
+ * wait, should not wait for it.
  *
  * <p>Every {@link SuppressAnswered} instance of a restore asks the same question (the same log,
  * from the same anchor: union state gives each instance every anchor), and a TaskManager runs
@@ -29,7 +32,7 @@ final class ReadBack {
 
     private static final ConcurrentHashMap<Question, ReadBack> IN_FLIGHT = new ConcurrentHashMap<>();
 
-    /** The log's latest write; {@link Long#MAX_VALUE} when it could not tell. Completed before {@link #ids}. */
+    /** The log's latest write; {@link Long#MAX_VALUE} when it could not tell. May come after {@link #ids}, or never. */
     final CompletableFuture<Long> latestWrite = new CompletableFuture<>();
     /** The ids written since the question's time, or the reason they could not be read. */
     final CompletableFuture<Set<String>> ids = new CompletableFuture<>();
@@ -56,17 +59,19 @@ final class ReadBack {
     }
 
     private void start(Question question, long timeoutMs) {
-        Thread thread = new Thread(() -> {
+        daemon("kairos-results-latest-write", () -> {
+            try {
+                latestWrite.complete(question.log().latestWriteMillis(timeoutMs));
+            } catch (Throwable e) {
+                latestWrite.complete(Long.MAX_VALUE);
+                LOG.info("could not ask the results' log for its latest write ({}): every result of a request sent before the restore waits for the read", e.toString());
+            }
+        });
+        daemon("kairos-results-read-back", () -> {
             Set<String> read = null;
             Throwable failure = null;
             try {
-                try {
-                    latestWrite.complete(question.log().latestWriteMillis(timeoutMs));
-                } catch (Exception e) {
-                    latestWrite.complete(Long.MAX_VALUE);
-                    LOG.info("could not ask the results' log for its latest write ({}): every result of a request sent before the restore waits for the read", e.toString());
-                }
-                read = question.log().requestIdsSince(question.fromMillis(), Math.max(1, timeoutMs - elapsedMs()));
+                read = question.log().requestIdsSince(question.fromMillis(), timeoutMs);
             } catch (Throwable t) {
                 failure = t;
             }
@@ -74,7 +79,11 @@ final class ReadBack {
             IN_FLIGHT.remove(question, this);
             if (failure != null) ids.completeExceptionally(failure);
             else ids.complete(read);
-        }, "kairos-results-read-back");
+        });
+    }
+
+    private static void daemon(String name, Runnable body) {
+        Thread thread = new Thread(body, name);
         thread.setDaemon(true);
         thread.start();
     }

@@ -37,10 +37,10 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The read takes seconds (tens of thousands of ids after a few seconds' replay at thousands of
  * requests/s), so it runs on a thread of its own ({@link ReadBack}, one per TaskManager and
- * restore, which the instances there share) and does not hold up the task's start. It first asks
- * the log when its latest result was written ({@link ResultLog#latestWriteMillis}, one small fetch
- * per partition), about when the job died: a request sent after that (plus the margin) cannot have
- * been answered, and its result is written at once. Only results of requests sent before it wait
+ * restore, which the instances there share) and does not hold up the task's start. Beside it, the
+ * log is asked when its latest result was written ({@link ResultLog#latestWriteMillis}, one small
+ * fetch per partition), about when the job died: a request sent after that (plus the margin) cannot
+ * have been answered, and once the answer is in, its result is written at once. Only results of requests sent before it wait
  * for the ids ({@link AnsweredRequests#consults}); a checkpoint taken meanwhile carries them in
  * its state. A read that fails or takes longer than {@link AnsweredRequests.Settings#timeoutMs}
  * (a broker slow or down) costs the rule for this restore, with a warning, never the job: what

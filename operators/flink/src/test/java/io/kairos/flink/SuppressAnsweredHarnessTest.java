@@ -82,6 +82,21 @@ class SuppressAnsweredHarnessTest {
         }
     }
 
+    /** A results topic that holds {@code ids} at once but is slow to say when it was last written: not before {@link #ANSWER}. */
+    private record SlowToTell(Set<String> ids) implements ResultLog {
+        @Override
+        public long latestWriteMillis(long timeoutMs) throws InterruptedException {
+            ANSWER.await();
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public Set<String> requestIdsSince(long fromMillis, long timeoutMs) {
+            READS.add(fromMillis);
+            return ids;
+        }
+    }
+
     private static volatile CountDownLatch ANSWER = new CountDownLatch(1);
 
     private final ManualClock clock = new ManualClock(1_000_000_000_000L);
@@ -328,6 +343,22 @@ class SuppressAnsweredHarnessTest {
         untilTheReadIsIn(restored);
         assertThat(written(restored)).containsExactly("c:OK", "d:DROPPED");
         assertThat(recorded.count("resultsSuppressed")).as("a was answered before the crash").isEqualTo(1);
+    }
+
+    @Test
+    void theIdsDoNotWaitForTheQuestionOfTheLatestWrite() throws Exception {
+        OperatorSubtaskState checkpoint = checkpointOfAFirstRun(new Holding(Set.of("a")));
+        clock.advance(5_000_000);
+        RecordedMetrics recorded = recorded();
+        var restored = harness(new SlowToTell(Set.of("a")), checkpoint, recorded);
+        untilTheReadIsIn(restored);
+        assertThat(READS).as("the ids were read while the other question was still out").containsExactly(998_000L);
+
+        long sent = clock.nowMicros() - 1_000_000;
+        restored.processElement(new StreamRecord<>(result("a", ResultStatus.DROPPED, sent)));
+        restored.processElement(new StreamRecord<>(result("b", ResultStatus.OK, sent)));
+        assertThat(written(restored)).as("b goes out at once, a's replay is held back").containsExactly("b:OK");
+        assertThat(recorded.count("resultsSuppressed")).isEqualTo(1);
     }
 
     @Test
