@@ -211,7 +211,8 @@ public final class AzureExperiment implements Experiment {
 
     /** The models and the SLO, for figure titles. */
     String setupLabel() {
-        return (profiles == Profiles.ZOO ? "61 models with their own profiles" : "every instance ResNet50") + " x 66 instances, SLO 100 ms";
+        String models = profiles == Profiles.ZOO ? MODELS + " models with their own profiles" : "every instance ResNet50";
+        return String.format(java.util.Locale.ROOT, "%s x %d instances, SLO %.0f ms", models, COPIES, SLO_MS);
     }
 
     private synchronized AzureTrace trace() {

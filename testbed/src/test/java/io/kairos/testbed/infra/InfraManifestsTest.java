@@ -212,7 +212,7 @@ class InfraManifestsTest {
         assertThat(gpus).as("a GPU per device slot").isEqualTo(slots);
         assertThat(fd.at("/spec/job/parallelism").asInt()).isEqualTo(config.devices);
         // Everything else as the default deployment: HA, checkpoints, the image's jar, Kafka.
-        for (String key : List.of("high-availability.type", "execution.checkpointing.dir", "external-resources", "external-resource.gpu.kubernetes.config-key")) {
+        for (String key : List.of("high-availability.type", "taskmanager.slot.timeout", "execution.checkpointing.dir", "external-resources", "external-resource.gpu.kubernetes.config-key")) {
             assertThat(flink.path(key).asText()).as(key).isEqualTo(base.at("/spec/flinkConfiguration").path(key).asText());
         }
         assertThat(fd.at("/spec/job/jarURI").asText()).isEqualTo(base.at("/spec/job/jarURI").asText());
