@@ -36,27 +36,19 @@ class ResultsTopicLogTest {
         broker.createTopic(topic, 3);
         long now = System.currentTimeMillis();
         Set<String> recent = new HashSet<>();
+        List<ProducerRecord<byte[], byte[]>> old = new ArrayList<>();
+        List<ProducerRecord<byte[], byte[]>> young = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            old.add(new ProducerRecord<>(topic, null, now - 60_000, ("old-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]));
+            young.add(new ProducerRecord<>(topic, null, now - 10_000, ("new-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]));
+            recent.add("new-" + i);
+        }
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
-            for (int i = 0; i < 300; i++) {
-                records.add(new ProducerRecord<>(topic, null, now - 60_000, ("old-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]));
-            }
-            for (int i = 0; i < 300; i++) {
-                records.add(new ProducerRecord<>(topic, null, now - 10_000, ("new-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]));
-                recent.add("new-" + i);
-            }
-            records.add(new ProducerRecord<>(topic, null, now - 5_000, null, new byte[100])); // no key: not a result of this job
-            List<Future<?>> sent = new ArrayList<>();
-            for (ProducerRecord<byte[], byte[]> r : records) sent.add(producer.send(r));
-            // What is read back is under test, not the writing: a send the broker let expire on a
-            // busy machine is sent again, one at a time.
-            for (int i = 0; i < sent.size(); i++) {
-                try {
-                    sent.get(i).get();
-                } catch (ExecutionException e) {
-                    producer.send(records.get(i)).get();
-                }
-            }
+            // In the order a job writes them, each group acknowledged before the next: a record
+            // sent again after a later one would sit past it in its partition, read from the time on.
+            written(producer, old);
+            written(producer, young);
+            written(producer, List.of(new ProducerRecord<>(topic, null, now - 5_000, null, new byte[100]))); // no key: not a result of this job
         }
         ResultsTopicLog log = new ResultsTopicLog(broker.bootstrapServers(), topic);
         assertThat(log.requestIdsSince(now - 30_000, 10_000)).isEqualTo(recent);
@@ -77,27 +69,36 @@ class ResultsTopicLogTest {
         String topic = "log-large-tail";
         broker.createTopic(topic, 4);
         long now = System.currentTimeMillis();
+        List<ProducerRecord<byte[], byte[]>> tail = new ArrayList<>();
+        for (int i = 0; i < 50_000; i++) {
+            tail.add(new ProducerRecord<>(topic, null, now, ("request-" + i).getBytes(StandardCharsets.UTF_8), new byte[512]));
+        }
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            List<Future<?>> sent = new ArrayList<>();
-            for (int i = 0; i < 50_000; i++) {
-                sent.add(producer.send(new ProducerRecord<>(topic, null, now, ("request-" + i).getBytes(StandardCharsets.UTF_8), new byte[512])));
-            }
-            producer.flush();
-            // What is read back is under test, not the writing: a send the broker let expire (it
-            // happens on a machine busy with other builds) is sent again, one at a time.
-            for (int i = 0; i < sent.size(); i++) {
-                try {
-                    sent.get(i).get();
-                } catch (ExecutionException e) {
-                    producer.send(new ProducerRecord<>(topic, null, now, ("request-" + i).getBytes(StandardCharsets.UTF_8), new byte[512])).get();
-                }
-            }
+            written(producer, tail);
         }
         long start = System.nanoTime();
         Set<String> ids = new ResultsTopicLog(broker.bootstrapServers(), topic).requestIdsSince(now - 1_000, 5_000);
         long ms = (System.nanoTime() - start) / 1_000_000;
         System.out.printf("read back 50,000 result keys (512 B values, 4 partitions) in %d ms%n", ms);
         assertThat(ids).hasSize(50_000).contains("request-0", "request-49999");
+    }
+
+    /**
+     * Sends {@code records} and waits until each is acknowledged. What is read back is under test,
+     * not the writing: a send that the broker let expire (it happens on a machine busy with other
+     * builds) is sent again, one at a time.
+     */
+    private static void written(KafkaProducer<byte[], byte[]> producer, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+        List<Future<?>> sent = new ArrayList<>();
+        for (ProducerRecord<byte[], byte[]> r : records) sent.add(producer.send(r));
+        producer.flush();
+        for (int i = 0; i < sent.size(); i++) {
+            try {
+                sent.get(i).get();
+            } catch (ExecutionException e) {
+                producer.send(records.get(i)).get();
+            }
+        }
     }
 
     @Test
