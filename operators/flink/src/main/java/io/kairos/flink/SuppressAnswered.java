@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -69,6 +70,9 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
     private transient boolean inForce;
     /** The read in flight; null once it is in, or when there is none. */
     private transient ReadBack reading;
+    // The read's answer to when the log was last written: it may come after the ids, and still
+    // narrows which later results are looked up at all (a client that reuses an id).
+    private transient CompletableFuture<Long> latestWrite;
     private transient boolean bounded;
     private transient long anchorMillis;
     private transient long restoredAtMillis;
@@ -112,6 +116,7 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
         anchorMillis = anchor;
         readFromMillis = AnsweredRequests.readFromMillis(anchor, settings);
         reading = ReadBack.of(log, readFromMillis, settings.timeoutMs());
+        latestWrite = reading.latestWrite;
     }
 
     /**
@@ -119,9 +124,9 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
      * they were sent before the restore, not before that write, go out.
      */
     private void boundByLatestWrite() {
-        if (bounded || !reading.latestWrite.isDone()) return;
+        if (bounded || latestWrite == null || !latestWrite.isDone()) return;
         bounded = true;
-        long latest = reading.latestWrite.join();
+        long latest = latestWrite.join();
         answered = answered.withLatestWrite(latest);
         if (latest != Long.MAX_VALUE) {
             LOG.info("the results' log was last written at {} ms, {} ms before the restore: results of requests sent since then are written without waiting for the read",
@@ -171,8 +176,8 @@ public final class SuppressAnswered extends AbstractStreamOperator<InferenceResu
         }
         InferenceResult result = element.getValue();
         long now = clock.nowMicros();
+        boundByLatestWrite();
         if (reading != null) {
-            boundByLatestWrite();
             if (reading.ids.isDone()) {
                 readBackIn(0);
             } else if (answered.consults(result.getTimings().getSent(), now)) {
