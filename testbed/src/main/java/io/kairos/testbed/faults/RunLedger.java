@@ -235,7 +235,10 @@ public final class RunLedger {
             }
             Double attainmentRecovery = from < 0 ? null : from * windowMicros / 1e6;
             Double recovery = sc.recoveredAt[f] == NONE ? null : (sc.recoveredAt[f] - fault.atMicros()) / 1e6;
-            long[] pause = longestPause(sc, fault.atMicros(), horizon);
+            // Only results out before the next fault: a request sent just before it is answered
+            // after the next recovery, and its wait is that fault's pause, not this one's.
+            long until = f + 1 < sc.faults.size() ? sc.faults.get(f + 1).atMicros() : Long.MAX_VALUE;
+            long[] pause = longestPause(sc, fault.atMicros(), horizon, until);
             Double servedAgain = null;
             double pauseSeconds = 0;
             if (pause != null && pause[1] > pauseMicros) {
@@ -251,16 +254,16 @@ public final class RunLedger {
     }
 
     /**
-     * The longest gap in the first results of the requests sent after {@code at} and before
-     * {@code horizon}, {@code at} taken as the first: {end of the gap, its length}, or null when no
-     * such request has a result.
+     * The longest gap in the first results, out before {@code until}, of the requests sent after
+     * {@code at} and before {@code horizon}, {@code at} taken as the first: {end of the gap, its
+     * length}, or null when no such request has such a result.
      */
-    private static long[] longestPause(Scenario sc, long at, long horizon) {
+    private static long[] longestPause(Scenario sc, long at, long horizon, long until) {
         long[] emitted = new long[sc.sent.count()];
         int n = 0;
         for (int i = 0; i < sc.sent.count(); i++) {
             long sent = sc.sentAt[i];
-            if (sent != NONE && sent > at && sent < horizon && sc.firstEmitted[i] > at) emitted[n++] = sc.firstEmitted[i];
+            if (sent != NONE && sent > at && sent < horizon && sc.firstEmitted[i] > at && sc.firstEmitted[i] < until) emitted[n++] = sc.firstEmitted[i];
         }
         if (n == 0) return null;
         Arrays.sort(emitted, 0, n);

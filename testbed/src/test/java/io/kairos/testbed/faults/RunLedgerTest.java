@@ -141,6 +141,29 @@ class RunLedgerTest {
         assertThatThrownBy(() -> ledger.report("twice", S, 0.99, -1)).hasMessage("settle must be >= 0 us");
     }
 
+    /**
+     * Faults at 10 s and 20 s; requests every 0.5 s from 10 s to 24.5 s. After the first, those
+     * sent at 10 to 12 s are answered at 12.5 s, the rest 0.1 s after they are sent, until the
+     * second: the one sent at 19.5 s and every later one are answered from 24.98 s, 10 ms apart. The
+     * first fault is served again at 2.5 s; the 5.88 s gap from 19.1 to 24.98 s, though its request
+     * was sent before the second fault, is the second's pause (served again at 5 s), not the first's.
+     */
+    @Test
+    void aPauseThatBeginsAtTheNextFaultIsThatFaultsNotThisOnes() {
+        RunLedger ledger = new RunLedger(List.of(new RunLedger.Sent("two", "p.", 30)),
+                List.of(new RunLedger.Fault("two", s(10), "first"), new RunLedger.Fault("two", s(20), "second")));
+        for (int i = 0; i < 30; i++) {
+            double sent = 10 + 0.5 * i;
+            double emitted = i <= 4 ? 12.5 : i <= 18 ? sent + 0.1 : 25.0 + 0.01 * (i - 21);
+            result(ledger, "p." + i, OK, sent, emitted - 0.05, emitted);
+        }
+        List<RunLedger.FaultReport> faults = ledger.report("two", S, 0.99, 0).faults();
+        assertThat(faults.get(0).servedAgainSeconds()).isCloseTo(2.5, within(1e-9));
+        assertThat(faults.get(0).pauseSeconds()).isCloseTo(2.5, within(1e-9));
+        assertThat(faults.get(1).servedAgainSeconds()).isCloseTo(5.0, within(1e-9));
+        assertThat(faults.get(1).pauseSeconds()).isCloseTo(5.0, within(1e-9));
+    }
+
     @Test
     void attainmentThatEndsBelowTheTargetNeverRecovered() {
         RunLedger ledger = new RunLedger(List.of(new RunLedger.Sent("c", "c-", 3)), List.of(new RunLedger.Fault("c", s(1), "stop")));
