@@ -209,9 +209,11 @@ public final class RunLedger {
         List<FaultReport> faults = new ArrayList<>();
         for (int f = 0; f < sc.faults.size(); f++) {
             Fault fault = sc.faults.get(f);
-            long horizon = f + 1 < sc.faults.size()
-                    ? Math.max(fault.atMicros(), sc.faults.get(f + 1).atMicros() - settleMicros)
-                    : (lastSent == NONE ? fault.atMicros() : lastSent + 1);
+            boolean last = f + 1 == sc.faults.size();
+            long nextFault = last ? Long.MAX_VALUE : sc.faults.get(f + 1).atMicros();
+            long horizon = last
+                    ? (lastSent == NONE ? fault.atMicros() : lastSent + 1)
+                    : Math.max(fault.atMicros(), nextFault - settleMicros);
             int windows = (int) Math.max(0, (horizon - fault.atMicros() + windowMicros - 1) / windowMicros);
             long[] total = new long[windows];
             long[] ok = new long[windows];
@@ -237,8 +239,7 @@ public final class RunLedger {
             Double recovery = sc.recoveredAt[f] == NONE ? null : (sc.recoveredAt[f] - fault.atMicros()) / 1e6;
             // Only results out before the next fault: a request sent just before it is answered
             // after the next recovery, and its wait is that fault's pause, not this one's.
-            long until = f + 1 < sc.faults.size() ? sc.faults.get(f + 1).atMicros() : Long.MAX_VALUE;
-            long[] pause = longestPause(sc, fault.atMicros(), horizon, until);
+            long[] pause = longestPause(sc, fault.atMicros(), horizon, nextFault);
             Double servedAgain = null;
             double pauseSeconds = 0;
             if (pause != null && pause[1] > pauseMicros) {
