@@ -71,7 +71,7 @@ class CommandOptionsTest {
                 "demo --duration=20",
                 "demo --model-repository=null",
                 "demo --onnx=false",
-                "demo --policy=clockwork",
+                "demo --policy=kairos",
                 "demo --policy-param={}",
                 "demo --seed=1",
                 "demo --simulated-speed=1.0",
@@ -144,7 +144,6 @@ class CommandOptionsTest {
                 "loadgen --topic=" + defaults.requestsTopic,
                 "collect --topic=" + defaults.resultsTopic,
                 "serve --policy=" + defaults.policy,
-                "demo --policy=" + defaults.policy,
                 "fidelity --policy=" + defaults.policy,
                 "serve --buffer-timeout-ms=" + defaults.bufferTimeoutMs,
                 "bench --buffer-timeout-ms=" + defaults.bufferTimeoutMs,
@@ -153,5 +152,7 @@ class CommandOptionsTest {
                 "serve --simulated-speed=" + defaults.simulatedSpeed,
                 "demo --simulated-speed=" + defaults.simulatedSpeed,
                 "serve --devices=" + defaults.devices);
+        // The one exception, on purpose: the demo shows Kairos' own policy (DemoCommand.DEFAULT_POLICY).
+        assertThat(flags()).contains("demo --policy=" + io.kairos.testbed.demo.DemoCommand.DEFAULT_POLICY).doesNotContain("demo --policy=" + defaults.policy);
     }
 }

@@ -18,6 +18,15 @@ public final class PolicyOptions {
     @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable, e.g. lookahead_ms=5, max_batch=8, max_queue_delay_ms=2, shed=false.")
     public Map<String, String> params = new LinkedHashMap<>(ServingConfig.DEFAULTS.policyParams);
 
+    /** The job's default policy, {@code clockwork}. */
+    public PolicyOptions() {
+    }
+
+    /** Another default policy, for a command whose purpose calls for it (the demo runs Kairos' own). */
+    public PolicyOptions(String defaultPolicy) {
+        this.policy = defaultPolicy;
+    }
+
     /**
      * Fails with a one-line message if the policy is not a known one, or a parameter is one it does
      * not know or has a bad value: read as the policy will read it, before anything starts.

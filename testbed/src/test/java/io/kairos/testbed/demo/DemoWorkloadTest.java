@@ -2,7 +2,6 @@ package io.kairos.testbed.demo;
 
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.Simulation;
 import io.kairos.workload.Workload;
@@ -11,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The demo of a batching system shows batching: its default load, on its default devices and the
- * job's default policy, run on the simulator (the job's own scheduler and policy, on a virtual
+ * The demo of a batching system shows batching: its default load, on its default devices and with
+ * its default policy, run on the simulator (the job's own scheduler and policy, on a virtual
  * clock), forms batches of bert-tiny and still meets the SLOs.
  */
 class DemoWorkloadTest {
@@ -22,7 +21,7 @@ class DemoWorkloadTest {
         ResultSummary summary = new ResultSummary();
         Simulation.builder(ModelCatalog.builtIn())
                 .devices(DemoCommand.DEFAULT_DEVICES)
-                .policy(ServingConfig.DEFAULTS.policy)
+                .policy(DemoCommand.DEFAULT_POLICY)
                 .workload(Workload.parse(DemoCommand.SIMULATED_WORKLOAD))
                 .duration(20_000_000).warmup(5_000_000)
                 .seed(1).build()
