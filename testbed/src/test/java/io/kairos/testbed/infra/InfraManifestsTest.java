@@ -8,6 +8,7 @@ import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJobMain;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.HighAvailabilityOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
@@ -287,6 +288,9 @@ class InfraManifestsTest {
         // A TaskManager keeps the job's slots for the next leader longer than a takeover takes
         // (17 to 25 s measured on 2 cores), or the job restarts a second time.
         assertThat(flink.get(TaskManagerOptions.SLOT_TIMEOUT)).isGreaterThanOrEqualTo(Duration.ofSeconds(30));
+        // The job jar's copy on every process's class path wins over a jar that goes with a job
+        // (the tuner's): parent first, or a connector from the copy meets a Kafka client of the jar's.
+        assertThat(flink.get(CoreOptions.CLASSLOADER_RESOLVE_ORDER)).isEqualTo("parent-first");
 
         // Flink's quorum is the ensemble infra/cluster starts: node i on port 12180 + i.
         String cluster = Files.readString(INFRA.resolve("cluster"));
