@@ -4,6 +4,10 @@ import io.kairos.jobs.ServingJob.Endpoints.ProducerRole;
 import io.kairos.jobs.config.ServingConfig;
 import org.junit.jupiter.api.Test;
 
+import io.kairos.flink.kafka.ResultsTopicLog;
+
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,6 +68,27 @@ class KafkaClientSettingsTest {
         assertThat(c.getProperty("request.timeout.ms")).isEqualTo("5000");
         config.kafkaProperties.put("request.timeout.ms", "30000");
         assertThat(ServingJob.Endpoints.consumerSettings(config).getProperty("request.timeout.ms")).isEqualTo("30000");
+    }
+
+    @Test
+    void noClientOfTheJobRegistersItsMetricsInJmxUnlessTheUserAsks() {
+        ServingConfig config = new ServingConfig();
+        List<Properties> clients = new ArrayList<>();
+        for (ProducerRole role : ProducerRole.values()) clients.add(ServingJob.Endpoints.producerSettings(role, config));
+        clients.add(ServingJob.Endpoints.consumerSettings(config));
+        for (Properties p : clients) assertThat(p.getProperty("auto.include.jmx.reporter")).isEqualTo("false");
+        assertThat(ServingJob.Endpoints.resultLog(config)).isEqualTo(new ResultsTopicLog(config.resultsTopic,
+                props("bootstrap.servers", config.bootstrapServers, "auto.include.jmx.reporter", "false")));
+
+        config.kafkaProperties.put("auto.include.jmx.reporter", "true");
+        assertThat(ServingJob.Endpoints.consumerSettings(config).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
+        assertThat(ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
+    }
+
+    private static Properties props(String... keysAndValues) {
+        Properties p = new Properties();
+        for (int i = 0; i < keysAndValues.length; i += 2) p.setProperty(keysAndValues[i], keysAndValues[i + 1]);
+        return p;
     }
 
     @Test
