@@ -18,7 +18,7 @@ public final class PolicyOptions {
     @Option(names = "--policy-param", paramLabel = "KEY=VALUE", description = "Policy parameter, repeatable, e.g. lookahead_ms=5, max_batch=8, max_queue_delay_ms=2, shed=false.")
     public Map<String, String> params = new LinkedHashMap<>(ServingConfig.DEFAULTS.policyParams);
 
-    /** The job's default policy, {@code clockwork}. */
+    /** The job's default policy ({@link ServingConfig}). */
     public PolicyOptions() {
     }
 
