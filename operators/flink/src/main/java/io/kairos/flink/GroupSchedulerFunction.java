@@ -104,6 +104,8 @@ public final class GroupSchedulerFunction
     // Groups asked outside their own key's callbacks (a moved queue, a request this instance's plan
     // routed elsewhere), and when each wants to be asked next, ms: see wakeOthers.
     private transient Map<String, Long> wakeElsewhereMs;
+    /** In a timer's callback, the timer's ms: no timer this callback sets may be at or before it. */
+    private transient long firingTimerMs = Long.MIN_VALUE;
     private transient ListState<AdmittedRequest> checkpointedQueues;
     private transient List<AdmittedRequest> restored;
     private transient String batchIdPrefix;
@@ -238,8 +240,13 @@ public final class GroupSchedulerFunction
         ServingPlan plan = control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS));
         long now = clock.nowMicros();
         Callback here = new Callback(ctx, null);
-        schedule(scheduler(key, plan, now, out, here), now, out, here);
-        wakeOthers(now, out, here);
+        firingTimerMs = timestamp;
+        try {
+            schedule(scheduler(key, plan, now, out, here), now, out, here);
+            wakeOthers(now, out, here);
+        } finally {
+            firingTimerMs = Long.MIN_VALUE;
+        }
     }
 
     @Override
@@ -291,7 +298,7 @@ public final class GroupSchedulerFunction
      */
     private void wakeOthers(long now, Collector<DispatchedBatch> out, Callback ctx) {
         if (wakeElsewhereMs.isEmpty()) return;
-        long nowMs = (now + 999) / 1000;
+        long nowMs = now / 1000; // due: its timer's ms has come, as Flink would fire it (timerMillis)
         for (String name : List.copyOf(wakeElsewhereMs.keySet())) {
             Long at = wakeElsewhereMs.get(name);
             if (at == null || at > nowMs) continue;
@@ -301,7 +308,7 @@ public final class GroupSchedulerFunction
         }
         long earliest = Long.MAX_VALUE;
         for (long at : wakeElsewhereMs.values()) earliest = Math.min(earliest, at);
-        if (earliest != Long.MAX_VALUE) ctx.keyed().timerService().registerProcessingTimeTimer(earliest);
+        if (earliest != Long.MAX_VALUE) ctx.keyed().timerService().registerProcessingTimeTimer(Math.max(earliest, firingTimerMs + 1));
     }
 
     private void countDevices(ServingPlan plan) {
@@ -382,7 +389,10 @@ public final class GroupSchedulerFunction
         boolean ownKey = ctx.keyed() != null && group.group().equals(ctx.keyed().getCurrentKey());
         if (ownKey) wakeElsewhereMs.remove(group.group());
         if (outcome.nextWakeMicros() != SchedulingPolicy.NO_WAKE) {
-            long wakeMs = (outcome.nextWakeMicros() + 999) / 1000;
+            // A timer Flink fires in its own millisecond or after (a test's clock, a wall clock set
+            // back) finds the wake still ahead; set again in the same ms, it would fire at once
+            // and again, as long as the ms lasts.
+            long wakeMs = Math.max(timerMillis(outcome.nextWakeMicros()), firingTimerMs + 1);
             if (!ownKey) {
                 wakeElsewhereMs.merge(group.group(), wakeMs, Math::min);
                 return;
@@ -393,6 +403,19 @@ public final class GroupSchedulerFunction
                 pendingTimerMs.put(group.group(), wakeMs);
             }
         }
+    }
+
+    /**
+     * The processing-time timer that wakes a policy at {@code wakeMicros}: the millisecond it falls
+     * in. Flink fires a timer for t ms after a delay of t − now + 1 ms, now in whole ms
+     * ({@code ProcessingTimeServiceUtil.getProcessingTimeDelay}), so at t + 1 ms and the part of a
+     * millisecond the clock had gone past now: this timer fires after the wake, never before it,
+     * 0 to 2 ms late, 1 on average. The next whole ms, the wake rounded up, fired 1 to 3 ms late:
+     * the millisecond the scheduler spent waiting on its own timers, on every batch a policy holds
+     * for its device to free or for more requests.
+     */
+    static long timerMillis(long wakeMicros) {
+        return Math.floorDiv(wakeMicros, 1000);
     }
 
     private record Sent(Dispatch dispatch, String batchId) {}

@@ -84,13 +84,20 @@ class GroupSchedulerFunctionClockTest {
     void aHeldRequestIsShedAtTheFirstMillisecondItsDeadlineIsUnreachable() throws Exception {
         AdmittedRequest r = request("r", 100);
         harness.processElement(in(r), 0);
-        // The first instant the head cannot finish in time: deadline - tau(1) + 1 us, in whole ms.
-        long shedAtMs = (r.getDeadlineAtMicros() - TAU1_MICROS + 1 + 999) / 1000;
-        assertThat(harness.getProcessingTimeService().getActiveTimerTimestamps()).containsExactly(shedAtMs);
+        // The first instant the head cannot finish in time: deadline - tau(1) + 1 us. Its timer is
+        // the millisecond that instant falls in, which Flink fires 1 ms later at the earliest.
+        long wake = r.getDeadlineAtMicros() - TAU1_MICROS + 1;
+        long timerMs = wake / 1000;
+        assertThat(wake % 1000).as("a wake inside a millisecond, not on its edge").isNotZero();
+        assertThat(harness.getProcessingTimeService().getActiveTimerTimestamps()).containsExactly(timerMs);
 
-        advanceTo(shedAtMs - 1);
+        // The harness fires it at its own millisecond, before the wake: nothing is shed, and the
+        // timer is set again for the next millisecond, not the same one (which would fire at once).
+        advanceTo(timerMs);
         assertThat(dropped()).isEmpty();
+        assertThat(harness.getProcessingTimeService().getActiveTimerTimestamps()).containsExactly(timerMs + 1);
 
+        long shedAtMs = timerMs + 1;
         advanceTo(shedAtMs);
         assertThat(dropped()).singleElement().satisfies(res -> {
             assertThat(res.getRequestId()).isEqualTo("r");

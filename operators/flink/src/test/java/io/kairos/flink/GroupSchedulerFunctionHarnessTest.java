@@ -141,20 +141,21 @@ class GroupSchedulerFunctionHarnessTest {
     /** The processing-time timer the function registers for the shedding check of a lone request. */
     private static long sheddingTimerMs(AdmittedRequest r) {
         // GroupScheduler wakes at the first instant the head is unreachable: deadline - tau(1) + 1 us,
-        // which the function rounds up to a whole millisecond.
-        return (r.getDeadlineAtMicros() - TAU1_MICROS + 1 + 999) / 1000;
+        // whose millisecond the function's timer is.
+        return GroupSchedulerFunction.timerMillis(r.getDeadlineAtMicros() - TAU1_MICROS + 1);
     }
 
     /**
-     * Waits until the wall clock reaches the earliest registered timer, then sets processing time
-     * to the wall clock, which fires it (and any other timer due by then).
+     * Waits until the wall clock is past the earliest registered timer's millisecond, as Flink fires
+     * a timer (1 ms after its time at the earliest), then sets processing time to the wall clock,
+     * which fires it (and any other timer due by then).
      */
     private static void fireDueTimers(KeyedBroadcastOperatorTestHarness<?, ?, ?, ?> h) throws Exception {
         var timers = h.getProcessingTimeService().getActiveTimerTimestamps();
         assertThat(timers).as("a registered timer").isNotEmpty();
         long first = Collections.min(timers);
         assertThat(first).as("a timer within the next 10 s").isLessThan(wallMillis() + 10_000);
-        while (wallMillis() < first) Thread.sleep(2);
+        while (wallMillis() <= first) Thread.sleep(2);
         h.setProcessingTime(wallMillis());
     }
 
@@ -641,7 +642,7 @@ class GroupSchedulerFunctionHarnessTest {
     @Test
     void aWindowedRequestIsHeldBehindATimerAtItsReleaseAndSurvivesASnapshot() throws Exception {
         // Window start 300 ms after the send: the scheduler holds it until 300 ms less resnet50's
-        // latency alone (tau(1)), and wakes then (rounded up to a whole ms); nothing goes before.
+        // latency alone (tau(1)), and wakes then (a timer at that instant's ms); nothing goes before.
         var h1 = harness(function());
         h1.processBroadcastElement(setPolicy(1, "clockwork"), 0);
         AdmittedRequest r = request("w", LONG_SLO_MS);
@@ -649,7 +650,7 @@ class GroupSchedulerFunctionHarnessTest {
         h1.processElement(in(r), 0);
         assertThat(h1.extractOutputValues()).isEmpty();
         long release = RequestValidator.windowStartMicros(r.getRequest()) - TAU1_MICROS;
-        assertThat(h1.getProcessingTimeService().getActiveTimerTimestamps()).contains((release + 999) / 1000);
+        assertThat(h1.getProcessingTimeService().getActiveTimerTimestamps()).contains(GroupSchedulerFunction.timerMillis(release));
         OperatorSubtaskState snapshot = h1.snapshot(1L, 1L);
 
         var h2 = restored(snapshot);
