@@ -19,6 +19,7 @@ import io.kairos.flink.ControlPlane;
 import io.kairos.flink.DeviceSlotPartitioner;
 import io.kairos.flink.EmitResults;
 import io.kairos.flink.GroupSchedulerFunction;
+import io.kairos.flink.PreciseWakeOperator;
 import io.kairos.flink.RepositoryCopy;
 import io.kairos.onnx.OnnxDevices;
 import io.kairos.flink.ResolvePreemptions;
@@ -47,6 +48,7 @@ import io.kairos.schema.internal.StageOutcome;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.KafkaClientProperties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
@@ -66,6 +68,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -516,12 +519,15 @@ A broker that does not answer within
                     .map(r -> GroupInput.newBuilder().setGroup(r.getGroup()).setReport(r).build()).returns(new AvroTypeInfo<>(GroupInput.class))
                     .name("reports to schedulers").uid("reports-to-schedulers").setParallelism(1));
         }
+        // The scheduler's operator wakes a policy at its µs, not Flink's millisecond after it (PreciseWakeOperator):
+        // it takes the decisions as a plain broadcast partition and keeps their broadcast state as Flink's own would.
         SingleOutputStreamOperator<DispatchedBatch> batches = toSchedulers
                 .keyBy(GroupInput::getGroup)
-                .connect(decisions)
-                .process(new GroupSchedulerFunction(catalog, plan, config.learnLatency ? LatencyEstimator.Settings.DEFAULT : null))
+                .connect(accepted.broadcast())
                 // Batches are never changed once sent: the async operator hands them on instead of deep-copying every tensor.
-                .returns(new SharedRecords<>(DispatchedBatch.class))
+                .transform("group scheduler", new SharedRecords<>(DispatchedBatch.class), new PreciseWakeOperator<>(
+                        new GroupSchedulerFunction(catalog, plan, config.learnLatency ? LatencyEstimator.Settings.DEFAULT : null),
+                        List.<MapStateDescriptor<?, ?>>of(ControlPlane.DECISIONS)))
                 .name("group scheduler").uid("group-scheduler").setParallelism(config.schedulerParallelism);
 
         SingleOutputStreamOperator<BatchOutcome> executions = AsyncDataStream.unorderedWait(

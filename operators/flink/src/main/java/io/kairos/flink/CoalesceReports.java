@@ -130,14 +130,17 @@ public final class CoalesceReports<T extends SpecificRecord> extends AbstractStr
     public void processElement(StreamRecord<T> element) {
         in.inc();
         coalescer.add(element.getValue(), clock.nowMicros());
-        armTimer();
+        armTimer(Long.MIN_VALUE);
     }
 
-    /** A timer at the held records' due time, rounded up to Flink's ms, unless one at or before it is set. */
-    private void armTimer() {
+    /**
+     * A timer at the held records' due time ({@link ProcessingTimers}), unless one at or before it
+     * is set; inside the callback of the timer for {@code firedMillis}, after that one.
+     */
+    private void armTimer(long firedMillis) {
         long due = coalescer.dueMicros();
         if (due == ReportCoalescer.NOTHING_DUE) return;
-        long millis = Math.floorDiv(due + 999, 1000);
+        long millis = ProcessingTimers.millisFor(due, firedMillis);
         if (millis >= timerMillis) return;
         timerMillis = millis;
         getProcessingTimeService().registerTimer(millis, this::onTimer);
@@ -146,8 +149,9 @@ public final class CoalesceReports<T extends SpecificRecord> extends AbstractStr
     private void onTimer(long millis) {
         // An earlier timer may fire after a later one was set; only the earliest one clears the mark.
         if (millis >= timerMillis) timerMillis = NO_TIMER;
+        // Flink's time stands in for a clock behind it: held records leave by the timer after their due time's.
         coalescer.onTime(Math.max(clock.nowMicros(), millis * 1000));
-        armTimer();
+        armTimer(millis);
     }
 
     @Override

@@ -88,7 +88,7 @@ import java.util.Map;
  */
 public final class GroupSchedulerFunction
         extends KeyedBroadcastProcessFunction<String, GroupInput, ControlDecision, DispatchedBatch>
-        implements CheckpointedFunction {
+        implements CheckpointedFunction, PreciseWakes.Taker {
 
     public static final OutputTag<InferenceResult> DROPPED = new OutputTag<>("dropped") {};
     /** Drops of requests that were preempted before: they are final only if the preempted batches gave no results. */
@@ -106,6 +106,8 @@ public final class GroupSchedulerFunction
     private transient Map<String, Long> wakeElsewhereMs;
     /** In a timer's callback, the timer's ms: no timer this callback sets may be at or before it. */
     private transient long firingTimerMs = Long.MIN_VALUE;
+    /** Wakes at the policy's µs, where the operator running this function gives them; null: Flink's timers only. */
+    private transient PreciseWakes preciseWakes;
     private transient ListState<AdmittedRequest> checkpointedQueues;
     private transient List<AdmittedRequest> restored;
     private transient String batchIdPrefix;
@@ -191,6 +193,11 @@ public final class GroupSchedulerFunction
         devicesSeenAtVersion = -1;
         metrics.gauge("devicesHeld", (Gauge<Integer>) () -> devicesHeld);
         metrics.gauge("devicesReleased", (Gauge<Integer>) () -> devicesReleased);
+    }
+
+    @Override
+    public void usePreciseWakes(PreciseWakes wakes) {
+        preciseWakes = wakes;
     }
 
     @Override
@@ -298,7 +305,7 @@ public final class GroupSchedulerFunction
      */
     private void wakeOthers(long now, Collector<DispatchedBatch> out, Callback ctx) {
         if (wakeElsewhereMs.isEmpty()) return;
-        long nowMs = now / 1000; // due: its timer's ms has come, as Flink would fire it (timerMillis)
+        long nowMs = now / 1000; // due: its timer's ms has come, as Flink would fire it (ProcessingTimers)
         for (String name : List.copyOf(wakeElsewhereMs.keySet())) {
             Long at = wakeElsewhereMs.get(name);
             if (at == null || at > nowMs) continue;
@@ -392,30 +399,18 @@ public final class GroupSchedulerFunction
             // A timer Flink fires in its own millisecond or after (a test's clock, a wall clock set
             // back) finds the wake still ahead; set again in the same ms, it would fire at once
             // and again, as long as the ms lasts.
-            long wakeMs = Math.max(timerMillis(outcome.nextWakeMicros()), firingTimerMs + 1);
+            long wakeMs = ProcessingTimers.millisFor(outcome.nextWakeMicros(), firingTimerMs);
             if (!ownKey) {
                 wakeElsewhereMs.merge(group.group(), wakeMs, Math::min);
                 return;
             }
+            if (preciseWakes != null) preciseWakes.wakeAt(group.group(), outcome.nextWakeMicros(), now);
             Long pending = pendingTimerMs.get(group.group());
             if (pending == null || wakeMs < pending) {
                 ctx.keyed().timerService().registerProcessingTimeTimer(wakeMs);
                 pendingTimerMs.put(group.group(), wakeMs);
             }
         }
-    }
-
-    /**
-     * The processing-time timer that wakes a policy at {@code wakeMicros}: the millisecond it falls
-     * in. Flink fires a timer for t ms after a delay of t − now + 1 ms, now in whole ms
-     * ({@code ProcessingTimeServiceUtil.getProcessingTimeDelay}), so at t + 1 ms and the part of a
-     * millisecond the clock had gone past now: this timer fires after the wake, never before it,
-     * 0 to 2 ms late, 1 on average. The next whole ms, the wake rounded up, fired 1 to 3 ms late:
-     * the millisecond the scheduler spent waiting on its own timers, on every batch a policy holds
-     * for its device to free or for more requests.
-     */
-    static long timerMillis(long wakeMicros) {
-        return Math.floorDiv(wakeMicros, 1000);
     }
 
     private record Sent(Dispatch dispatch, String batchId) {}

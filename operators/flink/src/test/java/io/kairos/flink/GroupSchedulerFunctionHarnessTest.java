@@ -16,10 +16,12 @@ import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
 import org.junit.jupiter.api.AfterEach;
@@ -142,7 +144,7 @@ class GroupSchedulerFunctionHarnessTest {
     private static long sheddingTimerMs(AdmittedRequest r) {
         // GroupScheduler wakes at the first instant the head is unreachable: deadline - tau(1) + 1 us,
         // whose millisecond the function's timer is.
-        return GroupSchedulerFunction.timerMillis(r.getDeadlineAtMicros() - TAU1_MICROS + 1);
+        return ProcessingTimers.millisFor(r.getDeadlineAtMicros() - TAU1_MICROS + 1);
     }
 
     /**
@@ -615,6 +617,37 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     @Test
+    void underThePreciseWakeOperatorTheRequestIsDroppedAtItsWakeThroughTheMailboxBeforeFlinksTimer() throws Exception {
+        // The same lone request, SLO 300 ms: its wake, 2.7 ms before the deadline, comes through the
+        // task's mailbox; Flink's timer for its ms stays set (the harness's processing time never moves).
+        GroupSchedulerFunction f = function();
+        var h = new KeyedBroadcastOperatorTestHarness<>(new PreciseWakeOperator<>(f, List.<MapStateDescriptor<?, ?>>of(ControlPlane.DECISIONS)),
+                GroupInput::getGroup, Types.STRING, 1, 1, 0);
+        opened.add(h);
+        h.open();
+        AdmittedRequest r = request("late", 300);
+        h.processElement(in(r), 0);
+        assertThat(dropped(h)).isEmpty();
+
+        long until = System.nanoTime() + 2_000_000_000L;
+        while (dropped(h).isEmpty() && System.nanoTime() < until) {
+            var mail = h.getTaskMailbox().tryTake(TaskMailbox.MIN_PRIORITY);
+            if (mail.isPresent()) mail.get().run();
+            else Thread.sleep(1);
+        }
+        long droppedAt = WallClock.nowMicros();
+
+        assertThat(dropped(h)).singleElement().satisfies(res -> {
+            assertThat(res.getRequestId()).isEqualTo("late");
+            assertThat(res.getReason()).contains("deadline unreachable");
+        });
+        // Not before the wake, and well before its deadline (the wake is 2.7 ms before it).
+        assertThat(droppedAt).isGreaterThanOrEqualTo(r.getDeadlineAtMicros() - TAU1_MICROS + 1);
+        assertThat(f.pendingCount(GROUP)).isZero();
+        assertThat(h.getProcessingTimeService().getActiveTimerTimestamps()).contains(sheddingTimerMs(r));
+    }
+
+    @Test
     void queuedRequestsAndDecisionsSurviveASnapshotAndComeOutWhenTheRestoredTimerFires() throws Exception {
         var h1 = harness(function());
         h1.processBroadcastElement(setPolicy(1, "resnet50", "triton", Map.of("max_queue_delay_ms", "500")), 0);
@@ -650,7 +683,7 @@ class GroupSchedulerFunctionHarnessTest {
         h1.processElement(in(r), 0);
         assertThat(h1.extractOutputValues()).isEmpty();
         long release = RequestValidator.windowStartMicros(r.getRequest()) - TAU1_MICROS;
-        assertThat(h1.getProcessingTimeService().getActiveTimerTimestamps()).contains(GroupSchedulerFunction.timerMillis(release));
+        assertThat(h1.getProcessingTimeService().getActiveTimerTimestamps()).contains(ProcessingTimers.millisFor(release));
         OperatorSubtaskState snapshot = h1.snapshot(1L, 1L);
 
         var h2 = restored(snapshot);
