@@ -2,7 +2,7 @@ package io.kairos.flink;
 
 /**
  * The processing-time timer, in Flink's whole milliseconds, for a moment the engine-free core gives
- * in microseconds: a policy's wake, the due time of reports held for coalescing.
+ * in microseconds: a policy's wake.
  *
  * <p>Flink fires a timer for t ms after a delay of t − now + 1 ms, now in whole ms
  * ({@code ProcessingTimeServiceUtil.getProcessingTimeDelay}), so at t + 1 ms and the part of a
