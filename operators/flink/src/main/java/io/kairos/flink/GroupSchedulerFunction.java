@@ -315,7 +315,7 @@ public final class GroupSchedulerFunction
         }
         long earliest = Long.MAX_VALUE;
         for (long at : wakeElsewhereMs.values()) earliest = Math.min(earliest, at);
-        if (earliest != Long.MAX_VALUE) ctx.keyed().timerService().registerProcessingTimeTimer(Math.max(earliest, firingTimerMs + 1));
+        if (earliest != Long.MAX_VALUE) ctx.keyed().timerService().registerProcessingTimeTimer(ProcessingTimers.after(earliest, firingTimerMs));
     }
 
     private void countDevices(ServingPlan plan) {
@@ -396,9 +396,7 @@ public final class GroupSchedulerFunction
         boolean ownKey = ctx.keyed() != null && group.group().equals(ctx.keyed().getCurrentKey());
         if (ownKey) wakeElsewhereMs.remove(group.group());
         if (outcome.nextWakeMicros() != SchedulingPolicy.NO_WAKE) {
-            // A timer Flink fires in its own millisecond or after (a test's clock, a wall clock set
-            // back) finds the wake still ahead; set again in the same ms, it would fire at once
-            // and again, as long as the ms lasts.
+            // Inside a timer's callback, after that timer's ms (ProcessingTimers).
             long wakeMs = ProcessingTimers.millisFor(outcome.nextWakeMicros(), firingTimerMs);
             if (!ownKey) {
                 wakeElsewhereMs.merge(group.group(), wakeMs, Math::min);

@@ -10,6 +10,7 @@ import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -25,9 +26,12 @@ public final class PreciseWakeOperator<KS, IN1, IN2, OUT> extends CoBroadcastWit
 
     private transient ScheduledThreadPoolExecutor timer;
     private transient MailboxExecutor mailbox;
-    // Per key, the earliest wake set and not yet called, µs: read and written in the task's thread only.
-    private transient Map<Object, Long> wakes;
+    // Per key, the earliest wake set and not yet called: read and written in the task's thread only.
+    private transient Map<Object, Wake> wakes;
     private transient boolean closed;
+
+    /** A wake set: its moment, µs, and its delay on the timer thread, cancelled when an earlier wake replaces it. */
+    private record Wake(long micros, ScheduledFuture<?> delay) {}
 
     public PreciseWakeOperator(KeyedBroadcastProcessFunction<KS, IN1, IN2, OUT> function, List<MapStateDescriptor<?, ?>> broadcastStates) {
         super(function, broadcastStates);
@@ -49,16 +53,19 @@ public final class PreciseWakeOperator<KS, IN1, IN2, OUT> extends CoBroadcastWit
 
     @Override
     public void wakeAt(Object key, long wakeMicros, long nowMicros) {
-        Long set = wakes.get(key);
-        if (set != null && set <= wakeMicros) return;
-        wakes.put(key, wakeMicros);
-        timer.schedule(() -> mailbox.execute(() -> wake(key, wakeMicros), "precise wake"), Math.max(0, wakeMicros - nowMicros), TimeUnit.MICROSECONDS);
+        Wake set = wakes.get(key);
+        if (set != null && set.micros() <= wakeMicros) return;
+        // The later wake would only post a mail that finds itself replaced: it goes from the timer's queue.
+        if (set != null) set.delay().cancel(false);
+        wakes.put(key, new Wake(wakeMicros, timer.schedule(() -> mailbox.execute(() -> wake(key, wakeMicros), "precise wake"),
+                Math.max(0, wakeMicros - nowMicros), TimeUnit.MICROSECONDS)));
     }
 
     @SuppressWarnings("unchecked")
     private void wake(Object key, long wakeMicros) throws Exception {
-        // An earlier wake set since has been called, or will be: it is the key's, not this one.
-        if (closed || !Long.valueOf(wakeMicros).equals(wakes.get(key))) return;
+        // An earlier wake set since (this one's mail was posted before its cancel came) has been called, or will be.
+        Wake set = wakes.get(key);
+        if (closed || set == null || set.micros() != wakeMicros) return;
         wakes.remove(key);
         setCurrentKey(key);
         onProcessingTime(new TimerHeapInternalTimer<>(Math.floorDiv(wakeMicros, 1000), (KS) key, VoidNamespace.INSTANCE));

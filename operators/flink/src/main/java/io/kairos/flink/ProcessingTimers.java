@@ -25,6 +25,11 @@ final class ProcessingTimers {
 
     /** The timer's ms for {@code micros}, set inside the callback of the timer for {@code firedMillis}: after it. */
     static long millisFor(long micros, long firedMillis) {
-        return Math.max(millisFor(micros), firedMillis + 1);
+        return after(millisFor(micros), firedMillis);
+    }
+
+    /** A timer for {@code millis}, set inside the callback of the timer for {@code firedMillis}: no earlier than the ms after it. */
+    static long after(long millis, long firedMillis) {
+        return Math.max(millis, firedMillis + 1);
     }
 }

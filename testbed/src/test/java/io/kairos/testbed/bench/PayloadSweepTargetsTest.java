@@ -36,6 +36,14 @@ class PayloadSweepTargetsTest {
     }
 
     @Test
+    void aLatencyNotMeasuredMeetsNoLatencyTarget() {
+        // The pipeline's p50 and p99 missing (0): no p50 within 1 ms of the bare one, no p99 ratio.
+        List<String> lines = PayloadSweep.targets(List.of(row(0.3, 100_000, 60_000, 2_000, 10_000, 0, 0)));
+        assertThat(lines.get(1)).contains("NOT MET");
+        assertThat(lines.get(2)).contains("NOT MET");
+    }
+
+    @Test
     void aTargetWithNoSizeOfItsOwnSaysSo() {
         List<String> lines = PayloadSweep.targets(List.of(row(600, 400, 300, 3_000, 16_000, 8_000, 27_000)));
         assertThat(lines.get(4)).endsWith("not measured (no such size in the sweep)");
