@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
  * the reference and its check cover whatever bin/kairos holds.
  */
 @Command(name = "docs", mixinStandardHelpOptions = true,
-        description = "Check the documentation's links and its coverage of the command line, and write the command-line reference.",
+        description = "Check the documentation (links, length, the benchmarks dashboard and its quotes, lab-log words) and its coverage of the command line, and write the command-line reference.",
         subcommands = {DocsCommand.CheckCommand.class, DocsCommand.CliCommand.class})
 public class DocsCommand implements Runnable {
     @Spec
@@ -37,7 +37,9 @@ public class DocsCommand implements Runnable {
     @Command(name = "check", mixinStandardHelpOptions = true,
             description = {"Check that every relative link and #anchor of README.md, BENCHMARKS.md and docs/**/*.md resolves "
                     + "(links in code and absolute URLs aside), and that " + DocsCheck.CLI_REFERENCE + " names every command "
-                    + "and every option of serve. Prints one line per problem and a summary; exit code 1 on any problem."})
+                    + "and every option of serve; that BENCHMARKS.md has at most " + DocsCheck.PAGE_LINES + " lines and a well-formed "
+                    + "dashboard, that every link to a dashboard row sits beside the row's figure and status, and that the user "
+                    + "pages hold no commit hashes or lab-log words. Prints one line per problem and a summary; exit code 1 on any problem."})
     static final class CheckCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -104,20 +104,28 @@ public final class Markdown {
         }
         String text = blank(COMMENT, withoutCodeSpans(block.toString()));
         for (Matcher m = EXPLICIT_ANCHOR.matcher(text); m.find(); ) anchors.add(m.group(1));
+        links.addAll(linksIn(block.toString(), start + 1));
+        block.setLength(0);
+        return -1;
+    }
+
+    /** The links of a piece of a page (a block, a table cell) whose first line is {@code firstLine}; code spans and comments hold none. */
+    static List<Link> linksIn(String piece, int firstLine) {
+        String text = blank(COMMENT, withoutCodeSpans(piece));
         String unescaped = blank(ESCAPE, text);
         List<int[]> found = new ArrayList<>();
         for (Pattern p : List.of(INLINE_LINK, REFERENCE_DEFINITION, HTML_LINK)) {
             for (Matcher m = p.matcher(p == HTML_LINK ? text : unescaped); m.find(); ) found.add(new int[] {m.start(1), m.end(1)});
         }
         found.sort((a, b) -> Integer.compare(a[0], b[0]));
+        List<Link> links = new ArrayList<>();
         for (int[] at : found) {
             String target = text.substring(at[0], at[1]);
             if (target.startsWith("<") && target.endsWith(">")) target = target.substring(1, target.length() - 1);
-            int line = start + 1 + (int) text.substring(0, at[0]).chars().filter(c -> c == '\n').count();
+            int line = firstLine + (int) text.substring(0, at[0]).chars().filter(c -> c == '\n').count();
             links.add(new Link(line, target));
         }
-        block.setLength(0);
-        return -1;
+        return links;
     }
 
     /** {@code text} with every match of {@code p} turned to spaces (new lines kept, so that offsets and line numbers hold). */
@@ -204,6 +212,174 @@ public final class Markdown {
         s = s.replaceAll("&[A-Za-z]+;|&#\\d+;", "");                                      // entities (punctuation, which the slug drops)
         s = s.replaceAll("(?<![\\p{L}\\p{N}])_+|_+(?![\\p{L}\\p{N}])", "");               // _emphasis_, not snake_case
         return s.replaceAll("\\\\(\\p{Punct})", "$1");
+    }
+
+    /**
+     * Which of {@code lines} belong to a fenced code block, its fences included: what a page shows
+     * as code, where the rules on prose (lab words, quotes) do not look.
+     */
+    static boolean[] fenced(String[] lines) {
+        boolean[] in = new boolean[lines.length];
+        String fence = null;
+        for (int i = 0; i < lines.length; i++) {
+            if (fence != null) {
+                in[i] = true;
+                if (closes(lines[i], fence)) fence = null;
+                continue;
+            }
+            Matcher f = FENCE.matcher(lines[i]);
+            if (f.matches() && !(f.group(1).charAt(0) == '`' && f.group(2).contains("`"))) {
+                in[i] = true;
+                fence = f.group(1);
+            }
+        }
+        return in;
+    }
+
+    /** A page's lines, split the way {@link #parse} splits them (line i is line i + 1 of the file). */
+    static String[] lines(String text) {
+        return text.split("\\R", -1);
+    }
+
+    /** An ATX heading's level (1 to 6), or 0 when {@code line} is not a heading. */
+    static int headingLevel(String line) {
+        Matcher h = HEADING.matcher(line);
+        return h.matches() ? h.group(1).length() : 0;
+    }
+
+    /** An ATX heading's text as it renders (see {@link #headingText}); empty when {@code line} is not a heading. */
+    static String headingOf(String line) {
+        Matcher h = HEADING.matcher(line);
+        return h.matches() && h.group(2) != null ? headingText(h.group(2)) : "";
+    }
+
+    /** Whether {@code line} is a row of a table: the pages write every table with a leading pipe. */
+    static boolean isTableRow(String line) {
+        return line.strip().startsWith("|");
+    }
+
+    private static final Pattern DELIMITER_ROW = Pattern.compile("^\\|?\\s*:?-+:?\\s*(\\|\\s*:?-+:?\\s*)*\\|?$");
+
+    /** Whether {@code line} is a table's delimiter row ({@code | --- | :-: |}). */
+    static boolean isDelimiterRow(String line) {
+        return DELIMITER_ROW.matcher(line.strip()).matches();
+    }
+
+    /** A table row's cells as written, each stripped: split at every pipe not escaped by a backslash (GitHub splits inside code spans too). */
+    static List<String> cells(String row) {
+        String t = row.strip();
+        if (t.startsWith("|")) t = t.substring(1);
+        if (t.endsWith("|") && !t.endsWith("\\|")) t = t.substring(0, t.length() - 1);
+        List<String> cells = new ArrayList<>();
+        StringBuilder cell = new StringBuilder();
+        for (int i = 0; i < t.length(); i++) {
+            char c = t.charAt(i);
+            if (c == '\\' && i + 1 < t.length() && t.charAt(i + 1) == '|') {
+                cell.append("\\|");
+                i++;
+            } else if (c == '|') {
+                cells.add(cell.toString().strip());
+                cell.setLength(0);
+            } else {
+                cell.append(c);
+            }
+        }
+        cells.add(cell.toString().strip());
+        return cells;
+    }
+
+    private static final Pattern LINK_TEXT = Pattern.compile("!?\\[((?:[^\\[\\]]|\\[[^\\[\\]]*\\])*)\\]\\((?:[^()]|\\([^()]*\\))*\\)");
+    private static final Pattern HTML_TAG = Pattern.compile("</?[A-Za-z][A-Za-z0-9-]*(?:\\s[^<>]*)?/?>");
+    private static final Pattern ENTITY = Pattern.compile("&(?:[A-Za-z]+|#\\d+|#x[0-9A-Fa-f]+);");
+
+    /**
+     * What a reader sees of a piece of Markdown, as the contract of BENCHMARKS.md counts it: a link
+     * or image counts as its text (its target not at all), HTML tags and comments are dropped, so
+     * are the emphasis markers {@code **}, {@code *} and {@code _} and code spans' backticks (a code
+     * span's content counts as written); an escaped character or an entity counts as one.
+     */
+    static String visible(String markdown) {
+        String s = COMMENT.matcher(markdown).replaceAll("");
+        for (String before = null; !s.equals(before); ) {     // nested: an image inside a link's text
+            before = s;
+            s = LINK_TEXT.matcher(s).replaceAll(m -> Matcher.quoteReplacement(m.group(1)));
+        }
+        StringBuilder out = new StringBuilder();
+        int i = 0;
+        while (i < s.length()) {
+            if (s.charAt(i) == '`') {
+                int run = runOfBackticks(s, i);
+                int close = closingRun(s, i + run, run);
+                if (close >= 0) {
+                    String code = s.substring(i + run, close);
+                    // A code span's one leading and trailing space are padding, as CommonMark strips them.
+                    if (code.length() >= 2 && code.startsWith(" ") && code.endsWith(" ") && !code.isBlank()) code = code.substring(1, code.length() - 1);
+                    out.append(code);
+                    i = close + run;
+                } else {
+                    i += run;
+                }
+                continue;
+            }
+            int end = i;
+            while (end < s.length() && s.charAt(end) != '`') end++;
+            out.append(visibleProse(s.substring(i, end)));
+            i = end;
+        }
+        return out.toString();
+    }
+
+    private static String visibleProse(String s) {
+        s = HTML_TAG.matcher(s).replaceAll("");
+        s = ENTITY.matcher(s).replaceAll("&");
+        s = s.replaceAll("(?<!\\\\)\\*+", "");                                       // ** and * emphasis
+        s = s.replaceAll("(?<![\\p{L}\\p{N}\\\\])_+|(?<!\\\\)_+(?![\\p{L}\\p{N}])", ""); // _emphasis_, not snake_case
+        return s.replaceAll("\\\\(\\p{Punct})", "$1");
+    }
+
+    /** {@link #visible} with every run of white space one space, stripped: how a quote is compared with its row. */
+    static String normalised(String markdown) {
+        return visible(markdown).replaceAll("\\s+", " ").strip();
+    }
+
+    /** One unit of prose a quote must sit in: a table cell, a heading, a list item or a paragraph, from its first line. */
+    record Unit(int line, String text) {}
+
+    private static final Pattern LIST_MARKER = Pattern.compile("^\\s*(?:>\\s*)*(?:[-*+]|\\d{1,9}[.)])(?:\\s+|$)");
+
+    /**
+     * A page's units of prose, outside fenced code: each cell of a table row; a heading; otherwise
+     * consecutive non-blank lines, a list item starting at its marker (a nested item starts a unit
+     * of its own). Cells, not rows, because a row of a comparison holds several figures, each
+     * quoting its own dashboard row.
+     */
+    static List<Unit> units(String text) {
+        String[] lines = lines(text);
+        boolean[] fenced = fenced(lines);
+        List<Unit> units = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        int start = -1;
+        for (int i = 0; i <= lines.length; i++) {
+            String line = i < lines.length ? lines[i] : "";
+            boolean breaks = i == lines.length || fenced[i] || line.isBlank() || headingLevel(line) > 0 || isTableRow(line)
+                    || LIST_MARKER.matcher(line).find();
+            if (breaks && start >= 0) {
+                units.add(new Unit(start + 1, current.toString()));
+                current.setLength(0);
+                start = -1;
+            }
+            if (i == lines.length || fenced[i] || line.isBlank()) continue;
+            if (headingLevel(line) > 0) {
+                units.add(new Unit(i + 1, line));
+            } else if (isTableRow(line)) {
+                for (String cell : cells(line)) units.add(new Unit(i + 1, cell));
+            } else {
+                if (start < 0) start = i;
+                else current.append('\n');
+                current.append(line);
+            }
+        }
+        return units;
     }
 
     /** GitHub's slug of a heading's text: lower case; letters, digits, spaces, '-' and '_' kept, all else dropped; spaces to '-'. */
