@@ -24,7 +24,7 @@ import java.util.List;
  * <p>Why: Flink 2.0's session executor submits the stream graph, the JobManager compiles it into a
  * job graph and its HA services keep the stream graph. A standby JobManager that takes over after
  * the leader's death therefore compiles the job again before it can restore it: on the HA
- * cluster's 2 cores, 2.3 to 3 s of the failover, in a cold JVM that has never run the type
+ * cluster's 2 cores, seconds of the failover, in a cold JVM that has never run the type
  * extraction and graph generation that compiling is. Compiled here, on the client, the HA services
  * keep the job graph, and the standby goes straight from reading it back to restoring the
  * checkpoint. Everything else is what {@code flink run} does: the same configuration (the jars,
@@ -36,7 +36,7 @@ import java.util.List;
  * -Dkairos.job-classes-on-cluster=true}, the job graph goes without the jar. A job's own jar is
  * loaded by a class loader of the job's that each TaskManager makes afresh for every job master:
  * after a failover the tasks start in code that is cold again, and the standby first copies the
- * 38 MB jar from the HA storage into its blob store and hashes it. Without a jar the classes are
+ * jar (tens of MB) from the HA storage into its blob store and hashes it. Without a jar the classes are
  * the processes' own, loaded and compiled once, and a failover or a restart finds them warm.
  *
  * <p>Anywhere else (a mini-cluster, a cluster without HA services, a target other than a remote

@@ -96,18 +96,18 @@ public final class ServingConfig implements Serializable {
      */
     public boolean warmUp = true;
     /**
-     * Flink's network buffer timeout: 0, a record leaves its task at once. Each exchange of a
-     * request's path waited up to 1 ms before, and every task's flusher thread woke each
-     * millisecond: an idle job took about a third of a core for nothing (BENCHMARKS.md, "The demo").
+     * Flink's network buffer timeout: 0, a record leaves its task at once. Above 0 each exchange of
+     * a request's path waits up to the timeout for its buffer to fill, and every task runs a flusher
+     * thread that wakes at that interval, which an idle job pays for in CPU with nothing to serve
+     * (BENCHMARKS.md, "The demo").
      */
     public long bufferTimeoutMs = 0;
     /**
      * The buffer timeout of the exchange right after the requests' Kafka source. A source hands on
-     * a whole poll (up to hundreds of records) at once; at 0 each of them
-     * left in a buffer of its own and woke the next task, and a job restarted at 5,000 requests/s
-     * worked off its backlog so slowly that it served again 23–35 s after a TaskManager's death
-     * instead of 12–14 s. 1 ms gathers a poll into a few buffers and cost the demo nothing
-     * measurable (BENCHMARKS.md, "Faults"). The pipeline hops' source keeps {@link #bufferTimeoutMs}:
+     * a whole poll (up to hundreds of records) at once; at 0 each of them leaves in a buffer of its
+     * own and wakes the next task, so a job restarted under load works off its backlog slowly and
+     * serves again much later after a TaskManager's death. 1 ms gathers a poll into a few buffers,
+     * and costs the demo nothing it can measure (BENCHMARKS.md, "Faults"). The pipeline hops' source keeps {@link #bufferTimeoutMs}:
      * a hop's latency is a stage's, and its rate at most the stages' results.
      */
     public long sourceBufferTimeoutMs = 1;
@@ -135,10 +135,11 @@ public final class ServingConfig implements Serializable {
      * each after the last one left, µs; 0: a record of each per batch. At high rates, where batches
      * are of one request, a record per batch and kind cost the broker two records per request
      * beside the request and its result; the first record after a quiet spell leaves at once, so
-     * an idle scheduler learns a batch's end without the wait. 2 ms by default: on the quiet
-     * 2-core machine it took the records per request from 4 to 2.1-2.2 and the pipeline's p50 at
-     * 12,900 small requests/s from 48-297 ms to 32-34 ms (equal at 4,800/s), and the fidelity check
-     * passed with it (BENCHMARKS.md, "Device reports and telemetry gathered per device").
+     * an idle scheduler learns a batch's end without the wait. 2 ms by default: over that interval
+     * a busy device's reports and telemetry share a record or two, which brings the records per
+     * request on the broker close to a bare round trip's two and lowers the pipeline's latency at
+     * high rates, while the schedulers still learn of a batch's end in time for the fidelity check
+     * against the simulator to pass (BENCHMARKS.md, "Device reports and telemetry gathered per device").
      */
     public long reportCoalesceMicros = 2_000;
     /** The most batches gathered into one record: a full one leaves at once. */

@@ -8,7 +8,7 @@ package io.kairos.flink;
  * ({@code ProcessingTimeServiceUtil.getProcessingTimeDelay}), so at t + 1 ms and the part of a
  * millisecond the clock had gone past now. The timer for the millisecond the moment falls in
  * therefore fires after it, never before, 0 to 2 ms late and 1 on average; the next whole ms, the
- * moment rounded up, fired 1 to 3 ms late.
+ * moment rounded up, would fire 1 to 3 ms late.
  *
  * <p>A timer can still fire in its own millisecond where processing time is not the wall clock's
  * (a test harness, a clock set back). Its callback must then set the next millisecond, never the

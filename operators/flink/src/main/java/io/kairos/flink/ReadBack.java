@@ -12,11 +12,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * One read of the results log after a restore, off the task's thread: the ids written since a time
  * ({@link ResultLog#requestIdsSince}) and, beside it on a thread of its own, when the log was last
  * written ({@link ResultLog#latestWriteMillis}). The two run side by side, not one after the
- * other: the question of the latest write takes a consumer and a few round trips of its own (2.3 s
- * of a 5.6 s read-back on a TaskManager busy restoring its tasks), and the ids, which end every
- * wait, should not wait for it. Each has the whole timeout: one after the other, a first question
- * that stalled for all of it (once, on one partition, after a second restore) left the ids' read
- * none, and the replays it should have held back were written again.
+ * other: the question of the latest write takes a consumer and a few round trips of its own, a
+ * large share of the read-back on a TaskManager busy restoring its tasks, and the ids, which end
+ * every wait, should not wait for it. Each has the whole timeout: one after the other, a first
+ * question that stalls for all of it (a partition slow to answer after a second restore) would
+ * leave the ids' read no time, and the replays it should hold back would be written again.
  *
  * <p>Every {@link SuppressAnswered} instance of a restore asks the same question (the same log,
  * from the same anchor: union state gives each instance every anchor), and a TaskManager runs

@@ -318,7 +318,7 @@ final class PayloadSweep {
         return Math.max(10, Math.min(CEILING_PER_S, rate));
     }
 
-    /** Prints the table of the rows and the targets of issue 14, met or not. */
+    /** Prints the table of the rows and the serving path's targets ({@link #targets}), met or not. */
     static void print(List<Row> rows, PrintWriter out) {
         out.printf("%n%-8s %-14s %9s | %-21s | %-21s | %6s | %8s | %-15s | %-15s | %5s | %-21s%n", "payload", "model", "request B",
                 "bare round trip", "pipeline", "MB", "at /s", "bare ms", "pipeline ms", "p99", "CPU us per request");
@@ -350,7 +350,7 @@ final class PayloadSweep {
     }
 
     /**
-     * The standing targets of the serving path against the bare round trip (issue 28), one line
+     * The standing targets of the serving path against the bare round trip, one line
      * each, with every size's figure: MET only where every size it applies to meets it.
      */
     static List<String> targets(List<Row> rows) {

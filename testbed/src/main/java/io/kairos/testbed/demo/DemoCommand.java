@@ -76,8 +76,8 @@ public class DemoCommand implements Callable<Integer> {
 
     /**
      * The demo runs Kairos' own policy: {@code clockwork}, the job's default, books a device 5 ms
-     * ahead to hide a network hop that the job's in-process hand-over (0.1 to 0.3 ms at p99) does
-     * not have, so its batches wait on a busy device (about 5 ms at p50 of this load) that
+     * ahead to hide a network hop that the job's in-process hand-over (a fraction of a millisecond)
+     * does not have, so its batches wait on a busy device for most of those 5 ms, where
      * {@code kairos} dispatches just in time (BENCHMARKS.md, "The demo").
      */
     public static final String DEFAULT_POLICY = KairosPolicy.NAME;

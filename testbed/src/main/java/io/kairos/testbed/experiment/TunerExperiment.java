@@ -395,7 +395,7 @@ public final class TunerExperiment {
     }
 
     /**
-     * Figs 11-12's shapes and issue 24's targets, per scenario (the mean over seeds): the base plan
+     * Figs 11-12's shapes and the tuner's targets, per scenario (the mean over seeds): the base plan
      * misses when the load rises; the tuner stays within the 1 % its P99 target allows, at 30 % or
      * more fewer device-seconds than static peak provisioning (Static-Peak and Planner-Oracle);
      * fewer misses than both autoscalers at no more device-seconds; recovered by the last minute of

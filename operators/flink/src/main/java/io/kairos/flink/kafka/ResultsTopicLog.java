@@ -171,8 +171,8 @@ public final class ResultsTopicLog implements ResultLog {
         // Fetches of a few MB: large enough to read the tail at the broker's speed, small enough for
         // a TaskManager's direct memory. The JDK reads a socket into a heap buffer through a
         // temporary direct buffer as large as the fetch, and keeps it in the reading thread until
-        // the thread ends: 64 MB fetches on four instances, read in the tasks' own threads, took a
-        // 2 GB TaskManager's whole direct memory and killed its Kafka producers' network threads.
+        // the thread ends: 64 MB fetches on four instances, read in the tasks' own threads, take a
+        // 2 GB TaskManager's whole direct memory and kill its Kafka producers' network threads.
         p.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(1 << 20));
         p.setProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(4 << 20));
         p.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50000");
