@@ -107,7 +107,7 @@ public final class ServingConfig implements Serializable {
      * a whole poll (up to hundreds of records) at once; at 0 each of them leaves in a buffer of its
      * own and wakes the next task, so a job restarted under load works off its backlog slowly and
      * serves again much later after a TaskManager's death. 1 ms gathers a poll into a few buffers,
-     * and costs the demo nothing it can measure (BENCHMARKS.md, "Faults"). The pipeline hops' source keeps {@link #bufferTimeoutMs}:
+     * and costs the demo nothing it can measure (docs/benchmarks/history.md). The pipeline hops' source keeps {@link #bufferTimeoutMs}:
      * a hop's latency is a stage's, and its rate at most the stages' results.
      */
     public long sourceBufferTimeoutMs = 1;

@@ -137,7 +137,7 @@ public final class CoalesceReports<T extends SpecificRecord> extends AbstractStr
      * A timer at the held records' due time, rounded up to Flink's ms, unless one at or before it is
      * set. Flink fires it 1 to 3 ms after the due time ({@link ProcessingTimers}); the timer at the
      * due time's own ms, 0 to 2 ms after, saves a millisecond that neither the demo nor bench's
-     * report delay can tell from the spread between runs (BENCHMARKS.md, "The demo"), so the timer
+     * report delay can tell from the spread between runs (docs/benchmarks/history.md), so the timer
      * keeps the plain rounding up.
      */
     private void armTimer() {

@@ -78,7 +78,7 @@ public class DemoCommand implements Callable<Integer> {
      * The demo runs Kairos' own policy: {@code clockwork}, the job's default, books a device 5 ms
      * ahead to hide a network hop that the job's in-process hand-over (a fraction of a millisecond)
      * does not have, so its batches wait on a busy device for most of those 5 ms, where
-     * {@code kairos} dispatches just in time (BENCHMARKS.md, "The demo").
+     * {@code kairos} dispatches just in time (docs/benchmarks/history.md).
      */
     public static final String DEFAULT_POLICY = KairosPolicy.NAME;
 

@@ -153,7 +153,7 @@ public final class ExampleModels {
 
         // latency_ms: bin/kairos profile on the 2-core development VM (p50 0.013 ms at 16), rounded
         // well up. The scheduler paces a device by its profile, so a much more pessimistic one
-        // throttles the device (BENCHMARKS.md, "Devices").
+        // throttles the device (docs/benchmarks/history.md).
         static String manifest() {
             return ExampleModels.manifest("mlp", "[64]", 1 << 20, 0.002, 0.05, 1);
         }
