@@ -4,6 +4,13 @@
     bin/kairos sandbox --onnx                                # in one terminal: a broker and the job (prints bootstrap.servers=...)
     clients/python/examples/classify.py --bootstrap-servers 127.0.0.1:PORT
 
+From the binary distribution, against a job submitted with --model-repository models:
+
+    python3 python/examples/classify.py --bootstrap-servers broker:9092
+
+It first waits until the job answers (--wait), since a job just submitted reads only the requests
+sent after its sources have found their offsets.
+
 Against a cluster with SASL/TLS, give librdkafka's settings with --kafka-property (repeatable),
 e.g. --kafka-property security.protocol=SASL_SSL --kafka-property sasl.mechanism=SCRAM-SHA-512 ...
 """
@@ -26,12 +33,17 @@ def main():
     parser.add_argument("--shape", default="64", help="the model's input shape, without a batch dimension, e.g. 3x32x32 (default: 64)")
     parser.add_argument("--count", type=int, default=8)
     parser.add_argument("--slo-ms", type=float, default=100)
+    parser.add_argument("--wait", type=float, default=120, metavar="SECONDS",
+                        help="first wait this long at most for the job to answer (a job just submitted is still starting); 0: do not wait")
     args = parser.parse_args()
     config = dict(p.split("=", 1) for p in args.kafka_property)
     shape = [int(d) for d in args.shape.split("x")]
     rng = np.random.default_rng(0)
 
     with KairosClient(args.bootstrap_servers, config=config) as kairos:
+        if args.wait > 0:
+            took = kairos.await_serving(args.model, np.zeros(shape, np.float32), timeout=args.wait)
+            print("the job answers (waited %.1f s)" % took, file=sys.stderr)
         # Send them all first: the job batches requests that are waiting together.
         inputs = {kairos.send(args.model, x, args.slo_ms): x for x in rng.random([args.count] + shape, dtype=np.float32)}
         kairos.flush()

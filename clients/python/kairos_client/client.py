@@ -210,6 +210,28 @@ class KairosClient:
                     timeout, len(missing), len(wanted), ", ".join(missing[:5]), " ..." if len(missing) > 5 else ""))
             self.poll(min(left, 0.1))
 
+    def await_serving(self, model, array, timeout=120.0, every=2.0):
+        """Waits until the job answers a request of ``model`` with input ``array`` (whatever the result's status) and returns the seconds it took.
+
+        A job just submitted reads only the requests sent after its sources have found their offsets, so one
+        request (with an SLO of ``every`` seconds) is sent every ``every`` seconds until a result of one comes.
+        TimeoutError if none comes within ``timeout`` seconds."""
+        start = time.monotonic()
+        sent = []
+        while True:
+            sent.append(self.send(model, array, every * 1000))
+            self.flush(timeout)
+            until = min(start + timeout, time.monotonic() + every)
+            while time.monotonic() < until:
+                self.poll(0.1)
+                if any(i in self._unclaimed for i in sent):
+                    for i in sent:
+                        self._unclaimed.pop(i, None)
+                    return time.monotonic() - start
+            if time.monotonic() - start >= timeout:
+                raise TimeoutError("no answer from the job within %.0f s to %d requests of %s on %s: is it running, on this broker?"
+                                   % (timeout, len(sent), model, self.requests_topic))
+
     def infer(self, model, array, slo_ms, timeout=10.0, **fields):
         """Sends one request and waits for its result (a Result; its output is a numpy array when the model gives one)."""
         request_id = self.send(model, array, slo_ms, **fields)

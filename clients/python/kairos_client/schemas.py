@@ -2,7 +2,8 @@
 
 Every Kairos topic carries the plain Avro binary encoding of one record, no header; the schemas are
 the repository's ``schemas/standalone/*.avsc`` (each file defines every type it uses, so that it
-parses alone). ``KAIROS_SCHEMAS`` names another folder holding them.
+parses alone), or the binary distribution's ``schemas/``. ``KAIROS_SCHEMAS`` names another folder
+holding them.
 """
 
 import io
@@ -20,8 +21,15 @@ _cache = {}
 
 
 def schema_dir():
-    """Where the .avsc files are: $KAIROS_SCHEMAS, else schemas/standalone of the checkout this package sits in."""
-    return os.environ.get("KAIROS_SCHEMAS") or os.path.normpath(os.path.join(_HERE, "..", "..", "..", "schemas", "standalone"))
+    """Where the .avsc files are: $KAIROS_SCHEMAS, else schemas/standalone of the checkout this package sits in
+    (clients/python/kairos_client), else schemas/ of the binary distribution it sits in (python/kairos_client)."""
+    if os.environ.get("KAIROS_SCHEMAS"):
+        return os.environ["KAIROS_SCHEMAS"]
+    checkout = os.path.normpath(os.path.join(_HERE, "..", "..", "..", "schemas", "standalone"))
+    distribution = os.path.normpath(os.path.join(_HERE, "..", "..", "schemas"))
+    if not os.path.isdir(checkout) and os.path.isfile(os.path.join(distribution, "InferenceRequest.avsc")):
+        return distribution
+    return checkout
 
 
 def schema(name):

@@ -13,14 +13,14 @@ import java.io.PrintWriter;
 
 /**
  * The product's command line, {@code kairos}: the commands a user runs against a production
- * deployment ({@code serve}, {@code profile}, {@code control}, {@code plan}). Each subcommand is a class of its
+ * deployment ({@code serve}, {@code profile}, {@code control}, {@code plan}, {@code topics}). Each subcommand is a class of its
  * own; this one gathers them and decides how errors look: a bad argument is one line naming it,
  * exit code 2; a failure while running is one line too, exit code 1, with the stack trace in the
  * log. The testbed adds its own commands (demo, load generator, experiments) to the same root.
  */
 @Command(name = "kairos", mixinStandardHelpOptions = true, version = "kairos 0.1.0",
         description = "Kairos: deep-learning inference under latency SLOs on Kafka and Flink.",
-        subcommands = {ServeCommand.class, ProfileCommand.class, ControlCommand.class, PlanCommand.class})
+        subcommands = {ServeCommand.class, ProfileCommand.class, ControlCommand.class, PlanCommand.class, TopicsCommand.class})
 public class Kairos implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Kairos.class);
 
