@@ -25,8 +25,10 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * The binary distribution, as a user gets it: {@code kairos-<version>-bin.tar.gz} from this build's
  * jobs module (packaged before the testbed's tests run), unpacked in a folder of its own and run
  * with nothing but Java, no checkout or Maven: {@code bin/kairos} publishes a decision to a real
- * broker and shows the plan it makes, and plans an SMDP batching table. It holds the job jar, the
- * command line with its own dependencies, and nothing of the testbed or the embedded broker.
+ * broker and shows the plan it makes, and plans an SMDP batching table. It holds the job jar and
+ * the tuner's, the command line with its own dependencies, the Python client and the LICENSE, and
+ * nothing of the testbed or the embedded broker. {@link GettingStartedDistributionTest} follows
+ * getting-started's path from it to a first result.
  */
 class DistributionTest {
     /** Jars of the testbed and of the broker it embeds, and Flink's own (the cluster brings it). */
@@ -61,10 +63,18 @@ class DistributionTest {
     @Test
     void holdsTheJobJarTheCommandLineAndWhatAUserReads() throws IOException {
         assertThat(home.resolve("bin/kairos")).isExecutable();
-        assertThat(home.resolve("README.txt")).content().contains("flink run job/kairos-jobs-");
+        assertThat(home.resolve("README.txt")).content().contains("flink run -d job/kairos-jobs-").contains("bin/kairos topics create")
+                .containsPattern("Flink 2\\.\\d+\\.\\d+ with the Kafka connector \\S+ \\(Kafka\\s+clients \\d+\\.\\d+\\.\\d+");
+        assertThat(home.resolve("LICENSE")).content().contains("Apache License", "Version 2.0, January 2004", "END OF TERMS AND CONDITIONS");
         try (Stream<Path> jobs = Files.list(home.resolve("job"))) {
-            assertThat(jobs.map(p -> p.getFileName().toString())).singleElement().asString().matches("kairos-jobs-.+-job\\.jar");
+            assertThat(jobs.map(p -> p.getFileName().toString()).sorted()).hasSize(2)
+                    .anyMatch(n -> n.matches("kairos-jobs-.+-job\\.jar")).anyMatch(n -> n.matches("kairos-jobs-.+-tuner\\.jar"));
         }
+        for (String file : List.of("README.md", "kairos_client/__init__.py", "kairos_client/client.py", "kairos_client/schemas.py", "examples/classify.py")) {
+            assertThat(home.resolve("python").resolve(file)).isNotEmptyFile();
+        }
+        assertThat(home.resolve("python/examples/classify.py")).isExecutable();
+        assertThat(home.resolve("python/tests")).doesNotExist();
         for (String model : List.of("mlp", "cnn", "resnet")) {
             assertThat(home.resolve("models").resolve(model).resolve("model.onnx")).isNotEmptyFile();
             assertThat(home.resolve("models").resolve(model).resolve("model.json")).content().contains("\"name\": \"" + model + "\"");
