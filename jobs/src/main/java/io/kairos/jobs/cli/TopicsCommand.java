@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import picocli.CommandLine;
@@ -252,16 +253,26 @@ public class TopicsCommand implements Runnable {
             List<NewTopic> topics = missing.stream()
                     .map(w -> new NewTopic(w.name(), Optional.of(w.partitions()), Optional.ofNullable(replicationFactor)).configs(w.configs()))
                     .toList();
-            CreateTopicsResult result = admin.createTopics(topics);
-            for (Wanted w : missing) {
-                try {
-                    get(result.values().get(w.name()));
-                    created.add(w.name());
-                } catch (ExecutionException e) {
-                    if (!(e.getCause() instanceof TopicExistsException)) throw e;
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            while (true) {
+                CreateTopicsResult result = admin.createTopics(topics);
+                List<NewTopic> again = new ArrayList<>();
+                for (NewTopic t : topics) {
+                    try {
+                        get(result.values().get(t.name()));
+                        created.add(t.name());
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof TopicExistsException) continue;
+                        // A broker that has just started answers before it is registered with the controller, which
+                        // then counts too few brokers for the replicas: asked again until the timeout.
+                        if (!(e.getCause() instanceof InvalidReplicationFactorException) || System.nanoTime() > until) throw e;
+                        again.add(t);
+                    }
                 }
+                if (again.isEmpty()) return created;
+                topics = again;
+                Thread.sleep(500);
             }
-            return created;
         }
 
         /**
