@@ -65,7 +65,7 @@ class KairosCliTest {
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, plan, demo, loadgen, collect, bench, overload, tuner-reaction, fidelity, experiment, efficiency, check-results, probe, sandbox, docs, rl]");
+        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, plan, topics, demo, loadgen, collect, bench, overload, tuner-reaction, fidelity, experiment, efficiency, check-results, probe, sandbox, docs, rl]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
     }
 
