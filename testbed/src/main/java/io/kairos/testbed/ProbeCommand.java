@@ -188,7 +188,7 @@ public class ProbeCommand implements Callable<Integer> {
      * hundreds of calls), so that a loop held back by the whole machine's load at first, flat
      * because nothing had been compiled yet, is not taken for a warm one.
      */
-    static final class WarmUp {
+    public static final class WarmUp {
         /** The rate is counted per half-second of results. */
         static final long WINDOW_NANOS = 500_000_000L;
         /** This many windows in a row, ... */
@@ -254,7 +254,7 @@ public class ProbeCommand implements Callable<Integer> {
          * end in {@link #SETTLED_WINDOWS} whose counts lie within {@link #SETTLED_SPREAD} of their
          * largest. The first window is never one of them: it holds the loop's start.
          */
-        static boolean settledBy(List<Integer> perWindow, int current) {
+        public static boolean settledBy(List<Integer> perWindow, int current) {
             int last = current - 1; // a window with no result is in the list only if a later one had some: 0 then
             if (last - SETTLED_WINDOWS + 1 < 1) return false;
             int min = Integer.MAX_VALUE, max = 0;
