@@ -70,7 +70,7 @@ public class TopicsCommand implements Runnable {
 
     @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
             description = {"Create the serving job's topics that are missing: requests, results, telemetry, control (compacted), "
-                    + "control outcomes, device reports, pipeline hops, with the partitions, compaction and retention infra/cluster gives them.",
+                    + "control outcomes, device reports, pipeline hops, each with the partitions, compaction and retention its use needs (infra/cluster makes its topics with this command).",
                     "A topic that exists with these settings is reported and left alone; one that exists with other settings is reported "
                     + "in one line on the error stream, left alone too, and the command exits with 1. Topic names are serve's flags, "
                     + "so that the same flags name the same topics."})

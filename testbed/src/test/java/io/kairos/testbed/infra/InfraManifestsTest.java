@@ -356,15 +356,12 @@ class InfraManifestsTest {
 
     @Test
     void localClusterCreatesTheJobsTopicsAndEnablesPrometheus() throws IOException {
-        // infra/cluster declares its topics as "name:partitions:config" in a bash array.
+        // infra/cluster makes the job's topics with the product's own command (whose topics and
+        // settings TopicsCreateOnBrokerTest checks on a broker), with its cluster's replicas.
         String script = Files.readString(INFRA.resolve("cluster"));
-        Matcher m = Pattern.compile("\"(kairos-[a-z-]+):(\\d+):([^\"]*)\"").matcher(script);
-        Map<String, String> topics = new LinkedHashMap<>();
-        while (m.find()) topics.put(m.group(1), m.group(2) + ":" + m.group(3));
+        assertThat(script).containsPattern("\"\\$root/bin/kairos\" topics create \\\\\n\\s*--bootstrap-servers \"\\$kafka_bootstrap\" --replication-factor \"\\$replication\"");
+        assertThat(script).doesNotContain("TopicCommand --bootstrap-server \"$kafka_bootstrap\" --create");
         ServingConfig defaults = serveConfig(List.of());
-        assertThat(topics.keySet()).containsExactlyInAnyOrderElementsOf(defaults.topics());
-        assertThat(topics.get(defaults.controlTopic)).startsWith("1:").contains("cleanup.policy=compact");
-        assertThat(topics.get(defaults.outcomesTopic)).as("outcomes are a log, not state").doesNotContain("compact");
         assertThat(defaults.bootstrapServers).as("the job's default broker is the local cluster's").isEqualTo("127.0.0.1:9092");
 
         JsonNode flink = documents(INFRA.resolve("conf/flink/config.yaml")).get(0);
