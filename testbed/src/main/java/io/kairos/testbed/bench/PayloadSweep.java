@@ -356,7 +356,7 @@ final class PayloadSweep {
     static List<String> targets(List<Row> rows) {
         List<Row> mid = rows.stream().filter(r -> r.kilobytes() >= 10 && r.kilobytes() <= 200).toList();
         List<Row> small = rows.stream().filter(r -> r.kilobytes() < 1).toList();
-        return List.of("targets (issue 28):",
+        return List.of("targets of the serving path:",
                 "  pipeline p50 <= the bare round trip's + 1 ms at half the pipeline's highest rate, every size: "
                         + verdict(rows, r -> r.bareP50() > 0 && r.pipelineP50() > 0 && r.pipelineP50() - r.bareP50() <= 1_000,
                                 r -> String.format(Locale.ROOT, "%+.2f ms", (r.pipelineP50() - r.bareP50()) / 1e3)),

@@ -220,7 +220,7 @@ public final class InferLineExperiment {
             figures.add(Figures.bars("pipeline", "miss_rate").series("system").scale(100).yAxis("requests over the P99 SLO, %", 0.0, null).size(800, 400)
                     .title("SLO misses on the surge").save(systems, dir.resolve("surge-misses.png")));
             StringBuilder more = new StringBuilder(InferLineSurge.summary(systems, traceSeconds));
-            more.append("\n## Fig 13's shape and issue 23's target over time\n\n");
+            more.append("\n## Fig 13's shape and the target over time\n\n");
             for (Experiment.Claim c : InferLineSurge.claims(systems, timeline, traceSeconds)) more.append("- ").append(c).append('\n');
             summary += more;
         }

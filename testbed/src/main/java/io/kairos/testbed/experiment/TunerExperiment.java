@@ -389,7 +389,7 @@ public final class TunerExperiment {
                     Double.parseDouble(r.get(systems.index("cost_dollars"))), r.get(systems.index("most_devices")), r.get(systems.index("changes")),
                     tail.isEmpty() ? "" : pct(tail), r.get(systems.index("configuration"))));
         }
-        s.append("\n## The paper's shapes and issue 24's targets\n\n");
+        s.append("\n## The paper's shapes and the targets\n\n");
         for (Experiment.Claim c : claims(systems)) s.append("- ").append(c).append('\n');
         return s.toString();
     }

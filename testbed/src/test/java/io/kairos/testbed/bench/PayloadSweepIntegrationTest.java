@@ -26,7 +26,7 @@ class PayloadSweepIntegrationTest {
 
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("600 kB: image-float32, input FLOAT32[3, 224, 224] (602,112 B)")
-                .contains("targets (issue 28):").contains("total wall time");
+                .contains("targets of the serving path:").contains("total wall time");
         ResultTable t = ResultTable.read(dir.resolve(PayloadSweep.CSV));
         assertThat(t.rows()).hasSize(1);
         List<String> row = t.rows().get(0);

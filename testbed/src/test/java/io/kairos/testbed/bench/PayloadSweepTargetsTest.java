@@ -26,7 +26,7 @@ class PayloadSweepTargetsTest {
                 row(0.3, 100_000, 60_000, 2_000, 10_000, 2_800, 13_000),
                 row(12, 10_000, 6_000, 2_000, 10_000, 3_500, 11_000)));
         assertThat(lines).containsExactly(
-                "targets (issue 28):",
+                "targets of the serving path:",
                 "  pipeline p50 <= the bare round trip's + 1 ms at half the pipeline's highest rate, every size: NOT MET (0.3 kB: +0.80 ms, 12 kB: +1.50 ms)",
                 "  pipeline p99 <= 1.5x the bare round trip's there, every size: MET (0.3 kB: 1.30, 12 kB: 1.10)",
                 "    stretch, <= 1.2x: NOT MET (0.3 kB: 1.30, 12 kB: 1.10)",
