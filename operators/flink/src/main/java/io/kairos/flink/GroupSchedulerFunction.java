@@ -326,7 +326,7 @@ public final class GroupSchedulerFunction
         devicesHeld = plan.deviceCount() - released;
     }
 
-    /** Sends the devices the loads and unloads that the plan's placement asks for. */
+    /** Sends the devices the loads and unloads that the plan's placement, or the group's load planner, asks for. */
     private void send(List<ServingGroups.DeviceAction> actions, long now, Collector<DispatchedBatch> out) {
         for (ServingGroups.DeviceAction action : actions) {
             GroupScheduler.ModelAction a = action.action();
@@ -378,6 +378,13 @@ public final class GroupSchedulerFunction
             unreported(group.group()).remove(s.batchId());
             batchesPreempted.inc();
             out.collect(cancel(group.group(), d, s.batchId(), now));
+        }
+        // The load planner's loads and unloads before the batches: a batch booked behind a load on
+        // its device must reach the device after it, as a placement's do.
+        if (!outcome.actions().isEmpty()) {
+            List<ServingGroups.DeviceAction> planned = new ArrayList<>(outcome.actions().size());
+            for (GroupScheduler.ModelAction a : outcome.actions()) planned.add(new ServingGroups.DeviceAction(group.group(), a));
+            send(planned, now, out);
         }
         for (GroupScheduler.Drop drop : outcome.drops()) {
             requestsShed.inc();

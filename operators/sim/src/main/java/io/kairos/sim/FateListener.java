@@ -21,5 +21,8 @@ public interface FateListener {
      */
     default void onDecision(TimedDecision decision, DecisionOutcome outcome) {}
 
+    /** Device {@code device} spent {@code [startMicros, endMicros)} loading {@code model}, as the scheduler decided. */
+    default void onLoad(int device, String model, long startMicros, long endMicros) {}
+
     FateListener NONE = (request, status, endMicros, batchSize) -> {};
 }

@@ -3,6 +3,7 @@ package io.kairos.sim;
 import io.kairos.core.device.ExecutionModel;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.GroupScheduler;
 
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
@@ -12,7 +13,9 @@ import java.util.SplittableRandom;
  * the time its {@link ExecutionModel} gives (the one model of a device's time that the job's
  * simulated devices use too: profile times speed, noise, and a model load when the model is not
  * in its memory). When a batch ends, the engine reports it to the scheduler, which corrects its
- * view of the device, as the job's devices report theirs.
+ * view of the device, as the job's devices report theirs. The loads and unloads the scheduler
+ * decides come in the same order as its batches: a load occupies the device for its load time,
+ * as the scheduler booked it; an unload frees the model's memory when the device reaches it.
  */
 final class SimulatedGpu {
     static final long IDLE = Long.MAX_VALUE;
@@ -21,12 +24,15 @@ final class SimulatedGpu {
     private final ExecutionModel time;
     private final SplittableRandom random;
     private final Delay dispatchDelay;
-    private final ArrayDeque<Dispatch> waiting = new ArrayDeque<>();
+    // Batches (Dispatch) and model actions (ModelAction), in the order they were sent.
+    private final ArrayDeque<Object> waiting = new ArrayDeque<>();
     // When each waiting batch reaches the device, in the same order (hand-overs do not overtake).
     private final ArrayDeque<Long> reachesAt = new ArrayDeque<>();
     private long lastReach;
 
     private Dispatch running;
+    // The model whose load the device is busy with, or null.
+    private String loading;
     private long runningStart;
     private long runningEnd = IDLE;
     private boolean runningCold;
@@ -54,10 +60,20 @@ final class SimulatedGpu {
         return runningEnd;
     }
 
-    /** The next instant something happens here: the running batch ends, or, when idle, a batch arrives. */
+    /** The next instant something happens here: the running batch or load ends, or, when idle, work arrives. */
     long nextEvent() {
-        if (running != null) return runningEnd;
+        if (busy()) return runningEnd;
         return reachesAt.isEmpty() ? IDLE : reachesAt.peek();
+    }
+
+    /** Whether it runs a batch or a load. */
+    boolean busy() {
+        return runningEnd != IDLE;
+    }
+
+    /** The model it is loading, or null when it loads none. */
+    String loading() {
+        return loading;
     }
 
     Dispatch running() {
@@ -77,13 +93,12 @@ final class SimulatedGpu {
         return runningFailed;
     }
 
-    /** Loads a model ahead of its batches (a placement put it here), if it fits beside the others. */
-    void load(String model) {
-        time.load(model);
-    }
-
-    void unload(String model) {
-        time.unload(model);
+    /** A load or unload the scheduler decided, carried out in turn with the batches sent before and after it. */
+    void submit(GroupScheduler.ModelAction action, long now) {
+        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random));
+        waiting.add(action);
+        reachesAt.add(lastReach);
+        if (!busy()) startNext(now);
     }
 
     void submit(Dispatch d, long now) {
@@ -91,14 +106,15 @@ final class SimulatedGpu {
         lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random) + d.networkMicros());
         waiting.add(d);
         reachesAt.add(lastReach);
-        if (running == null) startNext(now);
+        if (!busy()) startNext(now);
     }
 
-    /** Ends the running batch at its end time, starts the next; returns the one that ended. */
+    /** Ends the running batch or load at its end time, starts the next; returns the batch that ended, null for a load. */
     Dispatch complete() {
         Dispatch done = running;
         long now = runningEnd;
         running = null;
+        loading = null;
         runningEnd = IDLE;
         startNext(now);
         return done;
@@ -143,11 +159,28 @@ final class SimulatedGpu {
         }
     }
 
-    // Starts the next batch if it has reached the device by now; otherwise the device idles until it does.
+    // Starts the next work that has reached the device by now; otherwise the device idles until it
+    // does. Unloads take no device time; a load of a model already there takes none either.
     private void startNext(long now) {
-        if (!waiting.isEmpty() && reachesAt.peek() <= now) {
+        while (!waiting.isEmpty() && reachesAt.peek() <= now) {
             reachesAt.poll();
-            start(waiting.poll(), now);
+            Object next = waiting.poll();
+            if (next instanceof Dispatch d) {
+                start(d, now);
+                return;
+            }
+            GroupScheduler.ModelAction a = (GroupScheduler.ModelAction) next;
+            if (!a.load()) {
+                time.unload(a.model());
+                continue;
+            }
+            long load = time.loadAsWork(a.model());
+            if (load > 0) {
+                loading = a.model();
+                runningStart = now;
+                runningEnd = now + load;
+                return;
+            }
         }
     }
 

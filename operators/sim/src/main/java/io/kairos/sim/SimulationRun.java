@@ -155,7 +155,7 @@ final class SimulationRun {
             if (t == Long.MAX_VALUE) break;
             now = t;
             while (gpu >= 0 && gpus[gpu].nextEvent() == now) {
-                if (gpus[gpu].running() != null) complete(gpus[gpu]);
+                if (gpus[gpu].busy()) complete(gpus[gpu]);
                 else gpus[gpu].startArrived(now);
                 gpu = earliestEvent();
             }
@@ -217,8 +217,7 @@ final class SimulationRun {
     /**
      * Decides a decision as the job does (the same ledger: keys, versions per writer and key, the
      * plan's own checks), and brings the groups up to date when it applied. The loads and unloads
-     * a placement asks for are the devices' to carry out: the simulated devices load a model on its
-     * first batch.
+     * a placement asks for are the devices' to carry out, in turn with their batches.
      */
     private void decide(TimedDecision d) {
         DecisionOutcome outcome = ledger.decide(d.decision(), now);
@@ -233,17 +232,12 @@ final class SimulationRun {
     }
 
     /**
-     * The loads a placement asks of the devices, carried out at once as the job's devices do on the
-     * scheduler's {@code LOAD}: the scheduler's view holds the model from then on, and so does the
-     * device (left to its first batch, the device spent the load there, unknown to the view, and
-     * every batch booked behind it ran that much late). Unloads are left to the device's own
-     * memory, which makes room least recently used first when a model needs it: in the job an
-     * {@code UNLOAD} follows the batches sent before it, which a device here still has queued.
+     * The loads and unloads a placement asks of the devices, sent to them as the scheduler's
+     * {@code LOAD} and {@code UNLOAD} are: each device carries them out in turn with its batches, a
+     * load taking the device for its load time, as the scheduler's view booked it.
      */
     private void carryOut(java.util.List<ServingGroups.DeviceAction> actions) {
-        for (ServingGroups.DeviceAction a : actions) {
-            if (a.action().load()) gpus[a.action().device()].load(a.action().model());
-        }
+        for (ServingGroups.DeviceAction a : actions) gpus[a.action().device()].submit(a.action(), now);
     }
 
     /**
@@ -277,6 +271,8 @@ final class SimulationRun {
             if (now >= warmup) preemptions++;
         }
         for (GroupScheduler.Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0, Double.NaN);
+        // The load planner's loads before the batches: one booked behind a load reaches its device after it.
+        for (GroupScheduler.ModelAction a : outcome.actions()) gpus[a.device()].submit(a, now);
         for (Dispatch d : outcome.dispatches()) gpus[d.device()].submit(d, now);
         g.wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
     }
@@ -285,7 +281,15 @@ final class SimulationRun {
         long start = gpu.runningStart();
         boolean cold = gpu.runningCold();
         boolean failed = gpu.runningFailed();
+        String loaded = gpu.loading();
+        int slot = gpu.view().slot();
         Dispatch d = gpu.complete();
+        if (d == null) {
+            // A load the scheduler decided: device time, not counted as busy with batches, and no
+            // batch to report (its view booked it).
+            listener.onLoad(slot, loaded, start, now);
+            return;
+        }
         // The device's report reaches the scheduler of its group as the batch ends, as the job's
         // does a hop later.
         Group g = owner[d.device()];

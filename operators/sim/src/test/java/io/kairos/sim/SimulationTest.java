@@ -149,16 +149,16 @@ class SimulationTest {
 
     @Test
     void aPlacedModelIsLoadedWhenPlacedAndItsFirstBatchRunsWarm() {
-        // One device placed with R (load 5 ms): the placement loads R at once, as the job's device
-        // does on the scheduler's LOAD, so the first R runs warm, 0-2700, the second 2700-5400, both
-        // by their deadlines (SLO 6 ms). Left to its first batch, the load would have run there
-        // unknown to the scheduler, which counts R loaded since the placement: 0-7700, late.
+        // One device placed with R (load 5 ms): the placement loads R at once, the load booked on
+        // the device's timeline and carried out there as work of its own, 0-5000; so the first R
+        // runs warm after it, 5000-7700, the second 7700-10400, both by their deadlines (SLO 11 ms),
+        // as the scheduler booked them.
         Simulation sim = Simulation.builder(CATALOG).placement(java.util.Arrays.asList(java.util.Set.of("R"))).policy("fifo")
-                .load(ArrivalSource.replay(List.of(at(0, "R", 6), at(10, "R", 6))))
+                .load(ArrivalSource.replay(List.of(at(0, "R", 11), at(10, "R", 11))))
                 .coldStarts(new ColdStarts(5000, 1)).duration(1000).build();
         assertThat(fates(sim)).containsExactly(
-                new Fate("0", ResultStatus.OK, 2700, 1),
-                new Fate("1", ResultStatus.OK, 5400, 1));
+                new Fate("0", ResultStatus.OK, 7700, 1),
+                new Fate("1", ResultStatus.OK, 10_400, 1));
         assertThat(sim.run().coldStarts()).isZero();
     }
 

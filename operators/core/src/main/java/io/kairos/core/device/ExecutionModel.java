@@ -118,6 +118,22 @@ public final class ExecutionModel {
         return true;
     }
 
+    /**
+     * Loads a model as work of its own (the scheduler booked its load on the device's timeline):
+     * makes room for it as a cold start would, and returns how long the device spends loading it,
+     * its load time on the type times the speed factor; 0 when there is nothing to load (loaded
+     * already, no load cost, no profile on the type, or larger than the whole memory, which its
+     * batches then fail on).
+     */
+    public long loadAsWork(String model) {
+        ModelSpec spec = catalog.get(model);
+        if (spec == null || !spec.hasLoadCost() || memory.isLoaded(model)) return 0;
+        HardwareProfile on = spec.profileOn(hardwareType);
+        if (on == null || spec.memoryBytes() > memory.budgetBytes()) return 0;
+        hold(spec);
+        return scaled(on.loadMicros());
+    }
+
     /** Takes a model out of memory (a placement took it off the device). */
     public void unload(String model) {
         memory.unload(model);

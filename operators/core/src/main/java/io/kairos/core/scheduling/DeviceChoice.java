@@ -7,13 +7,14 @@ import java.util.List;
 
 /**
  * The one device choice every policy makes, and the one feasibility test. A batch sent to a
- * device starts after the work booked there and, where the device does not hold the model in
- * memory, after its load ({@link DeviceView#readyAtMicros}): that is what {@link GroupScheduler#dispatch}
- * books, so a batch judged feasible here ends by its deadline as booked, and shedding judges a
- * request by the same instant; but for a model no device holds, whose first load is unavoidable
- * (see {@link #readyFromMicros}). Which devices a batch may go to at all is the model's
- * {@link PlacementPolicy}: the placement list first ({@link DeviceView#holds}), then, for a
- * model-aware placement, warmth and load.
+ * device starts after the work booked there, a load the {@link LoadPlanner} booked among it, and,
+ * where the device does not hold the model in memory, after its load ({@link DeviceView#readyAtMicros}):
+ * that is what {@link GroupScheduler#dispatch} books, so a batch judged feasible here ends by its
+ * deadline as booked, and shedding judges a request by the same instant; but for a model no device
+ * holds, whose first load is unavoidable (see {@link #readyFromMicros}). Which devices a batch may
+ * go to at all is the model's {@link PlacementPolicy}: the placement list first
+ * ({@link DeviceView#holds}), then, for a model-aware placement, warmth and load; for the others,
+ * the devices that hold the model or have its load booked, while one does ({@link #admits}).
  *
  * <p>Policies that start batches on idle devices ask {@link #idleFor}; policies that pick a device
  * first and then the work for it (the latest-start policies, Flex) ask {@link #admits} and
@@ -105,12 +106,14 @@ public final class DeviceChoice {
 
     /**
      * {@link #readyFromMicros}, asking {@code round} (null: the devices) whether the model is held
-     * warm somewhere. The load counted is the one on a device that does not hold the model while
-     * another device of the group does; none while no device holds it. That first load is
-     * unavoidable (a device loads a model only in front of a batch of it), so the batch that pays
-     * it is judged by its inference alone and booked with the load: it may end late, and warms a
-     * device for the requests behind it. Judged with the load, a model whose SLO is shorter than
-     * its load would never be loaded again once evicted.
+     * warm somewhere. A device that holds the model, or has its load booked, starts the batch after
+     * its booked work, the load among it. The load counted in front of a batch is the one on a
+     * device that does not hold the model while another device of the group does, a device the
+     * default placement no longer {@link #admits} (the load planner loads it instead), so only a
+     * model-aware placement's choice pays it; none while no device holds the model. That first
+     * load is unavoidable, so the batch that pays it is judged by its inference alone and booked
+     * with the load: it may end late, and warms a device for the requests behind it. Judged with
+     * the load, a model whose SLO is shorter than its load would never be loaded again once evicted.
      */
     private long readyFrom(RequestQueue q, DeviceView device, long startMicros, long nowMicros, Round round) {
         ModelSpec spec = specs.get(q.number());
@@ -132,19 +135,32 @@ public final class DeviceChoice {
         return p.modelAware() && p.remote(specs.get(q.number()), device, devices, nowMicros);
     }
 
-    /** Whether a batch of {@code q} may go to {@code device} now: its placement list holds the model, and the model's placement policy admits it. */
+    /**
+     * Whether a batch of {@code q} may go to {@code device} now: its placement list holds the model,
+     * and the model's placement policy admits it. Under a placement that does not look at memory, a
+     * device that neither holds the model nor has its load booked is admitted only while no device
+     * of the group does: a batch never carries a load in front of it, but for the model's first,
+     * unavoidable one; more copies are the {@link LoadPlanner}'s to decide.
+     */
     public boolean admits(RequestQueue q, DeviceView device, long nowMicros) {
+        return admits(q, device, nowMicros, null);
+    }
+
+    private boolean admits(RequestQueue q, DeviceView device, long nowMicros, Round round) {
         if (!device.holds(q.model())) return false;
-        if (!modelAware) return true;
-        PlacementPolicy p = placement.of(q.model());
-        return !p.modelAware() || p.admits(specs.get(q.number()), device, devices, nowMicros);
+        PlacementPolicy p = modelAware ? placement.of(q.model()) : PlacementPolicy.DEFAULT;
+        if (p.modelAware()) return p.admits(specs.get(q.number()), device, devices, nowMicros);
+        if (!loadCosts) return true;
+        ModelSpec spec = specs.get(q.number());
+        return device.isWarm(spec) || !(round == null ? heldSomewhere(spec) : round.held(q.number(), spec));
     }
 
     /** The admitted device for {@code q} that has been idle longest at {@code now}, or null if none is idle. */
     public DeviceView idleFor(RequestQueue q, long nowMicros) {
         DeviceView best = null;
+        Round round = loadCosts ? new Round() : null;
         for (DeviceView d : devices) {
-            if (d.freeAtMicros() <= nowMicros && (best == null || d.freeAtMicros() < best.freeAtMicros()) && admits(q, d, nowMicros)) best = d;
+            if (d.freeAtMicros() <= nowMicros && (best == null || d.freeAtMicros() < best.freeAtMicros()) && admits(q, d, nowMicros, round)) best = d;
         }
         return best;
     }
@@ -155,8 +171,9 @@ public final class DeviceChoice {
      */
     public long nextFreeFor(RequestQueue q, long nowMicros) {
         long t = SchedulingPolicy.NO_WAKE;
+        Round round = loadCosts ? new Round() : null;
         for (DeviceView d : devices) {
-            if (d.freeAtMicros() < t && admits(q, d, nowMicros)) t = d.freeAtMicros();
+            if (d.freeAtMicros() < t && admits(q, d, nowMicros, round)) t = d.freeAtMicros();
         }
         return t;
     }
@@ -171,7 +188,7 @@ public final class DeviceChoice {
         // model is held warm somewhere, not once per cold device.
         Round round = new Round();
         for (DeviceView d : devices) {
-            if (admits(q, d, nowMicros)) best = Math.min(best, readyFrom(q, d, d.startAtMicros(nowMicros), nowMicros, round));
+            if (admits(q, d, nowMicros, round)) best = Math.min(best, readyFrom(q, d, d.startAtMicros(nowMicros), nowMicros, round));
         }
         return best;
     }
@@ -197,7 +214,7 @@ public final class DeviceChoice {
 
         /** {@link DeviceChoice#admits}. */
         public boolean admits(RequestQueue q, DeviceView device, long nowMicros) {
-            return DeviceChoice.this.admits(q, device, nowMicros);
+            return DeviceChoice.this.admits(q, device, nowMicros, this);
         }
 
         /** {@link DeviceChoice#readyFromMicros}, the same figure. */

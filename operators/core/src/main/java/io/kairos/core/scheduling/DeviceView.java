@@ -20,10 +20,13 @@ import java.util.Set;
  * result).
  *
  * <p>Loaded models are tracked the way Clockwork's controller tracks its workers: by mirroring
- * the device's own cache from the scheduler's dispatches. The device loads a model on the first
- * batch of it and evicts the least recently used ones to stay within its memory budget; the view
- * replays the same {@link ModelCache} on the same budget, so it knows which batch will be a cold
- * start and books the load time ({@link ModelSpec#loadMicros}) in front of it.
+ * the device's own cache from the scheduler's dispatches and loads. A load the scheduler decides
+ * ({@link #bookLoad}: the load planner's, a placement's) is work of its own on the timeline, the
+ * device busy loading until it ends; a model's first batch, sent while no device holds it, loads
+ * it in front of itself, and the device evicts the least recently used models to stay within its
+ * memory budget; the view replays the same {@link ModelCache} on the same budget, so it knows
+ * which batch will be a cold start and books the load time ({@link ModelSpec#loadMicros}) in front
+ * of it.
  */
 public final class DeviceView {
     private final int slot;
@@ -46,18 +49,27 @@ public final class DeviceView {
     // booked, so that a device that never reports (an open loop) keeps a few entries only.
     private ArrayDeque<Booked> booked = new ArrayDeque<>();
 
-    /** Work on the timeline: a batch ({@code batch} null: other work), from when it can start at the earliest. */
+    /**
+     * Work on the timeline: a batch ({@code batch} null: other work), from when it can start at the
+     * earliest; {@code loadOf}: the model other work loads, if it is a load.
+     */
     private static final class Booked {
         final Dispatch batch;
+        final String loadOf;
         final long readyAtMicros;
         long startMicros;
         long endMicros;
 
-        Booked(Dispatch batch, long readyAtMicros, long startMicros, long endMicros) {
+        Booked(Dispatch batch, String loadOf, long readyAtMicros, long startMicros, long endMicros) {
             this.batch = batch;
+            this.loadOf = loadOf;
             this.readyAtMicros = readyAtMicros;
             this.startMicros = startMicros;
             this.endMicros = endMicros;
+        }
+
+        boolean of(String model) {
+            return model.equals(loadOf) || batch != null && batch.model().equals(model);
         }
     }
 
@@ -207,6 +219,16 @@ public final class DeviceView {
         return model.hasLoadCost() && !loaded.isLoaded(model.name()) && loaded.usedBytes() + model.memoryBytes() <= loaded.budgetBytes();
     }
 
+    /** What the models held here, and the loads booked, take of its memory. */
+    public long memoryUsedBytes() {
+        return loaded.usedBytes();
+    }
+
+    /** What its loaded models may take together. */
+    public long memoryBudgetBytes() {
+        return loaded.budgetBytes();
+    }
+
     /** The device was told to unload a model. */
     public void unload(String model) {
         loaded.unload(model);
@@ -241,9 +263,54 @@ public final class DeviceView {
         long start = startAtMicros(nowMicros);
         forgetDone(nowMicros);
         freeAtMicros = start + latencyMicros;
-        booked.add(new Booked(null, nowMicros, start, freeAtMicros));
+        booked.add(new Booked(null, null, nowMicros, start, freeAtMicros));
         lastBooked = null;
         return start;
+    }
+
+    /**
+     * Books the load of {@code model} as work of its own, after the work already booked: the device
+     * is busy loading until it ends, so a batch of the model booked behind it starts after it, and
+     * the model's memory is counted from now (the device reserves it when the load starts). Where
+     * the device holds the model already, or its loading is not modelled, nothing is booked.
+     * Returns when the load ends, from which the model is held; {@code now} if nothing was booked.
+     *
+     * @throws IllegalArgumentException when the model does not fit beside those held: the caller
+     *         unloads first what makes room ({@link #unload})
+     */
+    public long bookLoad(ModelSpec model, long nowMicros) {
+        long load = loadMicros(model);
+        if (load == 0) return nowMicros;
+        if (!fitsWithoutEviction(model)) {
+            throw new IllegalArgumentException("device " + slot + " cannot load model '" + model.name() + "' (" + model.memoryBytes()
+                    + " bytes) beside " + loaded.usedBytes() + " of " + loaded.budgetBytes() + " bytes held: unload first");
+        }
+        long start = startAtMicros(nowMicros);
+        forgetDone(nowMicros);
+        freeAtMicros = start + load;
+        booked.add(new Booked(null, model.name(), nowMicros, start, freeAtMicros));
+        lastBooked = null;
+        track(model.name(), model.memoryBytes());
+        return freeAtMicros;
+    }
+
+    /**
+     * Whether work of {@code model} is booked here that is not predicted done at {@code now}: a
+     * batch of it, or its load. A copy with none is idle, one the load planner may drop.
+     */
+    public boolean busyWith(String model, long nowMicros) {
+        for (Booked b : booked) {
+            if (b.endMicros > nowMicros && b.of(model)) return true;
+        }
+        return false;
+    }
+
+    /** When the load of {@code model} booked here is predicted to end; -1 when none is booked and not yet predicted done. */
+    public long loadEndMicros(String model) {
+        for (Booked b : booked) {
+            if (model.equals(b.loadOf)) return b.endMicros;
+        }
+        return -1;
     }
 
     /**
@@ -258,7 +325,7 @@ public final class DeviceView {
         }
         forgetDone(nowMicros);
         freeAtMicros = batch.predictedEndMicros();
-        booked.add(new Booked(batch, Math.min(nowMicros, batch.predictedStartMicros()), batch.predictedStartMicros(), freeAtMicros));
+        booked.add(new Booked(batch, null, Math.min(nowMicros, batch.predictedStartMicros()), batch.predictedStartMicros(), freeAtMicros));
         lastBooked = batch;
     }
 

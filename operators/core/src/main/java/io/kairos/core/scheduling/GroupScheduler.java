@@ -43,12 +43,19 @@ public final class GroupScheduler implements GroupView {
     public static final String MAX_PENDING = ConfiguredPolicy.MAX_PENDING;
     /** The time constant of the arrival-rate estimates ({@link #arrivalRatePerSecond}): 10 s. */
     public static final long ARRIVAL_RATE_WINDOW_MICROS = 10_000_000;
+    /**
+     * The time constant of the short arrival-rate estimates the load planner adds copies by: 1 s,
+     * so that a model whose rate steps up gets its copies within about a second, not ten.
+     */
+    public static final long FAST_RATE_WINDOW_MICROS = 1_000_000;
 
     private final String group;
     private final ModelCatalog catalog;
     private final Map<String, RequestQueue> queues = new HashMap<>();
     // Each model's arrival rate, at its queue's number: an arrival looks its model up once.
     private final List<ArrivalRate> arrivalRates = new ArrayList<>();
+    // The same over a short window, at the same numbers: what the load planner reacts to.
+    private final List<ArrivalRate> fastRates = new ArrayList<>();
     // Each model's catalog entry, at its queue's number: a dispatch looks nothing up by name.
     private final List<ModelSpec> specs = new ArrayList<>();
     private final List<RequestQueue> byNumber = new ArrayList<>();
@@ -80,6 +87,8 @@ public final class GroupScheduler implements GroupView {
     // Which device a batch may go to and when it could start there, load included: what the
     // policies, shedding and dispatch all judge by.
     private final DeviceChoice choice = new DeviceChoice(specs);
+    // When a model gets another copy, and which idle copy makes room for it.
+    private final LoadPlanner loads;
     // Whether every device holds every model (none placed with a model list): then one earliest
     // start and one idle device serve every model.
     private boolean uniform;
@@ -124,6 +133,17 @@ public final class GroupScheduler implements GroupView {
     public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, ConfiguredPolicy policy) {
         this.group = group;
         this.catalog = catalog;
+        this.loads = new LoadPlanner(catalog, choice, new LoadPlanner.Demand() {
+            @Override
+            public RequestQueue queue(String model) {
+                return queues.get(model);
+            }
+
+            @Override
+            public double ratePerSecond(RequestQueue q, long nowMicros) {
+                return Math.max(arrivalRates.get(q.number()).perSecond(nowMicros), fastRates.get(q.number()).perSecond(nowMicros));
+            }
+        });
         this.devices = List.copyOf(devices);
         this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
@@ -171,8 +191,9 @@ public final class GroupScheduler implements GroupView {
      * Replaces the group's devices; a device that stays keeps the work already booked on it and
      * the models it holds in memory. Returns the loads and unloads the engine sends the devices
      * for the change: devices placed with a model list unload what they no longer serve and load
-     * what they newly serve, in name order, as far as it fits without evicting; devices that
-     * serve every model load on demand.
+     * what they newly serve, in name order, as far as it fits without evicting, each load booked
+     * on the device's timeline after its work ({@link DeviceView#bookLoad}); devices that serve
+     * every model load what the load planner decides, and a model's first batch loads it.
      */
     public List<ModelAction> setDevices(List<DeviceView> newDevices) {
         Map<Integer, DeviceView> old = new HashMap<>();
@@ -195,7 +216,8 @@ public final class GroupScheduler implements GroupView {
                 if (!catalog.contains(model)) continue;
                 ModelSpec spec = catalog.get(model);
                 if (d.holds(model) && d.fitsWithoutEviction(spec)) {
-                    d.hold(spec);
+                    // From when the device is free: the placement came with no clock of its own.
+                    d.bookLoad(spec, d.freeAtMicros());
                     actions.add(ModelAction.load(d.slot(), model));
                 }
             }
@@ -309,9 +331,10 @@ public final class GroupScheduler implements GroupView {
     }
 
     /**
-     * A model to load on a device, or to unload from it, because the group's placement changed.
-     * The view counts a model loaded from the moment the action is sent: the device loads it on
-     * a thread beside its batches, and a batch of it that comes sooner waits only for the rest.
+     * A model to load on a device, or to unload from it, because the group's placement changed or
+     * the load planner decided it. The view books a load on the device's timeline, the model held
+     * from its end ({@link DeviceView#bookLoad}); a device takes its actions and batches in the
+     * order they are sent.
      */
     public record ModelAction(int device, String model, boolean load) {
         public static ModelAction load(int device, String model) {
@@ -384,6 +407,7 @@ public final class GroupScheduler implements GroupView {
     public void admit(Request request) {
         RequestQueue q = queueOf(request.model());
         arrivalRates.get(q.number()).arrived(request.arrivalMicros());
+        fastRates.get(q.number()).arrived(request.arrivalMicros());
         if (request.hasWindow()) {
             long release = releaseMicros(q, request);
             if (release > request.arrivalMicros()) {
@@ -456,6 +480,7 @@ public final class GroupScheduler implements GroupView {
             queues.put(model, q);
             q.setNumber(arrivalRates.size());
             arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
+            fastRates.add(new ArrivalRate(FAST_RATE_WINDOW_MICROS));
             specs.add(spec);
             choice.queued(spec);
             onTypes.add(t);
@@ -571,9 +596,13 @@ public final class GroupScheduler implements GroupView {
         return out;
     }
 
-    /** Releases the held requests whose time has come, sheds what cannot be saved, then lets the policy dispatch. */
+    /**
+     * Releases the held requests whose time has come, decides the loads the models' demand calls
+     * for ({@link LoadPlanner}), sheds what cannot be saved, then lets the policy dispatch.
+     */
     public Outcome schedule(long nowMicros) {
         if (!held.isEmpty()) release(nowMicros);
+        List<ModelAction> actions = pending > 0 ? loads.plan(nowMicros, active, devices) : List.of();
         List<Drop> dropped = shed(nowMicros);
         if (sheddingEarly()) dropped = shedForFullBatches(nowMicros, dropped);
         long wake = SchedulingPolicy.NO_WAKE;
@@ -601,7 +630,7 @@ public final class GroupScheduler implements GroupView {
         }
         if (pending > 0 && shedding) wake = Math.min(wake, nextUnreachableMicros());
         if (!held.isEmpty()) wake = Math.min(wake, held.peek().releaseMicros());
-        return new Outcome(out, dropped, aborted, wake);
+        return new Outcome(out, dropped, aborted, wake, actions);
     }
 
     // ---- GroupView, for the policy ----
@@ -904,7 +933,8 @@ public final class GroupScheduler implements GroupView {
 
     @Override
     public boolean everyDeviceHoldsEveryModel() {
-        return uniform && !choice.modelAware();
+        // With load costs a device that does not hold a model is no longer one a batch may go to.
+        return uniform && choice.devicesAlike();
     }
 
     @Override
@@ -975,7 +1005,9 @@ public final class GroupScheduler implements GroupView {
      * What one call of {@link #schedule} decided, and when to call it again if nothing arrives.
      * {@code preempted} holds batches of earlier calls that are aborted: the very objects the
      * earlier outcomes' {@code dispatches} held, so that an engine can find its executions by
-     * reference; their requests are pending again or in {@code drops}.
+     * reference; their requests are pending again or in {@code drops}. {@code actions}: the loads
+     * and unloads the load planner decided, to send the devices before the dispatches (a batch
+     * booked behind a load on its device reaches the device after it).
      */
-    public record Outcome(List<Dispatch> dispatches, List<Drop> drops, List<Dispatch> preempted, long nextWakeMicros) {}
+    public record Outcome(List<Dispatch> dispatches, List<Drop> drops, List<Dispatch> preempted, long nextWakeMicros, List<ModelAction> actions) {}
 }

@@ -85,9 +85,10 @@ public interface GroupView {
     DeviceChoice deviceChoice();
 
     /**
-     * Whether every device of the group holds every model (none is placed with a model list) and
-     * no placement looks at their memory: then the device a policy picks for one model is the one
-     * it would pick for any.
+     * Whether every device of the group holds every model (none is placed with a model list), no
+     * placement looks at their memory and no model takes time to load: then the device a policy
+     * picks for one model is the one it would pick for any. With load costs a device that does not
+     * hold a model is not one its batches may go to ({@link DeviceChoice#admits}).
      */
     boolean everyDeviceHoldsEveryModel();
 

@@ -75,14 +75,18 @@ class ServingGroupsTest {
         plan.place("g", Map.of(0, Set.of("C")));
         GroupScheduler g = groups.scheduler("g", plan).scheduler();
         g.admit(req("c1", "C", 0));
-        // C loaded by the placement: 2 ms, no load in front.
-        assertThat(g.schedule(0).dispatches()).extracting(Dispatch::predictedLatencyMicros).containsExactly(2_000L);
+        // C loaded by the placement, the load booked on the device from 0 to 8 ms: the batch
+        // starts after it, 2 ms, no load in front.
+        assertThat(g.schedule(0).dispatches()).as("the device is busy loading C").isEmpty();
+        assertThat(g.schedule(8_000).dispatches()).extracting(Dispatch::predictedStartMicros, Dispatch::predictedLatencyMicros)
+                .containsExactly(tuple(8_000L, 2_000L));
 
         plan.place("g", Map.of(0, Set.of("D")));
         assertThat(groups.update(plan)).extracting(ServingGroups.DeviceAction::group, ServingGroups.DeviceAction::action).containsExactly(
                 tuple("g", GroupScheduler.ModelAction.unload(0, "C")),
                 tuple("g", GroupScheduler.ModelAction.load(0, "D")));
-        assertThat(g.devices().get(0).freeAtMicros()).isEqualTo(2_000);
+        // D's load (4 ms) is booked behind the batch of C, which ends at 10 ms.
+        assertThat(g.devices().get(0).freeAtMicros()).isEqualTo(14_000);
     }
 
     @Test
@@ -93,14 +97,14 @@ class ServingGroupsTest {
         GroupScheduler a = groups.scheduler("a", plan).scheduler();
         GroupScheduler b = groups.scheduler("b", plan).scheduler();
         a.admit(req("c1", "C", 0));
-        a.schedule(0); // on device 0 (both idle: the first), until 2 ms
+        a.schedule(8_000); // on device 0 (both free once their placement's load of C ends at 8 ms: the first), until 10 ms
 
         // Device 0 goes from a to b, to serve C and D there.
         plan.place("a", Map.of(1, Set.of("C")));
         plan.place("b", Map.of(0, Set.of("C", "D")));
         List<ServingGroups.DeviceAction> actions = groups.update(plan);
         DeviceView moved = b.devices().get(0);
-        assertThat(moved.freeAtMicros()).as("the batch of a still runs there").isEqualTo(2_000);
+        assertThat(moved.freeAtMicros()).as("the batch of a still runs there, D's load after it").isEqualTo(14_000);
         assertThat(moved.loadedModels()).startsWith("C");
         // C is there already; D (100 bytes) fits beside it in the 1,000-byte budget: loaded now.
         assertThat(actions).containsExactly(new ServingGroups.DeviceAction("b", GroupScheduler.ModelAction.load(0, "D")));
@@ -113,14 +117,14 @@ class ServingGroupsTest {
         plan.assign("C", "g");
         GroupScheduler g = groups.scheduler("g", plan).scheduler();
         g.admit(req("c1", "C", 0));
-        g.schedule(0); // on device 0, until 2 ms
+        g.schedule(8_000); // on device 0 once its placement's load of C is done, until 10 ms
         assertThat(plan.releasedDevices()).as("the default group still holds both, for D").isEmpty();
 
         // Replica 1 goes: nothing keeps C there (the default group holds the device with every
         // model, but C is routed to g), so C is unloaded from it.
         plan.place("g", Map.of(0, Set.of("C")));
         assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.unload(1, "C")));
-        assertThat(g.devices().get(0).freeAtMicros()).as("the replica that stays keeps its batch").isEqualTo(2_000);
+        assertThat(g.devices().get(0).freeAtMicros()).as("the replica that stays keeps its batch").isEqualTo(10_000);
         assertThat(plan.keeps(1, "C")).isFalse();
         assertThat(plan.keeps(1, "D")).as("routed to the default group").isTrue();
 
@@ -150,8 +154,9 @@ class ServingGroupsTest {
         assertThat(groups.moved()).isEmpty();
         assertThat(groups.get("h")).isNull();
         assertThat(g.pendingRequests()).extracting(Request::id).containsExactlyInAnyOrder("c1", "c2");
-        // Device 0 still holds C: g serves them (C's only batch size is 1: one now, the other next).
-        assertThat(g.schedule(0).dispatches()).singleElement().satisfies(d -> assertThat(d.model()).isEqualTo("C"));
+        // Device 0 still holds C: g serves them (C's only batch size is 1: one now, the other next),
+        // once the placement's loads of C and D are done (8 + 4 ms).
+        assertThat(g.schedule(12_000).dispatches()).singleElement().satisfies(d -> assertThat(d.model()).isEqualTo("C"));
     }
 
     @Test
@@ -164,12 +169,12 @@ class ServingGroupsTest {
         GroupScheduler g = groups.scheduler("g", plan).scheduler();
         g.admit(req("c1", "C", 0));
         g.admit(req("d1", "D", 0));
-        // Device 0 idle: clockwork starts c1 at once (C loaded by the placement: 0 to 2 ms); d1 waits
-        // for the device (its latest start is nearly 1 s away).
-        assertThat(g.schedule(0).dispatches()).extracting(Dispatch::model).containsExactly("C");
-        g.admit(req("c2", "C", 100));
-        g.admit(req("c3", "C", 50));
-        g.admit(req("d2", "D", 100));
+        // Device 0 free once the placement's loads are done (C 0 to 8 ms, D to 12 ms): clockwork starts
+        // c1 then (12 to 14 ms); d1 waits for the device (its latest start is nearly 1 s away).
+        assertThat(g.schedule(12_000).dispatches()).extracting(Dispatch::model).containsExactly("C");
+        g.admit(req("c2", "C", 12_100));
+        g.admit(req("c3", "C", 12_050));
+        g.admit(req("d2", "D", 12_100));
         assertThat(groups.moved()).isEmpty();
 
         // C to h: c2 and c3 leave g's queue for h's, made now; d1 and d2 stay, D is still g's; c1
@@ -186,9 +191,9 @@ class ServingGroupsTest {
         GroupScheduler h = groups.get("h");
         assertThat(h.pendingRequests()).extracting(Request::id).containsExactlyInAnyOrder("c2", "c3");
         assertThat(g.pendingRequests()).extracting(Request::id).containsExactlyInAnyOrder("d1", "d2");
-        assertThat(g.devices().get(0).freeAtMicros()).as("c1 stays booked on device 0").isEqualTo(2_000);
-        // h serves one of them at once on its idle device 1 (C's only batch size is 1).
-        assertThat(h.schedule(200).dispatches()).singleElement().satisfies(d -> {
+        assertThat(g.devices().get(0).freeAtMicros()).as("c1 stays booked on device 0").isEqualTo(14_000);
+        // h serves one of them at once on its device 1, idle since its load of C ended at 8 ms (C's only batch size is 1).
+        assertThat(h.schedule(12_200).dispatches()).singleElement().satisfies(d -> {
             assertThat(d.device()).isEqualTo(1);
             assertThat(d.model()).isEqualTo("C");
         });
@@ -196,7 +201,7 @@ class ServingGroupsTest {
 
         // A request of C that reaches g without the plan routing C there (a test's, or one routed
         // before the change and queued after it) stays: only what the change rerouted moves.
-        g.admit(req("c4", "C", 300));
+        g.admit(req("c4", "C", 12_300));
         plan.setPolicy("g", null, "clockwork", Map.of("lookahead_ms", "3"));
         groups.update(plan);
         assertThat(groups.moved()).isEmpty();

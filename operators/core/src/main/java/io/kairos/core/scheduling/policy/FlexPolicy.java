@@ -292,7 +292,7 @@ public final class FlexPolicy implements SchedulingPolicy {
 
     /** Whether the group's device choice admits {@code device} for some pending model at {@code now}. */
     private static boolean holdsPending(long now, DeviceView device, GroupView group) {
-        if (device.models() == null && !group.deviceChoice().modelAware()) return !group.pendingQueues().isEmpty();
+        if (device.models() == null && group.deviceChoice().devicesAlike()) return !group.pendingQueues().isEmpty();
         for (RequestQueue q : group.pendingQueues()) {
             if (group.deviceChoice().admits(q, device, now)) return true;
         }

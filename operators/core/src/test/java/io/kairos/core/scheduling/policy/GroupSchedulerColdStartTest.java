@@ -72,12 +72,12 @@ class GroupSchedulerColdStartTest {
                 GroupScheduler.ModelAction.load(1, "C"));
         assertThat(zero.loadedModels()).containsExactly("D");
         assertThat(one.loadedModels()).containsExactly("C");
-        assertThat(zero.freeAtMicros()).as("the work booked before stays").isEqualTo(10_000);
+        assertThat(zero.freeAtMicros()).as("the work booked before stays, D's load (4 ms) booked behind it").isEqualTo(14_000);
 
-        // D's first batch is warm: when C's batch ends, 1 ms with no load in front of it.
+        // D's first batch is warm: when D's load ends, 1 ms with no load in front of it.
         g.admit(req("d1", "D", 1_000, 1_000_000));
-        assertThat(g.schedule(10_000).dispatches()).extracting(Dispatch::device, Dispatch::predictedStartMicros, Dispatch::predictedLatencyMicros)
-                .containsExactly(tuple(0, 10_000L, 1_000L));
+        assertThat(g.schedule(14_000).dispatches()).extracting(Dispatch::device, Dispatch::predictedStartMicros, Dispatch::predictedLatencyMicros)
+                .containsExactly(tuple(0, 14_000L, 1_000L));
         assertThat(g.setDevices(List.of(new DeviceView(0, Set.of("D", "E"), 150), new DeviceView(1, Set.of("C"), 150))))
                 .as("the same placement again changes nothing").isEmpty();
     }

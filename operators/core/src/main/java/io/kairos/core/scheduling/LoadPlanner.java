@@ -1,0 +1,156 @@
+package io.kairos.core.scheduling;
+
+import io.kairos.core.model.LatencyProfile;
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.model.ModelSpec;
+import io.kairos.core.request.RequestQueue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decides when a model gets another copy on a device of its group, and which idle copy leaves to
+ * make room for it: Clockwork's load tracker, as a decision of its own rather than a load carried
+ * in front of a batch. A model's demand is its arrival rate in device time, a full batch's latency
+ * per request, and the work its queue holds against its head's deadline; its supply is the copies
+ * the group's devices hold or have a load of booked. A model whose demand takes more than
+ * {@link #TARGET_UTILISATION} of its copies, or whose queue holds more than its copies can serve in
+ * full batches by the head's deadline, gets one more copy: on the device, among those its placement
+ * lists that do not hold it, where the load could start first, with room beside what it holds or
+ * made by dropping copies that are idle (no work of theirs booked) and that their models can spare.
+ * The load is booked on the device's timeline ({@link DeviceView#bookLoad}), so batches of the model
+ * go there only once it is done, and the copies that exist serve it meanwhile.
+ *
+ * <p>Only for models placed by the default placement: a model-aware placement (the registry,
+ * {@code auto}, colocation) decides its devices from their memory itself. A model that no device
+ * holds is left to its first batch, which carries the one unavoidable load ({@link DeviceChoice}).
+ * The decisions come back as {@link GroupScheduler.ModelAction}s, unloads before the load they make
+ * room for, which the engine sends the devices in that order, as it sends a placement's.
+ */
+final class LoadPlanner {
+    /**
+     * The share of its copies' time a model's demand may take before it gets another: room for
+     * bursts, for batches smaller than full and for the noise of the estimate.
+     */
+    static final double TARGET_UTILISATION = 0.7;
+    /**
+     * How often the planner looks at most: a load takes hundreds of milliseconds, so deciding on
+     * every arrival would cost the scheduler's loop more than it gives.
+     */
+    static final long EVERY_MICROS = 1_000;
+
+    /** A model's demand as its group sees it: its queue (null when it has none) and its arrival rate. */
+    interface Demand {
+        RequestQueue queue(String model);
+
+        double ratePerSecond(RequestQueue q, long nowMicros);
+    }
+
+    private final ModelCatalog catalog;
+    private final DeviceChoice choice;
+    private final Demand demand;
+    private long nextMicros = Long.MIN_VALUE;
+
+    LoadPlanner(ModelCatalog catalog, DeviceChoice choice, Demand demand) {
+        this.catalog = catalog;
+        this.choice = choice;
+        this.demand = demand;
+    }
+
+    /** The loads and unloads decided at {@code now} for the models with requests pending, booked on the views. */
+    List<GroupScheduler.ModelAction> plan(long nowMicros, Iterable<RequestQueue> pending, List<DeviceView> devices) {
+        if (!choice.loadCosts() || nowMicros < nextMicros) return List.of();
+        nextMicros = nowMicros + EVERY_MICROS;
+        List<GroupScheduler.ModelAction> actions = List.of();
+        for (RequestQueue q : pending) {
+            ModelSpec spec = choice.spec(q);
+            if (!spec.hasLoadCost() || choice.placementOf(q.model()).modelAware()) continue;
+            int copies = copies(spec, devices);
+            // None yet: the first batch carries the first load, the one no copy can serve meanwhile.
+            if (copies == 0) continue;
+            int wanted = wanted(q, copies, nowMicros);
+            while (copies < wanted) {
+                DeviceView to = deviceFor(spec, devices, nowMicros);
+                if (to == null) break;
+                if (actions.isEmpty()) actions = new ArrayList<>();
+                for (String victim : roomOn(to, spec, devices, nowMicros)) {
+                    to.unload(victim);
+                    actions.add(GroupScheduler.ModelAction.unload(to.slot(), victim));
+                }
+                to.bookLoad(spec, nowMicros);
+                actions.add(GroupScheduler.ModelAction.load(to.slot(), spec.name()));
+                copies++;
+            }
+        }
+        return actions;
+    }
+
+    /** The devices that hold the model or have its load booked. */
+    static int copies(ModelSpec spec, List<DeviceView> devices) {
+        int n = 0;
+        for (DeviceView d : devices) {
+            if (d.holds(spec.name()) && d.isWarm(spec)) n++;
+        }
+        return n;
+    }
+
+    /**
+     * How many copies {@code q}'s model wants with {@code copies} now: as many as keep its demand at
+     * {@link #TARGET_UTILISATION} of them at full batches, and one more than now while its queue holds
+     * more requests than they can serve in full batches by the head's deadline (a rate estimate
+     * follows a step in about its window; the queue shows it at once).
+     */
+    int wanted(RequestQueue q, int copies, long nowMicros) {
+        LatencyProfile p = q.profile();
+        int full = p.maxBatch();
+        long fullMicros = Math.max(1, p.latencyAt(p.batchSizeCount() - 1));
+        double share = demand.ratePerSecond(q, nowMicros) * fullMicros / 1e6 / full;
+        int byRate = (int) Math.ceil(share / TARGET_UTILISATION);
+        if (q.isEmpty()) return byRate;
+        long rounds = Math.max(1, (q.headDeadline() - nowMicros) / fullMicros);
+        int byQueue = q.size() > (long) copies * full * rounds ? copies + 1 : 0;
+        return Math.max(byRate, byQueue);
+    }
+
+    /**
+     * The device to load {@code spec} on: one its placement lists, that neither holds the model nor
+     * loads it, with room for it now or once idle copies it may drop are gone; of those, the one
+     * where the load could start first, the lowest slot of equals. Null when there is none.
+     */
+    private DeviceView deviceFor(ModelSpec spec, List<DeviceView> devices, long nowMicros) {
+        DeviceView best = null;
+        for (DeviceView d : devices) {
+            if (!d.holds(spec.name()) || d.isWarm(spec)) continue;
+            if (best != null && d.startAtMicros(nowMicros) >= best.startAtMicros(nowMicros)) continue;
+            if (d.fitsWithoutEviction(spec) || roomOn(d, spec, devices, nowMicros) != null) best = d;
+        }
+        return best;
+    }
+
+    /**
+     * The copies to drop from {@code device} for {@code spec} to fit there, least recently used
+     * first: each idle, of a model the default placement places, that keeps as many copies as it
+     * wants without this one. Empty when the model fits already; null when no such copies make room.
+     */
+    private List<String> roomOn(DeviceView device, ModelSpec spec, List<DeviceView> devices, long nowMicros) {
+        if (device.fitsWithoutEviction(spec)) return List.of();
+        long free = device.memoryBudgetBytes() - device.memoryUsedBytes();
+        List<String> victims = new ArrayList<>();
+        for (String model : device.loadedModels()) {
+            ModelSpec other = catalog.get(model);
+            if (other == null || device.busyWith(model, nowMicros) || choice.placementOf(model).modelAware()) continue;
+            if (!spare(other, devices, nowMicros)) continue;
+            victims.add(model);
+            free += other.memoryBytes();
+            if (free >= spec.memoryBytes()) return victims;
+        }
+        return null;
+    }
+
+    /** Whether {@code spec}'s model keeps as many copies as it wants without one of them. */
+    private boolean spare(ModelSpec spec, List<DeviceView> devices, long nowMicros) {
+        RequestQueue q = demand.queue(spec.name());
+        int copies = copies(spec, devices);
+        return q == null || copies - 1 >= wanted(q, copies - 1, nowMicros);
+    }
+}
