@@ -39,6 +39,11 @@ public final class ArrivalRate {
         count += 1;
     }
 
+    /** When the latest arrival came; {@code Long.MIN_VALUE} before the first. */
+    public long lastMicros() {
+        return first == Long.MIN_VALUE ? Long.MIN_VALUE : last;
+    }
+
     /** The estimated rate at {@code nowMicros}, requests per second; 0 before two arrivals' worth of history. */
     public double perSecond(long nowMicros) {
         if (first == Long.MIN_VALUE) return 0;

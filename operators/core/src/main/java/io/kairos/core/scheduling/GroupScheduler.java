@@ -143,6 +143,11 @@ public final class GroupScheduler implements GroupView {
             public double ratePerSecond(RequestQueue q, long nowMicros) {
                 return Math.max(arrivalRates.get(q.number()).perSecond(nowMicros), fastRates.get(q.number()).perSecond(nowMicros));
             }
+
+            @Override
+            public long lastArrivalMicros(RequestQueue q) {
+                return arrivalRates.get(q.number()).lastMicros();
+            }
         });
         this.devices = List.copyOf(devices);
         this.types = resolveTypes(this.devices);

@@ -39,11 +39,19 @@ final class LoadPlanner {
      */
     static final long EVERY_MICROS = 1_000;
 
-    /** A model's demand as its group sees it: its queue (null when it has none) and its arrival rate. */
+    /**
+     * How long after its latest arrival a model keeps one copy whatever its rate: a rate is
+     * estimated from two arrivals on, and a model that just came must not lose its only copy.
+     */
+    static final long RECENT_MICROS = 1_000_000;
+
+    /** A model's demand as its group sees it: its queue (null when it has none), its arrival rate and its latest arrival. */
     interface Demand {
         RequestQueue queue(String model);
 
         double ratePerSecond(RequestQueue q, long nowMicros);
+
+        long lastArrivalMicros(RequestQueue q);
     }
 
     private final ModelCatalog catalog;
@@ -98,7 +106,8 @@ final class LoadPlanner {
      * How many copies {@code q}'s model wants with {@code copies} now: as many as keep its demand at
      * {@link #TARGET_UTILISATION} of them at full batches, and one more than now while its queue holds
      * more requests than they can serve in full batches by the head's deadline (a rate estimate
-     * follows a step in about its window; the queue shows it at once).
+     * follows a step in about its window; the queue shows it at once); one at least within
+     * {@link #RECENT_MICROS} of its latest arrival.
      */
     int wanted(RequestQueue q, int copies, long nowMicros) {
         LatencyProfile p = q.profile();
@@ -106,6 +115,8 @@ final class LoadPlanner {
         long fullMicros = Math.max(1, p.latencyAt(p.batchSizeCount() - 1));
         double share = demand.ratePerSecond(q, nowMicros) * fullMicros / 1e6 / full;
         int byRate = (int) Math.ceil(share / TARGET_UTILISATION);
+        long last = demand.lastArrivalMicros(q);
+        if (byRate == 0 && last != Long.MIN_VALUE && nowMicros - last < RECENT_MICROS) byRate = 1;
         if (q.isEmpty()) return byRate;
         long rounds = Math.max(1, (q.headDeadline() - nowMicros) / fullMicros);
         int byQueue = q.size() > (long) copies * full * rounds ? copies + 1 : 0;
