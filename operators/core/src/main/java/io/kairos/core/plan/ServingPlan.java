@@ -66,6 +66,8 @@ public final class ServingPlan {
      * @param catalog the models the job serves, against which decisions that name a model are
      *                checked (a batching table's model and sizes); null: names are not checked
      *                against a catalog (a plan shown without the job's catalog)
+     * @throws IllegalArgumentException also for a model of the catalog larger than the devices'
+     *         memory, naming the model and both sizes
      */
     public ServingPlan(int deviceCount, long deviceMemoryBytes, String defaultPolicy, PolicyParams defaultParams, ModelCatalog catalog) {
         this(deviceCount, null, deviceMemoryBytes, defaultPolicy, defaultParams, catalog);
@@ -90,6 +92,9 @@ public final class ServingPlan {
                             + catalog.hardwareTypes().stream().map(HardwareType::name).toList() + ")");
                 }
             }
+        }
+        if (catalog != null) {
+            for (ModelSpec spec : catalog.all()) refuseLargerThanMemory(spec, deviceMemoryBytes, "the catalog");
         }
         this.deviceCount = deviceCount;
         this.slots = slots;
@@ -192,11 +197,23 @@ public final class ServingPlan {
     }
 
     /**
+     * A model no device can ever load (its memory larger than every device's) is refused when it
+     * arrives, rather than failing every batch of it later.
+     */
+    private static void refuseLargerThanMemory(ModelSpec spec, long deviceMemoryBytes, String where) {
+        if (spec.hasLoadCost() && spec.memoryBytes() > deviceMemoryBytes) {
+            throw new IllegalArgumentException(where + ": model '" + spec.name() + "' needs " + spec.memoryBytes()
+                    + " bytes of device memory, more than every device's " + deviceMemoryBytes + " bytes");
+        }
+    }
+
+    /**
      * Places models on a group's devices.
      *
      * @throws IllegalArgumentException for a device the job lacks, or, where the plan has a
      *         catalog, a model put on a device of a hardware type it has no profile for (naming
-     *         the model, the device and the type); the plan is then unchanged
+     *         the model, the device and the type); the plan is then unchanged (a model larger than
+     *         the devices' memory was refused with the catalog)
      */
     public void place(String group, Map<Integer, Set<String>> devices) {
         for (Map.Entry<Integer, Set<String>> e : devices.entrySet()) {
