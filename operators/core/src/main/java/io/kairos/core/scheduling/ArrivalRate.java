@@ -39,6 +39,11 @@ public final class ArrivalRate {
         count += 1;
     }
 
+    /** When the first arrival came; {@code Long.MIN_VALUE} before it. */
+    public long firstMicros() {
+        return first;
+    }
+
     /** When the latest arrival came; {@code Long.MIN_VALUE} before the first. */
     public long lastMicros() {
         return first == Long.MIN_VALUE ? Long.MIN_VALUE : last;

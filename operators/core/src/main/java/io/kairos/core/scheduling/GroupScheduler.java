@@ -148,6 +148,11 @@ public final class GroupScheduler implements GroupView {
             public long lastArrivalMicros(RequestQueue q) {
                 return arrivalRates.get(q.number()).lastMicros();
             }
+
+            @Override
+            public long firstArrivalMicros(RequestQueue q) {
+                return arrivalRates.get(q.number()).firstMicros();
+            }
         });
         this.devices = List.copyOf(devices);
         this.types = resolveTypes(this.devices);

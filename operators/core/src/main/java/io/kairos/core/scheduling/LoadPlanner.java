@@ -38,12 +38,24 @@ final class LoadPlanner {
      * every arrival would cost the scheduler's loop more than it gives.
      */
     static final long EVERY_MICROS = 1_000;
+    /**
+     * How much more demand a model's copies must bear before one of them may go: a copy is spared
+     * only while the others would stay under {@code TARGET_UTILISATION / SPARE_MARGIN}, so that a
+     * rate estimate wavering around a threshold does not load and drop the same copy by turns.
+     */
+    static final double SPARE_MARGIN = 1.25;
 
     /**
      * How long after its latest arrival a model keeps one copy whatever its rate: a rate is
      * estimated from two arrivals on, and a model that just came must not lose its only copy.
      */
     static final long RECENT_MICROS = 1_000_000;
+    /**
+     * How much history a model's rate needs before copies are added by it: from a handful of
+     * arrivals the estimate, unbiased but wide, may call for several copies a steady rate never
+     * would (two arrivals 1 ms apart read as 1,000 requests/s).
+     */
+    static final long RATE_HISTORY_MICROS = 100_000;
 
     /** A model's demand as its group sees it: its queue (null when it has none), its arrival rate and its latest arrival. */
     interface Demand {
@@ -52,6 +64,8 @@ final class LoadPlanner {
         double ratePerSecond(RequestQueue q, long nowMicros);
 
         long lastArrivalMicros(RequestQueue q);
+
+        long firstArrivalMicros(RequestQueue q);
     }
 
     private final ModelCatalog catalog;
@@ -76,7 +90,14 @@ final class LoadPlanner {
             int copies = copies(spec, devices);
             // None yet: the first batch carries the first load, the one no copy can serve meanwhile.
             if (copies == 0) continue;
-            int wanted = wanted(q, copies, nowMicros);
+            int wanted = wanted(q, copies, nowMicros, 1);
+            // A queue that grew while a copy was still loading says nothing of the rate: no copy
+            // loaded now would serve it sooner (the first load carried by the first batch, a
+            // copy the planner booked). Judged by the rate alone until the copies are there, and
+            // for a second after the first load, while its backlog drains.
+            if (loading(spec, devices, nowMicros) || nowMicros - demand.firstArrivalMicros(q) < spec.loadMicros() + RECENT_MICROS) {
+                wanted = Math.min(wanted, wanted(q, Integer.MAX_VALUE, nowMicros, 1));
+            }
             while (copies < wanted) {
                 DeviceView to = deviceFor(spec, devices, nowMicros);
                 if (to == null) break;
@@ -93,6 +114,14 @@ final class LoadPlanner {
         return actions;
     }
 
+    /** Whether some device's load of the model, booked here, is not predicted done at {@code now}. */
+    private static boolean loading(ModelSpec spec, List<DeviceView> devices, long nowMicros) {
+        for (DeviceView d : devices) {
+            if (d.loadEndMicros(spec.name()) > nowMicros) return true;
+        }
+        return false;
+    }
+
     /** The devices that hold the model or have its load booked. */
     static int copies(ModelSpec spec, List<DeviceView> devices) {
         int n = 0;
@@ -107,13 +136,16 @@ final class LoadPlanner {
      * {@link #TARGET_UTILISATION} of them at full batches, and one more than now while its queue holds
      * more requests than they can serve in full batches by the head's deadline (a rate estimate
      * follows a step in about its window; the queue shows it at once); one at least within
-     * {@link #RECENT_MICROS} of its latest arrival.
+     * {@link #RECENT_MICROS} of its latest arrival. Its demand is taken {@code margin} times higher;
+     * its rate counts from {@link #RATE_HISTORY_MICROS} after its first arrival.
      */
-    int wanted(RequestQueue q, int copies, long nowMicros) {
+    int wanted(RequestQueue q, int copies, long nowMicros, double margin) {
         LatencyProfile p = q.profile();
         int full = p.maxBatch();
         long fullMicros = Math.max(1, p.latencyAt(p.batchSizeCount() - 1));
-        double share = demand.ratePerSecond(q, nowMicros) * fullMicros / 1e6 / full;
+        long first = demand.firstArrivalMicros(q);
+        double rate = first != Long.MIN_VALUE && nowMicros - first >= RATE_HISTORY_MICROS ? demand.ratePerSecond(q, nowMicros) : 0;
+        double share = margin * rate * fullMicros / 1e6 / full;
         int byRate = (int) Math.ceil(share / TARGET_UTILISATION);
         long last = demand.lastArrivalMicros(q);
         if (byRate == 0 && last != Long.MIN_VALUE && nowMicros - last < RECENT_MICROS) byRate = 1;
@@ -158,10 +190,10 @@ final class LoadPlanner {
         return null;
     }
 
-    /** Whether {@code spec}'s model keeps as many copies as it wants without one of them. */
+    /** Whether {@code spec}'s model keeps as many copies as it wants without one of them, its demand taken {@link #SPARE_MARGIN} higher. */
     private boolean spare(ModelSpec spec, List<DeviceView> devices, long nowMicros) {
         RequestQueue q = demand.queue(spec.name());
         int copies = copies(spec, devices);
-        return q == null || copies - 1 >= wanted(q, copies - 1, nowMicros);
+        return q == null || copies - 1 >= wanted(q, copies - 1, nowMicros, SPARE_MARGIN);
     }
 }

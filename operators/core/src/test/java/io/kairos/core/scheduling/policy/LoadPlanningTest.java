@@ -82,10 +82,11 @@ class LoadPlanningTest {
     private static final List<Supplier<SchedulingPolicy>> POLICIES = List.of(KairosPolicy::new, ClockworkPolicy::new, FlexPolicy::new, SmdpPolicy::new);
 
     /**
-     * Device 0 holds H, device 1 nothing. At 0 one request is no rate; at 1.5 ms the second makes
-     * it 666.7/s: H wants two copies, and device 1, idle, gets the load, booked from 1.5 ms to
-     * 301.5 ms, decided once. Device 0 serves every request meanwhile (0.83 of it), none dropped,
-     * each ending by its deadline as booked; device 1's first batch starts once the load is done.
+     * Device 0 holds H, device 1 nothing. H's rate counts once it has 100 ms of history: at the
+     * first call from then, 100.5 ms (an arrival), it is 666.7/s: H wants two copies, and device 1,
+     * idle, gets the load, booked from 100.5 ms to 400.5 ms, decided once. Device 0 serves every
+     * request meanwhile (0.83 of it), none dropped, each ending by its deadline as booked; device
+     * 1's first batch starts once the load is done.
      */
     @Test
     void aHotModelGetsItsSecondCopyAsALoadBookedOnTheIdleDeviceAndServesMeanwhile() {
@@ -97,15 +98,15 @@ class LoadPlanningTest {
 
             List<Call> loading = calls.stream().filter(c -> !c.outcome().actions().isEmpty()).toList();
             assertThat(loading).as(name).extracting(Call::at, c -> c.outcome().actions())
-                    .containsExactly(tuple(1_500L, List.of(GroupScheduler.ModelAction.load(1, "H"))));
+                    .containsExactly(tuple(100_500L, List.of(GroupScheduler.ModelAction.load(1, "H"))));
             assertThat(drops(calls)).as(name + ": no request dropped while the copy loads").isEmpty();
             List<Dispatch> batches = dispatches(calls);
             for (Dispatch d : batches) {
-                if (d.device() == 1) assertThat(d.predictedStartMicros()).as(name + ": a batch on device 1 before its load ended").isGreaterThanOrEqualTo(301_500);
+                if (d.device() == 1) assertThat(d.predictedStartMicros()).as(name + ": a batch on device 1 before its load ended").isGreaterThanOrEqualTo(400_500);
                 assertThat(d.predictedLatencyMicros()).as(name + ": no load in front of a batch").isEqualTo(CATALOG.get("H").latency().latencyMicros(d.size()));
                 for (Request r : d.requests()) assertThat(d.predictedEndMicros()).as(name).isLessThanOrEqualTo(r.deadlineMicros());
             }
-            assertThat(batches.stream().filter(d -> d.predictedStartMicros() < 301_500)).as(name + ": device 0 alone until the load ends")
+            assertThat(batches.stream().filter(d -> d.predictedStartMicros() < 400_500)).as(name + ": device 0 alone until the load ends")
                     .allSatisfy(d -> assertThat(d.device()).isZero());
             assertThat(batches).as(name + ": both copies serve once the second is loaded").anySatisfy(d -> assertThat(d.device()).isEqualTo(1));
         }
@@ -114,9 +115,9 @@ class LoadPlanningTest {
     /**
      * Three devices with room for one model each: device 0 holds H, devices 1 and 2 hold C, whose
      * two requests (at 0 and 200 ms) are served by then and leave it a rate of a few per second:
-     * one copy is all it wants. When H comes at 666.7/s from 1 s, its second copy needs room: C's
-     * copy on device 1 is idle and spare (C keeps device 2), so at 1.0015 s device 1 unloads C, then
-     * loads H until 1.3015 s. C's last copy is not dropped.
+     * one copy is all it wants. When H comes at 666.7/s from 1 s, its second copy (decided at
+     * 1.1005 s, 100 ms into H's history) needs room: C's copy on device 1 is idle and spare (C keeps
+     * device 2), so device 1 unloads C, then loads H until 1.4005 s. C's last copy is not dropped.
      */
     @Test
     void aModelWhoseDemandFellLosesItsIdleCopyWhenAnotherNeedsTheMemory() {
@@ -128,12 +129,12 @@ class LoadPlanningTest {
 
         assertThat(calls.stream().filter(c -> !c.outcome().actions().isEmpty()).toList())
                 .extracting(Call::at, c -> c.outcome().actions())
-                .containsExactly(tuple(1_001_500L, List.of(GroupScheduler.ModelAction.unload(1, "C"), GroupScheduler.ModelAction.load(1, "H"))));
+                .containsExactly(tuple(1_100_500L, List.of(GroupScheduler.ModelAction.unload(1, "C"), GroupScheduler.ModelAction.load(1, "H"))));
         assertThat(devices.get(1).loadedModels()).containsExactly("H");
         assertThat(devices.get(2).loadedModels()).containsExactly("C");
         assertThat(drops(calls)).isEmpty();
         assertThat(dispatches(calls)).filteredOn(d -> d.device() == 1 && d.model().equals("H"))
-                .allSatisfy(d -> assertThat(d.predictedStartMicros()).isGreaterThanOrEqualTo(1_301_500));
+                .allSatisfy(d -> assertThat(d.predictedStartMicros()).isGreaterThanOrEqualTo(1_400_500));
     }
 
     /**
@@ -145,8 +146,8 @@ class LoadPlanningTest {
         DeviceView one = holding(1, 100, "C");
         List<DeviceView> devices = List.of(holding(0, 100, "H"), one, holding(2, 100, "C"));
         GroupScheduler g = new GroupScheduler("g", CATALOG, devices, new KairosPolicy(), PolicyParams.NONE);
-        // C's batch, of a request that came long before, runs on device 1 from 1 s to 1.1 s.
-        one.book(new Dispatch("C", new Request[] {new Request("c", "C", 0, 2_000_000, null)}, 1, 1_000_000, 100_000), 1_000_000);
+        // C's batch, of a request that came long before, runs on device 1 from 1 s to 1.2 s.
+        one.book(new Dispatch("C", new Request[] {new Request("c", "C", 0, 2_000_000, null)}, 1, 1_000_000, 200_000), 1_000_000);
         List<Call> calls = drive(g, every("H", 1_000_000, GAP, 100));
         assertThat(calls.stream().flatMap(c -> c.outcome().actions().stream()).toList())
                 .containsExactly(GroupScheduler.ModelAction.unload(2, "C"), GroupScheduler.ModelAction.load(2, "H"));
