@@ -84,6 +84,24 @@ public interface Experiment {
         return Map.of(ConfiguredPolicy.SHED_EARLY, "false");
     }
 
+    /**
+     * Columns the experiment measures itself in each run, beyond the report's: what its
+     * {@link #probe} hears of every request's fate and every load (none by default).
+     */
+    default List<String> probeColumns() {
+        return List.of();
+    }
+
+    /** A fresh probe for one run of {@code point}; null when the experiment has no {@link #probeColumns}. */
+    default Probe probe(Point point) {
+        return null;
+    }
+
+    /** Hears one run as it goes, and gives its {@link #probeColumns} values when it is over. */
+    interface Probe extends io.kairos.sim.FateListener {
+        List<String> values();
+    }
+
     /** Draws the figures from the results into {@code dir}; returns the files written. */
     List<Path> drawFigures(ResultTable results, Path dir) throws IOException;
 

@@ -51,6 +51,7 @@ public final class ExperimentRunner {
         columns.add("seed");
         columns.add(TritonGrid.COLUMN);
         columns.addAll(SimulationReport.CSV_COLUMNS);
+        columns.addAll(experiment.probeColumns());
         return columns;
     }
 
@@ -65,7 +66,9 @@ public final class ExperimentRunner {
                 Settings.plain(settings.durationSeconds()), Settings.plain(settings.warmupSeconds()), settings.invocationLabel(),
                 threads, threads == 1 ? "" : "s");
         long started = System.nanoTime();
-        List<SimulationReport> reports = execute(experiment.name(), runs);
+        List<Experiment.Probe> probes = new ArrayList<>();
+        for (Experiment.Run run : runs) probes.add(experiment.probe(run.point()));
+        List<SimulationReport> reports = execute(experiment.name(), runs, probes);
         double wallSeconds = (System.nanoTime() - started) / 1e9;
 
         ResultTable results = new ResultTable(columns(experiment));
@@ -76,6 +79,7 @@ public final class ExperimentRunner {
             row.add(Long.toString(run.seed()));
             row.add(run.setting());
             row.addAll(reports.get(i).csvValues());
+            if (probes.get(i) != null) row.addAll(probes.get(i).values());
             results.add(row);
         }
         Files.createDirectories(dir);
@@ -117,6 +121,11 @@ public final class ExperimentRunner {
 
     /** The runs' reports in the runs' order, simulated on the pool with a progress bar. */
     List<SimulationReport> execute(String name, List<Experiment.Run> runs) throws InterruptedException {
+        return execute(name, runs, java.util.Collections.nCopies(runs.size(), null));
+    }
+
+    /** The same, each run heard by its probe (null: none). */
+    List<SimulationReport> execute(String name, List<Experiment.Run> runs, List<Experiment.Probe> probes) throws InterruptedException {
         AtomicInteger threadNumber = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "experiment-" + threadNumber.incrementAndGet());
@@ -126,9 +135,11 @@ public final class ExperimentRunner {
         try (ProgressBar bar = progress ? new ProgressBarBuilder().setTaskName(name).setInitialMax(runs.size())
                 .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build() : null) {
             List<Future<SimulationReport>> futures = new ArrayList<>();
-            for (Experiment.Run run : runs) {
+            for (int i = 0; i < runs.size(); i++) {
+                Experiment.Run run = runs.get(i);
+                Experiment.Probe probe = probes.get(i);
                 futures.add(pool.submit(() -> {
-                    SimulationReport report = run.simulation().run();
+                    SimulationReport report = probe == null ? run.simulation().run() : run.simulation().run(probe);
                     if (bar != null) {
                         bar.step();
                         bar.setExtraMessage(run.point() + " " + run.policy() + (run.setting().isEmpty() ? "" : " " + run.setting()));
