@@ -122,10 +122,17 @@ public final class PlacementScaleExperiment {
      * memory instead of its profile's (the Ray Serve emulation's count limit).
      */
     static ModelCatalog catalog(int count, long uniformBytes, double loadScale) {
+        return catalog(java.util.stream.IntStream.range(0, count).boxed().toList(), uniformBytes, loadScale);
+    }
+
+    /** {@link #catalog(int, long, double)} of the given instances only. */
+    static ModelCatalog catalog(List<Integer> instances, long uniformBytes, double loadScale) {
         StringBuilder json = new StringBuilder("{\"models\": [");
-        for (int i = 0; i < count; i++) {
+        boolean first = true;
+        for (int i : instances) {
             Profile p = profileOf(i);
-            if (i > 0) json.append(',');
+            if (!first) json.append(',');
+            first = false;
             StringBuilder table = new StringBuilder();
             for (int b : BATCH_SIZES) {
                 if (table.length() > 0) table.append(", ");
