@@ -15,7 +15,8 @@ import java.util.function.LongSupplier;
  * (profile times speed, noise, a cold start when the model is not in its memory) has passed, in
  * real time, without holding a thread: completions are timer tasks on one shared scheduler
  * thread, so dozens of simulated devices fit on two cores. Batches run back to back in the order
- * they were handed over, as on a GPU that runs one batch at a time.
+ * they were handed over, as on a GPU that runs one batch at a time; a load the scheduler decided
+ * ({@link #load}) takes its turn among them for its load time.
  *
  * <p>Cancelling the last batch handed over frees the device from then (or from the batch's start,
  * if it had not started), as a preempted batch frees a GPU; the scheduler only ever preempts the
@@ -73,10 +74,25 @@ public final class SimulatedDevice implements Device {
         return future;
     }
 
+    /**
+     * Loads the model as work of its own, after the batches handed over before and before those
+     * handed over after, for its load time (as the scheduler booked it on the device's timeline,
+     * and as the simulator's devices load): completes when it is loaded. A model already held, or
+     * one without a load cost, takes no time.
+     */
     @Override
     public synchronized CompletableFuture<Void> load(String model) {
-        time.load(model);
-        return CompletableFuture.completedFuture(null);
+        long now = clockMicros.getAsLong();
+        long load = time.loadAsWork(model);
+        // A cancel of the batch before frees no time from now on: the load is booked behind it.
+        last = null;
+        if (load <= 0) return CompletableFuture.completedFuture(null);
+        long start = Math.max(now, busyUntilMicros);
+        long end = start + load;
+        busyUntilMicros = end;
+        CompletableFuture<Void> loaded = new CompletableFuture<>();
+        TIMER.schedule(() -> loaded.complete(null), end - now, TimeUnit.MICROSECONDS);
+        return loaded;
     }
 
     @Override

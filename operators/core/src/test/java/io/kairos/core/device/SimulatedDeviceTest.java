@@ -54,4 +54,31 @@ class SimulatedDeviceTest {
         Device.Execution eb = run(b);
         assertThat(eb.startMicros()).isGreaterThanOrEqualTo(t0 + BATCH_MICROS);
     }
+
+    /**
+     * A load the scheduler decided is device work in its turn: a model of 300 ms to load and 400 ms
+     * a request, loaded behind a batch of another model, starts loading when that batch ends and
+     * holds the device for 300 ms; its first batch, handed over after the load, starts when the
+     * load ends and runs warm (400 ms, no cold start).
+     */
+    @Test
+    void aLoadTakesItsTurnAmongTheBatchesForItsLoadTime() throws Exception {
+        ModelCatalog catalog = ModelCatalog.parse("""
+                {"models": [{"name": "m", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1], "latency_ms": {"alpha": 400, "beta": 0}},
+                            {"name": "hot", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1], "latency_ms": {"alpha": 400, "beta": 0},
+                             "memory_bytes": 1024, "load_ms": 300}]}""", "test");
+        SimulatedDevice d = new SimulatedDevice(0, new ExecutionModel(catalog, 1.0, ExecutionNoise.none(), Long.MAX_VALUE, new java.util.SplittableRandom(1)), WallClock::nowMicros);
+        long t0 = WallClock.nowMicros();
+        var a = d.execute("m", 1, List.of());
+        CompletableFuture<Void> loaded = d.load("hot");
+        var b = d.execute("hot", 1, List.of());
+        Device.Execution before = run(a);
+        assertThat(loaded).as("loading while the batch ahead ran? no").isNotDone();
+        Device.Execution first = run(b);
+        assertThat(loaded).isDone();
+        assertThat(first.coldStart()).isFalse();
+        assertThat(first.startMicros()).isEqualTo(before.endMicros() + 300_000).isGreaterThan(t0);
+        assertThat(first.endMicros() - first.startMicros()).isEqualTo(BATCH_MICROS);
+        assertThat(d.load("hot")).as("loaded already: no time").isDone();
+    }
 }
