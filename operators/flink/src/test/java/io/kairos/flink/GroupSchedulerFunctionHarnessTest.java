@@ -228,6 +228,45 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     /**
+     * A hot model gets its second device as a load of its own, and no request is dropped for it.
+     * "hot" takes 100 ms to load and 9 + b ms a batch of b (8 at most: 17 ms, 470 requests/s a
+     * device); 300 requests come 1.5 ms apart (667/s, about 1.4 devices' work) to two devices under
+     * Triton at max batch 8 and no queue delay. The first batch loads the model on device 0 (no
+     * device holds it); from then on device 1 takes no batch until the load planner has sent it a
+     * LOAD of the model, and its first batch is predicted to start once that load is done; every
+     * request is dispatched or still queued, none is shed.
+     */
+    @Test
+    void aHotModelGetsItsSecondDeviceAsALoadWithoutDroppingARequest() throws Exception {
+        ModelCatalog catalog = ModelCatalog.parse("""
+                {"models": [{"name": "hot", "input": {"dtype": "FLOAT32", "shape": [3, 32, 32]}, "batch_sizes": [1, 2, 4, 8],
+                             "latency_ms": {"alpha": 1, "beta": 9}, "memory_bytes": 1048576, "load_ms": 100}]}""", "test");
+        ManualClock clock = new ManualClock(WallClock.nowMicros());
+        GroupSchedulerFunction f = new GroupSchedulerFunction(catalog, new ControlPlane(2, "triton", Map.of("max_batch", "8", "max_queue_delay_ms", "0")),
+                io.kairos.core.model.LatencyEstimator.Settings.DEFAULT, clock);
+        var h = harness(f);
+        int n = 300;
+        for (int i = 0; i < n; i++) {
+            clock.advance(1_500);
+            h.processElement(in(request("r" + i, "hot", LONG_SLO_MS)), 0);
+        }
+        List<DispatchedBatch> out = h.extractOutputValues();
+        List<DispatchedBatch> onDevice1 = out.stream().filter(b -> b.getDevice() == 1).toList();
+        assertThat(onDevice1).as("device 1's work").isNotEmpty();
+        DispatchedBatch load = onDevice1.get(0);
+        assertThat(load.getAction()).as("device 1's first action").isEqualTo(DeviceAction.LOAD);
+        assertThat(load.getModel()).isEqualTo("hot");
+        assertThat(onDevice1.stream().filter(b -> b.getAction() == DeviceAction.LOAD)).as("one load on device 1").hasSize(1);
+        List<DispatchedBatch> runs1 = onDevice1.stream().filter(b -> b.getAction() == DeviceAction.RUN).toList();
+        assertThat(runs1).as("device 1 serves the model").isNotEmpty();
+        assertThat(runs1.get(0).getPredictedStartMicros()).as("after its load").isGreaterThanOrEqualTo(load.getDispatchedAtMicros() + 100_000);
+        assertThat(out.stream().filter(b -> b.getDevice() == 0 && b.getAction() != DeviceAction.RUN)).as("device 0 loads in front of its first batch only").isEmpty();
+        long dispatched = out.stream().filter(b -> b.getAction() == DeviceAction.RUN).mapToLong(b -> b.getRequests().size()).sum();
+        assertThat(dropped(h)).isEmpty();
+        assertThat(dispatched + f.pendingCount(GROUP)).isEqualTo(n);
+    }
+
+    /**
      * T_P in the job's predictions, as in the simulator's (the same GroupScheduler): a model of
      * 2.7 ms at batch 1 with 5 ms of pre- and post-processing (catalog {@code pre_post_ms}) is
      * dispatched with a predicted latency of 2.7 + 5 = 7.7 ms; the same model without it, 2.7 ms.
