@@ -162,15 +162,41 @@ public final class OnnxDevice implements Device {
                     loaded.complete(null);
                     return;
                 }
-                load(m).whenComplete((session, error) -> {
-                    if (error == null) loaded.complete(null);
-                    else loaded.completeExceptionally(error);
-                });
+                CompletableFuture<OrtSession> underWay = loading.get(model);
+                if (underWay != null) { // a batch's load of it: that one
+                    underWay.whenComplete((session, error) -> {
+                        if (error == null) loaded.complete(null);
+                        else loaded.completeExceptionally(error);
+                    });
+                    return;
+                }
+                loadInTurn(m);
+                loaded.complete(null);
             } catch (RuntimeException e) {
-                loaded.completeExceptionally(e);
+                loaded.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
             }
         });
         return loaded;
+    }
+
+    /**
+     * Runner thread: a load the scheduler decided, as device work in its turn: the runner waits
+     * for it, so the batches handed over after it start once it is done, as the scheduler booked
+     * them behind it on the device's timeline (a batch's own cold load lets the batches of loaded
+     * models run meanwhile). Throws with the reason when the model cannot be loaded.
+     */
+    private void loadInTurn(OnnxModel m) {
+        sessions.makeRoom(m.name(), m.memoryBytes()); // may evict; throws when the model exceeds the budget
+        long start = clockMicros.getAsLong();
+        OrtSession session;
+        try {
+            session = CompletableFuture.supplyAsync(() -> open(m), loader).join();
+        } catch (RuntimeException e) {
+            sessions.cancel(m.name());
+            throw e;
+        }
+        sessions.install(m.name(), session);
+        lastLoadMicros.put(m.name(), clockMicros.getAsLong() - start);
     }
 
     @Override

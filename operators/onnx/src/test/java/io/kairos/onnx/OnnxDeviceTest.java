@@ -380,6 +380,51 @@ class OnnxDeviceTest {
         }
     }
 
+    /**
+     * A load the scheduler decided (LOAD) is device work in its turn, unlike a batch's own cold
+     * load: a batch of a loaded model handed over after it waits until it is done, as the scheduler
+     * booked it behind the load; the loaded model's first batch then runs warm.
+     */
+    @Test
+    void anExplicitLoadHoldsTheBatchesHandedOverAfterItUntilItIsDone() throws Exception {
+        // A loader that lets the first load (mlp) through and holds the second (cnn) until released.
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger loads = new AtomicInteger();
+        ExecutorService threads = Executors.newCachedThreadPool();
+        Executor gated = task -> threads.execute(() -> {
+            if (loads.incrementAndGet() > 1) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            task.run();
+        });
+        OnnxDevice d = new OnnxDevice(0, ModelRepository.readManifests(OnnxTestData.exampleRepository("device-load-in-turn")),
+                new OnnxDevice.Options(64 * MB, 1, -1), WallClock::nowMicros, gated);
+        devices.add(d);
+        try {
+            List<Tensor> mlpIn = List.of(tensor(new float[64], 64));
+            run(d, "mlp", mlpIn);
+            CompletableFuture<Void> loadCnn = d.load("cnn");
+            CompletableFuture<Execution> behind = d.execute("mlp", 1, mlpIn);
+            Thread.sleep(300);
+            assertThat(loadCnn).isNotDone();
+            assertThat(behind).as("the batch behind the load waits for it").isNotDone();
+            long releasedAt = WallClock.nowMicros();
+            release.countDown();
+            loadCnn.get(30, TimeUnit.SECONDS);
+            Execution b = behind.get(30, TimeUnit.SECONDS);
+            assertThat(b.error()).isNull();
+            assertThat(b.startMicros()).isGreaterThanOrEqualTo(releasedAt);
+            assertThat(run(d, "cnn", List.of(tensor(new float[3 * 32 * 32], 3, 32, 32))).coldStart()).isFalse();
+            assertThat(d.lastLoadMicros()).containsKey("cnn");
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     @Test
     void batchesWaitingForTheSameLoadAreAllColdAndAllSucceed() throws Exception {
         OnnxDevice d = device(OnnxTestData.exampleRepository("device-same-load"), 64 * MB);

@@ -26,9 +26,11 @@ public interface Device extends AutoCloseable {
     CompletableFuture<Execution> execute(String model, int size, List<Tensor> inputs);
 
     /**
-     * Loads a model ahead of its batches, beside the batches of the models already loaded (a
-     * control decision placed it here). Completes when it is loaded; a device that loads nothing
-     * (simulated) completes at once.
+     * Loads a model ahead of its batches, beside the models already loaded (a control decision
+     * placed it here, or the scheduler's load planner gave the model another copy): device work in
+     * its turn, after the batches handed over before and before those handed over after, as the
+     * scheduler booked it on the device's timeline. Completes when it is loaded, exceptionally
+     * with the reason when it cannot be; a device that loads nothing completes at once.
      */
     default CompletableFuture<Void> load(String model) {
         return CompletableFuture.completedFuture(null);
