@@ -53,7 +53,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Metrics (group {@code kairos}): {@code batchesFailed} (an execution error),
  * {@code batchesTimedOut}, {@code coldStarts}, {@code batchesCancelled} (preempted in time),
- * {@code cancelsTooLate} (preempted after they completed), {@code deviceBusyMicros} (start to end
+ * {@code cancelsTooLate} (preempted after they completed), {@code loadsFailed} (a LOAD the device
+ * could not carry out, logged with the reason), {@code deviceBusyMicros} (start to end
  * of every batch the device ran); per model (group {@code kairos.model.<name>}, a label in
  * Prometheus) {@code coldStarts} again, registered at the model's first cold start on the device,
  * so that a placement's loads can be told apart by model. Cold starts, failures and busy time are
@@ -78,6 +79,7 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     // Cold starts by model, each registered on its first (completion thread, hence concurrent).
     private transient Map<String, Counter> coldStartsByModel;
     private transient Counter batchesCancelled;
+    private transient Counter loadsFailed;
     private transient Counter cancelsTooLate;
     // Microseconds the device spent on the batches it ran: its rate over a window is the device's
     // utilisation, which no other metric gives (a task's busy time is the hand-over, not the device).
@@ -115,6 +117,7 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         batchesTimedOut = metrics.counter("batchesTimedOut", new ThreadSafeSimpleCounter());
         coldStarts = metrics.counter("coldStarts", new ThreadSafeSimpleCounter());
         batchesCancelled = metrics.counter("batchesCancelled");
+        loadsFailed = metrics.counter("loadsFailed", new ThreadSafeSimpleCounter());
         cancelsTooLate = metrics.counter("cancelsTooLate");
         deviceBusyMicros = metrics.counter("deviceBusyMicros", new ThreadSafeSimpleCounter());
     }
@@ -136,10 +139,24 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
             return;
         }
         if (batch.getAction() != DeviceAction.RUN) {
-            // A placement change: no requests, no outcome. A load that fails is retried by the
-            // first batch of the model, which then reports the error on its requests.
-            (batch.getAction() == DeviceAction.LOAD ? device.load(batch.getModel()) : device.unload(batch.getModel()))
-                    .whenComplete((done, error) -> result.complete(Collections.emptyList()));
+            // A placement change or the load planner's copy: no requests, no outcome; the device
+            // carries the load out in its turn among the batches. A load that fails is logged and
+            // counted with its reason, and retried by the first batch of the model there, which
+            // then reports the error on its requests.
+            CompletableFuture<Void> action;
+            try {
+                action = batch.getAction() == DeviceAction.LOAD ? device.load(batch.getModel()) : device.unload(batch.getModel());
+            } catch (RuntimeException e) {
+                action = CompletableFuture.failedFuture(e);
+            }
+            action.whenComplete((done, error) -> {
+                if (error != null && batch.getAction() == DeviceAction.LOAD) {
+                    loadsFailed.inc();
+                    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+                    LOG.warn("device {} could not load model '{}': {}", device.slot(), batch.getModel(), cause.getMessage());
+                }
+                result.complete(Collections.emptyList());
+            });
             return;
         }
         List<Tensor> inputs = new ArrayList<>(batch.getRequests().size());

@@ -59,6 +59,15 @@ class AsyncInferenceHarnessTest {
         // Warm-ups, and the batches handed over before the first of them.
         final java.util.concurrent.atomic.AtomicInteger warmUps = new java.util.concurrent.atomic.AtomicInteger();
         volatile int handedBeforeWarmUp = -1;
+        // The reason the next load fails with, once; null: loads succeed at once.
+        volatile String failNextLoad;
+
+        @Override
+        public CompletableFuture<Void> load(String model) {
+            String why = failNextLoad;
+            failNextLoad = null;
+            return why == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(new IllegalStateException(why));
+        }
 
         /** A warm-up of 250 ms: what a real device's summary of its synthetic batches says (OnnxDeviceTest runs a real one). */
         @Override
@@ -314,5 +323,20 @@ class AsyncInferenceHarnessTest {
                         tuple("b2", null));
         assertThat(metrics.count("batchesFailed")).isEqualTo(1);
         assertThat(metrics.count("batchesTimedOut")).isZero();
+    }
+
+    @Test
+    void aLoadThatFailsIsCountedWithItsReasonAndGivesNoOutcomeAndTheDeviceGoesOn() throws Exception {
+        device.failNextLoad = "model.onnx: not an ONNX file";
+        DispatchedBatch load = DispatchedBatch.newBuilder().setBatchId("l1").setGroup("default").setModel("resnet50").setDevice(0)
+                .setDispatchedAtMicros(T0).setPredictedStartMicros(T0).setPredictedLatencyMicros(0)
+                .setRequests(List.of()).setAction(DeviceAction.LOAD).build();
+        harness.processElement(load, 0);
+        harness.processElement(run("b1"), 0);
+        device.handed.get(0).execution().complete(new Device.Execution(T0, T0 + 3_500, false, List.of(), null));
+
+        assertThat(outcomes()).extracting(o -> o.getBatch().getBatchId(), BatchOutcome::getError).containsExactly(tuple("b1", null));
+        assertThat(metrics.count("loadsFailed")).isEqualTo(1);
+        assertThat(metrics.count("batchesFailed")).isZero();
     }
 }
