@@ -152,7 +152,10 @@ public final class DeviceChoice {
         if (p.modelAware()) return p.admits(specs.get(q.number()), device, devices, nowMicros);
         if (!loadCosts) return true;
         ModelSpec spec = specs.get(q.number());
-        return device.isWarm(spec) || !(round == null ? heldSomewhere(spec) : round.held(q.number(), spec));
+        // A model whose load takes no time (its memory counted, its loading not modelled) may go
+        // wherever it is placed: nothing waits in front of its batch.
+        return device.isWarm(spec) || device.loadMicros(spec) == 0
+                || !(round == null ? heldSomewhere(spec) : round.held(q.number(), spec));
     }
 
     /** The admitted device for {@code q} that has been idle longest at {@code now}, or null if none is idle. */
