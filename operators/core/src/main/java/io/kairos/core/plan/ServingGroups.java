@@ -210,7 +210,7 @@ public final class ServingGroups {
                     for (GroupScheduler other : groups.values()) {
                         for (DeviceView d : other.devices()) if (d.slot() == left.slot()) d.unload(model);
                     }
-                    actions.add(new DeviceAction(g.group(), GroupScheduler.ModelAction.unload(left.slot(), model)));
+                    actions.add(new DeviceAction(g.group(), GroupScheduler.ModelAction.unload(left.slot(), model, GroupScheduler.ModelAction.LEFT)));
                 }
             }
         }

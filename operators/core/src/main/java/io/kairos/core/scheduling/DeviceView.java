@@ -234,6 +234,21 @@ public final class DeviceView {
         loaded.unload(model);
     }
 
+    /**
+     * The device could not load {@code model}: it does not hold it, and its load, where it is the
+     * last work booked here, ends now rather than as predicted (the device gave up on it), so the
+     * device is free from now for the work of other models.
+     */
+    public void loadFailed(String model, long nowMicros) {
+        loaded.unload(model);
+        Booked last = booked.peekLast();
+        if (last != null && model.equals(last.loadOf) && last.endMicros > nowMicros) {
+            booked.pollLast();
+            freeAtMicros = Math.max(nowMicros, last.startMicros);
+            lastBooked = null;
+        }
+    }
+
     /** The models the device is predicted to hold in memory, least recently used first. */
     public List<String> loadedModels() {
         return loaded.lruOrder();

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeSet;
@@ -219,7 +220,7 @@ public final class GroupScheduler implements GroupView {
             for (String model : d.loadedModels()) {
                 if (!d.holds(model)) {
                     d.unload(model);
-                    actions.add(ModelAction.unload(d.slot(), model));
+                    actions.add(ModelAction.unload(d.slot(), model, ModelAction.UNPLACED));
                 }
             }
             for (String model : new TreeSet<>(d.models())) {
@@ -228,12 +229,13 @@ public final class GroupScheduler implements GroupView {
                 if (d.holds(model) && d.fitsWithoutEviction(spec)) {
                     // From when the device is free: the placement came with no clock of its own.
                     d.bookLoad(spec, d.freeAtMicros());
-                    actions.add(ModelAction.load(d.slot(), model));
+                    actions.add(ModelAction.load(d.slot(), model, ModelAction.PLACED));
                 }
             }
         }
         this.devices = List.copyOf(newDevices);
         choice.setDevices(this.devices);
+        loads.placementChanged();
         List<String> before = types;
         this.types = resolveTypes(this.devices);
         this.uniform = holdEveryModel(this.devices);
@@ -344,15 +346,28 @@ public final class GroupScheduler implements GroupView {
      * A model to load on a device, or to unload from it, because the group's placement changed or
      * the load planner decided it. The view books a load on the device's timeline, the model held
      * from its end ({@link DeviceView#bookLoad}); a device takes its actions and batches in the
-     * order they are sent.
+     * order they are sent. {@code why} says, for the operator reading the telemetry, what made it:
+     * the placement, or the demand the load planner saw.
      */
-    public record ModelAction(int device, String model, boolean load) {
-        public static ModelAction load(int device, String model) {
-            return new ModelAction(device, model, true);
+    public record ModelAction(int device, String model, boolean load, String why) {
+        /** A placement lists the model on the device (again). */
+        public static final String PLACED = "the placement lists it";
+        /** A placement no longer lists the model on the device. */
+        public static final String UNPLACED = "the placement no longer lists it";
+        /** The device left the group (a replica taken away) and no group keeps the model there. */
+        public static final String LEFT = "the device left the group";
+
+        public ModelAction {
+            Objects.requireNonNull(model, "model");
+            Objects.requireNonNull(why, "why");
         }
 
-        public static ModelAction unload(int device, String model) {
-            return new ModelAction(device, model, false);
+        public static ModelAction load(int device, String model, String why) {
+            return new ModelAction(device, model, true, why);
+        }
+
+        public static ModelAction unload(int device, String model, String why) {
+            return new ModelAction(device, model, false, why);
         }
     }
 
@@ -604,6 +619,21 @@ public final class GroupScheduler implements GroupView {
             for (Held h : mine) out.add(h.request());
         }
         return out;
+    }
+
+    /**
+     * A device reports that it could not load {@code model} (its file does not open there, it does
+     * not fit the device's memory) at {@code now}: its copy is gone from the group's view, the device free from then, so no batch of the model
+     * goes there while another device holds it, and the load planner does not try that device again
+     * for the model until the group's devices or placement change. Batches already sent there fail
+     * on the device with its reason. An unknown device is ignored (the group has left it).
+     */
+    public void loadFailed(int slot, String model, long nowMicros) {
+        for (DeviceView d : devices) {
+            if (d.slot() != slot) continue;
+            d.loadFailed(model, nowMicros);
+            loads.loadFailed(slot, model);
+        }
     }
 
     /**

@@ -6,7 +6,10 @@ import io.kairos.core.model.ModelSpec;
 import io.kairos.core.request.RequestQueue;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * Decides when a model gets another copy on a device of its group, and which idle copy leaves to
@@ -72,6 +75,12 @@ final class LoadPlanner {
     private final DeviceChoice choice;
     private final Demand demand;
     private long nextMicros = Long.MIN_VALUE;
+    /**
+     * The copies whose load failed, as "slot/model": a device that could not load a model (its
+     * file does not open there, it does not fit the device's real memory) would fail the same way
+     * again, so the planner does not try it there until the placement changes.
+     */
+    private final Set<String> failed = new HashSet<>();
 
     LoadPlanner(ModelCatalog catalog, DeviceChoice choice, Demand demand) {
         this.catalog = catalog;
@@ -104,14 +113,46 @@ final class LoadPlanner {
                 if (actions.isEmpty()) actions = new ArrayList<>();
                 for (String victim : roomOn(to, spec, devices, nowMicros)) {
                     to.unload(victim);
-                    actions.add(GroupScheduler.ModelAction.unload(to.slot(), victim));
+                    actions.add(GroupScheduler.ModelAction.unload(to.slot(), victim, "room for '" + spec.name() + "': an idle copy its model can spare"));
                 }
+                String why = why(q, copies, nowMicros);
                 to.bookLoad(spec, nowMicros);
-                actions.add(GroupScheduler.ModelAction.load(to.slot(), spec.name()));
+                actions.add(GroupScheduler.ModelAction.load(to.slot(), spec.name(), why));
                 copies++;
             }
         }
         return actions;
+    }
+
+    /**
+     * The device could not load the model: the planner leaves that copy out until {@link
+     * #placementChanged}. The caller has dropped it from the device's view.
+     */
+    void loadFailed(int slot, String model) {
+        failed.add(slot + "/" + model);
+    }
+
+    /** The group's placement or devices changed: every device may be tried again for every model. */
+    void placementChanged() {
+        failed.clear();
+    }
+
+    /**
+     * What made the planner want copy number {@code copies + 1} of {@code q}'s model, for the
+     * operator: its rate in full batches against the utilisation target, or the queue its copies
+     * cannot serve by the head's deadline.
+     */
+    String why(RequestQueue q, int copies, long nowMicros) {
+        int byRate = wanted(q, copies, nowMicros, 1, false);
+        if (byRate > copies) {
+            LatencyProfile p = q.profile();
+            double rate = demand.ratePerSecond(q, nowMicros);
+            double devices = rate * Math.max(1, p.latencyAt(p.batchSizeCount() - 1)) / 1e6 / p.maxBatch();
+            return String.format(Locale.ROOT, "demand: %.0f requests/s take %.2f devices in full batches of %d; %d copies keep each under %.0f %%",
+                    rate, devices, p.maxBatch(), byRate, 100 * TARGET_UTILISATION);
+        }
+        return q.size() + " requests queued, more than " + copies + (copies == 1 ? " copy serves" : " copies serve")
+                + " in full batches by the first one's deadline";
     }
 
     /** Whether some device's load of the model, booked here, is not predicted done at {@code now}. */
@@ -140,6 +181,10 @@ final class LoadPlanner {
      * its rate counts from {@link #RATE_HISTORY_MICROS} after its first arrival.
      */
     int wanted(RequestQueue q, int copies, long nowMicros, double margin) {
+        return wanted(q, copies, nowMicros, margin, true);
+    }
+
+    private int wanted(RequestQueue q, int copies, long nowMicros, double margin, boolean byQueueToo) {
         LatencyProfile p = q.profile();
         int full = p.maxBatch();
         long fullMicros = Math.max(1, p.latencyAt(p.batchSizeCount() - 1));
@@ -149,7 +194,7 @@ final class LoadPlanner {
         int byRate = (int) Math.ceil(share / TARGET_UTILISATION);
         long last = demand.lastArrivalMicros(q);
         if (byRate == 0 && last != Long.MIN_VALUE && nowMicros - last < RECENT_MICROS) byRate = 1;
-        if (q.isEmpty()) return byRate;
+        if (q.isEmpty() || !byQueueToo) return byRate;
         long rounds = Math.max(1, (q.headDeadline() - nowMicros) / fullMicros);
         int byQueue = q.size() > (long) copies * full * rounds ? copies + 1 : 0;
         return Math.max(byRate, byQueue);
@@ -163,7 +208,7 @@ final class LoadPlanner {
     private DeviceView deviceFor(ModelSpec spec, List<DeviceView> devices, long nowMicros) {
         DeviceView best = null;
         for (DeviceView d : devices) {
-            if (!d.holds(spec.name()) || d.isWarm(spec)) continue;
+            if (!d.holds(spec.name()) || d.isWarm(spec) || failed.contains(d.slot() + "/" + spec.name())) continue;
             if (best != null && d.startAtMicros(nowMicros) >= best.startAtMicros(nowMicros)) continue;
             if (d.fitsWithoutEviction(spec) || roomOn(d, spec, devices, nowMicros) != null) best = d;
         }

@@ -67,9 +67,9 @@ class GroupSchedulerColdStartTest {
         // Device 0: C out, then D (100 bytes) and E (60): 160 bytes do not fit in 150, so D, first
         // by name, is loaded and E waits for its first batch. Device 1: C.
         assertThat(actions).containsExactly(
-                GroupScheduler.ModelAction.unload(0, "C"),
-                GroupScheduler.ModelAction.load(0, "D"),
-                GroupScheduler.ModelAction.load(1, "C"));
+                GroupScheduler.ModelAction.unload(0, "C", GroupScheduler.ModelAction.UNPLACED),
+                GroupScheduler.ModelAction.load(0, "D", GroupScheduler.ModelAction.PLACED),
+                GroupScheduler.ModelAction.load(1, "C", GroupScheduler.ModelAction.PLACED));
         assertThat(zero.loadedModels()).containsExactly("D");
         assertThat(one.loadedModels()).containsExactly("C");
         assertThat(zero.freeAtMicros()).as("the work booked before stays, D's load (4 ms) booked behind it").isEqualTo(14_000);
