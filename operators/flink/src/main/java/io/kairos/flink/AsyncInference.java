@@ -139,10 +139,11 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
             return;
         }
         if (batch.getAction() != DeviceAction.RUN) {
-            // A placement change or the load planner's copy: no requests, no outcome; the device
-            // carries the load out in its turn among the batches. A load that fails is logged and
-            // counted with its reason, and retried by the first batch of the model there, which
-            // then reports the error on its requests.
+            // A placement change or the load planner's copy: no requests; the device carries the
+            // load out in its turn among the batches. Its outcome goes to the telemetry, and a load
+            // that fails goes back to its scheduler too, which takes that copy out; a batch already
+            // sent behind it fails on the device with the same reason.
+            long handedAt = clock.nowMicros();
             CompletableFuture<Void> action;
             try {
                 action = batch.getAction() == DeviceAction.LOAD ? device.load(batch.getModel()) : device.unload(batch.getModel());
@@ -150,12 +151,15 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
                 action = CompletableFuture.failedFuture(e);
             }
             action.whenComplete((done, error) -> {
-                if (error != null && batch.getAction() == DeviceAction.LOAD) {
-                    loadsFailed.inc();
+                String why = null;
+                if (error != null) {
                     Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
-                    LOG.warn("device {} could not load model '{}': {}", device.slot(), batch.getModel(), cause.getMessage());
+                    why = "device " + device.slot() + " could not " + (batch.getAction() == DeviceAction.LOAD ? "load" : "unload")
+                            + " model '" + batch.getModel() + "': " + cause.getMessage();
+                    if (batch.getAction() == DeviceAction.LOAD) loadsFailed.inc();
+                    LOG.warn(why);
                 }
-                result.complete(Collections.emptyList());
+                result.complete(Collections.singleton(outcome(batch, new Device.Execution(handedAt, clock.nowMicros(), false, List.of(), why))));
             });
             return;
         }

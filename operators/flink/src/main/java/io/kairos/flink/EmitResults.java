@@ -11,6 +11,7 @@ import io.kairos.core.result.Results;
 import io.kairos.core.time.Clock;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.InferenceResult;
+import io.kairos.schema.ModelAction;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
@@ -34,7 +35,9 @@ import java.util.concurrent.atomic.DoubleAdder;
 /**
  * Splits a batch outcome into one result per request, and one telemetry record on a side output;
  * a batch that ran (or failed) also gives its scheduler a {@link DeviceReport} on the
- * {@link #REPORTS} side output, the feedback that closes the job's loop.
+ * {@link #REPORTS} side output, the feedback that closes the job's loop. A model load or unload
+ * gives a telemetry record of its own, with why it was made; a load that failed also gives its
+ * scheduler a report, so that it takes that copy out.
  *
  * <p>A pipeline stage's result is not the request's: it goes to the {@link #STAGES} side output,
  * with the pipeline request's input where a later stage reads it, for {@link AdvancePipelines}.
@@ -114,6 +117,13 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
                     .setPreemption(outcome.getCancelledInTime() ? Preemption.CANCELLED : Preemption.TOO_LATE).build());
             return;
         }
+        if (b.getAction() == DeviceAction.LOAD || b.getAction() == DeviceAction.UNLOAD) {
+            ctx.output(TELEMETRY, telemetry(outcome, 0, 0, 0, 0)
+                    .setModelAction(b.getAction() == DeviceAction.LOAD ? ModelAction.LOAD : ModelAction.UNLOAD)
+                    .setWhy(b.getWhy()).setError(outcome.getError()).build());
+            if (b.getAction() == DeviceAction.LOAD && outcome.getError() != null) ctx.output(REPORTS, report(outcome));
+            return;
+        }
         int ok = 0, late = 0, failed = 0, early = 0;
         int n = b.getRequests().size();
         for (int i = 0; i < n; i++) {
@@ -172,6 +182,7 @@ public final class EmitResults extends ProcessFunction<BatchOutcome, InferenceRe
                 .setExecEndMicros(Math.max(outcome.getExecStartMicros(), outcome.getExecEndMicros()))
                 .setColdStart(outcome.getColdStart())
                 .setFailed(outcome.getError() != null)
+                .setLoadFailed(b.getAction() == DeviceAction.LOAD ? outcome.getError() : null)
                 .build();
     }
 

@@ -77,7 +77,8 @@ import java.util.Map;
  * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
  * {@code requestsShed} (DROPPED by the scheduler), {@code requestsMoved} (queued requests a plan change
  * took to their model's new group), {@code batchesPreempted}, {@code modelsLoaded} and
- * {@code modelsUnloaded} (actions sent), {@code schedulingErrors} (a request that could not be queued,
+ * {@code modelsUnloaded} (actions sent; per model and device slot, as the variables {@code model} and
+ * {@code device} of the counters {@code loads} and {@code unloads}), {@code schedulingErrors} (a request that could not be queued,
  * or a group whose policy threw: its pending requests FAILED with the reason), and the {@code batchSize} histogram of the batches it
  * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them); {@code deviceReports},
  * {@code deviceReportsUnmatched} (of a batch this instance does not know: sent before a restart),
@@ -122,6 +123,9 @@ public final class GroupSchedulerFunction
     private transient Counter batchesPreempted;
     private transient Counter modelsLoaded;
     private transient Counter modelsUnloaded;
+    private transient MetricGroup metrics;
+    // The loads and unloads sent, per "model/slot": an operator asks which device got which copy.
+    private transient Map<String, Counter> loadsSent;
     private transient Counter schedulingErrors;
     private transient Histogram batchSize;
     // The batches sent and not yet reported, per group, by batch id, oldest first: what a device
@@ -176,7 +180,8 @@ public final class GroupSchedulerFunction
         lastSent = new HashMap<>();
         // Unique across restarts too, so that telemetry never confuses two batches.
         batchIdPrefix = task.getIndexOfThisSubtask() + "-" + Long.toString(System.currentTimeMillis(), 36) + "-";
-        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
+        loadsSent = new HashMap<>();
         batchesDispatched = metrics.counter("batchesDispatched");
         requestsDispatched = metrics.counter("requestsDispatched");
         requestsShed = metrics.counter("requestsShed");
@@ -331,6 +336,9 @@ public final class GroupSchedulerFunction
         for (ServingGroups.DeviceAction action : actions) {
             GroupScheduler.ModelAction a = action.action();
             (a.load() ? modelsLoaded : modelsUnloaded).inc();
+            String counter = a.load() ? "loads" : "unloads";
+            loadsSent.computeIfAbsent(a.model() + "/" + a.device() + "/" + counter,
+                    k -> metrics.addGroup("model", a.model()).addGroup("device", Integer.toString(a.device())).counter(counter)).inc();
             out.collect(DispatchedBatch.newBuilder()
                     .setBatchId(batchIdPrefix + (batchSeq++))
                     .setGroup(action.group())
@@ -343,6 +351,7 @@ public final class GroupSchedulerFunction
                     .setAction(a.load() ? DeviceAction.LOAD : DeviceAction.UNLOAD)
                     .setCancelledRequestIds(List.of())
                     .setArrivalRatePerS(null)
+                    .setWhy(a.why())
                     .build());
         }
     }
@@ -439,6 +448,17 @@ public final class GroupSchedulerFunction
         long now = clock.nowMicros();
         deviceReports.inc();
         deviceReportDelay.update(Math.max(0, now - report.getExecEndMicros()));
+        if (report.getLoadFailed() != null) {
+            // A load the device could not carry out: the group drops that copy and schedules again
+            // without it (the copies that exist serve; the planner may load one elsewhere).
+            GroupScheduler group = groups.get(report.getGroup());
+            if (group == null) return;
+            group.loadFailed(report.getDevice(), report.getModel(), now);
+            Callback here = new Callback(ctx, null);
+            schedule(scheduler(report.getGroup(), control.plan(ctx.getBroadcastState(ControlPlane.DECISIONS)), now, out, here), now, out, here);
+            wakeOthers(now, out, here);
+            return;
+        }
         Dispatch batch = unreported(report.getGroup()).remove(report.getBatchId());
         GroupScheduler group = groups.get(report.getGroup());
         if (batch == null || group == null) {

@@ -168,4 +168,38 @@ class EmitResultsMetricsTest {
         AvroCodec<BatchTelemetry> codec = AvroCodec.of(BatchTelemetry.class);
         assertThat(codec.decode(codec.encode(telemetry().get(0))).getEnergyMj()).isEqualTo(19.90 * 4 + 19.60);
     }
+
+    /**
+     * A load's outcome is no batch: no result and no count, a telemetry record with the action and
+     * why it was made; a load that failed also goes back to its scheduler, with the reason, and an
+     * unload that worked does not.
+     */
+    @Test
+    void aLoadGivesTelemetryWithWhyAndAFailedOneAReportForItsScheduler() throws Exception {
+        harness.processElement(new StreamRecord<>(action("l1", io.kairos.schema.internal.DeviceAction.LOAD, "demand", null)));
+        harness.processElement(new StreamRecord<>(action("l2", io.kairos.schema.internal.DeviceAction.LOAD, "demand", "device 1 could not load model 'mlp': bad file")));
+        harness.processElement(new StreamRecord<>(action("u1", io.kairos.schema.internal.DeviceAction.UNLOAD, "the placement no longer lists it", null)));
+
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertThat(count("ok") + count("failed") + count("late")).isZero();
+        List<BatchTelemetry> telemetry = new ArrayList<>();
+        harness.getSideOutput(EmitResults.TELEMETRY).forEach(r -> telemetry.add(r.getValue()));
+        assertThat(telemetry).extracting(BatchTelemetry::getBatchId, BatchTelemetry::getModelAction, BatchTelemetry::getWhy, BatchTelemetry::getError, BatchTelemetry::getBatchSize)
+                .containsExactly(
+                        tuple("l1", io.kairos.schema.ModelAction.LOAD, "demand", null, 0),
+                        tuple("l2", io.kairos.schema.ModelAction.LOAD, "demand", "device 1 could not load model 'mlp': bad file", 0),
+                        tuple("u1", io.kairos.schema.ModelAction.UNLOAD, "the placement no longer lists it", null, 0));
+        List<io.kairos.schema.internal.DeviceReport> reports = new ArrayList<>();
+        harness.getSideOutput(EmitResults.REPORTS).forEach(r -> reports.add(r.getValue()));
+        assertThat(reports).extracting(io.kairos.schema.internal.DeviceReport::getBatchId, io.kairos.schema.internal.DeviceReport::getDevice,
+                        io.kairos.schema.internal.DeviceReport::getModel, io.kairos.schema.internal.DeviceReport::getLoadFailed)
+                .containsExactly(tuple("l2", 1, "mlp", "device 1 could not load model 'mlp': bad file"));
+    }
+
+    private static BatchOutcome action(String id, io.kairos.schema.internal.DeviceAction action, String why, String error) {
+        DispatchedBatch b = DispatchedBatch.newBuilder().setBatchId(id).setGroup("default").setModel("mlp").setDevice(1)
+                .setDispatchedAtMicros(30).setPredictedStartMicros(30).setPredictedLatencyMicros(0).setRequests(List.of())
+                .setAction(action).setWhy(why).build();
+        return BatchOutcome.newBuilder().setBatch(b).setExecStartMicros(40).setExecEndMicros(300_040).setError(error).setOutputs(List.of()).build();
+    }
 }

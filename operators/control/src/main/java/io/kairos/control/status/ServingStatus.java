@@ -28,6 +28,7 @@ public final class ServingStatus {
     private final ServingRates rates;
     private final ServingHistory series;
     private final DeviceLoads devices;
+    private final ModelActions modelActions;
     private final long[] read = new long[4];
     private final long[] skipped = new long[4];
     private final long[] lastReadMicros = new long[4];
@@ -43,7 +44,7 @@ public final class ServingStatus {
      *                      parameters, as the job was started with
      * @param startMicros   when reading started (results and telemetry are read from then on)
      * @param windowSeconds the recent window of the rates and device loads
-     * @param decisionRows  how many of the last verdicts to keep
+     * @param decisionRows  how many of the last verdicts to keep, and of the last model loads and unloads
      */
     public ServingStatus(Topics topics, ServingPlan plan, long startMicros, int windowSeconds, int decisionRows) {
         this.topics = topics;
@@ -53,6 +54,7 @@ public final class ServingStatus {
         this.rates = new ServingRates(startMicros, windowSeconds);
         this.series = new ServingHistory(startMicros, ServingHistory.BUCKET_SECONDS, ServingHistory.BUCKETS);
         this.devices = new DeviceLoads(startMicros, windowSeconds);
+        this.modelActions = new ModelActions(decisionRows);
     }
 
     /** A decision from the control topic, in the topic's order, read at {@code nowMicros}. */
@@ -81,6 +83,7 @@ public final class ServingStatus {
     public synchronized void batch(BatchTelemetry batch, long receivedAtMicros) {
         read(TELEMETRY, receivedAtMicros);
         devices.add(batch, receivedAtMicros);
+        modelActions.add(batch);
     }
 
     /** A record of the outcomes, results or telemetry topic that cannot be decoded. */
@@ -112,7 +115,7 @@ public final class ServingStatus {
         }
         return new StatusSnapshot(nowMicros, startMicros, PlanView.of(ledger), history.latest(), List.copyOf(warnings),
                 List.of(rates.recent(nowMicros), rates.sinceStart(nowMicros)), series.upTo(nowMicros),
-                devices.windowSeconds(), devices.upTo(nowMicros),
+                devices.windowSeconds(), devices.upTo(nowMicros), modelActions.latest(),
                 List.of(source("decisions", topics.control(), CONTROL), source("outcomes", topics.outcomes(), OUTCOMES),
                         source("results", topics.results(), RESULTS), source("telemetry", topics.telemetry(), TELEMETRY)));
     }

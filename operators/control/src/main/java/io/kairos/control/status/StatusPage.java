@@ -76,6 +76,7 @@ public final class StatusPage {
         }
         charts(b, s);
         groups(b, s);
+        modelActions(b, s.modelActions());
         routing(b, s.plan());
         pipelines(b, s.plan());
         rates(b, s.rates());
@@ -105,17 +106,18 @@ public final class StatusPage {
             if (g.network() != null) b.append("<p class=\"network\">rl network: ").append(esc(g.network())).append("</p>");
             b.append("<p class=\"routed\">models: ").append(esc(routedTo(plan, g.name()))).append("</p>");
             b.append("<table class=\"devices\"><thead><tr><th>device</th><th>models</th><th>batches</th><th>requests</th><th>busy</th>")
-                    .append("<th>cold starts</th><th>preempted</th></tr></thead><tbody>");
+                    .append("<th>cold starts</th><th>loads</th><th>unloads</th><th>preempted</th></tr></thead><tbody>");
             for (PlanView.Device d : g.devices()) {
                 DeviceLoads.Load l = loads.get(d.slot());
                 b.append("<tr data-device=\"").append(d.slot()).append("\"><td class=\"n\">").append(esc(d.label())).append("</td><td>")
                         .append(d.everyModel() ? "<i>every model</i>" : esc(String.join(", ", d.models()))).append("</td>");
                 if (l == null) {
-                    b.append("<td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0%</td><td class=\"n\">0</td><td class=\"n\">0</td>");
+                    b.append("<td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0%</td><td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td>");
                 } else {
                     b.append(cell(Long.toString(l.batches()))).append(cell(Long.toString(l.requests())))
                             .append(cell(String.format(Locale.ROOT, "%.0f%%", 100 * l.busyFraction())))
-                            .append(cell(esc(l.coldStartsText()))).append(cell(Long.toString(l.preempted())));
+                            .append(cell(esc(l.coldStartsText()))).append(cell(esc(l.loadsText()))).append(cell(Long.toString(l.unloads())))
+                            .append(cell(Long.toString(l.preempted())));
                 }
                 b.append("</tr>");
             }
@@ -260,6 +262,24 @@ public final class StatusPage {
                 .append(cell(String.format(Locale.ROOT, "%.1f", r.goodputPerSecond())))
                 .append(cell(String.format(Locale.ROOT, "%.1f", r.throughputPerSecond())))
                 .append(cell(fixed2(r.p50Ms()))).append(cell(fixed2(r.p99Ms()))).append(cell(fixed2(r.meanBatchSize()))).append("</tr>");
+    }
+
+    /** The latest loads and unloads the devices carried out, with why the scheduler made each. */
+    private static void modelActions(StringBuilder b, List<ModelActions.Row> rows) {
+        b.append("<section id=\"loads\"><h2>Last model loads</h2>\n");
+        if (rows.isEmpty()) {
+            b.append("<p class=\"muted\">no model loaded or unloaded by the scheduler yet (a model's first batch loads it)</p></section>\n");
+            return;
+        }
+        b.append("<table><thead><tr><th>done (UTC)</th><th>group</th><th>device</th><th>model</th><th>action</th><th>why</th></tr></thead><tbody>");
+        for (ModelActions.Row r : rows) {
+            String why = r.why() == null ? "" : r.why();
+            if (r.error() != null) why = why.isEmpty() ? r.error() : why + "; " + r.error();
+            b.append("<tr class=\"").append(r.error() == null ? "ok" : "failed").append("\"><td>").append(time(r.endedAtMicros())).append("</td><td>")
+                    .append(esc(r.group())).append("</td><td class=\"n\">").append(r.device()).append("</td><td>").append(esc(r.model()))
+                    .append("</td><td class=\"status\">").append(r.action()).append("</td><td class=\"reason\">").append(esc(why)).append("</td></tr>");
+        }
+        b.append("</tbody></table></section>\n");
     }
 
     private static void decisions(StringBuilder b, List<DecisionHistory.Row> rows) {

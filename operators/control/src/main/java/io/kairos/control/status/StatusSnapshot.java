@@ -12,11 +12,12 @@ import java.util.List;
  * @param rates     the recent window, then since start
  * @param series    the figures per model bucket by bucket over the last minutes, for the charts
  * @param devices   each device with telemetry in the last {@code deviceWindowSeconds}, in slot order
+ * @param modelActions the latest model loads and unloads the devices carried out, newest first, with why
  * @param sources   what was read from each topic
  */
 public record StatusSnapshot(long takenAtMicros, long startedAtMicros, PlanView plan, List<DecisionHistory.Row> decisions,
                              List<String> warnings, List<ServingRates.Window> rates, ServingHistory.Series series, int deviceWindowSeconds,
-                             List<DeviceLoads.Load> devices, List<Source> sources) {
+                             List<DeviceLoads.Load> devices, List<ModelActions.Row> modelActions, List<Source> sources) {
 
     /**
      * One topic read: what it holds for the page, how many records were read, how many of them

@@ -37,6 +37,15 @@
     return l.coldStarts + ' (' + sortedKeys(byModel).map(m => m + ' ' + byModel[m]).join(', ') + ')';
   }
 
+  // As DeviceLoads.Load#loadsText: 2 (resnet 2), with ", 1 failed" where some failed.
+  function loadsText(l) {
+    if (!l) return '0';
+    const byModel = l.loadsByModel || {};
+    const all = Object.values(byModel).reduce((a, b) => a + b, 0);
+    const text = all === 0 ? '0' : all + ' (' + sortedKeys(byModel).map(m => m + ' ' + byModel[m]).join(', ') + ')';
+    return l.loadsFailed === 0 ? text : text + ', ' + l.loadsFailed + ' failed';
+  }
+
   function groups(s) {
     const loads = new Map(s.devices.map(l => [l.device, l]));
     const section = el('section', {id: 'groups'}, el('h2', {}, 'Serving groups'));
@@ -51,9 +60,9 @@
         const l = loads.get(d.slot);
         return el('tr', {'data-device': d.slot}, num(d.slot), d.everyModel ? el('td', {}, el('i', {}, 'every model')) : td(d.models.join(', ')),
           num(l ? l.batches : 0), num(l ? l.requests : 0), num(l ? (100 * l.busyFraction).toFixed(0) + '%' : '0%'),
-          num(coldStarts(l)), num(l ? l.preempted : 0));
+          num(coldStarts(l)), num(loadsText(l)), num(l ? l.unloads : 0), num(l ? l.preempted : 0));
       });
-      div.append(table('devices', ['device', 'models', 'batches', 'requests', 'busy', 'cold starts', 'preempted'], rows));
+      div.append(table('devices', ['device', 'models', 'batches', 'requests', 'busy', 'cold starts', 'loads', 'unloads', 'preempted'], rows));
       section.append(div);
     }
     const released = s.plan.released || [];
@@ -247,6 +256,22 @@
     return section;
   }
 
+  // As StatusPage#modelActions: the latest loads and unloads, newest first, with why.
+  function modelActions(rows) {
+    const section = el('section', {id: 'loads'}, el('h2', {}, 'Last model loads'));
+    if (rows.length === 0) {
+      section.append(el('p', {class: 'muted'}, 'no model loaded or unloaded by the scheduler yet (a model\'s first batch loads it)'));
+      return section;
+    }
+    section.append(table(null, ['done (UTC)', 'group', 'device', 'model', 'action', 'why'], rows.map(r => {
+      let why = r.why === null ? '' : r.why;
+      if (r.error !== null) why = why === '' ? r.error : why + '; ' + r.error;
+      return el('tr', {class: r.error === null ? 'ok' : 'failed'}, td(time(r.endedAtMicros)), td(r.group), num(r.device), td(r.model),
+        el('td', {class: 'status'}, !r.load ? 'unload' : r.error === null ? 'load' : 'load failed'), el('td', {class: 'reason'}, why));
+    })));
+    return section;
+  }
+
   function decisions(rows) {
     const section = el('section', {id: 'decisions'}, el('h2', {}, 'Last decisions'));
     if (rows.length === 0) {
@@ -263,7 +288,7 @@
   function render(s) {
     const main = el('main', {id: 'status'});
     if (s.warnings.length > 0) main.append(el('section', {id: 'warnings', class: 'warnings'}, el('ul', {}, ...s.warnings.map(w => el('li', {}, w)))));
-    main.append(charts(s), groups(s), routing(s.plan), pipelines(s.plan), rates(s.rates), decisions(s.decisions));
+    main.append(charts(s), groups(s), modelActions(s.modelActions), routing(s.plan), pipelines(s.plan), rates(s.rates), decisions(s.decisions));
     const sources = el('ul', {}, ...s.sources.map(src => el('li', {}, src.role + ' from ' + src.topic + ': ' + src.records + ' records'
       + (src.skipped === 0 ? '' : ', ' + src.skipped + ' skipped')
       + (src.lastReadAtMicros === null ? '' : ', the last at ' + time(src.lastReadAtMicros) + ' UTC'))));

@@ -1,6 +1,9 @@
 package io.kairos.control.status;
 
+import io.kairos.schema.ModelAction;
 import io.kairos.schema.Preemption;
+
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import static io.kairos.control.status.Records.batch;
@@ -56,6 +59,54 @@ class DeviceLoadsTest {
         assertThat(devices.get(0).coldStarts()).isEqualTo(3);
         assertThat(devices.get(0).coldStartsText()).isEqualTo("3 (mlp 2, resnet 1)");
         assertThat(devices.get(1).coldStartsText()).isEqualTo("1 (resnet 1)");
+    }
+
+    /**
+     * A load's or unload's record is no batch: device 0 loads H twice (0.3 s each) and unloads C
+     * once (10 ms), device 1 fails to load H (50 ms): "2 (H 2)" loads, 1 unload, 0.61 s busy on
+     * device 0 of the 9 s window; "0, 1 failed" on device 1; no batch, request or cold start.
+     * The list of the latest names them newest first, with why.
+     */
+    @Test
+    void loadsAndUnloadsAreCountedApartFromBatchesAndListedWithWhy() {
+        DeviceLoads loads = new DeviceLoads(0, 10);
+        ModelActions latest = new ModelActions(3);
+        List<io.kairos.schema.BatchTelemetry> records = List.of(
+                action(0, "C", ModelAction.UNLOAD, S, S + 10_000, "room for 'H': an idle copy its model can spare", null),
+                action(0, "H", ModelAction.LOAD, S + 10_000, S + 310_000, "demand", null),
+                action(1, "H", ModelAction.LOAD, 2 * S, 2 * S + 50_000, "demand", "device 1 could not load model 'H': no such file"),
+                action(0, "H", ModelAction.LOAD, 3 * S, 3 * S + 300_000, "the placement lists it", null));
+        for (var r : records) {
+            loads.add(r, r.getExecEndMicros());
+            latest.add(r);
+        }
+        latest.add(Records.batch(0, 4, 4 * S, 4 * S + 10, false, null)); // a batch: not listed
+
+        var devices = loads.upTo(10 * S);
+        DeviceLoads.Load d0 = devices.get(0), d1 = devices.get(1);
+        assertThat(d0.loadsText()).isEqualTo("2 (H 2)");
+        assertThat(d0.unloads()).isEqualTo(1);
+        assertThat(d0.busyFraction()).isCloseTo(0.61 / 9, offset(1e-12));
+        assertThat(d0.batches()).isZero();
+        assertThat(d0.requests()).isZero();
+        assertThat(d0.coldStarts()).isZero();
+        assertThat(d1.loadsText()).isEqualTo("0, 1 failed");
+        assertThat(d1.loadsFailed()).isEqualTo(1);
+        assertThat(latest.latest()).extracting(ModelActions.Row::device, ModelActions.Row::model, ModelActions.Row::action, ModelActions.Row::why)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0, "H", "load", "the placement lists it"),
+                        org.assertj.core.groups.Tuple.tuple(1, "H", "load failed", "demand"),
+                        org.assertj.core.groups.Tuple.tuple(0, "H", "load", "demand"));
+        assertThat(latest.latest().get(1).error()).isEqualTo("device 1 could not load model 'H': no such file");
+    }
+
+    private static io.kairos.schema.BatchTelemetry action(int device, String model, ModelAction action, long start, long end, String why, String error) {
+        io.kairos.schema.BatchTelemetry b = Records.batch(device, 0, start, end, false, null);
+        b.setModel(model);
+        b.setModelAction(action);
+        b.setWhy(why);
+        b.setError(error);
+        return b;
     }
 
     private static io.kairos.schema.BatchTelemetry model(io.kairos.schema.BatchTelemetry b, String model) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import static io.kairos.control.status.Records.assign;
+import static io.kairos.control.status.Records.batch;
 import static io.kairos.control.status.Records.decision;
 import static io.kairos.control.status.Records.outcome;
 import static io.kairos.control.status.Records.placement;
@@ -36,6 +37,13 @@ class StatusPageTest {
         status.outcome(outcome("planner", 2, "assign/" + MODEL, DecisionStatus.APPLIED, null, 101 * S), 101 * S);
         status.outcome(outcome("user", 3, "policy/default", DecisionStatus.REJECTED, "unknown scheduling policy '" + POLICY + "'", 101 * S), 101 * S);
         status.result(result(MODEL, ResultStatus.OK, 101 * S, 2_000, 1), 101 * S + 500_000);
+        // The placement's load of the markup model on device 0, 0.3 s.
+        io.kairos.schema.BatchTelemetry load = batch(0, 0, 101 * S, 101 * S + 300_000, false, null);
+        load.setGroup(GROUP);
+        load.setModel(MODEL);
+        load.setModelAction(io.kairos.schema.ModelAction.LOAD);
+        load.setWhy("the placement lists it");
+        status.batch(load, 101 * S + 300_000);
         return status.snapshot(102 * S);
     }
 
@@ -132,6 +140,10 @@ class StatusPageTest {
                 .contains("<td class=\"status\">REJECTED</td>")
                 .contains("<td>place group &quot;&gt;&lt;b id=group&gt;g: device 0 = &lt;img")
                 .contains("<td class=\"n\">100.00%</td>")
+                .contains("<section id=\"loads\"><h2>Last model loads</h2>")
+                .contains("<td class=\"n\">0</td><td>&lt;img src=x onerror=&quot;document.title=&#39;owned&#39;&quot;&gt;</td><td class=\"status\">load</td>"
+                        + "<td class=\"reason\">the placement lists it</td>")
+                .contains("<td class=\"n\">1 (&lt;img")
                 .contains("as of 00:01:42.000 UTC, plan version 2");
     }
 
