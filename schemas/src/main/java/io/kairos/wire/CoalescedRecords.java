@@ -21,20 +21,25 @@ import java.util.function.Function;
  * alone in its interval), so a reader takes every record as {@link #decodeReports} or
  * {@link #decodeBatches} of its bytes.
  *
- * <p>A record written before the field existed ends where the field would begin: read with the
- * record's schema alone it is truncated, so those two read such a record through the schema without
- * the field (schema resolution), and a reader of this version reads what an older job wrote. A
- * reader older than the field finds its bytes trailing and must be upgraded with the job.
+ * <p>A record written before a field existed ends where the field would begin (each field added
+ * since is appended: {@code next_*}, then the loads' fields): read with the record's schema alone it
+ * is truncated, so those two read such a record through the schema without the newer fields (schema
+ * resolution), and a reader of this version reads what an older job wrote. A reader older than a
+ * field finds its bytes trailing and must be upgraded with the job.
  *
  * <p>Each method takes the caller's codec: a codec is not thread-safe.
  */
 public final class CoalescedRecords {
     private CoalescedRecords() {}
 
+    /** DeviceReport as it was written before {@code load_failed}. */
+    static final Schema REPORT_BEFORE_LOADS = without(DeviceReport.getClassSchema(), "load_failed");
     /** DeviceReport as it was written before {@code next_reports}. */
-    static final Schema REPORT_BEFORE_GATHERING = without(DeviceReport.getClassSchema(), "next_reports");
+    static final Schema REPORT_BEFORE_GATHERING = without(REPORT_BEFORE_LOADS, "next_reports");
+    /** BatchTelemetry as it was written before the records of model loads ({@code model_action}, {@code why}, {@code error}). */
+    static final Schema TELEMETRY_BEFORE_LOADS = without(BatchTelemetry.getClassSchema(), "model_action", "why", "error");
     /** BatchTelemetry as it was written before {@code next_batches}. */
-    static final Schema TELEMETRY_BEFORE_GATHERING = without(BatchTelemetry.getClassSchema(), "next_batches");
+    static final Schema TELEMETRY_BEFORE_GATHERING = without(TELEMETRY_BEFORE_LOADS, "next_batches");
 
     /** One record for {@code reports} (one device's, of one group, oldest first): the first, with the others nested. */
     public static DeviceReport gatherReports(AvroCodec<DeviceReport> codec, List<DeviceReport> reports) {
@@ -43,12 +48,12 @@ public final class CoalescedRecords {
 
     /** Every batch's report that {@code report} carries, in the order the device ended them, none nesting others. */
     public static List<DeviceReport> reports(AvroCodec<DeviceReport> codec, DeviceReport report) {
-        return unpack(codec, report, DeviceReport::getNextReports, (r, next) -> DeviceReport.newBuilder(r).setNextReports(next).build());
+        return unpack(codec, report, DeviceReport::getNextReports, (r, next) -> DeviceReport.newBuilder(r).setNextReports(next).build(), REPORT_BEFORE_LOADS);
     }
 
     /** Every batch's report in {@code bytes}, a record written by this job or by one before coalescing. */
     public static List<DeviceReport> decodeReports(AvroCodec<DeviceReport> codec, byte[] bytes) {
-        return reports(codec, decode(codec, bytes, REPORT_BEFORE_GATHERING));
+        return reports(codec, decode(codec, bytes, REPORT_BEFORE_LOADS, REPORT_BEFORE_GATHERING));
     }
 
     /** One telemetry record for {@code batches} (one device's, oldest first): the first, with the others nested. */
@@ -58,12 +63,12 @@ public final class CoalescedRecords {
 
     /** Every batch's telemetry that {@code record} carries, oldest first, none nesting others. */
     public static List<BatchTelemetry> batches(AvroCodec<BatchTelemetry> codec, BatchTelemetry record) {
-        return unpack(codec, record, BatchTelemetry::getNextBatches, (t, next) -> BatchTelemetry.newBuilder(t).setNextBatches(next).build());
+        return unpack(codec, record, BatchTelemetry::getNextBatches, (t, next) -> BatchTelemetry.newBuilder(t).setNextBatches(next).build(), TELEMETRY_BEFORE_LOADS);
     }
 
     /** Every batch's telemetry in {@code bytes}, a record written by this job or by one before coalescing. */
     public static List<BatchTelemetry> decodeBatches(AvroCodec<BatchTelemetry> codec, byte[] bytes) {
-        return batches(codec, decode(codec, bytes, TELEMETRY_BEFORE_GATHERING));
+        return batches(codec, decode(codec, bytes, TELEMETRY_BEFORE_LOADS, TELEMETRY_BEFORE_GATHERING));
     }
 
     private static <T extends SpecificRecord> T gather(AvroCodec<T> codec, List<T> records, BiFunction<T, List<ByteBuffer>, T> withNext) {
@@ -75,13 +80,16 @@ public final class CoalescedRecords {
     }
 
     private static <T extends SpecificRecord> List<T> unpack(AvroCodec<T> codec, T record, Function<T, List<ByteBuffer>> nextOf,
-                                                             BiFunction<T, List<ByteBuffer>, T> withNext) {
+                                                             BiFunction<T, List<ByteBuffer>, T> withNext, Schema nestedBefore) {
         List<ByteBuffer> next = nextOf.apply(record);
         if (next == null || next.isEmpty()) return List.of(record);
         List<T> all = new ArrayList<>(1 + next.size());
         all.add(withNext.apply(record, List.of()));
         for (ByteBuffer b : next) {
-            T nested = codec.decode(b);
+            // A nested record is written as its gathering is: by this job, or by one before the loads' fields.
+            byte[] bytes = new byte[b.remaining()];
+            b.duplicate().get(bytes);
+            T nested = decode(codec, bytes, nestedBefore);
             List<ByteBuffer> deeper = nextOf.apply(nested);
             if (deeper != null && !deeper.isEmpty()) throw new AvroCodec.MalformedRecordException("a gathered record nests others in turn");
             all.add(nested);
@@ -89,24 +97,31 @@ public final class CoalescedRecords {
         return all;
     }
 
-    /** {@code bytes} as a record of this version, else as one written with {@code before}; if they are neither, the first error stands. */
-    private static <T extends SpecificRecord> T decode(AvroCodec<T> codec, byte[] bytes, Schema before) {
+    /**
+     * {@code bytes} as a record of this version, else as one written with the first of {@code before}
+     * (newest first) that reads them; if none does, the first error stands.
+     */
+    private static <T extends SpecificRecord> T decode(AvroCodec<T> codec, byte[] bytes, Schema... before) {
         try {
             return codec.decode(bytes);
         } catch (AvroCodec.MalformedRecordException first) {
             if (bytes == null) throw first;
-            try {
-                return codec.decode(bytes, 0, before);
-            } catch (AvroCodec.MalformedRecordException e) {
-                throw first;
+            for (Schema earlier : before) {
+                try {
+                    return codec.decode(bytes, 0, earlier);
+                } catch (AvroCodec.MalformedRecordException e) {
+                    // an older writer still
+                }
             }
+            throw first;
         }
     }
 
-    private static Schema without(Schema record, String field) {
+    private static Schema without(Schema record, String... names) {
+        List<String> left = List.of(names);
         List<Schema.Field> fields = new ArrayList<>();
         for (Schema.Field f : record.getFields()) {
-            if (!f.name().equals(field)) fields.add(new Schema.Field(f, f.schema()));
+            if (!left.contains(f.name())) fields.add(new Schema.Field(f, f.schema()));
         }
         return Schema.createRecord(record.getName(), record.getDoc(), record.getNamespace(), false, fields);
     }

@@ -63,10 +63,40 @@ class CoalescedRecordsTest {
         assertThatThrownBy(() -> CoalescedRecords.decodeReports(codec, new byte[]{1, 2, 3})).isInstanceOf(AvroCodec.MalformedRecordException.class);
     }
 
+    /**
+     * A gathering of two batches as the job wrote it before loads had telemetry (no model_action,
+     * why, error, in the record and in the nested one): read whole, each batch with its figures and
+     * the new fields null.
+     */
+    @Test
+    void telemetryWrittenBeforeTheLoadsFieldsIsReadWithItsNestedBatches() throws IOException {
+        Schema before = CoalescedRecords.TELEMETRY_BEFORE_LOADS;
+        assertThat(before.getField("model_action")).isNull();
+        assertThat(before.getField("next_batches")).isNotNull();
+        byte[] nested = writeOld(before, "b", 2, List.of());
+        byte[] outer = writeOld(before, "a", 1, List.of(java.nio.ByteBuffer.wrap(nested)));
+        AvroCodec<BatchTelemetry> codec = AvroCodec.of(BatchTelemetry.class);
+        assertThat(CoalescedRecords.decodeBatches(codec, outer)).containsExactly(batch("a", 1), batch("b", 2));
+    }
+
+    private static byte[] writeOld(Schema schema, String id, int size, List<java.nio.ByteBuffer> next) throws IOException {
+        BatchTelemetry now = batch(id, size);
+        GenericRecord old = new GenericData.Record(schema);
+        for (Schema.Field f : schema.getFields()) old.put(f.name(), now.get(f.name()));
+        old.put("next_batches", next);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        BinaryEncoder e = EncoderFactory.get().directBinaryEncoder(bytes, null);
+        new GenericDatumWriter<GenericRecord>(schema).write(old, e);
+        e.flush();
+        return bytes.toByteArray();
+    }
+
     @Test
     void theNewSchemasReadTheOldAndTheOldTheNewUnderSchemaResolution() {
         for (Schema[] pair : List.of(new Schema[]{DeviceReport.getClassSchema(), CoalescedRecords.REPORT_BEFORE_GATHERING},
-                new Schema[]{BatchTelemetry.getClassSchema(), CoalescedRecords.TELEMETRY_BEFORE_GATHERING})) {
+                new Schema[]{BatchTelemetry.getClassSchema(), CoalescedRecords.TELEMETRY_BEFORE_GATHERING},
+                new Schema[]{DeviceReport.getClassSchema(), CoalescedRecords.REPORT_BEFORE_LOADS},
+                new Schema[]{BatchTelemetry.getClassSchema(), CoalescedRecords.TELEMETRY_BEFORE_LOADS})) {
             assertThat(SchemaCompatibility.checkReaderWriterCompatibility(pair[0], pair[1]).getType())
                     .as("%s reads the old", pair[0].getName()).isEqualTo(SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE);
             assertThat(SchemaCompatibility.checkReaderWriterCompatibility(pair[1], pair[0]).getType())
