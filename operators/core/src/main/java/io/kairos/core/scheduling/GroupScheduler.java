@@ -101,15 +101,8 @@ public final class GroupScheduler implements GroupView {
     private boolean preemption;
     private int pending;
     private long batchExtra;
-    // Profiles corrected from the devices' reports; null: the catalog's profiles, never corrected.
-    private LatencyEstimator estimator = new LatencyEstimator(LatencyEstimator.Settings.DEFAULT);
-    // The hardware types of the group's devices, each once, in the order of the devices. A
-    // queue's profile is its model's on these types: the one type's, or, where they are several,
-    // the slowest at each batch size, so that whatever device a policy picks, the batch it sized
-    // ends in time; each batch is booked with its own device's profile (see dispatch).
-    private List<String> types = List.of();
-    // Per queue number: the model's profile on each of the group's types.
-    private final List<OnTypes> onTypes = new ArrayList<>();
+    // Each queue's model's profile on the group's hardware types, learned from the devices' reports.
+    private final LearnedProfiles profiles;
 
     // Filled during one schedule() call, handed out in its outcome.
     private List<Dispatch> dispatched = new ArrayList<>();
@@ -134,6 +127,7 @@ public final class GroupScheduler implements GroupView {
     public GroupScheduler(String group, ModelCatalog catalog, List<DeviceView> devices, ConfiguredPolicy policy) {
         this.group = group;
         this.catalog = catalog;
+        this.profiles = new LearnedProfiles(catalog);
         this.loads = new LoadPlanner(catalog, choice, new LoadPlanner.Demand() {
             @Override
             public RequestQueue queue(String model) {
@@ -156,7 +150,7 @@ public final class GroupScheduler implements GroupView {
             }
         });
         this.devices = List.copyOf(devices);
-        this.types = resolveTypes(this.devices);
+        profiles.setDevices(this.devices);
         this.uniform = holdEveryModel(this.devices);
         choice.setDevices(this.devices);
         setPolicy(policy);
@@ -236,110 +230,27 @@ public final class GroupScheduler implements GroupView {
         this.devices = List.copyOf(newDevices);
         choice.setDevices(this.devices);
         loads.placementChanged();
-        List<String> before = types;
-        this.types = resolveTypes(this.devices);
+        boolean retyped = profiles.setDevices(this.devices);
         this.uniform = holdEveryModel(this.devices);
-        if (!types.equals(before)) profilesOnNewTypes();
+        if (retyped) profilesOnNewTypes();
         return actions;
-    }
-
-    /** The distinct hardware types of {@code devices}, in their order; binds each view to its type. */
-    private List<String> resolveTypes(List<DeviceView> devices) {
-        List<String> distinct = new ArrayList<>(1);
-        for (DeviceView d : devices) {
-            String type = d.hardwareType() != null ? d.hardwareType() : catalog.firstHardwareType().name();
-            int index = distinct.indexOf(type);
-            if (index < 0) {
-                index = distinct.size();
-                distinct.add(type);
-            }
-            d.resolve(catalog, index);
-        }
-        return List.copyOf(distinct);
     }
 
     /** The group's types changed: every queue's profile is its model's on the new types, learned apart per type. */
     private void profilesOnNewTypes() {
         for (RequestQueue q : byNumber) {
-            OnTypes t = onTypes(specs.get(q.number()));
-            onTypes.set(q.number(), t);
-            LatencyProfile updated = t.profile();
+            LatencyProfile updated = profiles.retype(q.number(), specs.get(q.number()));
             if (updated == q.profile()) continue;
-            boolean wasActive = !q.isEmpty() && leave(q);
-            q.setProfile(updated);
-            if (wasActive) join(q);
-            batchExtra = Math.max(batchExtra, updated.latencyAt(updated.batchSizeCount() - 1) - updated.latencyAt(0));
+            reprofile(q, updated);
         }
     }
 
-    /**
-     * A model's profile on each of the group's types: its estimate there when learning, else the
-     * catalog's; none on a type it has no profile for.
-     */
-    private OnTypes onTypes(ModelSpec spec) {
-        int n = types.size();
-        LatencyProfile[] priors = new LatencyProfile[n];
-        LatencyEstimator.ModelEstimate[] estimates = estimator == null ? null : new LatencyEstimator.ModelEstimate[n];
-        for (int k = 0; k < n; k++) {
-            // A request's pre- and post-processing holds the device's host beside its inference (T_P).
-            LatencyProfile on = spec.latencyOn(types.get(k));
-            priors[k] = on == null ? null : on.plus(spec.prePostMicros());
-            if (estimates != null && priors[k] != null) estimates[k] = estimator.track(spec.name(), types.get(k), priors[k]);
-        }
-        return new OnTypes(spec, priors, estimates);
-    }
-
-    /** One model's profiles on the group's types, by the types' index. */
-    private static final class OnTypes {
-        final ModelSpec spec;
-        final LatencyProfile[] priors;
-        final LatencyEstimator.ModelEstimate[] estimates; // null when not learning
-
-        OnTypes(ModelSpec spec, LatencyProfile[] priors, LatencyEstimator.ModelEstimate[] estimates) {
-            this.spec = spec;
-            this.priors = priors;
-            this.estimates = estimates;
-        }
-
-        /** On the k-th type, as now believed; null where the model has no profile. */
-        LatencyProfile on(int k) {
-            return estimates != null && estimates[k] != null ? estimates[k].profile() : priors[k];
-        }
-
-        /** Its latency alone (the smallest batch) on the fastest of the group's types it has; {@link #profile}'s where it has none. */
-        long fastestAlone() {
-            long fastest = Long.MAX_VALUE;
-            for (int k = 0; k < priors.length; k++) {
-                LatencyProfile p = on(k);
-                if (p != null) fastest = Math.min(fastest, p.latencyAt(0));
-            }
-            return fastest == Long.MAX_VALUE ? profile().latencyAt(0) : fastest;
-        }
-
-        /**
-         * What the model's queue decides with: its profile on the one type it has among the group's
-         * (the very object), the slowest at each size where it has several, its first type's where
-         * it has none (no device of the group runs it: its requests are shed).
-         */
-        LatencyProfile profile() {
-            LatencyProfile only = null;
-            int count = 0;
-            for (int k = 0; k < priors.length; k++) {
-                LatencyProfile p = on(k);
-                if (p == null) continue;
-                if (count++ == 0) only = p;
-            }
-            if (count == 0) return spec.latency().plus(spec.prePostMicros());
-            if (count == 1) return only;
-            int[] sizes = only.batchSizes();
-            long[] slowest = new long[sizes.length];
-            for (int k = 0; k < priors.length; k++) {
-                LatencyProfile p = on(k);
-                if (p == null) continue;
-                for (int i = 0; i < sizes.length; i++) slowest[i] = Math.max(slowest[i], p.latencyAt(i));
-            }
-            return new LatencyProfile(sizes, slowest);
-        }
+    /** The queue's profile changed: its place in the order depends on it, so it leaves before the change and comes back after. */
+    private void reprofile(RequestQueue q, LatencyProfile updated) {
+        boolean wasActive = !q.isEmpty() && leave(q);
+        q.setProfile(updated);
+        if (wasActive) join(q);
+        batchExtra = Math.max(batchExtra, updated.latencyAt(updated.batchSizeCount() - 1) - updated.latencyAt(0));
     }
 
     /**
@@ -378,7 +289,7 @@ public final class GroupScheduler implements GroupView {
      */
     public void learnLatency(LatencyEstimator.Settings settings) {
         if (!queues.isEmpty()) throw new IllegalStateException("serving group '" + group + "': set latency learning before the first request");
-        this.estimator = settings == null ? null : new LatencyEstimator(settings);
+        profiles.learn(settings);
     }
 
     /**
@@ -398,20 +309,9 @@ public final class GroupScheduler implements GroupView {
         }
         RequestQueue q = queues.get(batch.model());
         if (q != null) choice.observe(specs.get(q.number()), report);
-        if (report.coldStart() || report.failed()) return;
-        if (q == null || estimator == null) return;
-        // Learned on the type of the device that ran it; of a device that left a group of several types, not at all.
-        int k = types.size() == 1 ? 0 : on == null ? -1 : on.typeIndex();
-        OnTypes t = onTypes.get(q.number());
-        if (k < 0 || t.estimates[k] == null) return;
-        // A batch sent to a remote device left its pre- and post-processing where it came from: count it in.
-        if (t.estimates[k].add(batch.size(), report.latencyMicros() + batch.afterMicros()) == null) return;
-        LatencyProfile updated = t.profile();
-        // The queue's place in the order depends on its profile: out before the change, back after.
-        boolean wasActive = !q.isEmpty() && leave(q);
-        q.setProfile(updated);
-        if (wasActive) join(q);
-        batchExtra = Math.max(batchExtra, updated.latencyAt(updated.batchSizeCount() - 1) - updated.latencyAt(0));
+        if (report.coldStart() || report.failed() || q == null) return;
+        LatencyProfile updated = profiles.learned(q.number(), on, batch, report);
+        if (updated != null) reprofile(q, updated);
     }
 
     /** Lets the policy preempt batches (default false); for engines that can abort a running batch. */
@@ -460,7 +360,7 @@ public final class GroupScheduler implements GroupView {
      * inside the window, at the cost of the margin's time toward the deadline.
      */
     private long releaseMicros(RequestQueue q, Request request) {
-        return request.windowStartMicros() - onTypes.get(q.number()).fastestAlone() + windowMarginMicros;
+        return request.windowStartMicros() - profiles.fastestAlone(q.number()) + windowMarginMicros;
     }
 
     /** Releases the held requests whose time has come into their queues, as arrivals. */
@@ -500,15 +400,13 @@ public final class GroupScheduler implements GroupView {
         RequestQueue q = queues.get(model);
         if (q == null) {
             ModelSpec spec = catalog.get(model);
-            OnTypes t = onTypes(spec);
-            q = new RequestQueue(model, t.profile());
+            q = new RequestQueue(model, profiles.add(spec));
             queues.put(model, q);
             q.setNumber(arrivalRates.size());
             arrivalRates.add(new ArrivalRate(ARRIVAL_RATE_WINDOW_MICROS));
             fastRates.add(new ArrivalRate(FAST_RATE_WINDOW_MICROS));
             specs.add(spec);
             choice.queued(spec);
-            onTypes.add(t);
             byNumber.add(q);
             LatencyProfile p = q.profile();
             batchExtra = Math.max(batchExtra, p.latencyAt(p.batchSizeCount() - 1) - p.latencyAt(0));
@@ -738,21 +636,21 @@ public final class GroupScheduler implements GroupView {
     public LatencyProfile profile(String model) {
         RequestQueue q = queues.get(model);
         if (q != null) return q.profile();
-        return onTypes(catalog.get(model)).profile();
+        return profiles.of(catalog.get(model));
     }
 
     @Override
     public LatencyProfile profileOn(RequestQueue q, DeviceView device) {
-        if (types.size() == 1) return q.profile();
+        if (profiles.types().size() == 1) return q.profile();
         checkOwn(q);
-        LatencyProfile p = onTypes.get(q.number()).on(device.typeIndex());
+        LatencyProfile p = profiles.on(q.number(), device.typeIndex());
         if (p == null) throw new IllegalArgumentException(device + " cannot run model '" + q.model() + "': it has no profile on hardware type '" + device.resolvedHardwareType() + "'");
         return p;
     }
 
     /** The hardware types of the group's devices, each once, in the order of the devices. */
     public List<String> hardwareTypes() {
-        return types;
+        return profiles.types();
     }
 
     @Override
@@ -779,7 +677,7 @@ public final class GroupScheduler implements GroupView {
         // A model the device does not hold is loaded first: the batch takes its load time longer.
         // On a device of one of several types, the batch takes that type's time.
         ModelSpec spec = specs.get(q.number());
-        LatencyProfile p = types.size() == 1 ? q.profile() : onTypes.get(q.number()).on(device.typeIndex());
+        LatencyProfile p = profiles.types().size() == 1 ? q.profile() : profiles.on(q.number(), device.typeIndex());
         // A batch the placement sends to a device on another machine (the registry's, to a remote
         // holder) travels the network first, and leaves its pre- and post-processing where it came
         // from: the device runs the inference alone, its requests end that much after it.
