@@ -267,6 +267,51 @@ class GroupSchedulerFunctionHarnessTest {
     }
 
     /**
+     * The same hot model, and device 1 reports that it could not load it (its LOAD comes back
+     * failed, with the reason): the group takes that copy out, so no batch of the model goes to
+     * device 1 and no second LOAD is sent there (the planner does not try it again for the model
+     * until the group's devices change); device 0 serves every request meanwhile, none is shed.
+     */
+    @Test
+    void aLoadThatFailsTakesTheCopyOutAndTheDeviceIsNotTriedAgain() throws Exception {
+        ModelCatalog catalog = ModelCatalog.parse("""
+                {"models": [{"name": "hot", "input": {"dtype": "FLOAT32", "shape": [3, 32, 32]}, "batch_sizes": [1, 2, 4, 8],
+                             "latency_ms": {"alpha": 1, "beta": 9}, "memory_bytes": 1048576, "load_ms": 100}]}""", "test");
+        ManualClock clock = new ManualClock(WallClock.nowMicros());
+        GroupSchedulerFunction f = new GroupSchedulerFunction(catalog, new ControlPlane(2, "triton", Map.of("max_batch", "8", "max_queue_delay_ms", "0")),
+                io.kairos.core.model.LatencyEstimator.Settings.DEFAULT, clock);
+        var h = harness(f);
+        int n = 300;
+        DispatchedBatch load = null;
+        List<DispatchedBatch> after = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            clock.advance(1_500);
+            h.processElement(in(request("r" + i, "hot", LONG_SLO_MS)), 0);
+            List<DispatchedBatch> out = h.extractOutputValues();
+            h.getOutput().clear();
+            if (load != null) {
+                after.addAll(out);
+                continue;
+            }
+            load = out.stream().filter(b -> b.getAction() == DeviceAction.LOAD && b.getDevice() == 1).findFirst().orElse(null);
+            if (load != null) {
+                assertThat(out).as("nothing behind the load on device 1 yet").noneMatch(b -> b.getDevice() == 1 && b.getAction() == DeviceAction.RUN);
+                // Its report: the device could not load the model.
+                h.processElement(GroupInput.newBuilder().setGroup(GROUP).setReport(DeviceReport.newBuilder()
+                        .setGroup(GROUP).setBatchId(load.getBatchId()).setModel("hot").setDevice(1).setBatchSize(0)
+                        .setExecStartMicros(clock.nowMicros()).setExecEndMicros(clock.nowMicros()).setFailed(true)
+                        .setLoadFailed("device 1 could not load model 'hot': model.onnx: not an ONNX file").build()).build(), 0);
+                after.addAll(h.extractOutputValues());
+                h.getOutput().clear();
+            }
+        }
+        assertThat(load).as("the planner's load on device 1").isNotNull();
+        assertThat(after).as("after the failure: device 0 only, and no other load").isNotEmpty()
+                .allSatisfy(b -> assertThat(tuple(b.getDevice(), b.getAction())).isEqualTo(tuple(0, DeviceAction.RUN)));
+        assertThat(dropped(h)).isEmpty();
+    }
+
+    /**
      * T_P in the job's predictions, as in the simulator's (the same GroupScheduler): a model of
      * 2.7 ms at batch 1 with 5 ms of pre- and post-processing (catalog {@code pre_post_ms}) is
      * dispatched with a predicted latency of 2.7 + 5 = 7.7 ms; the same model without it, 2.7 ms.
