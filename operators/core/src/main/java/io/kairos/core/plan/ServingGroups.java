@@ -105,7 +105,7 @@ public final class ServingGroups {
     /** A group's scheduler made now, with the plan's policy and devices, the loads its placement asks for added to {@code actions}. */
     private GroupScheduler create(String group, ServingPlan plan, List<DeviceAction> actions) {
         ServingPlan.GroupPolicy p = plan.policyOf(group);
-        GroupScheduler g = new GroupScheduler(group, catalog, List.of(), ConfiguredPolicy.of(group, policies.apply(p.policy()), p.params(), p.tables(), p.network()));
+        GroupScheduler g = new GroupScheduler(group, catalog, List.of(), ConfiguredPolicy.of(group, policies.apply(p.policy()), p.params(), p.inputs()));
         g.allowPreemption(preemption);
         g.learnLatency(learnLatency);
         applied.put(group, p);
@@ -135,7 +135,7 @@ public final class ServingGroups {
             if (!p.equals(applied.get(g.group()))) {
                 // The same policy keeps its object, with whatever it holds beyond its parameters.
                 SchedulingPolicy policy = p.policy().equals(g.policy().name()) ? g.policy() : policies.apply(p.policy());
-                g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params(), p.tables(), p.network()));
+                g.setPolicy(ConfiguredPolicy.of(g.group(), policy, p.params(), p.inputs()));
                 applied.put(g.group(), p);
             }
             place(g, plan, before, actions);

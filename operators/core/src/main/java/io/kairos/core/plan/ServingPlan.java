@@ -8,6 +8,7 @@ import io.kairos.core.model.ModelSpec;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
+import io.kairos.core.scheduling.ControlInputs;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.PublishedNetwork;
@@ -278,7 +279,7 @@ public final class ServingPlan {
         GroupPolicy p = policies.getOrDefault(group, new GroupPolicy(defaultPolicy, defaultParams));
         Map<String, BatchingTable> t = tables.get(group);
         PublishedNetwork n = networks.get(group);
-        return t == null && n == null ? p : new GroupPolicy(p.policy(), p.params(), t == null ? Map.of() : t, n);
+        return t == null && n == null ? p : new GroupPolicy(p.policy(), p.params(), new ControlInputs(t == null ? Map.of() : t, n));
     }
 
     /**
@@ -341,24 +342,25 @@ public final class ServingPlan {
      * A group's policy by name, with its parameters, its models' batching tables and the network
      * a decision delivered to it (null: none).
      */
-    public record GroupPolicy(String policy, PolicyParams params, Map<String, BatchingTable> tables, PublishedNetwork network) {
-        public GroupPolicy {
-            tables = Map.copyOf(tables);
-        }
-
-        /** No network. */
-        public GroupPolicy(String policy, PolicyParams params, Map<String, BatchingTable> tables) {
-            this(policy, params, tables, null);
-        }
-
+    public record GroupPolicy(String policy, PolicyParams params, ControlInputs inputs) {
         /** No batching tables, no network. */
         public GroupPolicy(String policy, PolicyParams params) {
-            this(policy, params, Map.of());
+            this(policy, params, ControlInputs.NONE);
+        }
+
+        /** The group's batching tables by model; empty when it has none. */
+        public Map<String, BatchingTable> tables() {
+            return inputs.tables();
+        }
+
+        /** The network delivered to the group, or null. */
+        public PublishedNetwork network() {
+            return inputs.network();
         }
 
         /** A fresh policy object with these parameters, tables and network read, for serving group {@code group}. */
         public ConfiguredPolicy configure(String group) {
-            return Policies.configure(group, policy, params, tables, network);
+            return Policies.configure(group, policy, params, inputs);
         }
     }
 

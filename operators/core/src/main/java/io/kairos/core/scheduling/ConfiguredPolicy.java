@@ -1,7 +1,5 @@
 package io.kairos.core.scheduling;
 
-import java.util.Map;
-
 /**
  * A serving group's policy with its parameters read into typed fields, and how the group sheds:
  * group-wide parameters known to every policy. What the scheduler runs; made once per change of
@@ -56,24 +54,16 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
      *         naming the group, the model, the parameter and the value
      */
     public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params) {
-        return of(group, policy, params, Map.of());
+        return of(group, policy, params, ControlInputs.NONE);
     }
 
     /**
-     * {@code policy} configured by {@code params} and the group's batching tables by model (what
-     * a policy that batches from tables reads, see {@link ParamReader#batchingTables}).
+     * The same, with what the group's control decisions delivered beside the parameters: its
+     * batching tables by model and its network ({@link ParamReader#batchingTables},
+     * {@link ParamReader#network}), read by the policies that take them.
      */
-    public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params, Map<String, BatchingTable> tables) {
-        return of(group, policy, params, tables, null);
-    }
-
-    /**
-     * The same, with the network a control decision delivered to the group (what the learned
-     * policy reads, see {@link ParamReader#network}); null: none.
-     */
-    public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params, Map<String, BatchingTable> tables,
-                                      PublishedNetwork network) {
-        ParamReader reader = new ParamReader(group, policy.name(), params, tables, network);
+    public static ConfiguredPolicy of(String group, SchedulingPolicy policy, PolicyParams params, ControlInputs inputs) {
+        ParamReader reader = new ParamReader(group, policy.name(), params, inputs);
         boolean shed = reader.flag(SHED, true);
         boolean shedEarly = reader.flag(SHED_EARLY, true);
         int maxPending = reader.positiveInt(MAX_PENDING, DEFAULT_MAX_PENDING);

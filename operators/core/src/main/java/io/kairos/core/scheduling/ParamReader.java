@@ -28,44 +28,37 @@ public final class ParamReader {
     private final String model;
     private final Set<String> groupKeys;
     private final Set<String> modelKeys;
-    private final Map<String, BatchingTable> tables;
-    private final PublishedNetwork network;
+    private final ControlInputs inputs;
 
     /** @param group the serving group, for messages; null when the parameters are a default for every group */
     public ParamReader(String group, String policy, PolicyParams params) {
-        this(group, policy, params, Map.of());
+        this(group, policy, params, ControlInputs.NONE);
     }
 
-    /** @param tables the group's batching tables by model */
-    public ParamReader(String group, String policy, PolicyParams params, Map<String, BatchingTable> tables) {
-        this(group, policy, params, tables, null);
-    }
-
-    /** @param network the network a control decision delivered to the group; null: none */
-    public ParamReader(String group, String policy, PolicyParams params, Map<String, BatchingTable> tables, PublishedNetwork network) {
-        this(group, policy, params, null, new TreeSet<>(), new TreeSet<>(), Map.copyOf(tables), network);
+    /** @param inputs the group's batching tables and network, as its control decisions delivered them */
+    public ParamReader(String group, String policy, PolicyParams params, ControlInputs inputs) {
+        this(group, policy, params, null, new TreeSet<>(), new TreeSet<>(), inputs);
     }
 
     private ParamReader(String group, String policy, PolicyParams params, String model, Set<String> groupKeys, Set<String> modelKeys,
-                        Map<String, BatchingTable> tables, PublishedNetwork network) {
+                        ControlInputs inputs) {
         this.group = group;
         this.policy = policy;
         this.params = params;
         this.model = model;
         this.groupKeys = groupKeys;
         this.modelKeys = modelKeys;
-        this.tables = tables;
-        this.network = network;
+        this.inputs = inputs;
     }
 
     /** The network a control decision delivered to the group, or null when none did. */
     public PublishedNetwork network() {
-        return network;
+        return inputs.network();
     }
 
     /** The group's batching tables by model, as control decisions set them; empty when none is. */
     public Map<String, BatchingTable> batchingTables() {
-        return tables;
+        return inputs.tables();
     }
 
     /** A number that {@code valid} accepts ({@code requirement} says what it accepts, for the message). */
@@ -175,7 +168,7 @@ public final class ParamReader {
         C groupConfig = read.apply(this);
         Map<String, C> models = new HashMap<>();
         for (String m : new TreeSet<>(params.perModel().keySet())) {
-            models.put(m, read.apply(new ParamReader(group, policy, params, m, groupKeys, modelKeys, tables, network)));
+            models.put(m, read.apply(new ParamReader(group, policy, params, m, groupKeys, modelKeys, inputs)));
         }
         return new PerModel<>(groupConfig, models);
     }

@@ -1,6 +1,5 @@
 package io.kairos.core.scheduling.policy;
 
-import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.SchedulingPolicy;
@@ -49,15 +48,9 @@ public final class Policies {
         return ConfiguredPolicy.of(group, create(name), params);
     }
 
-    /** The same, with the group's batching tables by model for a policy that reads them ({@code smdp}). */
-    public static ConfiguredPolicy configure(String group, String name, PolicyParams params, Map<String, BatchingTable> tables) {
-        return ConfiguredPolicy.of(group, create(name), params, tables);
-    }
-
-    /** The same, with the network a control decision delivered to the group, for the policy that reads it ({@code rl}); null: none. */
-    public static ConfiguredPolicy configure(String group, String name, PolicyParams params, Map<String, BatchingTable> tables,
-                                             io.kairos.core.scheduling.PublishedNetwork network) {
-        return ConfiguredPolicy.of(group, create(name), params, tables, network);
+    /** The same, with the group's batching tables and network, for the policies that read them ({@code smdp}, {@code rl}). */
+    public static ConfiguredPolicy configure(String group, String name, PolicyParams params, io.kairos.core.scheduling.ControlInputs inputs) {
+        return ConfiguredPolicy.of(group, create(name), params, inputs);
     }
 
     public static List<String> names() {

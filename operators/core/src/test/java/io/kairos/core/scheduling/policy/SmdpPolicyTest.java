@@ -117,14 +117,14 @@ class SmdpPolicyTest {
     @Test
     void theMarginMovesTheGuardEarlier() {
         GroupScheduler g = scheduler(Policies.configure("g", "smdp", PolicyParams.of(Map.of("guard_margin_ms", "0.5")),
-                Map.of("S", BatchingTable.staticBatch(4, 6))).policy(), device(0));
+                io.kairos.core.scheduling.ControlInputs.tables(Map.of("S", BatchingTable.staticBatch(4, 6)))).policy(), device(0));
         g.admit(req("r0", "S", 0, 10_000));
         assertThat(g.schedule(0).nextWakeMicros()).isEqualTo(6_500);
         assertThat(g.schedule(6_500).dispatches()).extracting(Dispatch::predictedEndMicros).containsExactly(9_500L);
 
         // Fired 1.2 ms late for three queued (latest start 10 - 0.5 - 5 = 4.5 ms): the three still end by the deadline itself.
         GroupScheduler late = scheduler(Policies.configure("g", "smdp", PolicyParams.of(Map.of("guard_margin_ms", "0.5")),
-                Map.of("S", BatchingTable.staticBatch(4, 6))).policy(), device(0));
+                io.kairos.core.scheduling.ControlInputs.tables(Map.of("S", BatchingTable.staticBatch(4, 6)))).policy(), device(0));
         for (int i = 0; i < 3; i++) late.admit(req("r" + i, "S", i, 10_000 + i));
         assertThat(late.schedule(2).nextWakeMicros()).isEqualTo(4_500);
         assertThat(late.schedule(5_000).dispatches()).extracting(Dispatch::size, Dispatch::predictedEndMicros).containsExactly(tuple(3, 10_000L));
@@ -170,7 +170,7 @@ class SmdpPolicyTest {
     @Test
     void tablesComeFromTheConfigurationAndTheGuardIsAParameterPerGroupOrModel() {
         PolicyParams params = PolicyParams.of(Map.of("deadline_guard", "false")).withModel("T", Map.of("deadline_guard", "true", "guard_margin_ms", "1.5"));
-        ConfiguredPolicy c = Policies.configure("g", "smdp", params, Map.of("S", TABLE));
+        ConfiguredPolicy c = Policies.configure("g", "smdp", params, io.kairos.core.scheduling.ControlInputs.tables(Map.of("S", TABLE)));
         SmdpPolicy p = (SmdpPolicy) c.policy();
         assertThat(p.table("S")).isEqualTo(TABLE);
         assertThat(p.table("T")).isNull();
