@@ -5,7 +5,6 @@ import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
 import io.kairos.core.request.Request;
-import io.kairos.core.request.RequestQueue;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,7 +1,6 @@
 package io.kairos.core.scheduling;
 
 import io.kairos.core.model.LatencyProfile;
-import io.kairos.core.request.RequestQueue;
 
 import java.util.Collection;
 import java.util.List;

@@ -3,7 +3,6 @@ package io.kairos.core.scheduling;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
-import io.kairos.core.request.RequestQueue;
 
 import java.util.ArrayList;
 import java.util.HashSet;

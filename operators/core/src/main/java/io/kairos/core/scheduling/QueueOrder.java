@@ -1,6 +1,5 @@
 package io.kairos.core.scheduling;
 
-import io.kairos.core.request.RequestQueue;
 
 import java.util.AbstractCollection;
 import java.util.Arrays;

@@ -2,7 +2,6 @@ package io.kairos.core.scheduling;
 
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.Request;
-import io.kairos.core.request.RequestQueue;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.Request;
-import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.ArrivalOrder;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;

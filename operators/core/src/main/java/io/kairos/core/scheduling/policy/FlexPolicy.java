@@ -4,7 +4,7 @@ import io.kairos.core.scheduling.BatchableHeap;
 import io.kairos.core.scheduling.DeviceChoice;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
-import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.core.scheduling.ParamReader;

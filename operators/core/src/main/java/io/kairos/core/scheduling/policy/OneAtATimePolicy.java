@@ -1,6 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
-import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.ArrivalOrder;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.GroupView;

@@ -1,6 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
-import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.HoldingQueues;
 import io.kairos.core.scheduling.PolicyParams;

@@ -6,7 +6,7 @@ import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
-import io.kairos.core.request.RequestQueue;
+import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.schema.ResultStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,4 +1,6 @@
-package io.kairos.core.request;
+package io.kairos.core.scheduling;
+
+import io.kairos.core.request.Request;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,7 @@
-package io.kairos.core.request;
+package io.kairos.core.scheduling;
 
 import io.kairos.core.model.LatencyProfile;
+import io.kairos.core.request.Request;
 
 import java.util.Arrays;
 
@@ -9,7 +10,8 @@ import java.util.Arrays;
  *
  * <p>An array with a moving head rather than a heap: requests of one model mostly arrive in
  * deadline order, so insertion is an append, and taking a batch from the head is a copy of a
- * contiguous run. Policies read it by index without allocating.
+ * contiguous run. Policies read it by index without allocating; only the scheduler's own parts
+ * (this package) queue, take and order it: the keys it keeps for them are package-private.
  */
 public final class RequestQueue {
     private final String model;
@@ -30,7 +32,7 @@ public final class RequestQueue {
     private long headArrivalKey;
     private long oldestArrivalKey;
 
-    public RequestQueue(String model, LatencyProfile profile) {
+    RequestQueue(String model, LatencyProfile profile) {
         this.model = model;
         this.profile = profile;
     }
@@ -52,7 +54,7 @@ public final class RequestQueue {
      * A corrected profile (the scheduler learned it from measurements). The queue's latest start
      * changes with it: a scheduler that orders queues by it takes the queue out first.
      */
-    public void setProfile(LatencyProfile profile) {
+    void setProfile(LatencyProfile profile) {
         this.profile = profile;
     }
 
@@ -61,7 +63,7 @@ public final class RequestQueue {
         return batchableStamp;
     }
 
-    public void setBatchableStamp(long stamp) {
+    void setBatchableStamp(long stamp) {
         this.batchableStamp = stamp;
     }
 
@@ -70,7 +72,7 @@ public final class RequestQueue {
         return number;
     }
 
-    public void setNumber(int number) {
+    void setNumber(int number) {
         this.number = number;
     }
 
@@ -81,7 +83,7 @@ public final class RequestQueue {
      * cache misses per comparison with thousands of queues; it calls this as the queue joins its
      * orders, and leaves them before the keys change.
      */
-    public void keepOrderKeys(boolean oldest) {
+    void keepOrderKeys(boolean oldest) {
         latestStartKey = latestStartAlone();
         headArrivalKey = items[head].arrivalMicros();
         if (oldest) oldestArrivalKey = oldestArrival();
@@ -139,7 +141,7 @@ public final class RequestQueue {
         return oldestArrival;
     }
 
-    public void add(Request r) {
+    void add(Request r) {
         if (tail == items.length) makeRoom();
         long d = r.deadlineMicros();
         int at = tail;
@@ -152,7 +154,7 @@ public final class RequestQueue {
     }
 
     /** Removes and returns the {@code n} earliest-deadline requests. */
-    public Request[] take(int n) {
+    Request[] take(int n) {
         if (n < 0 || n > size()) throw new IllegalArgumentException("cannot take " + n + " of " + size());
         Request[] batch = Arrays.copyOfRange(items, head, head + n);
         Arrays.fill(items, head, head + n, null);
@@ -171,7 +173,7 @@ public final class RequestQueue {
         return batch;
     }
 
-    public Request poll() {
+    Request poll() {
         return isEmpty() ? null : take(1)[0];
     }
 
