@@ -31,7 +31,7 @@ public final class BurstyExperiment implements Experiment {
     static final double SLO_MS = 100;
     static final List<Integer> CV2S = List.of(1, 4, 16, 64);
     static final List<Double> LOADS = List.of(0.5, 0.7, 0.8, 0.9, 1.0, 1.2);
-    static final double SHEPHERD_RATIO = 18.1;
+    static final double SHEPHERD_RATIO = Targets.of(NAME, "flex-over-clockwork");
 
     @Override
     public String name() {

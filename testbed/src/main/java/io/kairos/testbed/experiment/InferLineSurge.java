@@ -241,13 +241,13 @@ final class InferLineSurge {
             double low = minOver(line, (Surge.PLANNED + 2 * Surge.RAMP + Surge.HOLD) * seconds, seconds);
             double end = meanOver(line, 0.9 * seconds, seconds);
             follows.add(String.format(Locale.ROOT, "%s %.2f -> %.2f -> %.2f (last tenth %.2f)", name, start, top, low, end));
-            if (!(top > start && low <= 1.1 * start)) followsBroken.add(name);
+            if (!(top > start && low <= Targets.of(InferLineExperiment.NAME, "back-down") * start)) followsBroken.add(name);
             double il = p.filter("system", INFERLINE).mean("cost_per_hour");
             double ilMiss = p.filter("system", INFERLINE).mean("miss_rate");
             double peak = p.filter("system", CG_PEAK).mean("cost_per_hour");
             double peakMiss = p.filter("system", CG_PEAK).mean("miss_rate");
             target.add(String.format(Locale.ROOT, "%s %.2fx (%.2f vs %.2f an hour), misses %.2f %% vs %.2f %%", name, peak / il, il, peak, 100 * ilMiss, 100 * peakMiss));
-            if (!(peak >= 5 * il && ilMiss <= peakMiss)) targetBroken.add(name);
+            if (!(peak >= Targets.of(InferLineExperiment.NAME, "cheaper-than-peak") * il && ilMiss <= peakMiss)) targetBroken.add(name);
             double sampled = p.filter("system", CG_PEAK_SAMPLE).mean("miss_rate");
             sample.add(String.format(Locale.ROOT, "%s %.2f %%", name, 100 * sampled));
         }

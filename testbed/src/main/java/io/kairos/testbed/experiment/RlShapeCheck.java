@@ -2,6 +2,7 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.testbed.experiment.Experiment.Claim;
 import io.kairos.testbed.experiment.Experiment.Claim.Verdict;
+import io.kairos.testbed.format.Numbers;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,6 +18,8 @@ import java.util.function.Predicate;
  */
 final class RlShapeCheck {
     static final double EVERY = LowSloExperiment.EVERY;
+    /** The experiment's name in {@code TARGETS.md}. */
+    static final String RL = "rl";
 
     private RlShapeCheck() {}
 
@@ -39,7 +42,7 @@ final class RlShapeCheck {
             c.add(everywhere(sweep, agent, "Fig 5.6: " + agent + " never meets every request at SLO 3 and 6 ms",
                     at -> at.slo <= 6, a -> a < EVERY));
             c.add(everywhere(sweep, agent, "Fig 5.6: " + agent + " meets most requests (> 50 %) at SLO 24 and 48 ms",
-                    at -> at.slo == 24 || at.slo == 48, a -> a > 0.5));
+                    at -> at.slo == 24 || at.slo == 48, a -> a > Targets.of(RL, "most-requests")));
             double twelve = attainment(sweep, agent, new At(12, 2400, 24));
             double fortyEight = attainment(sweep, agent, new At(48, 2400, 24));
             c.add(new Claim("Fig 5.6: " + agent + " does worse at 2,400 req/s over 12 models than over 48, at SLO 24 ms",
@@ -49,7 +52,7 @@ final class RlShapeCheck {
         double before = attainment(sweep, "rl-ppo", new At(12, 2400, 24));
         double after = attainment(sweep, "rl-ppo-12m", new At(12, 2400, 24));
         c.add(new Claim("Fig 5.8: 5 more episodes on 2,400 req/s over 12 models lift attainment there at SLO 24 ms by more than 30 points",
-                Double.isNaN(before) || Double.isNaN(after) ? Verdict.SKIP : after - before > 0.30 ? Verdict.PASS : Verdict.FAIL,
+                Double.isNaN(before) || Double.isNaN(after) ? Verdict.SKIP : after - before > Targets.of(RL, "fig5.8-lift") ? Verdict.PASS : Verdict.FAIL,
                 String.format(Locale.ROOT, "rl-ppo %s, rl-ppo-12m %s (%+.2f points; the thesis' agent started about 40 points below clockwork there)",
                         pct(before), pct(after), 100 * (after - before))));
         double atThree = attainment(sweep, "rl-ppo-12m", new At(12, 2400, 3));
@@ -63,7 +66,7 @@ final class RlShapeCheck {
         double rf1First = first(curves, "scratch-rf1");
         double rf1Best = best(curves, "scratch-rf1");
         c.add(new Claim("Fig 5.9: RF1 learns nothing (its best episode no more than 5 points above its first)",
-                Double.isNaN(rf1First) ? Verdict.SKIP : rf1Best - rf1First <= 0.05 ? Verdict.PASS : Verdict.FAIL,
+                Double.isNaN(rf1First) ? Verdict.SKIP : rf1Best - rf1First <= Targets.of(RL, "fig5.9-rf1-flat") ? Verdict.PASS : Verdict.FAIL,
                 String.format(Locale.ROOT, "first %s, best %s, over %d episodes", pct(rf1First), pct(rf1Best), episodes(curves, "scratch-rf1"))));
         double rf2 = best(curves, "scratch-rf2");
         double rf3 = best(curves, "scratch-rf3");
@@ -71,7 +74,8 @@ final class RlShapeCheck {
                 Double.isNaN(rf2) || Double.isNaN(rf3) ? Verdict.SKIP : rf2 < rf3 ? Verdict.PASS : Verdict.FAIL,
                 String.format(Locale.ROOT, "RF2 best %s over %d episodes, RF3 best %s over %d", pct(rf2), episodes(curves, "scratch-rf2"), pct(rf3), episodes(curves, "scratch-rf3"))));
         c.add(reaches(curves, "scratch-rf3", Integer.MAX_VALUE, "Fig 5.9: RF3 reaches 100 % (>= 99.9 %)"));
-        c.add(reaches(curves, RlExperiment.SCRATCH_96, 30, "Fig 5.10: from scratch at SLO 96 ms, training converges (>= 99.9 %) in under 30 episodes"));
+        c.add(learnsToReach(curves, RlExperiment.SCRATCH_96, 30, Targets.of(RL, "fig5.10-learns"),
+                "Fig 5.10: from scratch at SLO 96 ms, training converges (>= 99.9 %) in under 30 episodes, from a first episode below it"));
 
         c.add(azureAtLeast(azure, "rl", "Fig 5.3: rl meets every Azure request"));
         c.add(azureAtLeast(azure, "rl-ppo", "Fig 5.3: rl-ppo meets every Azure request"));
@@ -83,8 +87,13 @@ final class RlShapeCheck {
         }
         double rl = azure(azure, "rl", "slo_attainment");
         double rl96 = azure(azure, "rl-96ms", "slo_attainment");
-        c.add(new Claim("Fig 5.11: the network trained at SLO 96 ms is poor on Azure (more than 5 points below rl)",
-                Double.isNaN(rl) || Double.isNaN(rl96) ? Verdict.SKIP : rl - rl96 > 0.05 ? Verdict.PASS : Verdict.FAIL,
+        double cwAttainment = azure(azure, "clockwork", "slo_attainment");
+        double gap = Targets.of(RL, "fig5.11-gap");
+        double share = Targets.of(RL, "fig5.11-clockwork-share");
+        // A network that serves (nearly) nothing is broken, not "poor": it says nothing of how training generalises.
+        c.add(new Claim("Fig 5.11: the network trained at SLO 96 ms is poor on Azure (more than " + Numbers.significant(100 * gap)
+                        + " points below rl, yet serving at least " + Numbers.significant(100 * share) + " % of clockwork's attainment)",
+                Double.isNaN(rl) || Double.isNaN(rl96) || Double.isNaN(cwAttainment) ? Verdict.SKIP : rl - rl96 > gap && rl96 >= share * cwAttainment ? Verdict.PASS : Verdict.FAIL,
                 String.format(Locale.ROOT, "rl-96ms %s, rl %s, clockwork %s", pct(rl96), pct(rl), pct(azure(azure, "clockwork", "slo_attainment")))));
         double rlBatch = azure(azure, "rl", "mean_batch");
         double cwBatch = azure(azure, "clockwork", "mean_batch");
@@ -92,7 +101,7 @@ final class RlShapeCheck {
                 Double.isNaN(rlBatch) || Double.isNaN(cwBatch) ? Verdict.SKIP : rlBatch > cwBatch ? Verdict.PASS : Verdict.FAIL,
                 String.format(Locale.ROOT, "rl %.2f, clockwork %.2f", rlBatch, cwBatch)));
 
-        for (String agent : List.of("rl", "rl-ppo", RlExperiment.RL_ON_EVENTS)) c.add(withinOfKairos(sweep, agent, 0.02));
+        for (String agent : List.of("rl", "rl-ppo", RlExperiment.RL_ON_EVENTS)) c.add(withinOfKairos(sweep, agent, Targets.of(RL, "within-kairos")));
         for (String agent : List.of("rl", "rl-ppo")) {
             double mine = azure(azure, agent, "busy_gpu_s_per_1000_good");
             double cw = azure(azure, "clockwork", "busy_gpu_s_per_1000_good");
@@ -196,6 +205,21 @@ final class RlShapeCheck {
                 run, pct(best(curves, run)), Math.min(c.size(), within), c.size(), pct(c.get(c.size() - 1))));
     }
 
+    /**
+     * {@link #reaches}, and the episode that reaches it at least {@code lift} above the first: a
+     * curve that starts where it ends shows no training converging (an untrained network that
+     * already meets every request passes {@link #reaches} in its first episode).
+     */
+    static Claim learnsToReach(ResultTable curves, String run, int within, double lift, String statement) {
+        Claim reached = reaches(curves, run, within, statement);
+        if (reached.verdict() != Verdict.PASS) return reached;
+        List<Double> c = curve(curves, run);
+        double top = c.subList(0, Math.min(within, c.size())).stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        if (top - c.get(0) >= lift) return reached;
+        return new Claim(statement, Verdict.FAIL, String.format(Locale.ROOT, "%s: the first episode already at %s (best %s): nothing learned to converge",
+                run, pct(c.get(0)), pct(top)));
+    }
+
     static Map<String, Double> rewards(ResultTable curves, String run) {
         Map<String, Double> out = new LinkedHashMap<>();
         int r = curves.index("run");
@@ -228,7 +252,7 @@ final class RlShapeCheck {
         List<Double> c = curve(curves, run);
         if (c.isEmpty()) return new Claim(statement, Verdict.SKIP, "no training curve " + run);
         double lowest = c.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-        return new Claim(statement, c.get(0) - lowest <= 0.005 ? Verdict.PASS : Verdict.FAIL,
+        return new Claim(statement, c.get(0) - lowest <= Targets.of(RL, "keeps-start") ? Verdict.PASS : Verdict.FAIL,
                 String.format(Locale.ROOT, "%d episodes: first %s, lowest %s, last %s", c.size(), pct(c.get(0)), pct(lowest), pct(c.get(c.size() - 1))));
     }
 

@@ -7,6 +7,7 @@ import io.kairos.core.result.Completion;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.Simulation;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;
@@ -42,6 +43,8 @@ import java.util.Set;
  */
 final class RlWindowFigure {
     static final String DIR = "window";
+    /** The figure's name in {@code TARGETS.md}. */
+    static final String TARGETS = "rl-window";
     static final String MODEL = "resnet50";
     static final double RATE = 150;
     static final double SLO_0_MS = 100;
@@ -116,29 +119,40 @@ final class RlWindowFigure {
                 .save(results, dir.resolve("attainment.png")));
     }
 
-    /** The thesis' claims for Fig 6.1, and what the hold does. */
+    /**
+     * The thesis' claims for Fig 6.1, and what the hold does. The thesis' agent learned to wait for
+     * model 1; here the group's scheduler holds it for every agent, so that an agent meeting model
+     * 1 shows nothing of its own unless the {@code random} agent, run beside it as a control, does
+     * not: where {@code random} meets model 1 as well, the claim fails (the hold met it, not the
+     * agent), and without a {@code random} run it is skipped.
+     */
     static List<Experiment.Claim> claims(ResultTable results) {
         List<Experiment.Claim> c = new ArrayList<>();
+        double target = Targets.of(TARGETS, "attainment");
+        double unheldTarget = Targets.of(TARGETS, "unheld");
+        String every = Numbers.significant(100 * target) + " %";
         Map<String, Double> at = new HashMap<>();
         int agent = results.index("agent"), variant = results.index("variant"), type = results.index("request_type"), att = results.index("attainment");
         for (List<String> r : results.rows()) {
             if (!r.get(att).isEmpty()) at.put(r.get(agent) + "|" + r.get(variant) + "|" + r.get(type), Double.parseDouble(r.get(att)));
         }
+        double control = at.getOrDefault("random|hold|" + type(1), Double.NaN);
         for (String a : List.of("rl", "kairos", "clockwork")) {
             double margin = at.getOrDefault(a + "|hold+noise+margin|" + type(1), Double.NaN);
             double zero = at.getOrDefault(a + "|hold|" + type(0), Double.NaN);
             double one = at.getOrDefault(a + "|hold|" + type(1), Double.NaN);
             double unheld = at.getOrDefault(a + "|no-window|" + type(1), Double.NaN);
-            c.add(new Experiment.Claim("Fig 6.1: " + a + " meets model 0 (< 100 ms) trivially (>= 99 %)",
-                    Double.isNaN(zero) ? Experiment.Claim.Verdict.SKIP : zero >= 0.99 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+            c.add(new Experiment.Claim("Fig 6.1: " + a + " meets model 0 (< 100 ms) trivially (>= " + every + ")",
+                    Double.isNaN(zero) ? Experiment.Claim.Verdict.SKIP : zero >= target ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
                     a + " hold: " + RlShapeCheck.pct(zero)));
-            c.add(new Experiment.Claim("Fig 6.1: " + a + " meets model 1 (100-1,000 ms) once it waits (>= 99 % with the hold, "
-                    + "where without its window it is answered early, < 10 %)",
-                    Double.isNaN(one) || Double.isNaN(unheld) ? Experiment.Claim.Verdict.SKIP
-                            : one >= 0.99 && unheld < 0.10 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
-                    a + " hold: " + RlShapeCheck.pct(one) + ", no-window: " + RlShapeCheck.pct(unheld)));
-            c.add(new Experiment.Claim("beyond the thesis: under latency noise (CV 5 %), " + a + " meets model 1 with a release margin of " + MARGIN_MS + " ms (>= 99 %)",
-                    Double.isNaN(margin) ? Experiment.Claim.Verdict.SKIP : margin >= 0.99 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+            c.add(new Experiment.Claim("Fig 6.1: " + a + " meets model 1 (100-1,000 ms) once it waits (>= " + every + " with the hold, "
+                    + "where without its window it is answered early, < " + Numbers.significant(100 * unheldTarget) + " %), and the random agent, as a control, does not",
+                    Double.isNaN(one) || Double.isNaN(unheld) || Double.isNaN(control) ? Experiment.Claim.Verdict.SKIP
+                            : one >= target && unheld < unheldTarget && control < target ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                    a + " hold: " + RlShapeCheck.pct(one) + ", no-window: " + RlShapeCheck.pct(unheld) + ", random hold: " + RlShapeCheck.pct(control)
+                            + (control >= target ? " (the scheduler's hold meets it for any agent)" : "")));
+            c.add(new Experiment.Claim("beyond the thesis: under latency noise (CV 5 %), " + a + " meets model 1 with a release margin of " + MARGIN_MS + " ms (>= " + every + ")",
+                    Double.isNaN(margin) ? Experiment.Claim.Verdict.SKIP : margin >= target ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
                     a + " hold+noise+margin: " + RlShapeCheck.pct(margin) + ", hold+noise: "
                             + RlShapeCheck.pct(at.getOrDefault(a + "|hold+noise|" + type(1), Double.NaN))));
         }

@@ -417,6 +417,10 @@ public final class TunerExperiment {
         List<String> oracleCost = new ArrayList<>();
         List<String> oracleBroken = new ArrayList<>();
         List<String> windows = new ArrayList<>();
+        double baseMiss = Targets.of(NAME, "base-miss");
+        double tunerTarget = Targets.of(NAME, "tuner-miss");
+        double saving = Targets.of(NAME, "saving-over-peak");
+        double reversalsAllowed = Targets.of(NAME, "reversals");
         for (String sc : scenarios) {
             ResultTable r = systems.filter("scenario", sc);
             double tunerMiss = r.filter("system", TUNER).mean("miss_rate");
@@ -424,19 +428,19 @@ public final class TunerExperiment {
             if (!sc.equals("oscillating")) {
                 double b = r.filter("system", "Planner-Base").mean("miss_rate");
                 baseMisses.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * b));
-                if (!(b > 0.01)) baseBroken.add(sc);
+                if (!(b > baseMiss)) baseBroken.add(sc);
                 double tail = r.filter("system", TUNER).mean("hold_tail_miss_rate");
                 recovered.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * tail));
-                if (!(tail <= 0.01)) recoveredBroken.add(sc);
+                if (!(tail <= tunerTarget)) recoveredBroken.add(sc);
             }
             within.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * tunerMiss));
-            if (!(tunerMiss <= 0.01)) withinBroken.add(sc);
+            if (!(tunerMiss <= tunerTarget)) withinBroken.add(sc);
             double peak = r.filter("system", "Static-Peak").mean("device_seconds");
             double oracle = r.filter("system", "Planner-Oracle").mean("device_seconds");
             double best = r.filter("system", TUNER).mean("ideal_device_seconds");
             cheaper.add(String.format(Locale.ROOT, "%s %.0f vs %.0f (%.0f %% fewer; a follower that knew the rate each second: %.0f, %.0f %% fewer)", sc,
                     tunerCost, peak, 100 * (1 - tunerCost / peak), best, 100 * (1 - best / peak)));
-            if (!(tunerCost <= 0.7 * peak)) cheaperBroken.add(sc);
+            if (!(tunerCost <= (1 - saving) * peak)) cheaperBroken.add(sc);
             oracleCost.add(String.format(Locale.ROOT, "%s %.0f vs %.0f", sc, tunerCost, oracle));
             if (!(tunerCost < oracle)) oracleBroken.add(sc);
             double longCost = r.filter("system", TUNER_LONG).mean("device_seconds");
@@ -472,7 +476,7 @@ public final class TunerExperiment {
         } else {
             double reversals = osc.mean("reversals_within_15s");
             claims.add(new Experiment.Claim("No thrashing on the oscillating load (Fig 12): no change reversed within 15 s",
-                    reversals == 0 ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
+                    reversals <= reversalsAllowed ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
                     String.format(Locale.ROOT, "%.1f changes, %.1f reversals within 15 s", osc.mean("changes"), reversals)));
         }
         return claims;

@@ -429,8 +429,12 @@ public class FidelityCommand implements Callable<Integer> {
                 s.append(String.format(Locale.ROOT, "%-10s %9d %7.2f%% %6d %8d %9.2f %9.2f %7.2f%n", f.name(), f.total(), 100 * f.sloAttainment(),
                         f.count(ResultStatus.LATE), f.count(ResultStatus.DROPPED), f.p50Micros() / 1000.0, f.p99Micros() / 1000.0, meanBatch(f)));
             }
-            s.append(String.format(Locale.ROOT, "attainment gap %.2f points (target <= 2): %s%n", attainmentGapPoints(), attainmentGapPoints() <= 2 ? "PASS" : "FAIL"));
-            s.append(String.format(Locale.ROOT, "p99 gap %.1f %% (target <= 10 %%): %s", 100 * p99GapRatio(), p99GapRatio() <= 0.10 ? "PASS" : "FAIL"));
+            double points = io.kairos.testbed.experiment.Targets.of("fidelity", "attainment-gap-points");
+            double p99 = io.kairos.testbed.experiment.Targets.of("fidelity", "p99-gap");
+            s.append(String.format(Locale.ROOT, "attainment gap %.2f points (target <= %s): %s%n", attainmentGapPoints(), io.kairos.testbed.format.Numbers.significant(points),
+                    attainmentGapPoints() <= points ? "PASS" : "FAIL"));
+            s.append(String.format(Locale.ROOT, "p99 gap %.1f %% (target <= %s %%): %s", 100 * p99GapRatio(), io.kairos.testbed.format.Numbers.significant(100 * p99),
+                    p99GapRatio() <= p99 ? "PASS" : "FAIL"));
             return s.toString();
         }
 

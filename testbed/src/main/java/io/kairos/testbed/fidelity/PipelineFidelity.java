@@ -378,14 +378,15 @@ final class PipelineFidelity {
      */
     static List<String> shapeCheck(List<Row> rows) {
         List<String> lines = new ArrayList<>();
+        double gap = io.kairos.testbed.experiment.Targets.of("fidelity", "pipeline-p99-gap");
         boolean within = true;
         boolean safe = true;
         for (Row r : rows) {
-            if (r.measuredFeasible() && Math.abs(r.gapRatio()) > 0.10) within = false;
+            if (r.measuredFeasible() && Math.abs(r.gapRatio()) > gap) within = false;
             if (!r.measuredFeasible() && r.estimatedFeasible()) safe = false;
         }
         boolean any = rows.stream().anyMatch(Row::measuredFeasible);
-        lines.add("every configuration feasible in the job estimated within 10 % of its measured P99: "
+        lines.add("every configuration feasible in the job estimated within " + io.kairos.testbed.format.Numbers.significant(100 * gap) + " % of its measured P99: "
                 + (!any ? "FAIL (none was feasible in the job: nothing compared)" : within ? "PASS" : "FAIL"));
         lines.add("no configuration above its SLO in the job estimated feasible: " + (safe ? "PASS" : "FAIL"));
         return lines;

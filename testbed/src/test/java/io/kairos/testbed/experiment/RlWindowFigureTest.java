@@ -19,6 +19,8 @@ class RlWindowFigureTest {
             t.add(List.of(agent, "hold+noise", RlWindowFigure.type(1), "100", "70", "30", "0", "0", "0.700000"));
             t.add(List.of(agent, "hold+noise+margin", RlWindowFigure.type(1), "100", "100", "0", "0", "0", heldOne));
         }
+        // The control: a random agent that the hold does not carry to model 1's window.
+        t.add(List.of("random", "hold", RlWindowFigure.type(1), "100", "50", "50", "0", "0", "0.500000"));
         return t;
     }
 
@@ -27,7 +29,7 @@ class RlWindowFigureTest {
         // Model 0 at 100 %, model 1 at 100 % held and 0 % without its window: every claim holds.
         List<Experiment.Claim> claims = RlWindowFigure.claims(table("0.000000", "1.000000", "1.000000"));
         assertThat(claims).hasSize(9).allSatisfy(c -> assertThat(c.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS));
-        assertThat(claims.get(1).evidence()).isEqualTo("rl hold: 100.00 %, no-window: 0.00 %");
+        assertThat(claims.get(1).evidence()).isEqualTo("rl hold: 100.00 %, no-window: 0.00 %, random hold: 50.00 %");
         assertThat(claims.get(2).evidence()).isEqualTo("rl hold+noise+margin: 100.00 %, hold+noise: 70.00 %");
     }
 

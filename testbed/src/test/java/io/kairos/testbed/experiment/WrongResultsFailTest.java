@@ -1,0 +1,239 @@
+package io.kairos.testbed.experiment;
+
+import io.kairos.core.scheduling.Placements;
+import io.kairos.testbed.experiment.Experiment.Claim;
+import io.kairos.testbed.experiment.Experiment.Claim.Verdict;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every shape check fed a wrong result sees FAIL: the same table with two systems' columns
+ * swapped, a random agent in the place of a trained one, an untrained network, every system
+ * equal. A check that passed these would pass for anything. Each case first shows the right
+ * result passing, so that the FAIL is the wrong result's and not the fixture's.
+ */
+class WrongResultsFailTest {
+
+    private static Verdict verdict(List<Claim> claims, String startsWith) {
+        List<Claim> found = claims.stream().filter(c -> c.statement().startsWith(startsWith)).toList();
+        assertThat(found).as("one claim starting with '%s' in %s", startsWith, claims).hasSize(1);
+        return found.get(0).verdict();
+    }
+
+    /** Bursty: flex 20x clockwork at one point passes 18.1x; the two systems' columns swapped fail it. */
+    @Test
+    void burstyRatioFailsWithFlexAndClockworkSwapped() {
+        ResultTable right = new ResultTable(List.of("cv2", "load", "policy", "seed", "goodput_per_s"));
+        ResultTable swapped = new ResultTable(right.columns());
+        for (String seed : List.of("1", "2", "3")) {
+            right.add(List.of("64", "1.0", "clockwork", seed, "100"));
+            right.add(List.of("64", "1.0", "flex", seed, "2000"));
+            right.add(List.of("64", "1.0", "kairos", seed, "2100"));
+            swapped.add(List.of("64", "1.0", "flex", seed, "100"));
+            swapped.add(List.of("64", "1.0", "clockwork", seed, "2000"));
+            swapped.add(List.of("64", "1.0", "kairos", seed, "50"));
+        }
+        List<Claim> ok = new BurstyExperiment().check(right);
+        assertThat(ok).extracting(Claim::verdict).containsOnly(Verdict.PASS);
+        assertThat(new BurstyExperiment().check(swapped)).extracting(Claim::verdict).containsOnly(Verdict.FAIL);
+    }
+
+    /** Low SLO: a random policy's 50 % in clockwork's place fails "clockwork meets every request"; all policies equal fail "kairos attains more". */
+    @Test
+    void lowSloFailsForARandomClockworkAndForAllEqual() {
+        ResultTable random = new ResultTable(List.of("models", "rate", "slo_ms", "policy", "seed", "slo_attainment"));
+        ResultTable equal = new ResultTable(random.columns());
+        for (int m : LowSloExperiment.MODELS) {
+            for (int r : LowSloExperiment.RATES) {
+                for (int s : LowSloExperiment.SLOS_MS) {
+                    random.add(List.of("" + m, "" + r, "" + s, "clockwork", "1", "0.5"));
+                    for (String p : List.of("clockwork", "kairos", "fifo")) equal.add(List.of("" + m, "" + r, "" + s, p, "1", "0.9"));
+                }
+            }
+        }
+        List<Claim> claims = new LowSloExperiment().check(random);
+        assertThat(claims.get(0).verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(claims.get(1).verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(new LowSloExperiment().check(equal), "kairos attains more")).isEqualTo(Verdict.FAIL);
+    }
+
+    /** Herd: herd+kairos 2x the global group passes; the two columns swapped fail both comparisons. */
+    @Test
+    void herdFailsWithHerdAndTheGlobalGroupSwapped() {
+        ResultTable right = new ResultTable(List.of("devices", "cv2", "load", "system", "seed", "goodput_per_s"));
+        ResultTable swapped = new ResultTable(right.columns());
+        for (String seed : List.of("1", "2", "3")) {
+            right.add(List.of("24", "16", "0.7", HerdExperiment.HERD_KAIROS, seed, "2000"));
+            right.add(List.of("24", "16", "0.7", HerdExperiment.GLOBAL, seed, "1000"));
+            right.add(List.of("24", "16", "0.7", HerdExperiment.HERD_FLEX, seed, "1900"));
+            swapped.add(List.of("24", "16", "0.7", HerdExperiment.HERD_KAIROS, seed, "1000"));
+            swapped.add(List.of("24", "16", "0.7", HerdExperiment.GLOBAL, seed, "2000"));
+            swapped.add(List.of("24", "16", "0.7", HerdExperiment.HERD_FLEX, seed, "1900"));
+        }
+        assertThat(HerdExperiment.claims(right).subList(0, 2)).extracting(Claim::verdict).containsOnly(Verdict.PASS);
+        assertThat(HerdExperiment.claims(swapped)).extracting(Claim::verdict).containsOnly(Verdict.FAIL);
+    }
+
+    /** A hot model: every policy's hot case at 50 %, loading three times, recovering in 10 s fails all three claims. */
+    @Test
+    void hotModelFailsWhenNothingIsMet() {
+        ResultTable t = new ResultTable(List.of("case", "policy", "seed", "slo_attainment", "max_loads_per_device", "hot_attainment_after_10s", "recovery_s"));
+        for (String c : List.of("hot", "memory-bound", "step")) {
+            t.add(List.of(c, "kairos", "1", c.equals("hot") ? "0.5" : "1.0", "3", "0.5", "10"));
+        }
+        assertThat(new HotModelExperiment().check(t)).hasSize(3).extracting(Claim::verdict).containsOnly(Verdict.FAIL);
+        ResultTable right = new ResultTable(t.columns());
+        for (String c : List.of("hot", "memory-bound", "step")) right.add(List.of(c, "kairos", "1", "1.0", "1", "0.999", "1.5"));
+        assertThat(new HotModelExperiment().check(right)).extracting(Claim::verdict).containsOnly(Verdict.PASS);
+    }
+
+    /** Placement at scale: Kairos' cold starts and Ray Serve's swapped, or every system equal, fail the cold-start goals. */
+    @Test
+    void placementScaleFailsWithKairosAndRaySwappedAndWithAllEqual() {
+        List<String> columns = List.of("system", "cold_starts_per_1000", "attainment");
+        ResultTable right = new ResultTable(columns);
+        ResultTable swapped = new ResultTable(columns);
+        ResultTable equal = new ResultTable(columns);
+        for (String k : PlacementScaleExperiment.KAIROS) {
+            right.add(List.of(k, "1.0", "0.9995"));
+            swapped.add(List.of(k, "10.0", "0.9995"));
+            equal.add(List.of(k, "4.0", "0.9995"));
+        }
+        right.add(List.of(PlacementScaleExperiment.RAY, "10.0", "0.99"));
+        right.add(List.of(PlacementScaleExperiment.MODELMESH, "2.0", "0.99"));
+        swapped.add(List.of(PlacementScaleExperiment.RAY, "1.0", "0.99"));
+        swapped.add(List.of(PlacementScaleExperiment.MODELMESH, "2.0", "0.99"));
+        equal.add(List.of(PlacementScaleExperiment.RAY, "4.0", "0.99"));
+        equal.add(List.of(PlacementScaleExperiment.MODELMESH, "4.0", "0.99"));
+        assertThat(PlacementScaleExperiment.claims(right)).extracting(Claim::verdict).containsOnly(Verdict.PASS);
+        List<Claim> s = PlacementScaleExperiment.claims(swapped);
+        assertThat(verdict(s, ">= 5x fewer cold starts")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(s, "fewer cold starts per 1,000 requests than ModelMesh")).isEqualTo(Verdict.FAIL);
+        List<Claim> e = PlacementScaleExperiment.claims(equal);
+        assertThat(verdict(e, ">= 5x fewer cold starts")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(e, "fewer cold starts per 1,000 requests than ModelMesh")).isEqualTo(Verdict.FAIL);
+        // The default placement alone at 99.9 % but worse than a baseline's attainment is still judged on its own 99.9 %:
+        ResultTable low = new ResultTable(columns);
+        for (String k : PlacementScaleExperiment.KAIROS) low.add(List.of(k, k.equals(Placements.DEFAULT) ? "1.0" : "2.0", "0.95"));
+        low.add(List.of(PlacementScaleExperiment.RAY, "10.0", "1.0"));
+        low.add(List.of(PlacementScaleExperiment.MODELMESH, "2.0", "1.0"));
+        assertThat(verdict(PlacementScaleExperiment.claims(low), "Some Kairos placement")).isEqualTo(Verdict.FAIL);
+    }
+
+    private static List<String> tunerRow(String scenario, String system, double miss, double deviceSeconds) {
+        return List.of(scenario, system, Double.toString(miss), Double.toString(deviceSeconds), Double.toString(miss), "100", "0", "2");
+    }
+
+    /** The tuner: its row and Ray Serve's swapped fail "misses less than Ray Serve's and Knative's at no more device-seconds" and the cost goal. */
+    @Test
+    void tunerFailsWithTheTunerAndRayServeSwapped() {
+        List<String> columns = List.of("scenario", "system", "miss_rate", "device_seconds", "hold_tail_miss_rate", "ideal_device_seconds", "reversals_within_15s", "changes");
+        ResultTable right = new ResultTable(columns);
+        ResultTable swapped = new ResultTable(columns);
+        right.add(tunerRow("ramp", TunerExperiment.TUNER, 0.005, 300));
+        right.add(tunerRow("ramp", "Ray Serve", 0.02, 400));
+        swapped.add(tunerRow("ramp", TunerExperiment.TUNER, 0.02, 400));
+        swapped.add(tunerRow("ramp", "Ray Serve", 0.005, 300));
+        for (ResultTable t : List.of(right, swapped)) {
+            t.add(tunerRow("ramp", "Knative KPA", 0.03, 500));
+            t.add(tunerRow("ramp", "Planner-Base", 0.05, 200));
+            t.add(tunerRow("ramp", "Static-Peak", 0.0, 500));
+            t.add(tunerRow("ramp", "Planner-Oracle", 0.0, 500));
+            t.add(tunerRow("ramp", TunerExperiment.TUNER_LONG, 0.0, 450));
+        }
+        List<Claim> r = TunerExperiment.claims(right);
+        assertThat(verdict(r, "Issue 24: Planner+Tuner misses less")).isEqualTo(Verdict.PASS);
+        assertThat(verdict(r, "Issue 24: Planner+Tuner uses at least")).isEqualTo(Verdict.PASS);
+        List<Claim> s = TunerExperiment.claims(swapped);
+        assertThat(verdict(s, "Issue 24: Planner+Tuner misses less")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(s, "Issue 24: Planner+Tuner uses at least")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(s, "Planner+Tuner misses at most")).isEqualTo(Verdict.FAIL);
+    }
+
+    /** InferLine: its row and CG-Peak's swapped fail "cheaper than CG-Peak" and the cost target. */
+    @Test
+    void inferLineFailsWithInferLineAndCgPeakSwapped() {
+        List<String> columns = List.of("pipeline", "workload", "system", "seed", "mean_rate", "peak_rate", "cost_per_hour", "replicas", "p99_ms", "miss_rate", "configuration");
+        ResultTable swapped = new ResultTable(columns);
+        swapped.add(List.of("video-monitoring", InferLineExperiment.TARGET_WORKLOAD, "InferLine", "1", "150", "1200", "40.32", "4", "200", "0.005", "-"));
+        swapped.add(List.of("video-monitoring", InferLineExperiment.TARGET_WORKLOAD, "CG-Mean", "1", "150", "1200", "10.08", "4", "200", "0.4", "-"));
+        swapped.add(List.of("video-monitoring", InferLineExperiment.TARGET_WORKLOAD, "CG-Peak", "1", "150", "1200", "6.0", "4", "200", "0.005", "-"));
+        ResultTable plans = new ResultTable(List.of("pipeline", "sweep", "slo_factor", "slo_ms", "cv2", "rate", "seed", "cost_per_hour"));
+        List<Claim> claims = InferLineExperiment.claims(plans, swapped);
+        assertThat(verdict(claims, "InferLine costs less than CG-Peak")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(claims, "Issue 23's target")).isEqualTo(Verdict.FAIL);
+    }
+
+    /** The RL thesis: a random agent's attainment in rl's place, an untrained network's curve, a network that serves nothing. */
+    @Test
+    void rlChecksFailForARandomAgentAnUntrainedNetworkAndABrokenOne() {
+        ResultTable sweep = new ResultTable(List.of("models", "rate", "slo_ms", "agent", "slo_attainment"));
+        for (int m : LowSloExperiment.MODELS) {
+            for (int r : LowSloExperiment.RATES) {
+                for (int s : LowSloExperiment.SLOS_MS) {
+                    sweep.add(List.of("" + m, "" + r, "" + s, "kairos", "1.0"));
+                    // What the random agent does: everything at 600 req/s, little above it.
+                    sweep.add(List.of("" + m, "" + r, "" + s, "rl", r == 600 ? "1.0" : "0.3"));
+                }
+            }
+        }
+        // The untrained network already meets every request in its first episode at SLO 96 ms.
+        ResultTable curves = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s"));
+        for (int e = 1; e <= 5; e++) curves.add(List.of(RlExperiment.SCRATCH_96, "" + e, "3000", "1.0", "0.5", "" + e));
+        // The 96 ms network serves nothing on Azure: far below rl, but broken, not "poor".
+        ResultTable azure = new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good"));
+        azure.add(List.of("100", "" + AzureExperiment.THESIS_RATE, "rl", "0.80", "4", "1"));
+        azure.add(List.of("100", "" + AzureExperiment.THESIS_RATE, "clockwork", "0.70", "3", "1"));
+        azure.add(List.of("100", "" + AzureExperiment.THESIS_RATE, "rl-96ms", "0.0", "1", "1"));
+        List<Claim> claims = RlShapeCheck.claims(sweep, azure, curves);
+        assertThat(verdict(claims, "Fig 5.6: rl meets every request at SLO 96 ms")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(claims, "beyond the thesis: rl within")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(claims, "Fig 5.10")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(claims, "Fig 5.11")).isEqualTo(Verdict.FAIL);
+
+        // The same checks pass a network that learns (first episode 60 %, then 100 %) and one that is poor, not broken (50 % against rl's 80 %).
+        ResultTable learning = new ResultTable(curves.columns());
+        learning.add(List.of(RlExperiment.SCRATCH_96, "1", "3000", "0.6", "0.1", "1"));
+        learning.add(List.of(RlExperiment.SCRATCH_96, "2", "3000", "1.0", "0.5", "2"));
+        ResultTable poor = new ResultTable(azure.columns());
+        poor.add(azure.rows().get(0));
+        poor.add(azure.rows().get(1));
+        poor.add(List.of("100", "" + AzureExperiment.THESIS_RATE, "rl-96ms", "0.5", "1", "1"));
+        List<Claim> right = RlShapeCheck.claims(sweep, poor, learning);
+        assertThat(verdict(right, "Fig 5.10")).isEqualTo(Verdict.PASS);
+        assertThat(verdict(right, "Fig 5.11")).isEqualTo(Verdict.PASS);
+    }
+
+    /** Fig 6.1: where the random agent meets model 1 as well as rl, the hold met it, not the agent: FAIL. */
+    @Test
+    void theWindowFigureFailsWhereTheRandomAgentDoesAsWell() {
+        ResultTable t = new ResultTable(RlWindowFigure.COLUMNS);
+        for (String agent : List.of("rl", "kairos", "clockwork", "random")) {
+            t.add(List.of(agent, "no-window", RlWindowFigure.type(1), "100", "0", "100", "0", "0", "0.000000"));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(0), "100", "100", "0", "0", "0", "1.000000"));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(1), "100", "100", "0", "0", "0", "1.000000"));
+        }
+        List<Claim> claims = RlWindowFigure.claims(t);
+        assertThat(verdict(claims, "Fig 6.1: rl meets model 1")).isEqualTo(Verdict.FAIL);
+        assertThat(claims.stream().filter(c -> c.statement().startsWith("Fig 6.1: rl meets model 1")).findFirst().orElseThrow().evidence())
+                .endsWith("random hold: 100.00 % (the scheduler's hold meets it for any agent)");
+        // "Trivially" met model 0 is the thesis' claim for any agent, the random one's included.
+        assertThat(verdict(claims, "Fig 6.1: rl meets model 0")).isEqualTo(Verdict.PASS);
+    }
+
+    /** Every threshold a check asks for is in the committed file (a typo in a claim id would throw here, not in a run). */
+    @Test
+    void everyCheckFindsItsThresholdsInTheCommittedFile() {
+        Targets t = Targets.get();
+        assertThat(t.all()).extracting(Targets.Target::source).doesNotContainNull();
+        List<String> experiments = new ArrayList<>();
+        for (Targets.Target x : t.all()) experiments.add(x.experiment());
+        assertThat(experiments).contains("bursty", "herd", "placement-scale", "tuner", "inferline", "rl", "rl-window", "smdp", "fidelity");
+        assertThat(t.threshold("herd", "herd-over-global")).isEqualTo(1.5);
+        assertThat(BurstyExperiment.SHEPHERD_RATIO).isEqualTo(t.threshold("bursty", "flex-over-clockwork"));
+    }
+}
