@@ -49,21 +49,48 @@ public interface Experiment {
         return columns.get(columns.size() - 1);
     }
 
-    /** Every (point, policy, seed) of the sweep with its simulation. */
+    /** Every (point, policy, seed) of the sweep with its simulation; triton, where its grid is on, with Triton's defaults (see {@link #runs(Settings, Map)}). */
     default List<Run> runs(Settings settings) {
+        return runs(settings, Map.of());
+    }
+
+    /**
+     * The measured runs: every (point, policy, seed) on the measured seeds, {@code triton} (where
+     * its grid is on) with the setting {@code chosen} for the point by the {@link #tuningRuns}, or
+     * Triton's defaults where none was.
+     */
+    default List<Run> runs(Settings settings, Map<List<String>, TritonGrid.Setting> chosen) {
         List<Run> runs = new ArrayList<>();
         for (Point p : points()) {
             for (String policy : settings.policies()) {
                 boolean grid = settings.tritonGrid() && policy.equals(DynamicBatcherPolicy.NAME);
-                List<TritonGrid.Setting> variants = grid ? TritonGrid.settings() : List.of(new TritonGrid.Setting("", Map.of()));
-                for (TritonGrid.Setting variant : variants) {
-                    Map<String, String> params = new HashMap<>(asPublished(policy));
-                    params.putAll(variant.params());
-                    for (long seed : settings.seedValues()) {
-                        Simulation sim = settings.apply(setup(p).policy(policy, params), seed).build();
-                        runs.add(new Run(p, policy, variant.label(), seed, sim));
-                    }
+                TritonGrid.Setting variant = grid ? chosen.getOrDefault(p.values(), TritonGrid.DEFAULTS)
+                        : policy.equals(DynamicBatcherPolicy.NAME) ? TritonGrid.UNTUNED : TritonGrid.NONE;
+                Map<String, String> params = new HashMap<>(asPublished(policy));
+                params.putAll(variant.params());
+                for (long seed : settings.seedValues()) {
+                    Simulation sim = settings.apply(setup(p).policy(policy, params), seed).build();
+                    runs.add(new Run(p, policy, variant.label(), seed, sim));
                 }
+            }
+        }
+        return runs;
+    }
+
+    /**
+     * The runs that tune Triton as its users do: every setting of {@link TritonGrid} at every
+     * point on {@link Settings#TUNING_SEED} alone, none of the measured seeds; empty where the
+     * grid is off or {@code triton} is not run.
+     */
+    default List<Run> tuningRuns(Settings settings) {
+        if (!settings.tritonGrid() || !settings.policies().contains(DynamicBatcherPolicy.NAME)) return List.of();
+        List<Run> runs = new ArrayList<>();
+        for (Point p : points()) {
+            for (TritonGrid.Setting variant : TritonGrid.settings()) {
+                Map<String, String> params = new HashMap<>(asPublished(DynamicBatcherPolicy.NAME));
+                params.putAll(variant.params());
+                Simulation sim = settings.apply(setup(p).policy(DynamicBatcherPolicy.NAME, params), Settings.TUNING_SEED).build();
+                runs.add(new Run(p, DynamicBatcherPolicy.NAME, variant.label(), Settings.TUNING_SEED, sim));
             }
         }
         return runs;
@@ -74,12 +101,12 @@ public interface Experiment {
      * papers describe them, so without the serving group's early shedding under overload
      * ({@code shed_early}, a Kairos mechanism that keeps batches full past capacity and would lift
      * every baseline's goodput there), and Triton without any shedding by deadline, as Triton runs
-     * (its queue timeout drops what waited past its SLO); {@code kairos} with everything the job
-     * does by default.
+     * (its only drop is its queue timeout, which Triton leaves off by default and {@link TritonGrid}
+     * tunes); {@code kairos} with everything the job does by default.
      */
     static Map<String, String> asPublished(String policy) {
         if (policy.equals("kairos")) return Map.of();
-        // Triton sheds nothing by deadline: its queue policy (a timeout, the SLO here) is its only drop.
+        // Triton sheds nothing by deadline: its queue policy (a timeout, none by default) is its only drop.
         if (policy.equals(DynamicBatcherPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
         return Map.of(ConfiguredPolicy.SHED_EARLY, "false");
     }

@@ -10,8 +10,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,20 +59,38 @@ public final class ExperimentRunner {
 
     /** Runs every run of {@code experiment}, writes {@code results.csv} into {@code dir}, and reports. */
     public Outcome run(Experiment experiment, Settings settings, Path dir) throws IOException, InterruptedException {
-        List<Experiment.Run> runs = experiment.runs(settings);
+        List<Experiment.Run> tuning = experiment.tuningRuns(settings);
         out.printf(Locale.ROOT, "%s: %s%n", experiment.name(), experiment.description());
-        out.printf(Locale.ROOT, "%d runs (%d points x %d policies%s x %d seed%s), %s s simulated each (%s s warm-up), invocation %s, %d thread%s%n",
-                runs.size(), experiment.points().size(), settings.policies().size(),
-                runs.stream().anyMatch(r -> !r.setting().isEmpty()) ? " (triton: " + TritonGrid.settings().size() + " settings)" : "",
+        out.printf(Locale.ROOT, "%d runs (%d points x %d policies x %d seed%s%s), %s s simulated each (%s s warm-up), invocation %s, %d thread%s%n",
+                experiment.points().size() * settings.policies().size() * settings.seeds() + tuning.size(), experiment.points().size(), settings.policies().size(),
                 settings.seeds(), settings.seeds() == 1 ? "" : "s",
+                tuning.isEmpty() ? "" : "; triton tuned over " + TritonGrid.settings().size() + " settings on seed " + Settings.TUNING_SEED,
                 Settings.plain(settings.durationSeconds()), Settings.plain(settings.warmupSeconds()), settings.invocationLabel(),
                 threads, threads == 1 ? "" : "s");
         long started = System.nanoTime();
+        Files.createDirectories(dir);
+        Map<List<String>, TritonGrid.Setting> chosen = new HashMap<>();
+        if (!tuning.isEmpty()) {
+            ResultTable grid = simulate(experiment, settings, tuning, experiment.name() + " tuning");
+            // Every setting's tuning rows for the record; the measured seeds run the best at each point.
+            grid.write(dir.resolve(TritonGrid.CSV));
+            TritonGrid.choose(grid, experiment.pointColumns()).forEach((point, label) -> chosen.put(point, TritonGrid.setting(label)));
+            out.printf(Locale.ROOT, "triton: at each point the best of %d settings on seed %d (all in %s), run on the measured seeds%n",
+                    TritonGrid.settings().size(), Settings.TUNING_SEED, TritonGrid.CSV);
+        }
+        List<Experiment.Run> runs = experiment.runs(settings, chosen);
+        ResultTable results = simulate(experiment, settings, runs, experiment.name());
+        double wallSeconds = (System.nanoTime() - started) / 1e9;
+        results.write(dir.resolve(RESULTS));
+        out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", runs.size() + tuning.size(), wallSeconds);
+        return report(experiment, results, dir, wallSeconds);
+    }
+
+    /** Simulates {@code runs} and gives their rows. */
+    private ResultTable simulate(Experiment experiment, Settings settings, List<Experiment.Run> runs, String task) throws InterruptedException {
         List<Experiment.Probe> probes = new ArrayList<>();
         for (Experiment.Run run : runs) probes.add(experiment.probe(run.point()));
-        List<SimulationReport> reports = execute(experiment.name(), runs, probes);
-        double wallSeconds = (System.nanoTime() - started) / 1e9;
-
+        List<SimulationReport> reports = execute(task, runs, probes);
         ResultTable results = new ResultTable(columns(experiment));
         for (int i = 0; i < runs.size(); i++) {
             Experiment.Run run = runs.get(i);
@@ -82,16 +102,7 @@ public final class ExperimentRunner {
             if (probes.get(i) != null) row.addAll(probes.get(i).values());
             results.add(row);
         }
-        Files.createDirectories(dir);
-        if (runs.stream().anyMatch(r -> !r.setting().isEmpty())) {
-            // Every setting's rows for the record; the comparison takes Triton's best at each point.
-            results.write(dir.resolve(TritonGrid.CSV));
-            results = TritonGrid.best(results, experiment.pointColumns());
-            out.printf(Locale.ROOT, "triton: the best of %d settings at each point (all in %s)%n", TritonGrid.settings().size(), TritonGrid.CSV);
-        }
-        results.write(dir.resolve(RESULTS));
-        out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", runs.size(), wallSeconds);
-        return report(experiment, results, dir, wallSeconds);
+        return results;
     }
 
     /** Prints the attainment table and the claims, and draws the figures, from results already there. */

@@ -70,6 +70,12 @@ public record Settings(double durationSeconds, double warmupSeconds, int seeds, 
     }
 
     /** The seeds of the runs of one point: 1, 2, ..., {@link #seeds}. */
+    /**
+     * The seed that tunes a baseline's knobs (Triton's grid): never one of the measured seeds
+     * 1..{@link #seeds}, so that no setting is chosen on the runs that judge it.
+     */
+    public static final long TUNING_SEED = 0;
+
     public List<Long> seedValues() {
         List<Long> out = new ArrayList<>();
         for (long s = 1; s <= seeds; s++) out.add(s);

@@ -3,7 +3,6 @@ package io.kairos.testbed.experiment;
 import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,11 +10,12 @@ import java.util.Map;
 /**
  * Triton's dynamic batcher as its users tune it: every experiment point runs {@code triton} with
  * each setting of a grid (maximum queue delay × preferred batch sizes, as Triton's Model Analyzer
- * searches them), and the table, the figures and the claims compare against the setting with the
- * best goodput at that point (median over seeds), not one default. The queue policy stays Triton's
- * default here: a request times out at its SLO.
+ * searches them, × the queue timeout: none, Triton's default, or the request's SLO) on the tuning
+ * seed ({@link Settings#TUNING_SEED}) alone, and the measured seeds run the setting with the best
+ * goodput there: a setting is never chosen on the runs that judge it.
  *
- * <p>All the grid's rows go to {@value #CSV}, so that the choice can be checked.
+ * <p>The tuning rows go to {@value #CSV}, so that the choice can be checked; {@code results.csv}
+ * names the chosen setting in its {@value #COLUMN} column.
  */
 public final class TritonGrid {
     public static final String CSV = "triton-grid.csv";
@@ -24,6 +24,15 @@ public final class TritonGrid {
 
     static final double[] DELAYS_MS = {0, 1, 2, 5, 10};
     static final String[] PREFERRED = {"", "4", "8"};
+    /** The queue timeout: {@code 0} none (Triton's default), or each request's SLO. */
+    static final String[] TIMEOUTS = {"0", DynamicBatcherPolicy.TIMEOUT_SLO};
+
+    /** Other policies' runs: no setting. */
+    static final Setting NONE = new Setting("", Map.of());
+    /** Triton's own defaults (no queue delay, no preferred sizes, no queue timeout), where no setting was chosen. */
+    static final Setting DEFAULTS = new Setting(label(0, "", "0"), params(0, "", "0"));
+    /** Triton's defaults without the grid (unlabelled: nothing was tuned). */
+    static final Setting UNTUNED = new Setting("", DEFAULTS.params());
 
     private TritonGrid() {}
 
@@ -35,36 +44,43 @@ public final class TritonGrid {
         List<Setting> out = new ArrayList<>();
         for (double delay : DELAYS_MS) {
             for (String preferred : PREFERRED) {
-                Map<String, String> p = new LinkedHashMap<>();
-                p.put(DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, Settings.plain(delay));
-                if (!preferred.isEmpty()) p.put(DynamicBatcherPolicy.PREFERRED_BATCH_SIZES, preferred);
-                // No commas: the label is a CSV value.
-                String label = "delay=" + Settings.plain(delay) + "ms" + (preferred.isEmpty() ? "" : " preferred=" + preferred.replace(',', '+'));
-                out.add(new Setting(label, Map.copyOf(p)));
+                for (String timeout : TIMEOUTS) out.add(new Setting(label(delay, preferred, timeout), params(delay, preferred, timeout)));
             }
         }
         return out;
     }
 
+    private static Map<String, String> params(double delay, String preferred, String timeout) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put(DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, Settings.plain(delay));
+        if (!preferred.isEmpty()) p.put(DynamicBatcherPolicy.PREFERRED_BATCH_SIZES, preferred);
+        p.put(DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, timeout);
+        return Map.copyOf(p);
+    }
+
+    // No commas: the label is a CSV value.
+    private static String label(double delay, String preferred, String timeout) {
+        return "delay=" + Settings.plain(delay) + "ms" + (preferred.isEmpty() ? "" : " preferred=" + preferred.replace(',', '+'))
+                + " timeout=" + (timeout.equals("0") ? "none" : timeout);
+    }
+
     /**
-     * The rows to report: every row of other policies, and of {@code triton} at each point only the
-     * rows (all seeds) of the setting with the highest median {@code goodput_per_s}; the first in
-     * grid order on a tie. Row order is kept.
+     * At each point (its values in {@code pointColumns} order), the label of the {@code triton}
+     * setting with the highest median {@code goodput_per_s} among {@code all}'s rows; the first in
+     * grid order on a tie.
      */
-    public static ResultTable best(ResultTable all, List<String> pointColumns) {
-        if (!all.columns().contains(COLUMN)) return all; // results from before the grid
+    public static Map<List<String>, String> choose(ResultTable all, List<String> pointColumns) {
         int policy = all.index("policy");
         int setting = all.index(COLUMN);
         int goodput = all.index("goodput_per_s");
         List<Integer> point = pointColumns.stream().map(all::index).toList();
-        // point -> setting -> goodputs, in first-seen order
         Map<List<String>, Map<String, List<Double>>> byPoint = new LinkedHashMap<>();
         for (List<String> row : all.rows()) {
             if (!row.get(policy).equals(DynamicBatcherPolicy.NAME) || row.get(setting).isEmpty()) continue;
             byPoint.computeIfAbsent(key(row, point), k -> new LinkedHashMap<>())
                     .computeIfAbsent(row.get(setting), k -> new ArrayList<>()).add(Double.parseDouble(row.get(goodput)));
         }
-        Map<List<String>, String> chosen = new HashMap<>();
+        Map<List<String>, String> chosen = new LinkedHashMap<>();
         for (Map.Entry<List<String>, Map<String, List<Double>>> e : byPoint.entrySet()) {
             String best = null;
             double bestGoodput = Double.NEGATIVE_INFINITY;
@@ -77,6 +93,26 @@ public final class TritonGrid {
             }
             chosen.put(e.getKey(), best);
         }
+        return chosen;
+    }
+
+    /** The grid's setting of {@code label}; an unknown label is refused, naming it. */
+    public static Setting setting(String label) {
+        for (Setting s : settings()) if (s.label().equals(label)) return s;
+        throw new IllegalArgumentException("no setting '" + label + "' in Triton's grid");
+    }
+
+    /**
+     * The rows to report: every row of other policies, and of {@code triton} at each point only the
+     * rows (all seeds) of the setting with the highest median {@code goodput_per_s}; the first in
+     * grid order on a tie. Row order is kept.
+     */
+    public static ResultTable best(ResultTable all, List<String> pointColumns) {
+        if (!all.columns().contains(COLUMN)) return all; // results from before the grid
+        int policy = all.index("policy");
+        int setting = all.index(COLUMN);
+        List<Integer> point = pointColumns.stream().map(all::index).toList();
+        Map<List<String>, String> chosen = choose(all, pointColumns);
         ResultTable out = new ResultTable(all.columns());
         for (List<String> row : all.rows()) {
             boolean grid = row.get(policy).equals(DynamicBatcherPolicy.NAME) && !row.get(setting).isEmpty();

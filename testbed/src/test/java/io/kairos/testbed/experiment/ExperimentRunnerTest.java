@@ -139,25 +139,29 @@ class ExperimentRunnerTest {
         StringWriter out = new StringWriter();
         ExperimentRunner.Outcome o = run(triton, dir, out);
         int settings = TritonGrid.settings().size();
+        // The grid runs on the tuning seed alone: one row per point and setting, none of fifo.
         ResultTable all = ResultTable.read(dir.resolve(TritonGrid.CSV));
-        assertThat(all.size()).isEqualTo(2 * (1 + settings));
-        assertThat(all.distinct("setting")).hasSize(1 + settings); // "" for fifo
-        // One triton row per point, the one with the highest goodput among the grid's rows there.
+        assertThat(all.size()).isEqualTo(2 * settings);
+        assertThat(all.distinct("seed")).containsExactly(Long.toString(Settings.TUNING_SEED));
+        assertThat(all.distinct("setting")).hasSize(settings);
+        // The measured seed runs triton once per point, in the setting with the highest tuning goodput there.
         ResultTable best = o.results();
         assertThat(best.size()).isEqualTo(2 * 2);
+        assertThat(best.distinct("seed")).containsExactly("1");
         assertThat(ResultTable.read(dir.resolve("results.csv")).rows()).isEqualTo(best.rows());
         for (String rate : List.of("100", "400")) {
             List<List<String>> tritonRows = best.rows().stream()
                     .filter(r -> r.get(0).equals(rate) && r.get(best.index("policy")).equals("triton")).toList();
             assertThat(tritonRows).hasSize(1);
-            double chosen = Double.parseDouble(tritonRows.get(0).get(best.index("goodput_per_s")));
-            double max = all.rows().stream().filter(r -> r.get(0).equals(rate) && r.get(all.index("policy")).equals("triton"))
-                    .mapToDouble(r -> Double.parseDouble(r.get(all.index("goodput_per_s")))).max().orElseThrow();
-            assertThat(chosen).isEqualTo(max);
-            assertThat(tritonRows.get(0).get(best.index("setting"))).startsWith("delay=");
+            List<String> tuned = all.rows().stream().filter(r -> r.get(0).equals(rate))
+                    .max(java.util.Comparator.comparingDouble(r -> Double.parseDouble(r.get(all.index("goodput_per_s"))))).orElseThrow();
+            double most = Double.parseDouble(tuned.get(all.index("goodput_per_s")));
+            String first = all.rows().stream().filter(r -> r.get(0).equals(rate) && Double.parseDouble(r.get(all.index("goodput_per_s"))) == most)
+                    .findFirst().orElseThrow().get(all.index("setting"));
+            assertThat(tritonRows.get(0).get(best.index("setting"))).isEqualTo(first);
         }
-        assertThat(out.toString()).contains("(2 points x 2 policies (triton: " + settings + " settings) x 1 seed)",
-                "triton: the best of " + settings + " settings at each point");
+        assertThat(out.toString()).contains("(2 points x 2 policies x 1 seed; triton tuned over " + settings + " settings on seed 0)",
+                "triton: at each point the best of " + settings + " settings on seed 0");
 
         // Without the grid: one triton run per point, no grid file.
         Path once = dir.resolve("once");

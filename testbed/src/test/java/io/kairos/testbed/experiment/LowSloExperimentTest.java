@@ -23,9 +23,12 @@ class LowSloExperimentTest {
         assertThat(e.points()).hasSize(2 * 3 * 6);
         assertThat(e.points().get(0).values()).containsExactly("12", "600", "3");
         assertThat(e.points().get(35).values()).containsExactly("48", "2400", "96");
-        // triton once per setting of its grid, every other policy once
-        int perPoint = e.defaults().policies().size() - 1 + TritonGrid.settings().size();
-        assertThat(e.runs(e.defaults())).hasSize(36 * perPoint * 3);
+        // Every policy once per measured seed; triton's grid once per setting on the tuning seed alone.
+        assertThat(e.runs(e.defaults())).hasSize(36 * e.defaults().policies().size() * 3)
+                .allSatisfy(r -> assertThat(r.seed()).isBetween(1L, 3L));
+        assertThat(e.tuningRuns(e.defaults())).hasSize(36 * TritonGrid.settings().size())
+                .allSatisfy(r -> assertThat(r.seed()).isEqualTo(Settings.TUNING_SEED));
+        assertThat(e.tuningRuns(e.defaults().withTritonGrid(false))).isEmpty();
         assertThat(e.runs(e.defaults().withTritonGrid(false))).hasSize(36 * e.defaults().policies().size() * 3);
     }
 

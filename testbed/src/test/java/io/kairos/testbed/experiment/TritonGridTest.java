@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TritonGridTest {
 
@@ -19,15 +20,20 @@ class TritonGridTest {
     }
 
     @Test
-    void theGridIsDelaysTimesPreferredSizesWithCsvSafeLabels() {
+    void theGridIsDelaysTimesPreferredSizesTimesTheQueueTimeoutWithCsvSafeLabels() {
         List<TritonGrid.Setting> settings = TritonGrid.settings();
-        assertThat(settings).hasSize(TritonGrid.DELAYS_MS.length * TritonGrid.PREFERRED.length).hasSize(15);
-        assertThat(settings.get(0).label()).isEqualTo("delay=0ms");
-        assertThat(settings.get(0).params()).containsExactly(Map.entry(DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, "0"));
-        assertThat(settings.get(4).label()).isEqualTo("delay=1ms preferred=4");
-        assertThat(settings.get(4).params()).containsEntry(DynamicBatcherPolicy.PREFERRED_BATCH_SIZES, "4");
+        assertThat(settings).hasSize(TritonGrid.DELAYS_MS.length * TritonGrid.PREFERRED.length * TritonGrid.TIMEOUTS.length).hasSize(30);
+        // Triton's own defaults first: no delay, no preferred sizes, no queue timeout.
+        assertThat(settings.get(0)).isEqualTo(TritonGrid.DEFAULTS);
+        assertThat(settings.get(0).label()).isEqualTo("delay=0ms timeout=none");
+        assertThat(settings.get(0).params()).containsOnly(Map.entry(DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, "0"), Map.entry(DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, "0"));
+        assertThat(settings.get(1).label()).isEqualTo("delay=0ms timeout=slo");
+        assertThat(settings.get(9).label()).isEqualTo("delay=1ms preferred=4 timeout=slo");
+        assertThat(settings.get(9).params()).containsEntry(DynamicBatcherPolicy.PREFERRED_BATCH_SIZES, "4").containsEntry(DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, "slo");
         assertThat(settings).allSatisfy(s -> assertThat(s.label()).doesNotContain(",").doesNotContain("\""));
         assertThat(settings.stream().map(TritonGrid.Setting::label).distinct()).hasSameSizeAs(settings);
+        assertThat(TritonGrid.setting("delay=1ms preferred=4 timeout=slo")).isEqualTo(settings.get(9));
+        assertThatThrownBy(() -> TritonGrid.setting("delay=3ms")).hasMessage("no setting 'delay=3ms' in Triton's grid");
     }
 
     @Test
