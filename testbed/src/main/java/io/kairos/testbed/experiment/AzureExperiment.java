@@ -99,7 +99,7 @@ public final class AzureExperiment implements Experiment {
     @Override
     public Settings defaults() {
         // One simulated hour per run: triton's grid would take 15 of them per point.
-        return Settings.of(3600, 60, 1).withTritonGrid(false);
+        return Settings.of(3600, 60, 3).withTritonGrid(false);
     }
 
     @Override

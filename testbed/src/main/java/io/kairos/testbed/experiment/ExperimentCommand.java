@@ -40,6 +40,9 @@ public class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--warmup-s", paramLabel = "N", description = "Simulated seconds at the start of a run that are not counted (default: the experiment's share of the duration).")
     Double warmupSeconds;
 
+    /** Seeds of an experiment that names none of its own: every simulated figure reports at least three (a median and its range). */
+    static final int DEFAULT_SEEDS = 3;
+
     @Option(names = "--seeds", paramLabel = "N", description = "Runs per point and policy, seeds 1..N; tables and figures take the median (default: the experiment's).")
     Integer seeds;
 
@@ -162,7 +165,7 @@ public class ExperimentCommand implements Callable<Integer> {
     /**
      * {@code experiment inferline}: the planner on the four pipelines' simulated profiles;
      * {@code --duration-s} is the length of each generated trace (default 600), {@code --seeds} the
-     * traces per point; threads, the output folder and {@code --redraw} apply.
+     * traces per point (default 3); threads, the output folder and {@code --redraw} apply.
      */
     private Integer inferline(CommandLine cl) throws Exception {
         if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", whose stages run InferLine's central batched queue (triton)");
@@ -172,7 +175,7 @@ public class ExperimentCommand implements Callable<Integer> {
         if (threads < 1) throw new ParameterException(cl, "--threads must be at least 1, got " + threads);
         double duration = durationSeconds != null ? durationSeconds : 600;
         if (!(duration > 0) || Double.isInfinite(duration)) throw new ParameterException(cl, "--duration-s must be a positive number of seconds, got " + duration);
-        int runs = seeds != null ? seeds : 1;
+        int runs = seeds != null ? seeds : DEFAULT_SEEDS;
         if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
         Path dir = out != null ? out : defaultOut(name);
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
@@ -244,7 +247,7 @@ public class ExperimentCommand implements Callable<Integer> {
     /**
      * {@code experiment tuner}: the tuner against its planner alone, static peak provisioning and
      * two autoscalers on ramps and an oscillating load; {@code --duration-s} is the length of each
-     * trace (default 600), {@code --seeds} the traces per scenario; threads, the output folder and
+     * trace (default 600), {@code --seeds} the traces per scenario (default 3); threads, the output folder and
      * {@code --redraw} apply.
      */
     private Integer tuner(CommandLine cl) throws Exception {
@@ -257,7 +260,7 @@ public class ExperimentCommand implements Callable<Integer> {
         if (!(duration >= 480) || Double.isInfinite(duration)) {
             throw new ParameterException(cl, "--duration-s must be at least 480 s for experiment " + name + " (its start, ramps and peak take that long), got " + duration);
         }
-        int runs = seeds != null ? seeds : 1;
+        int runs = seeds != null ? seeds : DEFAULT_SEEDS;
         if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
         Path dir = out != null ? out : defaultOut(name);
         if (Files.exists(dir) && !Files.isDirectory(dir)) throw new ParameterException(cl, "--out: " + dir + " is not a folder");
@@ -303,12 +306,12 @@ public class ExperimentCommand implements Callable<Integer> {
      * {@code experiment placement-scale}: Kairos' placements against emulated Ray Serve and
      * ModelMesh on an Azure-like trace (see PlacementScaleExperiment); {@code --duration-s} is the
      * trace's length (whole minutes, default 600), {@code --warmup-s} the part not counted (default
-     * a tenth), {@code --seeds} the traces per system (default 1; the summary takes the median);
+     * a tenth), {@code --seeds} the traces per system (default 3; the summary takes the median);
      * threads, the output folder and {@code --redraw} apply.
      */
     private Integer placementScale(CommandLine cl) throws Exception {
         if (policies != null) throw new ParameterException(cl, "--policies does not apply to experiment " + name + ", which runs the kairos policy with each placement and baseline");
-        int runs = seeds != null ? seeds : 1;
+        int runs = seeds != null ? seeds : DEFAULT_SEEDS;
         if (runs < 1) throw new ParameterException(cl, "--seeds must be at least 1, got " + runs);
         if (invocation != null) throw new ParameterException(cl, "--invocation does not apply to experiment " + name + ", which invokes on events");
         if (tritonGrid != null) throw new ParameterException(cl, "--[no-]triton-grid does not apply to experiment " + name);

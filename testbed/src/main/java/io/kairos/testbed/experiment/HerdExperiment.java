@@ -97,7 +97,7 @@ public final class HerdExperiment {
 
     /** What to sweep and how long to simulate. */
     public record Sweep(List<Integer> devices, List<Double> cv2s, List<Double> loads, Integer maxGroup, double durationSeconds, int seeds, Duration timeLimit) {
-        public static final Sweep DEFAULT = new Sweep(DEVICES, CV2S, LOADS, null, 3, 1, Duration.ofSeconds(4));
+        public static final Sweep DEFAULT = new Sweep(DEVICES, CV2S, LOADS, null, 3, 3, Duration.ofSeconds(4));
 
         /** {@code G} at {@code n} devices: the one given, else a third of the cluster within 4 to 16. */
         int maxGroupAt(int n) {

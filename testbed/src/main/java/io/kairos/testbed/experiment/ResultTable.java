@@ -139,6 +139,15 @@ public final class ResultTable {
         return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
     }
 
+    /** The least and the greatest of {@code metric} over the rows with the given values (the seeds' range); NaNs where none has one. */
+    public double[] range(String metric, Map<String, String> values) {
+        int m = index(metric);
+        Predicate<List<String>> match = where(values);
+        double[] xs = rows.stream().filter(match).map(r -> r.get(m)).filter(v -> !v.isEmpty()).mapToDouble(Double::parseDouble).toArray();
+        if (xs.length == 0) return new double[]{Double.NaN, Double.NaN};
+        return new double[]{java.util.Arrays.stream(xs).min().orElseThrow(), java.util.Arrays.stream(xs).max().orElseThrow()};
+    }
+
     /** The mean of {@code column} over every row; NaN for a table without rows. */
     public double mean(String column) {
         int c = index(column);

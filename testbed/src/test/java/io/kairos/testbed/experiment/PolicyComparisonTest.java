@@ -30,7 +30,8 @@ class PolicyComparisonTest {
     void atLeastTheBestCountsTiesAsMet() {
         Experiment.Claim c = new PolicyComparison(table(), List.of("slo_ms"), "kairos").atLeastTheBest("s", "slo_attainment", true);
         assertThat(c.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS);
-        assertThat(c.evidence()).isEqualTo("2/2 points");
+        // a: kairos 0.94-0.96 against fifo's 0.95; b: 1.0 against edf's 1.0: both ranges overlap.
+        assertThat(c.evidence()).isEqualTo("2/2 points, 2 a tie (the seeds' ranges overlap)");
     }
 
     @Test
@@ -39,10 +40,38 @@ class PolicyComparisonTest {
         // Point b's best is 1.0, at the ceiling: not counted. Point a: a tie with fifo at 0.95.
         Experiment.Claim c = kairos.betterThanTheBest("s", "slo_attainment", true, 1.0);
         assertThat(c.verdict()).isEqualTo(Experiment.Claim.Verdict.FAIL);
-        assertThat(c.evidence()).isEqualTo("0/1 points; not at a: kairos 0.950000, fifo 0.950000");
+        assertThat(c.evidence()).isEqualTo("0/1 points, 1 a tie (the seeds' ranges overlap); not at a: kairos 0.950000, fifo 0.950000 (a tie: the seeds' ranges overlap)");
         // Lower is better: at a fifo costs 1 against kairos' 2; at b kairos' 1 beats edf's 2.
         Experiment.Claim cost = kairos.betterThanTheBest("s", "cost", false, Double.NaN);
         assertThat(cost.evidence()).isEqualTo("1/2 points; not at a: kairos 2.00000, fifo 1.00000");
+    }
+
+    /** Three seeds each: kairos 0.90, 0.97, 0.99 (median 0.97) against edf 0.94, 0.95, 0.96 (0.95): ahead on the median, inside edf's range. */
+    @Test
+    void aWinInsideTheSeedsRangeIsATieAndALossInsideItToo() {
+        ResultTable t = new ResultTable(List.of("slo_ms", "policy", "seed", "slo_attainment"));
+        String[] kairos = {"0.90", "0.97", "0.99"};
+        String[] edf = {"0.94", "0.95", "0.96"};
+        for (int i = 0; i < 3; i++) {
+            t.add(List.of("a", "kairos", "" + (i + 1), kairos[i]));
+            t.add(List.of("a", "edf", "" + (i + 1), edf[i]));
+        }
+        PolicyComparison k = new PolicyComparison(t, List.of("slo_ms"), "kairos");
+        Experiment.Claim better = k.betterThanTheBest("s", "slo_attainment", true, Double.NaN);
+        assertThat(better.verdict()).isEqualTo(Experiment.Claim.Verdict.FAIL);
+        assertThat(better.evidence()).endsWith("not at a: kairos 0.970000, edf 0.950000 (a tie: the seeds' ranges overlap)");
+        // edf against kairos: behind on the median, inside the range: a tie, so "at least" holds.
+        Experiment.Claim atLeast = new PolicyComparison(t, List.of("slo_ms"), "edf").atLeastTheBest("s", "slo_attainment", true);
+        assertThat(atLeast.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS);
+        assertThat(atLeast.evidence()).isEqualTo("1/1 points, 1 a tie (the seeds' ranges overlap)");
+        // Ranges apart (kairos 0.97-0.99): a win.
+        ResultTable apart = new ResultTable(t.columns());
+        for (int i = 0; i < 3; i++) {
+            apart.add(List.of("a", "kairos", "" + (i + 1), "0.9" + (7 + i % 3)));
+            apart.add(List.of("a", "edf", "" + (i + 1), edf[i]));
+        }
+        assertThat(new PolicyComparison(apart, List.of("slo_ms"), "kairos").betterThanTheBest("s", "slo_attainment", true, Double.NaN).verdict())
+                .isEqualTo(Experiment.Claim.Verdict.PASS);
     }
 
     @Test
