@@ -39,8 +39,13 @@ import java.util.concurrent.Future;
  *   <li><b>Ray Serve's model multiplexing</b>: a request goes to a replica that holds its model,
  *       else to any (the routing of {@code colocation-queuing}); each replica keeps its
  *       {@code max_num_models_per_replica} most recently used models. That limit is a count, the
- *       same for every model of the deployment, so it is set to what a replica's memory holds of
- *       the largest model: the run gives every instance the largest profile's memory.</li>
+ *       same for every model of the deployment, set as its users could from the catalog's sizes:
+ *       what a replica's memory holds of the largest model, of the mean one or of the median one
+ *       ({@link #RAY_COUNT_BY}), the one with the fewest cold starts on the tuning seed
+ *       ({@link Settings#TUNING_SEED}, never a measured one; every row in {@value #RAY_GRID_CSV}).
+ *       The run gives every instance that model's memory, so that the bytes count as the count
+ *       does; a count from the mean or median can overcommit a real replica's memory when large
+ *       models cluster, which the emulation does not charge (in Ray Serve's favour).</li>
  *   <li><b>ModelMesh's LRU cache at equal memory</b>: a request goes to a copy of its model
  *       (a holder), else the model loads into the cache, each device evicting its least recently
  *       used models by bytes: the same routing, with the models' own memory.</li>
@@ -59,6 +64,9 @@ public final class PlacementScaleExperiment {
             + "devices' memory, SLO 100 ms; Kairos' placements against emulated Ray Serve multiplexing and ModelMesh LRU";
     static final String RESULTS_CSV = "results.csv";
     static final String SUMMARY = "summary.md";
+    static final String RAY_GRID_CSV = "ray-grid.csv";
+    /** What Ray Serve's count limit is sized by: a replica's memory over the largest, the mean or the median model of the catalog. */
+    static final List<String> RAY_COUNT_BY = List.of("largest", "mean", "median");
     static final int INSTANCES = 2400;
     static final int DEVICES = 8;
     static final double SLO_MS = 100;
@@ -80,6 +88,17 @@ public final class PlacementScaleExperiment {
             new Profile("cnn", 8L << 20, 0.03, 0.1, 1.1),
             new Profile("resnet", 32L << 20, 1.6, 0.2, 5.5));
     static final long LARGEST_BYTES = 32L << 20;
+
+    /** The model memory that sizes Ray Serve's count limit by {@code by} ({@link #RAY_COUNT_BY}), over the catalog's profiles. */
+    static long rayModelBytes(String by) {
+        long[] sizes = PROFILES.stream().mapToLong(Profile::memoryBytes).sorted().toArray();
+        return switch (by) {
+            case "largest" -> sizes[sizes.length - 1];
+            case "mean" -> java.util.Arrays.stream(sizes).sum() / sizes.length;
+            case "median" -> sizes[sizes.length / 2];
+            default -> throw new IllegalArgumentException("Ray Serve's count limit is sized by one of " + RAY_COUNT_BY + ", not '" + by + "'");
+        };
+    }
     static final int[] BATCH_SIZES = {1, 2, 4, 8, 16};
 
     private final int minutes;
@@ -149,7 +168,63 @@ public final class PlacementScaleExperiment {
 
     /** How each system runs: Kairos' placements on the models' own memory, the baselines as the class comment says. */
     static Setup setup(String system, int instances, long deviceMemoryBytes, double loadScale) {
-        return new Setup(catalog(instances, system.equals(RAY) ? LARGEST_BYTES : 0, loadScale), routing(system), deviceMemoryBytes, eviction(system));
+        return setup(system, instances, deviceMemoryBytes, loadScale, LARGEST_BYTES);
+    }
+
+    /** {@link #setup(String, int, long, double)} with Ray Serve's count limit sized by a model of {@code rayModelBytes}. */
+    static Setup setup(String system, int instances, long deviceMemoryBytes, double loadScale, long rayModelBytes) {
+        return new Setup(catalog(instances, system.equals(RAY) ? rayModelBytes : 0, loadScale), routing(system), deviceMemoryBytes, eviction(system));
+    }
+
+    /** One seed's trace as a workload, with the instances it invokes, their working set, and each device's memory (a fifth of that over the devices). */
+    record Trial(Workload workload, long requests, int invoked, long workingSetBytes, long deviceMemoryBytes) {}
+
+    Trial trial(long seed) {
+        AzureTrace trace = AzureLikeTrace.of(INSTANCES, RATE_PER_S, minutes).generate(seed);
+        List<String> names = new ArrayList<>(INSTANCES);
+        for (int i = 0; i < INSTANCES; i++) names.add(instance(i));
+        Workload workload = trace.toInstanceWorkload(names, SLO_MS, 1, 0, minutes);
+        long workingSet = 0;
+        int invoked = 0;
+        for (int i = 0; i < INSTANCES; i++) {
+            if (trace.invocations(i) == 0) continue;
+            invoked++;
+            workingSet += profileOf(i).memoryBytes();
+        }
+        return new Trial(workload, trace.totalInvocations(), invoked, workingSet, (long) (workingSet / (WORKING_SET_OVER_MEMORY * DEVICES)));
+    }
+
+    /**
+     * Tunes Ray Serve's count limit on the tuning seed's trace: each way of {@link #RAY_COUNT_BY}
+     * run once; the one with the fewest cold starts per 1,000 requests (the first on a tie). Writes
+     * every row to {@value #RAY_GRID_CSV}.
+     */
+    String tuneRay(Path dir, ExecutorService pool) throws Exception {
+        Trial t = trial(Settings.TUNING_SEED);
+        long duration = minutes * AzureTrace.MINUTE_MICROS;
+        long warmup = warmupMinutes * AzureTrace.MINUTE_MICROS;
+        List<Future<SimulationReport>> futures = new ArrayList<>();
+        for (String by : RAY_COUNT_BY) {
+            Setup setup = setup(RAY, INSTANCES, t.deviceMemoryBytes(), loadScale, rayModelBytes(by));
+            futures.add(pool.submit(() -> simulate(setup, t.workload(), DEVICES, duration, warmup, Settings.TUNING_SEED)));
+        }
+        ResultTable grid = new ResultTable(List.of("seed", "count_by", "model_mib", "models_per_replica", "requests", "attainment", "cold_starts_per_1000"));
+        String best = null;
+        double fewest = Double.POSITIVE_INFINITY;
+        for (int i = 0; i < RAY_COUNT_BY.size(); i++) {
+            SimulationReport r = futures.get(i).get();
+            String by = RAY_COUNT_BY.get(i);
+            double cold = 1000.0 * r.coldStarts() / Math.max(1, r.arrivals());
+            grid.add(List.of(Long.toString(Settings.TUNING_SEED), by, Numbers.threeDecimals(rayModelBytes(by) / 1048576.0), Long.toString(t.deviceMemoryBytes() / rayModelBytes(by)),
+                    Long.toString(r.arrivals()), String.format(Locale.ROOT, "%.5f", r.sloAttainment()), Numbers.threeDecimals(cold)));
+            if (cold < fewest) {
+                fewest = cold;
+                best = by;
+            }
+        }
+        grid.write(dir.resolve(RAY_GRID_CSV));
+        out.printf(Locale.ROOT, "Ray Serve: max_num_models_per_replica sized by the %s model, the fewest cold starts on seed %d (%s)%n", best, Settings.TUNING_SEED, RAY_GRID_CSV);
+        return best;
     }
 
     /** The placement a system routes by: both baselines send a request to a holder of its model, else anywhere. */
@@ -179,28 +254,22 @@ public final class PlacementScaleExperiment {
         long warmup = warmupMinutes * AzureTrace.MINUTE_MICROS;
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
         try (ProgressBar bar = progress ? ProgressLine.bar(NAME, (long) SYSTEMS.size() * seeds, s -> List.of(ProgressLine.count(s, "runs"), ProgressLine.remaining(s))) : null) {
+            long rayBytes = rayModelBytes(tuneRay(dir, pool));
             for (int seed = 1; seed <= seeds; seed++) {
                 // Each seed its own trace (which instances are invoked, and how often) and devices' noise.
-                AzureTrace trace = AzureLikeTrace.of(INSTANCES, RATE_PER_S, minutes).generate(seed);
-                List<String> names = new ArrayList<>(INSTANCES);
-                for (int i = 0; i < INSTANCES; i++) names.add(instance(i));
-                Workload workload = trace.toInstanceWorkload(names, SLO_MS, 1, 0, minutes);
-                long workingSet = 0;
-                int invoked = 0;
-                for (int i = 0; i < INSTANCES; i++) {
-                    if (trace.invocations(i) == 0) continue;
-                    invoked++;
-                    workingSet += profileOf(i).memoryBytes();
-                }
-                long deviceMemory = (long) (workingSet / (WORKING_SET_OVER_MEMORY * DEVICES));
+                Trial t = trial(seed);
+                Workload workload = t.workload();
+                long workingSet = t.workingSetBytes();
+                int invoked = t.invoked();
+                long deviceMemory = t.deviceMemoryBytes();
                 if (bar == null) {
                     out.printf(Locale.ROOT, "seed %d: %d instances invoked of %d, %d requests; working set %.0f MiB, device memory %.0f MiB x %d (Ray Serve: %d models per replica)%n",
-                            seed, invoked, INSTANCES, trace.totalInvocations(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / LARGEST_BYTES);
+                            seed, invoked, INSTANCES, t.requests(), workingSet / 1048576.0, deviceMemory / 1048576.0, DEVICES, deviceMemory / rayBytes);
                 }
                 long traceSeed = seed;
                 List<Future<SimulationReport>> futures = new ArrayList<>();
                 for (String system : SYSTEMS) {
-                    Setup setup = setup(system, INSTANCES, deviceMemory, loadScale);
+                    Setup setup = setup(system, INSTANCES, deviceMemory, loadScale, rayBytes);
                     futures.add(pool.submit(() -> {
                         SimulationReport r = simulate(setup, workload, DEVICES, duration, warmup, traceSeed);
                         if (bar != null) bar.step();
@@ -266,9 +335,23 @@ public final class PlacementScaleExperiment {
                 Figures.bars("load_scale", "p99_ms").series("system").xAxis("the example models' measured loads times").yAxis("p99 latency, ms", 0.0, null)
                         .title("p99 latency at scale (dropped requests not counted)").save(results, dir.resolve("p99.png")));
         String summary = summary(perSeed);
+        Path grid = dir.resolve(RAY_GRID_CSV);
+        if (Files.exists(grid)) summary += rayGrid(ResultTable.read(grid));
         Files.writeString(dir.resolve(SUMMARY), summary);
         out.print(summary);
         for (Path f : figures) out.println(f);
+    }
+
+    /** The tuning rows of Ray Serve's count limit, and the one chosen. */
+    static String rayGrid(ResultTable grid) {
+        StringBuilder s = new StringBuilder("\n## Ray Serve's max_num_models_per_replica, tuned on seed " + Settings.TUNING_SEED + "\n\n");
+        s.append("Sized by the catalog's largest, mean or median model; the measured seeds run the one with the fewest cold starts here.\n\n");
+        s.append("| sized by | model MiB | models per replica | attainment | cold starts / 1,000 |\n| --- | ---: | ---: | ---: | ---: |\n");
+        for (List<String> r : grid.rows()) {
+            s.append("| ").append(get(grid, r, "count_by")).append(" | ").append(get(grid, r, "model_mib")).append(" | ").append(get(grid, r, "models_per_replica"))
+                    .append(" | ").append(percent(Double.parseDouble(get(grid, r, "attainment")))).append(" | ").append(get(grid, r, "cold_starts_per_1000")).append(" |\n");
+        }
+        return s.toString();
     }
 
     static String summary(ResultTable perSeed) {

@@ -80,6 +80,7 @@ public final class TunerExperiment {
     static final int BIN_S = 10;
     static final String TIMELINE_CSV = "timeline.csv";
     static final String SYSTEMS_CSV = "systems.csv";
+    static final String AUTOSCALER_GRID_CSV = "autoscaler-grid.csv";
     static final String SUMMARY = "summary.md";
     static final String TUNER = "Planner+Tuner";
     static final String TUNER_LONG = "Planner+Tuner (windows to 5 min)";
@@ -167,7 +168,12 @@ public final class TunerExperiment {
 
     /** One system's run on one scenario: its latencies, replicas over time and plan. */
     record Outcome(Scenario scenario, long seed, String system, PipelineConfig config, ArrivalTrace trace, int[] latencies,
-                   Map<String, int[]> replicasPerSecond, int changes, int reversals) {}
+                   Map<String, int[]> replicasPerSecond, int changes, int reversals, String setting) {
+        Outcome(Scenario scenario, long seed, String system, PipelineConfig config, ArrivalTrace trace, int[] latencies,
+                Map<String, int[]> replicasPerSecond, int changes, int reversals) {
+            this(scenario, seed, system, config, trace, latencies, replicasPerSecond, changes, reversals, "");
+        }
+    }
 
     public void run(Path dir) throws IOException, InterruptedException {
         out.printf(Locale.ROOT, "%s: %s; traces of %s s, pool %s%n", NAME, DESCRIPTION, Numbers.significant(traceSeconds), POOL);
@@ -180,12 +186,13 @@ public final class TunerExperiment {
         });
         List<Outcome> outcomes = new ArrayList<>();
         List<Scenario> scenarios = scenarios();
+        Map<String, Autoscalers> tuned = tuneAutoscalers(scenarios, pool, dir);
         try (ProgressBar bar = progress ? ProgressLine.bar(NAME, (long) scenarios.size() * seeds * SYSTEMS.size(), s -> List.of(ProgressLine.count(s, "runs"))) : null) {
             List<Future<List<Outcome>>> futures = new ArrayList<>();
             for (Scenario sc : scenarios) {
                 for (long seed = 1; seed <= seeds; seed++) {
                     long s = seed;
-                    futures.add(pool.submit(() -> runScenario(sc, s, bar)));
+                    futures.add(pool.submit(() -> runScenario(sc, s, tuned.get(sc.name()), bar)));
                 }
             }
             for (Future<List<Outcome>> f : futures) outcomes.addAll(get(f));
@@ -198,8 +205,95 @@ public final class TunerExperiment {
         out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", outcomes.size(), (System.nanoTime() - started) / 1e9);
     }
 
-    /** Plans, tunes and simulates every system on one scenario's trace. */
-    List<Outcome> runScenario(Scenario scenario, long seed, ProgressBar bar) {
+    /** The autoscalers' settings a scenario runs with. */
+    record Autoscalers(StageAutoscaler.Ray ray, StageAutoscaler.Kpa kpa) {
+        static final Autoscalers DEFAULTS = new Autoscalers(StageAutoscaler.Ray.DEFAULT, StageAutoscaler.Kpa.DEFAULT);
+    }
+
+    /**
+     * Ray Serve's and Knative's autoscalers as their users tune them: on each scenario's trace of
+     * the tuning seed ({@link Settings#TUNING_SEED}, never a measured one), every setting of their
+     * grids ({@link StageAutoscaler.Ray#grid}, {@link StageAutoscaler.Kpa#grid}); each keeps the
+     * setting with the fewest device-seconds among those that miss at most the SLO's 1 %, or, where
+     * none does, the one that misses least. Every row goes to {@value #AUTOSCALER_GRID_CSV}.
+     */
+    Map<String, Autoscalers> tuneAutoscalers(List<Scenario> scenarios, ExecutorService pool, Path dir) throws InterruptedException, IOException {
+        long seed = Settings.TUNING_SEED;
+        List<Future<List<Outcome>>> futures = new ArrayList<>();
+        for (Scenario sc : scenarios) {
+            futures.add(pool.submit(() -> {
+                Setting s = setting(sc, seed);
+                List<Outcome> o = new ArrayList<>();
+                for (StageAutoscaler.Ray r : StageAutoscaler.Ray.grid()) o.add(autoscaled(s, "Ray Serve", r.label(), (group, model, shared, i) -> new StageAutoscaler.RayServe(group, model, shared, i, r)));
+                for (StageAutoscaler.Kpa k : StageAutoscaler.Kpa.grid()) o.add(autoscaled(s, "Knative KPA", k.label(), (group, model, shared, i) -> new StageAutoscaler.Knative(group, model, shared, i, k)));
+                return o;
+            }));
+        }
+        List<Outcome> all = new ArrayList<>();
+        for (Future<List<Outcome>> f : futures) all.addAll(get(f));
+        ResultTable grid = systems(all);
+        grid.write(dir.resolve(AUTOSCALER_GRID_CSV));
+        double target = Targets.of(NAME, "tuner-miss");
+        Map<String, Autoscalers> chosen = new LinkedHashMap<>();
+        for (Scenario sc : scenarios) {
+            String ray = choose(grid.filter("scenario", sc.name()), "Ray Serve", target);
+            String kpa = choose(grid.filter("scenario", sc.name()), "Knative KPA", target);
+            chosen.put(sc.name(), new Autoscalers(StageAutoscaler.Ray.grid().stream().filter(r -> r.label().equals(ray)).findFirst().orElseThrow(),
+                    StageAutoscaler.Kpa.grid().stream().filter(k -> k.label().equals(kpa)).findFirst().orElseThrow()));
+            out.printf(Locale.ROOT, "%s, tuned on seed %d: Ray Serve %s; Knative KPA %s%n", sc.name(), seed, ray, kpa);
+        }
+        return chosen;
+    }
+
+    /** The setting of {@code system} (its label in the {@code setting} column) with the fewest device-seconds at a miss rate of at most {@code target}, else the fewest misses. */
+    static String choose(ResultTable grid, String system, double target) {
+        ResultTable rows = grid.filter("system", system);
+        List<String> best = null;
+        for (List<String> r : rows.rows()) {
+            if (best == null || better(rows, r, best, target)) best = r;
+        }
+        return best.get(rows.index("setting"));
+    }
+
+    private static boolean better(ResultTable t, List<String> a, List<String> b, double target) {
+        double missA = Double.parseDouble(a.get(t.index("miss_rate"))), missB = Double.parseDouble(b.get(t.index("miss_rate")));
+        double costA = Double.parseDouble(a.get(t.index("device_seconds"))), costB = Double.parseDouble(b.get(t.index("device_seconds")));
+        boolean okA = missA <= target, okB = missB <= target;
+        if (okA != okB) return okA;
+        return okA ? costA < costB : missA < missB;
+    }
+
+    /** What one scenario's seed plans from: its trace, the planning part, Planner-Base's configuration, the estimator and the devices. */
+    record Setting(Scenario scenario, long seed, ArrivalTrace trace, ArrivalTrace planning, PipelineConfig base, PipelineEstimator estimator, DeviceSlots devices) {}
+
+    Setting setting(Scenario scenario, long seed) {
+        ArrivalTrace trace = trace(scenario, traceSeconds, seed);
+        ArrivalTrace planning = trace.before(START_S * 1_000_000L);
+        return new Setting(scenario, seed, trace, planning, plan(planning, seed, slo(), "Planner-Base"), new PipelineEstimator(catalog, pipeline, trace, seed),
+                DeviceSlots.parse(POOL, catalog));
+    }
+
+    /** Builds one stage's autoscaler. */
+    interface AutoscalerFactory {
+        StageAutoscaler create(String group, String model, ReplicaPlacement placement, int stage);
+    }
+
+    /** Planner-Base's configuration scaled by {@code factory}'s autoscaler on every stage. */
+    private Outcome autoscaled(Setting s, String system, String label, AutoscalerFactory factory) {
+        List<String> stages = pipeline.topologicalOrder();
+        ReplicaPlacement shared = placement(s.base(), s.devices());
+        Map<String, PipelineEstimator.StageScaling> scaled = scalings(s.base(), s.devices(), st -> List.of(), st -> {
+            int i = stages.indexOf(st);
+            String group = PipelineDecisions.group(pipeline, st);
+            String model = pipeline.stage(st).model();
+            return () -> factory.create(group, model, shared, i);
+        });
+        Outcome o = outcome(s.scenario(), s.seed(), system, s.base(), s.trace(), s.estimator().estimateScaled(s.base(), slo(), s.devices(), scaled));
+        return new Outcome(o.scenario(), o.seed(), o.system(), o.config(), o.trace(), o.latencies(), o.replicasPerSecond(), o.changes(), o.reversals(), label);
+    }
+
+    /** Plans, tunes and simulates every system on one scenario's trace; Ray Serve and Knative with {@code autoscalers}. */
+    List<Outcome> runScenario(Scenario scenario, long seed, Autoscalers autoscalers, ProgressBar bar) {
         long slo = pipeline.sloP99Micros();
         ArrivalTrace trace = trace(scenario, traceSeconds, seed);
         ArrivalTrace planning = trace.before(START_S * 1_000_000L);
@@ -225,18 +319,13 @@ public final class TunerExperiment {
         outcomes.add(fixed(scenario, seed, "Static-Peak", PipelineConfig.of(pipeline, catalog, peak), estimator, devices, slo, trace));
         step(bar);
 
-        for (String system : List.of("Ray Serve", "Knative KPA")) {
-            ReplicaPlacement shared = placement(base, devices);
-            Map<String, PipelineEstimator.StageScaling> scaled = scalings(base, devices, s -> List.of(), s -> {
-                int i = stages.indexOf(s);
-                String group = PipelineDecisions.group(pipeline, s);
-                String model = pipeline.stage(s).model();
-                return system.equals("Ray Serve") ? () -> new StageAutoscaler.RayServe(group, model, shared, i)
-                        : () -> new StageAutoscaler.Knative(group, model, shared, i);
-            });
-            outcomes.add(outcome(scenario, seed, system, base, trace, estimator.estimateScaled(base, slo, devices, scaled)));
-            step(bar);
-        }
+        Setting setting = new Setting(scenario, seed, trace, planning, base, estimator, devices);
+        outcomes.add(autoscaled(setting, "Ray Serve", autoscalers.ray().label(),
+                (group, model, shared, i) -> new StageAutoscaler.RayServe(group, model, shared, i, autoscalers.ray())));
+        step(bar);
+        outcomes.add(autoscaled(setting, "Knative KPA", autoscalers.kpa().label(),
+                (group, model, shared, i) -> new StageAutoscaler.Knative(group, model, shared, i, autoscalers.kpa())));
+        step(bar);
         return outcomes;
     }
 
@@ -305,7 +394,7 @@ public final class TunerExperiment {
     /** Per scenario, system and seed: the whole trace. */
     ResultTable systems(List<Outcome> outcomes) {
         ResultTable t = new ResultTable(List.of("scenario", "system", "seed", "requests", "miss_rate", "p99_ms", "device_seconds", "cost_dollars",
-                "most_devices", "changes", "reversals_within_15s", "hold_tail_miss_rate", "ideal_device_seconds", "configuration"));
+                "most_devices", "changes", "reversals_within_15s", "hold_tail_miss_rate", "ideal_device_seconds", "configuration", "setting"));
         long slo = pipeline.sloP99Micros();
         Map<String, Double> ideal = new LinkedHashMap<>();
         for (Outcome o : outcomes) {
@@ -333,7 +422,7 @@ public final class TunerExperiment {
             t.add(List.of(o.scenario().name(), o.system(), Long.toString(o.seed()), Integer.toString(n), Numbers.significant(misses / (double) n), Numbers.significant(p99 / 1000.0),
                     Numbers.significant(deviceSeconds), Numbers.significant(dollars), Integer.toString(TunerReplay.mostReplicas(o.replicasPerSecond())), Integer.toString(o.changes()),
                     Integer.toString(o.reversals()), hold == null ? "" : Numbers.significant(tail == 0 ? 0 : tailMisses / (double) tail),
-                    Numbers.significant(ideal.getOrDefault(o.scenario().name() + "/" + o.seed(), Double.NaN)), InferLineExperiment.configuration(o.config())));
+                    Numbers.significant(ideal.getOrDefault(o.scenario().name() + "/" + o.seed(), Double.NaN)), InferLineExperiment.configuration(o.config()), o.setting()));
         }
         return t;
     }

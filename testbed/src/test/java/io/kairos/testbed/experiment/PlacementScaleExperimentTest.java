@@ -183,6 +183,20 @@ class PlacementScaleExperimentTest {
         assertThat(s).contains("loads: mlp 4 ms, cnn 11 ms, resnet 55 ms");
     }
 
+    /** Ray Serve's count limit from the catalog's sizes (1, 8, 32 MiB): the largest 32, the mean 41 / 3, the median 8. */
+    @Test
+    void rayServesCountLimitIsSizedByTheLargestTheMeanOrTheMedianModel() {
+        assertThat(PlacementScaleExperiment.rayModelBytes("largest")).isEqualTo(32 * MIB);
+        assertThat(PlacementScaleExperiment.rayModelBytes("mean")).isEqualTo(41 * MIB / 3);
+        assertThat(PlacementScaleExperiment.rayModelBytes("median")).isEqualTo(8 * MIB);
+        assertThatThrownBy(() -> PlacementScaleExperiment.rayModelBytes("smallest"))
+                .hasMessage("Ray Serve's count limit is sized by one of [largest, mean, median], not 'smallest'");
+        // 33 MiB sized by the median model: 4 models per replica, so mlp and cnn stay, as ModelMesh keeps them.
+        List<String> seq = List.of(MLP, CNN, MLP, CNN);
+        PlacementScaleExperiment.Setup median = PlacementScaleExperiment.setup(PlacementScaleExperiment.RAY, 4, 33 * MIB, 10, PlacementScaleExperiment.rayModelBytes("median"));
+        assertThat(run(median, 1, seq).coldStarts()).isEqualTo(2);
+    }
+
     @Test
     void badSettingsAreRejected() {
         assertThatThrownBy(() -> new PlacementScaleExperiment(1, 0, 10, 1, false, null)).hasMessageContaining("at least 2 minutes");

@@ -109,4 +109,21 @@ class TunerExperimentTest {
         assertThat(devices(kpa.act(64 * S, load))).isEqualTo(2);
         assertThat(devices(kpa.act(66 * S, load))).isEqualTo(1);
     }
+
+    /** An autoscaler's setting is the cheapest of those within the SLO's 1 % of misses, else the one that misses least. */
+    @Test
+    void theAutoscalersSettingIsTheCheapestWithinTheSloElseTheOneMissingLeast() {
+        ResultTable grid = new ResultTable(List.of("scenario", "system", "miss_rate", "device_seconds", "setting"));
+        grid.add(List.of("ramp", "Ray Serve", "0.02", "100", "a"));   // cheapest, but over 1 %
+        grid.add(List.of("ramp", "Ray Serve", "0.009", "300", "b"));
+        grid.add(List.of("ramp", "Ray Serve", "0.01", "250", "c"));   // within 1 %, cheaper than b
+        grid.add(List.of("ramp", "Knative KPA", "0.05", "100", "d"));
+        grid.add(List.of("ramp", "Knative KPA", "0.03", "400", "e"));  // none within: the fewest misses
+        assertThat(TunerExperiment.choose(grid, "Ray Serve", 0.01)).isEqualTo("c");
+        assertThat(TunerExperiment.choose(grid, "Knative KPA", 0.01)).isEqualTo("e");
+        // The grids hold each system's defaults, and the delays Ray Serve's defaults never reach on a 10-minute trace.
+        assertThat(StageAutoscaler.Ray.grid()).hasSize(12).contains(StageAutoscaler.Ray.DEFAULT, new StageAutoscaler.Ray(1, 10, 60));
+        assertThat(StageAutoscaler.Kpa.grid()).hasSize(12).contains(StageAutoscaler.Kpa.DEFAULT, new StageAutoscaler.Kpa(4, 30, 6));
+        assertThat(StageAutoscaler.Ray.DEFAULT.label()).isEqualTo("target_ongoing_requests=2 upscale_delay_s=30 downscale_delay_s=600");
+    }
 }
