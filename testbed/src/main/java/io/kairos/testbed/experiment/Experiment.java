@@ -49,23 +49,25 @@ public interface Experiment {
         return columns.get(columns.size() - 1);
     }
 
-    /** Every (point, policy, seed) of the sweep with its simulation; triton, where its grid is on, with Triton's defaults (see {@link #runs(Settings, Map)}). */
+    /** Every (point, policy, seed) of the sweep with its simulation; a tuned policy with its defaults (see {@link #runs(Settings, Map)}). */
     default List<Run> runs(Settings settings) {
         return runs(settings, Map.of());
     }
 
     /**
-     * The measured runs: every (point, policy, seed) on the measured seeds, {@code triton} (where
-     * its grid is on) with the setting {@code chosen} for the point by the {@link #tuningRuns}, or
-     * Triton's defaults where none was.
+     * The measured runs: every (point, policy, seed) on the measured seeds; a policy with a grid
+     * ({@link TritonGrid#settings(String)}), where tuning is on, with the setting {@code chosen}
+     * for it at the point by the {@link #tuningRuns} (policy, then point values), or its defaults
+     * where none was; {@code triton} untuned with Triton's defaults.
      */
-    default List<Run> runs(Settings settings, Map<List<String>, TritonGrid.Setting> chosen) {
+    default List<Run> runs(Settings settings, Map<String, Map<List<String>, TritonGrid.Setting>> chosen) {
         List<Run> runs = new ArrayList<>();
         for (Point p : points()) {
             for (String policy : settings.policies()) {
-                boolean grid = settings.tritonGrid() && policy.equals(DynamicBatcherPolicy.NAME);
-                TritonGrid.Setting variant = grid ? chosen.getOrDefault(p.values(), TritonGrid.DEFAULTS)
-                        : policy.equals(DynamicBatcherPolicy.NAME) ? TritonGrid.UNTUNED : TritonGrid.NONE;
+                boolean triton = policy.equals(DynamicBatcherPolicy.NAME);
+                boolean grid = settings.tritonGrid() && !TritonGrid.settings(policy).isEmpty();
+                TritonGrid.Setting variant = grid ? chosen.getOrDefault(policy, Map.of()).getOrDefault(p.values(), triton ? TritonGrid.DEFAULTS : TritonGrid.NONE)
+                        : triton ? TritonGrid.UNTUNED : TritonGrid.NONE;
                 Map<String, String> params = new HashMap<>(asPublished(policy));
                 params.putAll(variant.params());
                 for (long seed : settings.seedValues()) {
@@ -78,37 +80,35 @@ public interface Experiment {
     }
 
     /**
-     * The runs that tune Triton as its users do: every setting of {@link TritonGrid} at every
-     * point on {@link Settings#TUNING_SEED} alone, none of the measured seeds; empty where the
-     * grid is off or {@code triton} is not run.
+     * The runs that tune a policy as its users do (Triton) or as Kairos' own knob is: every setting
+     * of its grid ({@link TritonGrid#settings(String)}) at every point on
+     * {@link Settings#TUNING_SEED} alone, none of the measured seeds; empty where tuning is off.
      */
     default List<Run> tuningRuns(Settings settings) {
-        if (!settings.tritonGrid() || !settings.policies().contains(DynamicBatcherPolicy.NAME)) return List.of();
+        if (!settings.tritonGrid()) return List.of();
         List<Run> runs = new ArrayList<>();
         for (Point p : points()) {
-            for (TritonGrid.Setting variant : TritonGrid.settings()) {
-                Map<String, String> params = new HashMap<>(asPublished(DynamicBatcherPolicy.NAME));
-                params.putAll(variant.params());
-                Simulation sim = settings.apply(setup(p).policy(DynamicBatcherPolicy.NAME, params), Settings.TUNING_SEED).build();
-                runs.add(new Run(p, DynamicBatcherPolicy.NAME, variant.label(), Settings.TUNING_SEED, sim));
+            for (String policy : settings.policies()) {
+                for (TritonGrid.Setting variant : TritonGrid.settings(policy)) {
+                    Map<String, String> params = new HashMap<>(asPublished(policy));
+                    params.putAll(variant.params());
+                    Simulation sim = settings.apply(setup(p).policy(policy, params), Settings.TUNING_SEED).build();
+                    runs.add(new Run(p, policy, variant.label(), Settings.TUNING_SEED, sim));
+                }
             }
         }
         return runs;
     }
 
     /**
-     * The group parameters a policy runs with in an experiment: the other systems' policies as their
-     * papers describe them, so without the serving group's early shedding under overload
-     * ({@code shed_early}, a Kairos mechanism that keeps batches full past capacity and would lift
-     * every baseline's goodput there), and Triton without any shedding by deadline, as Triton runs
-     * (its only drop is its queue timeout, which Triton leaves off by default and {@link TritonGrid}
-     * tunes); {@code kairos} with everything the job does by default.
+     * The group parameters a policy runs with in an experiment: the serving group's shedding (by
+     * deadline, and early under overload) for every policy alike, {@code kairos} with the job's
+     * defaults, except {@code triton}, which sheds nothing by deadline, as Triton runs: its only drop
+     * is its queue timeout, which Triton leaves off by default and {@link TritonGrid} tunes.
      */
     static Map<String, String> asPublished(String policy) {
-        if (policy.equals("kairos")) return Map.of();
-        // Triton sheds nothing by deadline: its queue policy (a timeout, none by default) is its only drop.
         if (policy.equals(DynamicBatcherPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
-        return Map.of(ConfiguredPolicy.SHED_EARLY, "false");
+        return Map.of();
     }
 
     /**

@@ -64,19 +64,23 @@ public final class ExperimentRunner {
         out.printf(Locale.ROOT, "%d runs (%d points x %d policies x %d seed%s%s), %s s simulated each (%s s warm-up), invocation %s, %d thread%s%n",
                 experiment.points().size() * settings.policies().size() * settings.seeds() + tuning.size(), experiment.points().size(), settings.policies().size(),
                 settings.seeds(), settings.seeds() == 1 ? "" : "s",
-                tuning.isEmpty() ? "" : "; triton tuned over " + TritonGrid.settings().size() + " settings on seed " + Settings.TUNING_SEED,
+                tuning.isEmpty() ? "" : "; " + tuning.size() + " tuning runs on seed " + Settings.TUNING_SEED,
                 Settings.plain(settings.durationSeconds()), Settings.plain(settings.warmupSeconds()), settings.invocationLabel(),
                 threads, threads == 1 ? "" : "s");
         long started = System.nanoTime();
         Files.createDirectories(dir);
-        Map<List<String>, TritonGrid.Setting> chosen = new HashMap<>();
+        Map<String, Map<List<String>, TritonGrid.Setting>> chosen = new HashMap<>();
         if (!tuning.isEmpty()) {
             ResultTable grid = simulate(experiment, settings, tuning, experiment.name() + " tuning");
             // Every setting's tuning rows for the record; the measured seeds run the best at each point.
             grid.write(dir.resolve(TritonGrid.CSV));
-            TritonGrid.choose(grid, experiment.pointColumns()).forEach((point, label) -> chosen.put(point, TritonGrid.setting(label)));
-            out.printf(Locale.ROOT, "triton: at each point the best of %d settings on seed %d (all in %s), run on the measured seeds%n",
-                    TritonGrid.settings().size(), Settings.TUNING_SEED, TritonGrid.CSV);
+            for (String policy : grid.distinct("policy")) {
+                Map<List<String>, TritonGrid.Setting> best = new HashMap<>();
+                TritonGrid.choose(grid, experiment.pointColumns(), policy).forEach((point, label) -> best.put(point, TritonGrid.setting(policy, label)));
+                chosen.put(policy, best);
+                out.printf(Locale.ROOT, "%s: at each point the best of %d settings on seed %d (all in %s), run on the measured seeds%n",
+                        policy, TritonGrid.settings(policy).size(), Settings.TUNING_SEED, TritonGrid.CSV);
+            }
         }
         List<Experiment.Run> runs = experiment.runs(settings, chosen);
         ResultTable results = simulate(experiment, settings, runs, experiment.name());

@@ -39,7 +39,25 @@ public final class TritonGrid {
     /** One setting of the grid: its label in the results, and the parameters it sets. */
     public record Setting(String label, Map<String, String> params) {}
 
-    /** The grid in the order it is run (and ties are broken in). */
+    /** Kairos' own knob, tuned the same way: {@code efficiency_gain} (the job's default 1.1). */
+    static final double[] EFFICIENCY_GAINS = {1.05, 1.1, 1.25, 1.5, 2};
+
+    /**
+     * The grid a policy is tuned over on the tuning seed: Triton's ({@link #settings()}), Kairos'
+     * {@code efficiency_gain}; none for the other policies, which run as their papers describe
+     * them (they have no knob their users set per workload).
+     */
+    public static List<Setting> settings(String policy) {
+        if (policy.equals(DynamicBatcherPolicy.NAME)) return settings();
+        if (policy.equals("kairos")) {
+            List<Setting> out = new ArrayList<>();
+            for (double g : EFFICIENCY_GAINS) out.add(new Setting("efficiency_gain=" + Settings.plain(g), Map.of("efficiency_gain", Settings.plain(g))));
+            return out;
+        }
+        return List.of();
+    }
+
+    /** Triton's grid in the order it is run (and ties are broken in). */
     public static List<Setting> settings() {
         List<Setting> out = new ArrayList<>();
         for (double delay : DELAYS_MS) {
@@ -70,13 +88,18 @@ public final class TritonGrid {
      * grid order on a tie.
      */
     public static Map<List<String>, String> choose(ResultTable all, List<String> pointColumns) {
+        return choose(all, pointColumns, DynamicBatcherPolicy.NAME);
+    }
+
+    /** {@link #choose(ResultTable, List)} for {@code policy}'s settings. */
+    public static Map<List<String>, String> choose(ResultTable all, List<String> pointColumns, String tuned) {
         int policy = all.index("policy");
         int setting = all.index(COLUMN);
         int goodput = all.index("goodput_per_s");
         List<Integer> point = pointColumns.stream().map(all::index).toList();
         Map<List<String>, Map<String, List<Double>>> byPoint = new LinkedHashMap<>();
         for (List<String> row : all.rows()) {
-            if (!row.get(policy).equals(DynamicBatcherPolicy.NAME) || row.get(setting).isEmpty()) continue;
+            if (!row.get(policy).equals(tuned) || row.get(setting).isEmpty()) continue;
             byPoint.computeIfAbsent(key(row, point), k -> new LinkedHashMap<>())
                     .computeIfAbsent(row.get(setting), k -> new ArrayList<>()).add(Double.parseDouble(row.get(goodput)));
         }
@@ -98,8 +121,13 @@ public final class TritonGrid {
 
     /** The grid's setting of {@code label}; an unknown label is refused, naming it. */
     public static Setting setting(String label) {
-        for (Setting s : settings()) if (s.label().equals(label)) return s;
-        throw new IllegalArgumentException("no setting '" + label + "' in Triton's grid");
+        return setting(DynamicBatcherPolicy.NAME, label);
+    }
+
+    /** {@code policy}'s setting of {@code label}; an unknown label is refused, naming it. */
+    public static Setting setting(String policy, String label) {
+        for (Setting s : settings(policy)) if (s.label().equals(label)) return s;
+        throw new IllegalArgumentException("no setting '" + label + "' in " + (policy.equals(DynamicBatcherPolicy.NAME) ? "Triton" : policy) + "'s grid");
     }
 
     /**

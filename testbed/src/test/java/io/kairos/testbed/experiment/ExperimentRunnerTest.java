@@ -160,7 +160,7 @@ class ExperimentRunnerTest {
                     .findFirst().orElseThrow().get(all.index("setting"));
             assertThat(tritonRows.get(0).get(best.index("setting"))).isEqualTo(first);
         }
-        assertThat(out.toString()).contains("(2 points x 2 policies x 1 seed; triton tuned over " + settings + " settings on seed 0)",
+        assertThat(out.toString()).contains("(2 points x 2 policies x 1 seed; " + 2 * settings + " tuning runs on seed 0)",
                 "triton: at each point the best of " + settings + " settings on seed 0");
 
         // Without the grid: one triton run per point, no grid file.

@@ -26,7 +26,8 @@ class LowSloExperimentTest {
         // Every policy once per measured seed; triton's grid once per setting on the tuning seed alone.
         assertThat(e.runs(e.defaults())).hasSize(36 * e.defaults().policies().size() * 3)
                 .allSatisfy(r -> assertThat(r.seed()).isBetween(1L, 3L));
-        assertThat(e.tuningRuns(e.defaults())).hasSize(36 * TritonGrid.settings().size())
+        // Triton's grid and Kairos' own knob, each tuned on the tuning seed.
+        assertThat(e.tuningRuns(e.defaults())).hasSize(36 * (TritonGrid.settings().size() + TritonGrid.settings("kairos").size()))
                 .allSatisfy(r -> assertThat(r.seed()).isEqualTo(Settings.TUNING_SEED));
         assertThat(e.tuningRuns(e.defaults().withTritonGrid(false))).isEmpty();
         assertThat(e.runs(e.defaults().withTritonGrid(false))).hasSize(36 * e.defaults().policies().size() * 3);

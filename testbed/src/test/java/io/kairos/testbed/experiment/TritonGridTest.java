@@ -34,6 +34,12 @@ class TritonGridTest {
         assertThat(settings.stream().map(TritonGrid.Setting::label).distinct()).hasSameSizeAs(settings);
         assertThat(TritonGrid.setting("delay=1ms preferred=4 timeout=slo")).isEqualTo(settings.get(9));
         assertThatThrownBy(() -> TritonGrid.setting("delay=3ms")).hasMessage("no setting 'delay=3ms' in Triton's grid");
+        // Kairos' own knob is tuned the same way; policies without a knob their users set have no grid.
+        assertThat(TritonGrid.settings("kairos")).extracting(TritonGrid.Setting::label)
+                .containsExactly("efficiency_gain=1.05", "efficiency_gain=1.1", "efficiency_gain=1.25", "efficiency_gain=1.5", "efficiency_gain=2");
+        assertThat(TritonGrid.setting("kairos", "efficiency_gain=1.5").params()).containsExactly(Map.entry("efficiency_gain", "1.5"));
+        assertThat(TritonGrid.settings("clockwork")).isEmpty();
+        assertThatThrownBy(() -> TritonGrid.setting("kairos", "efficiency_gain=3")).hasMessage("no setting 'efficiency_gain=3' in kairos's grid");
     }
 
     @Test
