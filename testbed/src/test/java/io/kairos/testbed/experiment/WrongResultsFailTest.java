@@ -124,6 +124,37 @@ class WrongResultsFailTest {
         assertThat(verdict(PlacementScaleExperiment.claims(low), "Some Kairos placement")).isEqualTo(Verdict.FAIL);
     }
 
+    /** Placement at scale at a load every system meets: the attainment claims are no evidence (SKIP), not a PASS. */
+    @Test
+    void placementScaleAttainmentIsNoEvidenceWhereEverySystemMeetsIt() {
+        ResultTable all = new ResultTable(List.of("system", "cold_starts_per_1000", "attainment"));
+        for (String k : PlacementScaleExperiment.KAIROS) all.add(List.of(k, "1.0", "1.0"));
+        all.add(List.of(PlacementScaleExperiment.RAY, "10.0", "1.0"));
+        all.add(List.of(PlacementScaleExperiment.MODELMESH, "2.0", "1.0"));
+        List<Claim> claims = PlacementScaleExperiment.claims(all);
+        assertThat(verdict(claims, "Some Kairos placement")).isEqualTo(Verdict.SKIP);
+        assertThat(verdict(claims, "Kairos' placement with the fewest cold starts")).isEqualTo(Verdict.SKIP);
+    }
+
+    /** §6.3's break-even: a run with no extra cold starts (colocation's count in the default's column) fails, whatever the formula says. */
+    @Test
+    void theBreakEvenFailsWhereTheExtraColdStartsAreNotTheThesis() {
+        List<String> columns = List.of("model", "requests", "model_unaware_mean_s", "colocation_mean_s", "difference_ms", "extra_cold_starts", "thesis_break_even", "kairos_default_mean_s");
+        ResultTable right = new ResultTable(columns);
+        ResultTable none = new ResultTable(columns);
+        for (String model : PlacementExperiment.MODELS) {
+            for (int n : PlacementExperiment.BREAK_EVEN_N) {
+                double cost = PlacementExperiment.LOAD_S.get(model) * 7 * 1000 / n;
+                right.add(List.of(model, "" + n, "1", "1", "" + cost, "7", "1", "1"));
+                none.add(List.of(model, "" + n, "1", "1", "0", "0", "0", "1"));
+            }
+        }
+        Claim ok = PlacementExperiment.breakEvenClaim(right);
+        assertThat(ok.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(ok.evidence()).startsWith("t5-small first within 10 ms at N 2100");
+        assertThat(PlacementExperiment.breakEvenClaim(none).verdict()).isEqualTo(Verdict.FAIL);
+    }
+
     private static List<String> tunerRow(String scenario, String system, double miss, double deviceSeconds) {
         return List.of(scenario, system, Double.toString(miss), Double.toString(deviceSeconds), Double.toString(miss), "100", "0", "2");
     }
