@@ -256,6 +256,31 @@ class WrongResultsFailTest {
         assertThat(verdict(claims, "Fig 6.1: rl meets model 0")).isEqualTo(Verdict.PASS);
     }
 
+    /** SMDP Fig 5: the SMDP table's cost and work-conserving's swapped fail "the SMDP table has the least average cost" and "work-conserving is far from optimal". */
+    @Test
+    void smdpFig5FailsWithTheTableAndWorkConservingSwapped() {
+        ResultTable right = new ResultTable(List.of("rho", "w2", "policy", "cost"));
+        ResultTable swapped = new ResultTable(right.columns());
+        for (String rho : List.of("0.1", "0.5")) {
+            for (String w2 : List.of("1", "10")) {
+                right.add(List.of(rho, w2, "smdp", "1.0"));
+                right.add(List.of(rho, w2, "work-conserving", "1.5"));
+                right.add(List.of(rho, w2, "static-32", "3.0"));
+                swapped.add(List.of(rho, w2, "smdp", "1.5"));
+                swapped.add(List.of(rho, w2, "work-conserving", "1.0"));
+                swapped.add(List.of(rho, w2, "static-32", "3.0"));
+            }
+        }
+        List<Claim> ok = new ArrayList<>();
+        SmdpShapeCheck.fig5(right, ok);
+        assertThat(verdict(ok, "Fig 5: the SMDP table has the least")).isEqualTo(Verdict.PASS);
+        assertThat(verdict(ok, "Fig 5: work-conserving is far")).isEqualTo(Verdict.PASS);
+        List<Claim> wrong = new ArrayList<>();
+        SmdpShapeCheck.fig5(swapped, wrong);
+        assertThat(verdict(wrong, "Fig 5: the SMDP table has the least")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(wrong, "Fig 5: work-conserving is far")).isEqualTo(Verdict.FAIL);
+    }
+
     /** Every threshold a check asks for is in the committed file (a typo in a claim id would throw here, not in a run). */
     @Test
     void everyCheckFindsItsThresholdsInTheCommittedFile() {
