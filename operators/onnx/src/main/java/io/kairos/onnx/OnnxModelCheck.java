@@ -25,11 +25,29 @@ final class OnnxModelCheck {
                             + " inputs; Kairos serves models with exactly one input");
                 }
                 match(session.getInputInfo(), model.inputTensor(), manifest, "input");
+                batchAxis(session.getInputInfo(), model, manifest);
                 match(session.getOutputInfo(), model.outputTensor(), manifest, "output");
             }
         } catch (OrtException e) {
             throw new ModelRepository.ManifestException(model.file() + ": ONNX Runtime cannot load it ("
                     + e.getMessage().lines().findFirst().orElse("") + ")");
+        }
+    }
+
+    /**
+     * A model exported without a dynamic batch axis takes batches of one size only: the batch
+     * sizes of its manifest must all be that size, or a device fails every other batch at run time.
+     */
+    private static void batchAxis(Map<String, NodeInfo> inputs, ModelRepository.OnnxModel model, Path manifest) {
+        long fixed = ((TensorInfo) inputs.get(model.inputTensor().name()).getInfo()).getShape()[0];
+        if (fixed < 1) return;
+        for (int b : model.batchSizes()) {
+            if (b != fixed) {
+                throw new ModelRepository.ManifestException(manifest + ": field 'batch_sizes' is " + Arrays.toString(model.batchSizes())
+                        + " but the model's '" + model.inputTensor().name() + "' has a fixed batch dimension of " + fixed
+                        + " (export it with a dynamic batch axis, e.g. torch.onnx.export(..., dynamic_axes={'" + model.inputTensor().name()
+                        + "': {0: 'batch'}}), or list only " + fixed + ")");
+            }
         }
     }
 

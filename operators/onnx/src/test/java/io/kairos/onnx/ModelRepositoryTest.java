@@ -6,6 +6,7 @@ import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.Tensor;
 import org.junit.jupiter.api.Test;
+import ai.onnx.proto.OnnxMl;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -74,6 +75,25 @@ class ModelRepositoryTest {
         assertThat(repo.problems()).hasSize(2);
         assertThat(repo.problems().get(0)).contains("cnn/model.json").contains("field 'input.dtype' is FLOAT64").contains("is FLOAT32");
         assertThat(repo.problems().get(1)).contains("mlp/model.json").contains("field 'output.name' is 'probabilities'").contains("[logits]");
+    }
+
+    @Test
+    void modelWithAFixedBatchDimensionIsSkippedUnlessItsManifestListsOnlyThatSize() throws Exception {
+        Path root = OnnxTestData.exampleRepository("repo-fixed-batch");
+        // The MLP's graph as an export without a dynamic batch axis writes it: batch dimension 1.
+        Path file = root.resolve("mlp/model.onnx");
+        OnnxMl.ModelProto.Builder model = OnnxMl.ModelProto.parseFrom(Files.readAllBytes(file)).toBuilder();
+        model.getGraphBuilder().getInputBuilder(0).getTypeBuilder().getTensorTypeBuilder().getShapeBuilder().getDimBuilder(0)
+                .clearDimParam().setDimValue(1);
+        Files.write(file, model.build().toByteArray());
+        ModelRepository repo = ModelRepository.load(root);
+        assertThat(repo.models()).containsOnlyKeys("cnn", "resnet");
+        assertThat(repo.problems()).containsExactly(root.resolve("mlp/model.json") + ": field 'batch_sizes' is [1, 2, 4, 8, 16, 32]"
+                + " but the model's 'input' has a fixed batch dimension of 1 (export it with a dynamic batch axis,"
+                + " e.g. torch.onnx.export(..., dynamic_axes={'input': {0: 'batch'}}), or list only 1)");
+        // Batches of one only: served.
+        edit(root.resolve("mlp/model.json"), "[1, 2, 4, 8, 16, 32]", "[1]");
+        assertThat(ModelRepository.load(root).models()).containsOnlyKeys("cnn", "mlp", "resnet");
     }
 
     @Test
