@@ -56,8 +56,12 @@ import java.util.concurrent.TimeUnit;
         description = "Serving-path efficiency: the full job with one ONNX device against a plain session.run loop on the same batches.")
 public class EfficiencyCommand implements Callable<Integer> {
 
-    @Option(names = "--model", description = "Example model (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--model", description = "Model to run: an example model, or one of --model-repository (default: ${DEFAULT-VALUE}).")
     String model = ExampleModels.RESNET;
+
+    @Option(names = "--model-repository", paramLabel = "DIR",
+            description = "Model repository holding --model (default: the example models, generated into .kairos/models).")
+    Path modelRepository;
 
     @Option(names = "--batch", description = "Batch size (default: ${DEFAULT-VALUE}).")
     int batch = 16;
@@ -84,10 +88,19 @@ public class EfficiencyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        Path repository = ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"));
-        ModelRepository models = ModelRepository.load(repository);
+        Path repository = modelRepository != null ? modelRepository
+                : ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"));
+        ModelRepository models;
+        try {
+            models = ModelRepository.load(repository);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--model-repository: " + e.getMessage());
+        }
         ModelRepository.OnnxModel m = models.get(model);
-        if (m == null) throw new CommandLine.ParameterException(spec.commandLine(), "--model '" + model + "' is not one of " + models.models().keySet());
+        if (m == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--model '" + model + "' is not one of " + models.models().keySet()
+                    + (models.problems().isEmpty() ? "" : "; left out: " + String.join("; ", models.problems())));
+        }
 
         // The loop runs before and after the job, and the job is compared with both together:
         // on a shared machine the cores' speed drifts over minutes, and the job runs in between.
