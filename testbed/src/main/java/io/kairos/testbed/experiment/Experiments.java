@@ -13,6 +13,7 @@ public final class Experiments {
         BY_NAME.put(LowSloExperiment.NAME, LowSloExperiment::new);
         BY_NAME.put(AzureExperiment.NAME, AzureExperiment::new);
         BY_NAME.put(BurstyExperiment.NAME, BurstyExperiment::new);
+        BY_NAME.put(BurstyExperiment.ZOO_CPU_NAME, BurstyExperiment::onZooCpu);
         BY_NAME.put(HotModelExperiment.NAME, HotModelExperiment::new);
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class BurstyAndAzureExperimentTest {
@@ -27,6 +28,33 @@ class BurstyAndAzureExperimentTest {
         // 5 s measured at half of 8,707 requests/s: 21,769 expected; Gamma with CV^2 4 over 16 streams spreads it by about 1 %.
         assertThat(r.arrivals()).isBetween(20_500L, 23_000L);
         assertThat(r.sloAttainment()).as(r.toString()).isGreaterThan(0.999);
+    }
+
+    @Test
+    void onAMeasuredProfileEveryTimeScalesByTheRatioAtTheLargestBatch() {
+        // ResNet-50 taking 147 ms a batch of 16: ten times the V100 line's 14.7 ms.
+        BurstyExperiment e = BurstyExperiment.onProfiles("bursty-measured", """
+                {"models": [{"name": "resnet50", "input": {"dtype": "FLOAT32", "shape": [3, 224, 224]},
+                  "batch_sizes": [1, 16], "latency_ms": {"table": {"1": 12.0, "16": 147.0}}}]}""", "test profiles");
+        assertThat(e.name()).isEqualTo("bursty-measured");
+        assertThat(e.sloMs()).isCloseTo(1000, within(1e-6));
+        assertThat(e.defaults().durationSeconds()).isCloseTo(300, within(1e-6));
+        assertThat(e.defaults().warmupSeconds()).isCloseTo(50, within(1e-6));
+        assertThat(BurstyExperiment.capacityPerSecond(ModelCatalog.parse("""
+                {"models": [{"name": "resnet50", "input": {"dtype": "FLOAT32", "shape": [3, 224, 224]},
+                  "batch_sizes": [1, 16], "latency_ms": {"table": {"1": 12.0, "16": 147.0}}}]}""", "t"))).isCloseTo(8 * 16 / 0.147, within(0.01));
+        // Half of that capacity (435.4/s) for 250 s measured: 108,844 expected, Poisson at CV^2 1.
+        SimulationReport r = e.setup(Experiment.Point.of(1, 0.5)).policy("kairos")
+                .duration(300_000_000).warmup(50_000_000).seed(1).build().run();
+        assertThat(r.arrivals()).isBetween(107_000L, 110_700L);
+        assertThat(r.sloAttainment()).as(r.toString()).isGreaterThan(0.99);
+    }
+
+    @Test
+    void aProfilesFileWithoutResnet50IsNamed() {
+        assertThatThrownBy(() -> BurstyExperiment.onProfiles("x", """
+                {"models": [{"name": "mlp", "input": {"dtype": "FLOAT32", "shape": [64]}, "latency_ms": {"alpha": 1, "beta": 1}}]}""", "p.json"))
+                .hasMessage("p.json: has no profile of 'resnet50'");
     }
 
     @Test
