@@ -134,6 +134,25 @@ class InfraManifestsTest {
         }
     }
 
+    /** Where every manifest mounts the model repository, and what it passes as --model-repository. */
+    private static final String MODELS_IN_POD = "/models";
+
+    /**
+     * The pod mounts the model repository read-only where the job's --model-repository says, from
+     * a claim that exists; the job serves ONNX models, not simulated devices.
+     */
+    private static void mountsTheModelRepository(JsonNode fd, ServingConfig config) throws IOException {
+        assertThat(config.modelRepository).isEqualTo(MODELS_IN_POD);
+        JsonNode pod = fd.at("/spec/podTemplate/spec");
+        JsonNode mount = null;
+        for (JsonNode m : pod.at("/containers/0/volumeMounts")) if (m.path("mountPath").asText().equals(MODELS_IN_POD)) mount = m;
+        assertThat(mount).as("a volume mounted at %s", MODELS_IN_POD).isNotNull();
+        assertThat(mount.path("readOnly").asBoolean()).isTrue();
+        String claim = null;
+        for (JsonNode v : pod.path("volumes")) if (v.path("name").asText().equals(mount.path("name").asText())) claim = v.at("/persistentVolumeClaim/claimName").asText();
+        assertThat(ofKind(k8sResources(), "PersistentVolumeClaim")).extracting(c -> c.at("/metadata/name").asText()).contains(claim);
+    }
+
     @Test
     void dockerfilePutsTheJobJarWhereTheManifestsLookForIt() throws IOException {
         String dockerfile = Files.readString(INFRA.resolve("docker/Dockerfile"));
@@ -146,7 +165,20 @@ class InfraManifestsTest {
     }
 
     @Test
-    void flinkDeploymentRunsTheJobJarWithValidFlagsGpusAndCheckpoints() throws IOException {
+    void theCudaImageAddsTheLibrariesOnnxRuntimesCudaBuildLoadsAndPutsTheJarInTheSamePlace() throws IOException {
+        String dockerfile = Files.readString(INFRA.resolve("docker/Dockerfile.cuda"));
+        assertThat(dockerfile).containsPattern("(?m)^FROM flink:2\\.0\\.0-java17$");
+        assertThat(dockerfile).containsPattern("(?m)^COPY jobs/target/kairos-jobs-0\\.1\\.0-SNAPSHOT-job\\.jar " + Pattern.quote(JAR_IN_IMAGE) + "$");
+        // ONNX Runtime 1.20's CUDA 12 build: the CUDA 12 runtime, cuBLAS, cuFFT, cuRAND and cuDNN 9.
+        assertThat(Files.readString(ROOT.resolve("pom.xml"))).contains("<onnxruntime.version>1.20.0</onnxruntime.version>");
+        assertThat(dockerfile).contains("ARG CUDA_MINOR=12-").contains("\"cuda-cudart-${CUDA_MINOR}\"").contains("\"libcublas-${CUDA_MINOR}\"")
+                .contains("\"libcufft-${CUDA_MINOR}\"").contains("\"libcurand-${CUDA_MINOR}\"").contains("libcudnn9-cuda-12");
+        // The CPU image has none of it: ONNX Runtime's CPU build, no GPU needed.
+        assertThat(Files.readString(INFRA.resolve("docker/Dockerfile"))).doesNotContain("cuda").doesNotContain("nvidia");
+    }
+
+    @Test
+    void flinkDeploymentRunsTheJobJarWithValidFlagsOnCpusWithTheModelRepositoryAndCheckpoints() throws IOException {
         List<JsonNode> resources = k8sResources();
         List<JsonNode> deployments = ofKind(resources, "FlinkDeployment");
         assertThat(deployments).hasSize(1);
@@ -180,10 +212,11 @@ class InfraManifestsTest {
         assertThat(outcomes.at("/spec/config/cleanup.policy").isMissingNode()).as("outcomes are a log, not state").isTrue();
 
         JsonNode flink = fd.at("/spec/flinkConfiguration");
-        assertThat(flink.path("external-resources").asText()).isEqualTo("gpu");
-        assertThat(flink.path("external-resource.gpu.amount").asInt()).isEqualTo(1);
-        assertThat(flink.path("external-resource.gpu.kubernetes.config-key").asText()).isEqualTo("nvidia.com/gpu");
-        assertThat(flink.path("external-resource.gpu.driver-factory.class").asText()).isEqualTo("org.apache.flink.externalresource.gpu.GPUDriverFactory");
+        // The CPU image: no pod asks for a GPU, so none stays Pending on a cluster without them.
+        assertThat(fd.at("/spec/image").asText()).isEqualTo("kairos/flink:0.1.0");
+        flink.fieldNames().forEachRemaining(key -> assertThat(key).as("a CPU deployment reserves no GPU").doesNotStartWith("external-resource"));
+        assertThat(fd.toString()).doesNotContain("nvidia.com/gpu");
+        mountsTheModelRepository(fd, config);
         assertThat(flink.path("execution.checkpointing.dir").asText()).startsWith("file:///flink-data/");
         assertThat(flink.path("metrics.reporter.prom.factory.class").asText()).isEqualTo("org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
 
@@ -193,6 +226,29 @@ class InfraManifestsTest {
         assertThat(pod.at("/containers/0/volumeMounts/0/mountPath").asText()).isEqualTo("/flink-data");
         String claim = pod.at("/volumes/0/persistentVolumeClaim/claimName").asText();
         assertThat(ofKind(resources, "PersistentVolumeClaim")).extracting(c -> c.at("/metadata/name").asText()).contains(claim);
+    }
+
+    @Test
+    void theCudaVariantIsTheDefaultDeploymentWithTheCudaImageAndAGpuPerDeviceSlot() throws IOException {
+        List<JsonNode> docs = documents(INFRA.resolve("k8s/cuda/flink-deployment.yaml"));
+        assertThat(docs).hasSize(1);
+        JsonNode fd = docs.get(0);
+        JsonNode base = ofKind(k8sResources(), "FlinkDeployment").get(0);
+        assertThat(fd.at("/metadata/name").asText()).as("it replaces the default deployment").isEqualTo(base.at("/metadata/name").asText());
+        assertThat(fd.at("/spec/image").asText()).isEqualTo("kairos/flink-cuda:0.1.0");
+        JsonNode flink = fd.at("/spec/flinkConfiguration");
+        assertThat(flink.path("external-resources").asText()).isEqualTo("gpu");
+        assertThat(flink.path("external-resource.gpu.kubernetes.config-key").asText()).isEqualTo("nvidia.com/gpu");
+        assertThat(flink.path("external-resource.gpu.driver-factory.class").asText()).isEqualTo("org.apache.flink.externalresource.gpu.GPUDriverFactory");
+        ServingConfig config = serveConfig(strings(fd.at("/spec/job/args")));
+        assertThat(config.devices).as("a GPU per device slot")
+                .isEqualTo(fd.at("/spec/taskManager/replicas").asInt() * flink.path("external-resource.gpu.amount").asInt());
+        mountsTheModelRepository(fd, config);
+        // Everything else as the CPU deployment: its arguments, its Flink configuration but the GPUs.
+        assertThat(strings(fd.at("/spec/job/args"))).isEqualTo(strings(base.at("/spec/job/args")));
+        base.at("/spec/flinkConfiguration").fieldNames().forEachRemaining(key ->
+                assertThat(flink.path(key).asText()).as(key).isEqualTo(base.at("/spec/flinkConfiguration").path(key).asText()));
+        assertThat(fd.at("/spec/podTemplate")).isEqualTo(base.at("/spec/podTemplate"));
     }
 
     @Test
@@ -213,9 +269,16 @@ class InfraManifestsTest {
         assertThat(gpus).as("a GPU per device slot").isEqualTo(slots);
         assertThat(fd.at("/spec/job/parallelism").asInt()).isEqualTo(config.devices);
         // Everything else as the default deployment: HA, checkpoints, the image's jar, Kafka.
-        for (String key : List.of("high-availability.type", "taskmanager.slot.timeout", "execution.checkpointing.dir", "external-resources", "external-resource.gpu.kubernetes.config-key")) {
+        for (String key : List.of("high-availability.type", "taskmanager.slot.timeout", "execution.checkpointing.dir")) {
             assertThat(flink.path(key).asText()).as(key).isEqualTo(base.at("/spec/flinkConfiguration").path(key).asText());
         }
+        // Its GPUs as the CUDA variant's, with the CUDA image.
+        JsonNode cuda = documents(INFRA.resolve("k8s/cuda/flink-deployment.yaml")).get(0);
+        for (String key : List.of("external-resources", "external-resource.gpu.kubernetes.config-key", "external-resource.gpu.driver-factory.class")) {
+            assertThat(flink.path(key).asText()).as(key).isEqualTo(cuda.at("/spec/flinkConfiguration").path(key).asText());
+        }
+        assertThat(fd.at("/spec/image").asText()).isEqualTo(cuda.at("/spec/image").asText());
+        mountsTheModelRepository(fd, config);
         assertThat(fd.at("/spec/job/jarURI").asText()).isEqualTo(base.at("/spec/job/jarURI").asText());
         assertThat(config.bootstrapServers).isEqualTo(serveConfig(strings(base.at("/spec/job/args"))).bootstrapServers);
         // The README's plan herd line plans those devices with a group no larger than a TaskManager.
@@ -341,17 +404,36 @@ class InfraManifestsTest {
         for (String topic : config.topics()) assertThat(topicScript).contains("--topic " + topic + " ");
         assertThat(topicScript).containsPattern("--topic " + config.controlTopic + " --partitions 1 .*cleanup\\.policy=compact");
 
-        // The TaskManager reserves a GPU and Flink knows it as an external resource.
-        JsonNode gpu = services.at("/taskmanager/deploy/resources/reservations/devices/0");
-        assertThat(gpu.path("driver").asText()).isEqualTo("nvidia");
-        assertThat(strings(gpu.path("capabilities"))).contains("gpu");
+        // The CPU image reserves no GPU; every Flink container mounts the model repository the job serves.
+        assertThat(services.at("/taskmanager/deploy").isMissingNode()).as("no device reservation").isTrue();
         Map<String, String> flink = flinkProperties(services.at("/taskmanager/environment/FLINK_PROPERTIES").asText());
-        assertThat(flink).containsEntry("external-resources", "gpu")
-                .containsEntry("external-resource.gpu.amount", "1")
-                .containsEntry("metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+        assertThat(flink.keySet()).noneMatch(k -> k.startsWith("external-resource"));
+        assertThat(flink).containsEntry("metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+        assertThat(config.modelRepository).isEqualTo(MODELS_IN_POD);
+        for (String service : List.of("jobmanager", "taskmanager", "submit")) {
+            assertThat(strings(services.at("/" + service + "/volumes"))).as(service).anyMatch(v -> v.endsWith(":" + MODELS_IN_POD + ":ro"));
+        }
         assertThat(flink.get("execution.checkpointing.dir")).startsWith("file:///flink-data/");
         assertThat(strings(services.at("/taskmanager/volumes"))).anyMatch(v -> v.endsWith(":/flink-data"));
         assertThat(services.at("/jobmanager/build/dockerfile").asText()).isEqualTo("infra/docker/Dockerfile");
+    }
+
+    @Test
+    void composesCudaFileGivesTheTaskManagerAGpuAndTheCudaImage() throws IOException {
+        JsonNode services = documents(INFRA.resolve("docker-compose.cuda.yml")).get(0).path("services");
+        assertThat(services.at("/jobmanager/build/dockerfile").asText()).isEqualTo("infra/docker/Dockerfile.cuda");
+        for (String service : List.of("jobmanager", "taskmanager", "submit")) {
+            assertThat(services.at("/" + service + "/image").asText()).as(service).isEqualTo("kairos/flink-cuda:0.1.0");
+        }
+        JsonNode gpu = services.at("/taskmanager/deploy/resources/reservations/devices/0");
+        assertThat(gpu.path("driver").asText()).isEqualTo("nvidia");
+        assertThat(gpu.path("count").asInt()).isEqualTo(1);
+        assertThat(strings(gpu.path("capabilities"))).contains("gpu");
+        // Flink knows that GPU as an external resource, from the TaskManager's dynamic properties.
+        List<String> command = strings(services.at("/taskmanager/command"));
+        assertThat(command.get(0)).isEqualTo("taskmanager");
+        assertThat(command).contains("-Dexternal-resources=gpu", "-Dexternal-resource.gpu.amount=1",
+                "-Dexternal-resource.gpu.driver-factory.class=org.apache.flink.externalresource.gpu.GPUDriverFactory");
     }
 
     @Test
