@@ -352,9 +352,8 @@ public class EfficiencyCommand implements Callable<Integer> {
         shape[0] = batch;
         System.arraycopy(m.input().shape(), 0, shape, 1, shape.length - 1);
         // The very tensor every request of the job carries (RequestProducer's), stacked: the same
-        // batches, not only the same shapes. A CPU's time per batch depends on the values (other
-        // inputs reach subnormal activations in a deep network with random weights, which the
-        // cores compute many times slower), so other data would compare other work.
+        // batches, not only the same shapes. A CPU's time per batch may depend on the values (x86
+        // cores compute subnormal numbers far slower), so other data could compare other work.
         ByteBuffer one = RandomTensors.of(m.input(), new SplittableRandom(model.hashCode())).getData().order(ByteOrder.LITTLE_ENDIAN);
         ByteBuffer data = ByteBuffer.allocateDirect((int) (batch * m.input().byteSize())).order(ByteOrder.nativeOrder());
         for (int i = 0; i < batch; i++) data.put(one.duplicate());
