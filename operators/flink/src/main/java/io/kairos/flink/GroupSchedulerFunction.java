@@ -336,9 +336,10 @@ public final class GroupSchedulerFunction
         for (ServingGroups.DeviceAction action : actions) {
             GroupScheduler.ModelAction a = action.action();
             (a.load() ? modelsLoaded : modelsUnloaded).inc();
-            String counter = a.load() ? "loads" : "unloads";
-            loadsSent.computeIfAbsent(a.model() + "/" + a.device() + "/" + counter,
-                    k -> metrics.addGroup("model", a.model()).addGroup("device", Integer.toString(a.device())).counter(counter)).inc();
+            loadsSent.computeIfAbsent(a.model() + "/" + a.device() + "/" + a.load(), k -> {
+                MetricGroup copy = metrics.addGroup("model", a.model()).addGroup("device", Integer.toString(a.device()));
+                return a.load() ? copy.counter("loads") : copy.counter("unloads");
+            }).inc();
             out.collect(DispatchedBatch.newBuilder()
                     .setBatchId(batchIdPrefix + (batchSeq++))
                     .setGroup(action.group())

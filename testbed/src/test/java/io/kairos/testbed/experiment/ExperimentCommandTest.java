@@ -27,7 +27,7 @@ class ExperimentCommandTest {
     @Test
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
         assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
-        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, hot-model, smdp, smdp-guard, inferline, rl, tuner, placement, placement-scale, herd]");
+        assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, bursty-zoo-cpu, hot-model, smdp, smdp-guard, inferline, rl, tuner, placement, placement-scale, herd]");
         assertUsageError(run("experiment", "herd", "--devices", "1"), "--devices: each cluster needs at least 2 devices, got 1");
         assertUsageError(run("experiment", "herd", "--policies", "flex"), "--policies does not apply to experiment herd");
         assertUsageError(run("experiment", "herd", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
