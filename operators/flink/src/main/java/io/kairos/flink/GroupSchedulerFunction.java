@@ -77,8 +77,8 @@ import java.util.Map;
  * <p>Metrics (group {@code kairos}): {@code batchesDispatched}, {@code requestsDispatched},
  * {@code requestsShed} (DROPPED by the scheduler), {@code requestsMoved} (queued requests a plan change
  * took to their model's new group), {@code batchesPreempted}, {@code modelsLoaded} and
- * {@code modelsUnloaded} (actions sent; per model and device slot, as the variables {@code model} and
- * {@code device} of the counters {@code loads} and {@code unloads}), {@code schedulingErrors} (a request that could not be queued,
+ * {@code modelsUnloaded} (actions sent; which model on which device, and why, is in each action's
+ * telemetry record), {@code schedulingErrors} (a request that could not be queued,
  * or a group whose policy threw: its pending requests FAILED with the reason), and the {@code batchSize} histogram of the batches it
  * dispatched (the last {@value #BATCH_SIZE_WINDOW} of them); {@code deviceReports},
  * {@code deviceReportsUnmatched} (of a batch this instance does not know: sent before a restart),
@@ -123,9 +123,6 @@ public final class GroupSchedulerFunction
     private transient Counter batchesPreempted;
     private transient Counter modelsLoaded;
     private transient Counter modelsUnloaded;
-    private transient MetricGroup metrics;
-    // The loads and unloads sent, per "model/slot": an operator asks which device got which copy.
-    private transient Map<String, Counter> loadsSent;
     private transient Counter schedulingErrors;
     private transient Histogram batchSize;
     // The batches sent and not yet reported, per group, by batch id, oldest first: what a device
@@ -180,8 +177,7 @@ public final class GroupSchedulerFunction
         lastSent = new HashMap<>();
         // Unique across restarts too, so that telemetry never confuses two batches.
         batchIdPrefix = task.getIndexOfThisSubtask() + "-" + Long.toString(System.currentTimeMillis(), 36) + "-";
-        metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
-        loadsSent = new HashMap<>();
+        MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
         batchesDispatched = metrics.counter("batchesDispatched");
         requestsDispatched = metrics.counter("requestsDispatched");
         requestsShed = metrics.counter("requestsShed");
@@ -336,10 +332,6 @@ public final class GroupSchedulerFunction
         for (ServingGroups.DeviceAction action : actions) {
             GroupScheduler.ModelAction a = action.action();
             (a.load() ? modelsLoaded : modelsUnloaded).inc();
-            loadsSent.computeIfAbsent(a.model() + "/" + a.device() + "/" + a.load(), k -> {
-                MetricGroup copy = metrics.addGroup("model", a.model()).addGroup("device", Integer.toString(a.device()));
-                return a.load() ? copy.counter("loads") : copy.counter("unloads");
-            }).inc();
             out.collect(DispatchedBatch.newBuilder()
                     .setBatchId(batchIdPrefix + (batchSeq++))
                     .setGroup(action.group())
