@@ -236,14 +236,19 @@ class GroupSchedulerFunctionHarnessTest {
      * LOAD of the model, and its first batch is predicted to start once that load is done; every
      * request is dispatched or still queued, none is shed.
      */
-    @Test
-    void aHotModelGetsItsSecondDeviceAsALoadWithoutDroppingARequest() throws Exception {
+    /** "hot" (100 ms to load, 9 + b ms a batch of b up to 8) on two devices under Triton at max batch 8 and no queue delay. */
+    private static GroupSchedulerFunction hotOnTwoDevices(ManualClock clock) {
         ModelCatalog catalog = ModelCatalog.parse("""
                 {"models": [{"name": "hot", "input": {"dtype": "FLOAT32", "shape": [3, 32, 32]}, "batch_sizes": [1, 2, 4, 8],
                              "latency_ms": {"alpha": 1, "beta": 9}, "memory_bytes": 1048576, "load_ms": 100}]}""", "test");
-        ManualClock clock = new ManualClock(WallClock.nowMicros());
-        GroupSchedulerFunction f = new GroupSchedulerFunction(catalog, new ControlPlane(2, "triton", Map.of("max_batch", "8", "max_queue_delay_ms", "0")),
+        return new GroupSchedulerFunction(catalog, new ControlPlane(2, "triton", Map.of("max_batch", "8", "max_queue_delay_ms", "0")),
                 io.kairos.core.model.LatencyEstimator.Settings.DEFAULT, clock);
+    }
+
+    @Test
+    void aHotModelGetsItsSecondDeviceAsALoadWithoutDroppingARequest() throws Exception {
+        ManualClock clock = new ManualClock(WallClock.nowMicros());
+        GroupSchedulerFunction f = hotOnTwoDevices(clock);
         var h = harness(f);
         int n = 300;
         for (int i = 0; i < n; i++) {
@@ -274,12 +279,8 @@ class GroupSchedulerFunctionHarnessTest {
      */
     @Test
     void aLoadThatFailsTakesTheCopyOutAndTheDeviceIsNotTriedAgain() throws Exception {
-        ModelCatalog catalog = ModelCatalog.parse("""
-                {"models": [{"name": "hot", "input": {"dtype": "FLOAT32", "shape": [3, 32, 32]}, "batch_sizes": [1, 2, 4, 8],
-                             "latency_ms": {"alpha": 1, "beta": 9}, "memory_bytes": 1048576, "load_ms": 100}]}""", "test");
         ManualClock clock = new ManualClock(WallClock.nowMicros());
-        GroupSchedulerFunction f = new GroupSchedulerFunction(catalog, new ControlPlane(2, "triton", Map.of("max_batch", "8", "max_queue_delay_ms", "0")),
-                io.kairos.core.model.LatencyEstimator.Settings.DEFAULT, clock);
+        GroupSchedulerFunction f = hotOnTwoDevices(clock);
         var h = harness(f);
         int n = 300;
         DispatchedBatch load = null;
