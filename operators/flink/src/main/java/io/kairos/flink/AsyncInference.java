@@ -57,7 +57,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * could not carry out, logged with the reason), {@code deviceBusyMicros} (start to end
  * of every batch the device ran); per model (group {@code kairos.model.<name>}, a label in
  * Prometheus) {@code coldStarts} again, registered at the model's first cold start on the device,
- * so that a placement's loads can be told apart by model. Cold starts, failures and busy time are
+ * so that a placement's loads can be told apart by model, and {@code loads} and {@code unloads},
+ * the LOAD and UNLOAD actions the device carried out (a placement's, the load planner's),
+ * registered at the model's first. Cold starts, failures and busy time are
  * counted on the device's completion thread, hence thread-safe counters.
  */
 public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, BatchOutcome> {
@@ -78,6 +80,9 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
     private transient MetricGroup metrics;
     // Cold starts by model, each registered on its first (completion thread, hence concurrent).
     private transient Map<String, Counter> coldStartsByModel;
+    // Per model: the LOAD and UNLOAD actions this device carried out (a placement's, the load planner's).
+    private transient Map<String, Counter> loadsByModel;
+    private transient Map<String, Counter> unloadsByModel;
     private transient Counter batchesCancelled;
     private transient Counter loadsFailed;
     private transient Counter cancelsTooLate;
@@ -111,6 +116,8 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
         if (warmUp != Device.WarmUp.NONE) LOG.info(warmUp.describe(slot));
         metrics = getRuntimeContext().getMetricGroup().addGroup("kairos");
         coldStartsByModel = new ConcurrentHashMap<>();
+        loadsByModel = new ConcurrentHashMap<>();
+        unloadsByModel = new ConcurrentHashMap<>();
         long warmUpMillis = warmUp.micros() / 1000;
         metrics.gauge("warmUpMillis", (Gauge<Long>) () -> warmUpMillis);
         batchesFailed = metrics.counter("batchesFailed", new ThreadSafeSimpleCounter());
@@ -158,6 +165,10 @@ public final class AsyncInference extends RichAsyncFunction<DispatchedBatch, Bat
                             + " model '" + batch.getModel() + "': " + cause.getMessage();
                     if (batch.getAction() == DeviceAction.LOAD) loadsFailed.inc();
                     LOG.warn(why);
+                } else {
+                    boolean load = batch.getAction() == DeviceAction.LOAD;
+                    (load ? loadsByModel : unloadsByModel).computeIfAbsent(batch.getModel(),
+                            m -> metrics.addGroup("model", m).counter(load ? "loads" : "unloads", new ThreadSafeSimpleCounter())).inc();
                 }
                 result.complete(Collections.singleton(outcome(batch, new Device.Execution(handedAt, clock.nowMicros(), false, List.of(), why))));
             });

@@ -340,5 +340,21 @@ class AsyncInferenceHarnessTest {
                 tuple("l1", "device 0 could not load model 'resnet50': model.onnx: not an ONNX file"), tuple("b1", null));
         assertThat(metrics.count("loadsFailed")).isEqualTo(1);
         assertThat(metrics.count("batchesFailed")).isZero();
+        assertThat(metrics.registered()).noneMatch(id -> id.endsWith(".loads"));
+    }
+
+    /** Two loads of resnet50 and an unload, each carried out: counted per model, as actions of their own. */
+    @Test
+    void theLoadsAndUnloadsADeviceCarriesOutAreCountedPerModel() throws Exception {
+        for (String id : List.of("l1", "u1", "l2")) {
+            harness.processElement(DispatchedBatch.newBuilder().setBatchId(id).setGroup("default").setModel("resnet50").setDevice(0)
+                    .setDispatchedAtMicros(T0).setPredictedStartMicros(T0).setPredictedLatencyMicros(0)
+                    .setRequests(List.of()).setAction(id.startsWith("l") ? DeviceAction.LOAD : DeviceAction.UNLOAD).build(), 0);
+        }
+        assertThat(outcomes()).extracting(o -> o.getBatch().getBatchId(), BatchOutcome::getError)
+                .containsExactlyInAnyOrder(tuple("l1", null), tuple("u1", null), tuple("l2", null));
+        assertThat(metrics.count("model.resnet50.loads")).isEqualTo(2);
+        assertThat(metrics.count("model.resnet50.unloads")).isEqualTo(1);
+        assertThat(metrics.count("loadsFailed")).isZero();
     }
 }

@@ -39,6 +39,16 @@ public record SimulationReport(
         long simulatedRequests,
         long wallNanos) {
 
+    /**
+     * This report with {@code loads} more cold starts: the loads the scheduler decided
+     * ({@link FateListener#onLoad}: a placement's, the load planner's), for a figure that counts
+     * every load of a model onto a device, whether a batch carried it or not.
+     */
+    public SimulationReport withDecidedLoads(long loads) {
+        return new SimulationReport(policy, devices, costPerHour, windowMicros, results, byModel, batches, busyMicros, coldStarts + loads, preemptions,
+                simulatedRequests, wallNanos);
+    }
+
     public long arrivals() {
         return results.total();
     }

@@ -2,10 +2,13 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.AutoPlacement;
 import io.kairos.core.scheduling.Colocation;
 import io.kairos.core.scheduling.Placements;
 import io.kairos.core.scheduling.Registry;
+import io.kairos.schema.ResultStatus;
+import io.kairos.sim.FateListener;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
 import io.kairos.testbed.format.Numbers;
@@ -238,10 +241,24 @@ public final class PlacementScaleExperiment {
         return system.equals(RAY) || system.equals(MODELMESH) || system.equals(REGISTRY_LRU) ? Eviction.LRU : Eviction.FREQUENCY;
     }
 
+    /**
+     * One run; its cold starts count every load of a model onto a device after the warm-up: those a
+     * batch carried, and those the scheduler decided (the registry's load elsewhere).
+     */
     static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros, long seed) {
-        return Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes()).eviction(s.eviction())
+        long[] decided = new long[1];
+        SimulationReport r = Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes()).eviction(s.eviction())
                 .policy(POLICY, Map.of(Placements.PLACEMENT, s.placement()))
-                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(seed).build().run();
+                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(seed).build().run(new FateListener() {
+                    @Override
+                    public void onFate(Request request, ResultStatus status, long endMicros, int batchSize) {}
+
+                    @Override
+                    public void onLoad(int device, String model, long startMicros, long endMicros) {
+                        if (startMicros >= warmupMicros) decided[0]++;
+                    }
+                });
+        return r.withDecidedLoads(decided[0]);
     }
 
     public void run(Path dir) throws Exception {

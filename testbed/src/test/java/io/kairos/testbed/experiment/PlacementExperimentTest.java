@@ -24,7 +24,10 @@ class PlacementExperimentTest {
      * replicas under names of their own, the requests routed to them in turn, one per device): the first 8 load (3 + 1 s), the
      * last 2 are warm (1 s): 8 cold starts, 34 s. With colocation the first loads, the 9 others
      * find it warm: 1 cold start, 4 + 9 = 13 s. Kairos' default sends no batch to a cold device
-     * while another holds the model, and one request at a time asks for no second copy: the same.
+     * while another holds the model: the same latencies. Its load planner reads the client's rate
+     * (a second of work a second: a whole device) as demand for more copies and loads two beside
+     * (on devices 1 and 2, from 4 s and 6 s), decisions no request waits for: they cost device
+     * time and memory, not latency. A closed-loop client looks to it like an open one.
      */
     @Test
     void sequentialRequestsColdStartEightTimesModelUnawareAndOnceColocatedOrOnKairosDefault() {
@@ -38,6 +41,8 @@ class PlacementExperimentTest {
         assertThat(colocated.totalSeconds()).isEqualTo(13.0);
         PlacementExperiment.Outcome kairosDefault = PlacementExperiment.run(c, "t5-small", ten, Placements.DEFAULT);
         assertThat(kairosDefault.coldStarts()).isEqualTo(1);
+        assertThat(kairosDefault.decidedLoads()).isEqualTo(2);
+        assertThat(colocated.decidedLoads()).isZero();
         assertThat(kairosDefault.latenciesMicros()).containsExactly(4 * S, S, S, S, S, S, S, S, S, S);
     }
 

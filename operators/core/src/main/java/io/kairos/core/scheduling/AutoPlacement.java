@@ -52,6 +52,13 @@ public final class AutoPlacement implements PlacementPolicy {
         return placement(choose(model, devices, nowMicros)).remote(model, device, devices, nowMicros);
     }
 
+    /** Where the analytic model picks the registry, the registry's load elsewhere ({@link Registry#copyWanted}). */
+    @Override
+    public String copyWanted(ModelSpec model, List<DeviceView> devices, long nowMicros) {
+        AnalyticModel estimate = estimate(model, devices, nowMicros);
+        return estimate != null && Registry.NAME.equals(estimate.best()) ? registry.copyWanted(model, devices, nowMicros) : null;
+    }
+
     /** The placement the analytic model picks for the next batch of {@code model} at {@code now}. */
     public String choose(ModelSpec model, List<DeviceView> devices, long nowMicros) {
         AnalyticModel estimate = estimate(model, devices, nowMicros);

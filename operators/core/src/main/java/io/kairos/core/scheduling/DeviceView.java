@@ -204,11 +204,15 @@ public final class DeviceView {
         track(model.name(), model.memoryBytes());
     }
 
-    /** Counts a model as loaded, after the evictions that make room for it; one larger than the budget is not tracked. */
-    private void track(String model, long bytes) {
-        if (bytes > loaded.budgetBytes()) return;
-        loaded.makeRoom(model, bytes);
+    /**
+     * Counts a model as loaded, after the evictions that make room for it, which it returns; one
+     * larger than the budget is not tracked.
+     */
+    private List<String> track(String model, long bytes) {
+        if (bytes > loaded.budgetBytes()) return List.of();
+        List<String> evicted = loaded.makeRoom(model, bytes);
         loaded.install(model, NOTHING_TO_CLOSE);
+        return evicted;
     }
 
     /**
@@ -247,6 +251,11 @@ public final class DeviceView {
             freeAtMicros = Math.max(nowMicros, last.startMicros);
             lastBooked = null;
         }
+    }
+
+    /** The rule by which the device makes room for a load. */
+    public Eviction eviction() {
+        return loaded.eviction();
     }
 
     /** The models the device is predicted to hold in memory, least recently used first. */
@@ -294,19 +303,35 @@ public final class DeviceView {
      *         unloads first what makes room ({@link #unload})
      */
     public long bookLoad(ModelSpec model, long nowMicros) {
-        long load = loadMicros(model);
-        if (load == 0) return nowMicros;
+        if (loadMicros(model) == 0) return nowMicros;
         if (!fitsWithoutEviction(model)) {
             throw new IllegalArgumentException("device " + slot + " cannot load model '" + model.name() + "' (" + model.memoryBytes()
                     + " bytes) beside " + loaded.usedBytes() + " of " + loaded.budgetBytes() + " bytes held: unload first");
+        }
+        bookLoadEvicting(model, nowMicros);
+        return freeAtMicros;
+    }
+
+    /**
+     * {@link #bookLoad}, the room made as the device makes it for a load: by its eviction rule,
+     * after the work booked here (the device unloads in turn with its batches). Returns the models
+     * evicted, the order the device evicts them in; none where nothing was booked.
+     *
+     * @throws IllegalArgumentException when the model is larger than the device's whole memory
+     */
+    public List<String> bookLoadEvicting(ModelSpec model, long nowMicros) {
+        long load = loadMicros(model);
+        if (load == 0) return List.of();
+        if (model.memoryBytes() > loaded.budgetBytes()) {
+            throw new IllegalArgumentException("device " + slot + " cannot load model '" + model.name() + "' (" + model.memoryBytes()
+                    + " bytes): its memory is " + loaded.budgetBytes() + " bytes");
         }
         long start = startAtMicros(nowMicros);
         forgetDone(nowMicros);
         freeAtMicros = start + load;
         booked.add(new Booked(null, model.name(), nowMicros, start, freeAtMicros));
         lastBooked = null;
-        track(model.name(), model.memoryBytes());
-        return freeAtMicros;
+        return track(model.name(), model.memoryBytes());
     }
 
     /**

@@ -545,6 +545,16 @@ public final class GroupScheduler implements GroupView {
         long wake = SchedulingPolicy.NO_WAKE;
         if (pending > 0) {
             wake = policy.schedule(nowMicros, this);
+            // The batches just sent may have filled a model-aware placement's copies (the
+            // registry's holders): the copy it wants is loaded now, and the policy decides again,
+            // the batches that waited for it going there behind its load.
+            for (int i = 0; pending > 0 && i < devices.size(); i++) {
+                List<ModelAction> more = loads.copiesWanted(nowMicros, active, devices);
+                if (more.isEmpty()) break;
+                if (actions.isEmpty()) actions = new ArrayList<>();
+                actions.addAll(more);
+                wake = Math.min(wake, policy.schedule(nowMicros, this));
+            }
         }
         List<Dispatch> out = dispatched.isEmpty() ? Collections.emptyList() : dispatched;
         if (!out.isEmpty()) dispatched = new ArrayList<>();

@@ -23,9 +23,12 @@ import java.util.Set;
  * The load is booked on the device's timeline ({@link DeviceView#bookLoad}), so batches of the model
  * go there only once it is done, and the copies that exist serve it meanwhile.
  *
- * <p>Only for models placed by the default placement: a model-aware placement (the registry,
- * {@code auto}, colocation) decides its devices from their memory itself. A model that no device
- * holds is left to its first batch, which carries the one unavoidable load ({@link DeviceChoice}).
+ * <p>A model-aware placement (the registry, {@code auto}, colocation) decides from the devices'
+ * memory itself when a model wants another copy ({@link PlacementPolicy#copyWanted}: the
+ * registry's load elsewhere); the planner loads that copy on the device where the load could
+ * start first, room made by the device's own eviction rule, as the device would make it. A model
+ * that no device holds is left to its first batch, which carries the one unavoidable load
+ * ({@link DeviceChoice}).
  * The decisions come back as {@link GroupScheduler.ModelAction}s, unloads before the load they make
  * room for, which the engine sends the devices in that order, as it sends a placement's.
  */
@@ -89,9 +92,10 @@ final class LoadPlanner {
 
     /** The loads and unloads decided at {@code now} for the models with requests pending, booked on the views. */
     List<GroupScheduler.ModelAction> plan(long nowMicros, Iterable<RequestQueue> pending, List<DeviceView> devices) {
-        if (!choice.loadCosts() || nowMicros < nextMicros) return List.of();
+        if (!choice.loadCosts()) return List.of();
+        List<GroupScheduler.ModelAction> actions = copiesWanted(nowMicros, pending, devices);
+        if (nowMicros < nextMicros) return actions;
         nextMicros = nowMicros + EVERY_MICROS;
-        List<GroupScheduler.ModelAction> actions = List.of();
         for (RequestQueue q : pending) {
             ModelSpec spec = choice.spec(q);
             if (!spec.hasLoadCost() || choice.placementOf(q.model()).modelAware()) continue;
@@ -120,6 +124,49 @@ final class LoadPlanner {
                 copies++;
             }
         }
+        return actions;
+    }
+
+    /**
+     * The copies the model-aware placements want now ({@link PlacementPolicy#copyWanted}), booked on
+     * the views: asked at every decision, not every {@link #EVERY_MICROS}, since a placement wants
+     * one the moment the batches just sent fill its copies, and the batch waiting for it has no
+     * other device to go to.
+     */
+    List<GroupScheduler.ModelAction> copiesWanted(long nowMicros, Iterable<RequestQueue> pending, List<DeviceView> devices) {
+        if (!choice.loadCosts() || !choice.modelAware()) return List.of();
+        List<GroupScheduler.ModelAction> actions = List.of();
+        for (RequestQueue q : pending) {
+            ModelSpec spec = choice.spec(q);
+            PlacementPolicy placement = choice.placementOf(q.model());
+            if (spec.hasLoadCost() && placement.modelAware()) actions = copyWanted(q, spec, placement, devices, nowMicros, actions);
+        }
+        return actions;
+    }
+
+    /**
+     * The copy a model-aware placement wants of {@code q}'s model now, if any, added to
+     * {@code actions}: on the device its placement lists that neither holds the model nor failed to
+     * load it, where the load could start first (the lowest slot of equals), after the unloads its
+     * eviction rule makes room with.
+     */
+    private List<GroupScheduler.ModelAction> copyWanted(RequestQueue q, ModelSpec spec, PlacementPolicy placement, List<DeviceView> devices, long nowMicros,
+            List<GroupScheduler.ModelAction> actions) {
+        if (q.isEmpty()) return actions;
+        String why = placement.copyWanted(spec, devices, nowMicros);
+        if (why == null) return actions;
+        DeviceView to = null;
+        for (DeviceView d : devices) {
+            if (!d.holds(spec.name()) || d.isWarm(spec) || spec.memoryBytes() > d.memoryBudgetBytes() || failed.contains(d.slot() + "/" + spec.name())) continue;
+            if (to == null || d.startAtMicros(nowMicros) < to.startAtMicros(nowMicros)) to = d;
+        }
+        if (to == null) return actions;
+        if (actions.isEmpty()) actions = new ArrayList<>();
+        for (String victim : to.bookLoadEvicting(spec, nowMicros)) {
+            actions.add(GroupScheduler.ModelAction.unload(to.slot(), victim,
+                    "room for '" + spec.name() + "': the device's eviction rule (" + to.eviction().name().toLowerCase(Locale.ROOT) + ")"));
+        }
+        actions.add(GroupScheduler.ModelAction.load(to.slot(), spec.name(), placement.name() + ": " + why));
         return actions;
     }
 

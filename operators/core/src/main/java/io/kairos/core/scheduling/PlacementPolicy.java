@@ -55,6 +55,18 @@ public interface PlacementPolicy {
         return false;
     }
 
+    /**
+     * Why the placement wants one more copy of {@code model} now, on one of the {@code devices}
+     * that hold it by placement and not in memory; null when it does not. The copy is the
+     * {@link LoadPlanner}'s to load, a decision of its own booked on the device's timeline, and
+     * batches go to it once booked, starting when its load is done: a placement that loads a
+     * model elsewhere does so by asking here, never by admitting a batch with the load in front
+     * of it (but for the model's first load, which no copy can serve meanwhile). None by default.
+     */
+    default String copyWanted(ModelSpec model, List<DeviceView> devices, long nowMicros) {
+        return null;
+    }
+
     /** Whether it looks at the devices' memory at all; {@link #DEFAULT} does not. */
     default boolean modelAware() {
         return true;

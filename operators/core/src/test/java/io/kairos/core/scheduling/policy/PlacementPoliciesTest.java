@@ -96,8 +96,11 @@ class PlacementPoliciesTest {
 
     /**
      * The registry with a target of 2: the holder with 1 batch outstanding takes it, the cold device
-     * does not; with 2 outstanding (full), the cold device takes it and the holder does not; with
-     * every device holding the model and full, the holders take it.
+     * does not, and no copy is wanted; with 2 outstanding (full), the registry wants a copy and
+     * neither takes the batch; once the copy's load is booked on the cold device, that device
+     * takes it (its batch to start when the load is done) and the full holder does not; with
+     * every device holding the model and full, the holders take it. A device the model does not
+     * fit at all is no device to load on.
      */
     @Test
     void registryFillsHoldersUpToTheTargetThenLoadsElsewhere() {
@@ -108,13 +111,50 @@ class PlacementPoliciesTest {
         assertThat(w.outstandingBatches(0)).isEqualTo(1);
         assertThat(registry.admits(M, w, List.of(w, c), 0)).isTrue();
         assertThat(registry.admits(M, c, List.of(w, c), 0)).isFalse();
+        assertThat(registry.copyWanted(M, List.of(w, c), 0)).isNull();
         busy(w, 1);
         assertThat(registry.admits(M, w, List.of(w, c), 0)).isFalse();
-        assertThat(registry.admits(M, c, List.of(w, c), 0)).isTrue();
+        assertThat(registry.admits(M, c, List.of(w, c), 0)).as("another copy is a load decision, not a batch's").isFalse();
+        assertThat(registry.copyWanted(M, List.of(w, c), 0)).isEqualTo("every copy has 2 batches outstanding (target_ongoing)");
         assertThat(registry.admits(M, w, List.of(w), 0)).as("nowhere else to load").isTrue();
+        assertThat(registry.copyWanted(M, List.of(w), 0)).isNull();
+        assertThat(registry.admits(M, w, List.of(w, new DeviceView(1, null, 99)), 0)).as("M (100 bytes) does not fit a 99-byte device").isTrue();
         // At 15 ms the first batch is predicted done: room again.
         assertThat(registry.admits(M, w, List.of(w, c), 15_000)).isTrue();
+        assertThat(registry.copyWanted(M, List.of(w, c), 15_000)).isNull();
         assertThat(new Registry(3).admits(M, c, List.of(w, c), 0)).isFalse();
+        assertThat(c.bookLoad(M, 0)).isEqualTo(30_000);
+        assertThat(registry.admits(M, c, List.of(w, c), 0)).isTrue();
+        assertThat(registry.admits(M, w, List.of(w, c), 0)).isFalse();
+        assertThat(registry.copyWanted(M, List.of(w, c), 0)).isNull();
+        assertThat(registry.admits(M, cold(2), List.of(cold(2), cold(3)), 0)).as("nobody holds it: the first load is unavoidable").isTrue();
+    }
+
+    /**
+     * The group under the registry with a target of 1: two M requests at 0, device 0 warm and
+     * idle, device 1 cold. The first goes to device 0 (0 to 10 ms); device 0 is then full, so the
+     * registry wants a copy: the load planner loads M on device 1 (0 to 30 ms), an action of its
+     * own with its reason. The work-conserving policy sends a batch to an idle device only: device
+     * 0 is free first, at 10 ms, with room again, and the second batch runs there, 10 to 20 ms.
+     * When a batch carried the load, it went to device 1 at 0 and ended at 40 ms.
+     */
+    @Test
+    void theRegistrysLoadElsewhereIsALoadDecision() {
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(warm(0), cold(1)), new WorkConservingPolicy(),
+                PolicyParams.of(Map.of("placement", "registry", "target_ongoing", "1")));
+        g.admit(req("m1", "M", 0, 1_000_000));
+        g.admit(req("m2", "M", 0, 1_000_000));
+        List<Dispatch> all = new java.util.ArrayList<>();
+        List<GroupScheduler.ModelAction> actions = new java.util.ArrayList<>();
+        for (long t = 0; all.size() < 2 && t <= 40_000; ) {
+            GroupScheduler.Outcome o = g.schedule(t);
+            all.addAll(o.dispatches());
+            actions.addAll(o.actions());
+            t = o.nextWakeMicros();
+        }
+        assertThat(all).extracting(Dispatch::device, Dispatch::predictedStartMicros, Dispatch::predictedLatencyMicros)
+                .containsExactly(tuple(0, 0L, 10_000L), tuple(0, 10_000L, 10_000L));
+        assertThat(actions).containsExactly(GroupScheduler.ModelAction.load(1, "M", "registry: every copy has 1 batch outstanding (target_ongoing)"));
     }
 
     /**
