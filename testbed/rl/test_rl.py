@@ -1,6 +1,7 @@
 """Tests of the trainer: its pieces that need no environment (the network file round trip, the
-numpy rollout against torch, the advantages, the PPO update on a bandit, the episode schedule), and a short training against the Java
-environment (`bin/kairos rl env`, built from this checkout on first use).
+numpy rollout against torch, the PPO update on a bandit, the episode schedule), and a short
+training against the Java environment (`bin/kairos rl env`, built from this checkout on first use).
+The PPO pieces it uses (masking, GAE, the update) are tested on their own in test_ppo.py.
 
     cd testbed/rl && /usr/bin/python3 -m unittest test_rl
 """
@@ -16,6 +17,7 @@ import torch
 
 import kairos_env as ke
 import network_file
+import ppo
 import train
 
 
@@ -56,37 +58,35 @@ class RolloutTest(unittest.TestCase):
         m = mask.reshape(6, ke.SLOTS, ke.CHOICES)
         m[..., 0] = True
         m[..., 2] = True
-        infer, batch, lp, v = train.Rollout(model, rng).act(s, mask)
+        act, lp, v = train.Rollout(model, rng).act(s, mask)
+        infer, batch = act[:, 0::2], act[:, 1::2]
         # Sampled choices are allowed ones.
         self.assertTrue(np.all(np.take_along_axis(m[..., :2], infer[..., None], -1)))
         self.assertTrue(np.all(np.take_along_axis(m[..., 2:], batch[..., None], -1)))
         with torch.no_grad():
             logits, vt = model(torch.from_numpy(s))
-            lpt, _ = train.log_prob_and_entropy(logits, torch.from_numpy(mask), torch.from_numpy(infer), torch.from_numpy(batch))
+            lpt = train.SlotDistribution(logits, torch.from_numpy(mask)).log_prob(torch.from_numpy(act))
         np.testing.assert_allclose(lp, lpt.numpy(), atol=1e-4)
         np.testing.assert_allclose(v, vt.numpy(), atol=1e-5)
 
-
-class AdvantageTest(unittest.TestCase):
-    def test_gae_worked_by_hand(self):
-        # Two steps of one environment, cut after the second; gamma 0.9, lambda 1: Monte Carlo.
-        # t=1: delta = 0 - 0.5 = -0.5; t=0: delta = 1 + 0.9 * 0.5 - 0.5 = 0.95, adv = 0.95 + 0.9 * -0.5.
-        R = np.array([[1.0], [0.0]], np.float32)
-        V = np.array([[0.5], [0.5], [0.5]], np.float32)
-        D = np.array([[0.0], [1.0]], np.float32)
-        adv, ret = train.gae(R, V, D, 0.9, 1.0)
-        np.testing.assert_allclose(adv[:, 0], [0.5, -0.5], atol=1e-6)
-        np.testing.assert_allclose(ret[:, 0], [1.0, 0.0], atol=1e-6)
-        # Lambda 0: one-step temporal differences.
-        adv, _ = train.gae(R, V, D, 0.9, 0.0)
-        np.testing.assert_allclose(adv[:, 0], [0.95, -0.5], atol=1e-6)
+    def test_a_batch_size_counts_only_where_its_slot_infers(self):
+        # Uniform logits, everything allowed: per slot null/infer 1/2, batch size 1/5. Slot 0
+        # infers, the other eleven wait: 12 log(1/2) + log(1/5), whatever the waiting slots' sizes.
+        logits = torch.zeros(2, ke.MASK_SIZE)
+        mask = torch.ones(2, ke.MASK_SIZE, dtype=torch.bool)
+        act = torch.zeros(2, ke.ACTION_SIZE, dtype=torch.long)
+        act[:, 0] = 1
+        act[1, 3::2] = 4
+        lp = train.SlotDistribution(logits, mask).log_prob(act)
+        np.testing.assert_allclose(lp.numpy(), [12 * np.log(0.5) + np.log(0.2)] * 2, atol=1e-5)
 
 
 class PpoUpdateTest(unittest.TestCase):
     def test_the_update_learns_a_bandits_best_action(self):
-        # One-step episodes: slot 0 may infer at any batch size, the other slots only wait; the
-        # reward is 1 for inferring on slot 0 at the largest batch. The first policy leans to
-        # null, so it starts near 1 %; the update must drive the sampled policy to that action.
+        # One-step episodes: slot 0 may infer at any batch size, the other slots only wait (their
+        # batch size 1 allowed, moot, as the environment's mask has it); the reward is 1 for
+        # inferring on slot 0 at the largest batch. The first policy leans to null, so it starts
+        # near 1 %; the update must drive the sampled policy to that action.
         torch.manual_seed(0)
         rng = np.random.default_rng(0)
         model = train.ActorCritic(64)
@@ -95,16 +95,17 @@ class PpoUpdateTest(unittest.TestCase):
         n = 1024
         mask = np.zeros((n, ke.SLOTS, ke.CHOICES), bool)
         mask[:, :, 0] = True
+        mask[:, :, 2] = True
         mask[:, 0, :] = True
         mask = mask.reshape(n, ke.MASK_SIZE)
         t = lambda x: torch.from_numpy(np.ascontiguousarray(x))
         good = []
         for _ in range(12):
             s = (rng.random((n, ke.STATE_SIZE)) * 20).astype(np.float32)
-            infer, batch, lp, v = train.Rollout(model, rng).act(s, mask)
-            r = ((infer[:, 0] == 1) & (batch[:, 0] == len(ke.BATCH_SIZES) - 1)).astype(np.float32)
+            act, lp, v = train.Rollout(model, rng).act(s, mask)
+            r = ((act[:, 0] == 1) & (act[:, 1] == len(ke.BATCH_SIZES) - 1)).astype(np.float32)
             good.append(r.mean())
-            train.update(model, opt, t(s), t(mask), t(infer), t(batch), t(lp.astype(np.float32)), t(r - v), t(r), args)
+            train.update(model, opt, ppo.Batch(t(s), t(mask), t(act), t(lp.astype(np.float32)), t(r - v), t(r)), args)
         self.assertLess(good[0], 0.1)
         self.assertGreater(good[-1], 0.9)
 

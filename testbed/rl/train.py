@@ -5,9 +5,10 @@ every other episode up to 60,000, on its workload by default (2,400 requests/s o
 instances, SLO 24 ms, 6 devices, reward RF3). Several environment processes run side by side
 (--envs), each taking the next episode of the schedule when its own ends. The actor's logits are
 masked (a forbidden choice gets -1e9 before the softmax), per slot a null/infer choice and, for an
-infer, a batch size. After every episode the network is written (--out/policy.krln, the format
-network_file.py describes) with the episode's attainment in --out/training.csv; at the end also an
-ONNX export (policy.onnx) when torch's exporter works here.
+infer, a batch size; the masked distribution, GAE and the PPO update are ppo.py's. After every
+episode the network is written (--out/policy.krln, the format network_file.py describes) with the
+episode's attainment in --out/training.csv; at the end also an ONNX export (policy.onnx) when
+torch's exporter works here.
 
     python3 testbed/rl/train.py --episodes 20 --out testbed/experiments/rl/train
 """
@@ -25,11 +26,37 @@ import torch.nn as nn
 
 import kairos_env as ke
 import network_file
+import ppo
 
 # The state's scale before the first layer: pending counts / 16 (the largest batch), laxities
 # and booked work in tens of ms. Padding laxity 1000 ms becomes 10.
 NULL_BIAS = 3.0
 SCALE = np.array([1 / 16, 1 / 100] * ke.SLOTS + [1 / 10], dtype=np.float32)
+
+# The action as ppo.py's MultiDiscrete heads: per slot null/infer, then the batch size; the order
+# of the environment's action (24 values) and of its mask (84 flags, 2 + 5 per slot).
+HEADS = (2, len(ke.BATCH_SIZES)) * ke.SLOTS
+
+
+def slot_sum(per_head, infer):
+    """Per row, a per-head quantity summed: the null/infer heads', and the batch-size heads' only
+    where their slot infers (elsewhere the batch size is moot). Numpy or torch."""
+    return per_head[..., 0::2].sum(-1) + (per_head[..., 1::2] * infer).sum(-1)
+
+
+class SlotDistribution(ppo.MultiCategorical):
+    """The masked heads, with an action's log probability counting a batch size only where its
+    slot infers, and the batch sizes' entropy at half weight."""
+
+    def __init__(self, logits, mask):
+        super().__init__(logits, mask, HEADS)
+
+    def log_prob(self, actions):
+        return slot_sum(self.head_log_prob(actions), actions[..., 0::2].to(self.log_probs.dtype))
+
+    def entropy(self):
+        e = self.head_entropy()
+        return e[..., 0::2].sum(-1) + 0.5 * e[..., 1::2].sum(-1)
 
 
 class ActorCritic(nn.Module):
@@ -66,31 +93,6 @@ def load_actor(model, path):
             l.bias.copy_(torch.from_numpy(b.copy()))
 
 
-def masked(logits, mask):
-    """Per slot, the null/infer logits and the batch-size logits, forbidden choices at -1e9."""
-    n = logits.shape[0]
-    l = logits.view(n, ke.SLOTS, ke.CHOICES).masked_fill(~mask.view(n, ke.SLOTS, ke.CHOICES), -1e9)
-    return l[..., :2], l[..., 2:]
-
-
-def log_prob_and_entropy(logits, mask, infer, batch):
-    """The log probability of (infer, batch) per row, the batch size counting only where it infers."""
-    il, bl = masked(logits, mask)
-    ilp = torch.log_softmax(il, -1)
-    blp = torch.log_softmax(bl, -1)
-    lp = ilp.gather(-1, infer.unsqueeze(-1)).squeeze(-1).sum(-1) \
-        + (blp.gather(-1, batch.unsqueeze(-1)).squeeze(-1) * infer.float()).sum(-1)
-    ent = -(ilp.exp() * ilp).sum(-1).sum(-1) - (blp.exp() * blp).sum(-1).sum(-1) * 0.5
-    return lp, ent
-
-
-def sample(logits, mask):
-    il, bl = masked(logits, mask)
-    infer = torch.distributions.Categorical(logits=il).sample()
-    batch = torch.distributions.Categorical(logits=bl).sample()
-    return infer, batch
-
-
 class Rollout:
     """The model's actor and critic in numpy, for choosing actions while the environments run: a
     torch call per step costs milliseconds of fixed overhead, these few matrix products far less."""
@@ -113,31 +115,24 @@ class Rollout:
         return self._mlp(self.critic, s * SCALE)[:, 0]
 
     def act(self, s, m):
-        """Sampled (infer, batch) per slot, their log probability, and the state's value."""
+        """Sampled actions (rows of 24: per slot null/infer and batch size), their log
+        probability (SlotDistribution's), and the states' values."""
         x = s * SCALE
-        l = np.where(m, self._mlp(self.actor, x), -1e9).reshape(len(s), ke.SLOTS, ke.CHOICES)
-        z = l - np.log(-np.log(self.rng.random(l.shape)))  # Gumbel-max: a sample of the softmax
-        infer = z[..., :2].argmax(-1)
-        batch = z[..., 2:].argmax(-1)
-        il = l[..., :2] - l[..., :2].max(-1, keepdims=True)
-        il -= np.log(np.exp(il).sum(-1, keepdims=True))
-        bl = l[..., 2:] - l[..., 2:].max(-1, keepdims=True)
-        bl -= np.log(np.exp(bl).sum(-1, keepdims=True))
-        lp = np.take_along_axis(il, infer[..., None], -1)[..., 0].sum(-1) \
-            + (np.take_along_axis(bl, batch[..., None], -1)[..., 0] * infer).sum(-1)
-        return infer, batch, lp, self._mlp(self.critic, x)[:, 0]
+        lp = ppo.np_log_softmax(self._mlp(self.actor, x), m, HEADS)
+        a = ppo.np_sample(lp, self.rng)
+        return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, x)[:, 0]
 
 
 def urgent_action(state, mask):
     """The working-point rule the network may first imitate (--imitate): when the device has under
     5 ms booked, the most urgent slot's largest allowed batch; otherwise wait. Clockwork's idea
-    (earliest deadline first, largest batch, a few ms booked ahead) in the thesis' action space."""
-    infer = np.zeros(ke.SLOTS, np.int64)
-    batch = np.zeros(ke.SLOTS, np.int64)
+    (earliest deadline first, largest batch, a few ms booked ahead) in the thesis' action space.
+    The action's 24 values, per slot null/infer and batch size."""
+    action = np.zeros(ke.ACTION_SIZE, np.int64)
     if mask[1] and state[-1] < 5:
-        infer[0] = 1
-        batch[0] = max(k for k in range(len(ke.BATCH_SIZES)) if mask[2 + k])
-    return infer, batch
+        action[0] = 1
+        action[1] = max(k for k in range(len(ke.BATCH_SIZES)) if mask[2 + k])
+    return action
 
 
 def imitate(model, opt, envs, steps, args, writer, log, started):
@@ -145,21 +140,18 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
     discounted returns: a start for PPO where the thesis' reward alone learns slowly."""
     k = len(envs)
     answers = [envs.reset(i, steps, 900_000 + i) for i in range(k)]
-    S, M, I, B, R, D = [], [], [], [], [], []
+    S, M, A, R, D = [], [], [], [], []
     live = list(range(k))
     while live:
         acts, rows = [], []
         for i in live:
             a = answers[i]
-            inf, bat = urgent_action(a.state, a.mask)
-            act = np.zeros(ke.ACTION_SIZE, np.uint8)
-            act[0::2] = inf
-            act[1::2] = bat
-            acts.append(act)
-            rows.append((a.state, a.mask, inf, bat))
+            act = urgent_action(a.state, a.mask)
+            acts.append(act.astype(np.uint8))
+            rows.append((a.state, a.mask, act))
         got = envs.step(acts, live)
-        for i, (st, ma, inf, bat), a in zip(live, rows, got):
-            S.append(st); M.append(ma); I.append(inf); B.append(bat); R.append(a.reward * args.reward_scale); D.append(a.done)
+        for i, (st, ma, act), a in zip(live, rows, got):
+            S.append(st); M.append(ma); A.append(act); R.append(a.reward * args.reward_scale); D.append(a.done)
             answers[i] = a
             if a.done:
                 writer.writerow([0, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)])
@@ -168,8 +160,7 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
         live = [i for i in live if not answers[i].done]
     # Returns per environment: the rows of one environment are every k-th while all run; simpler and
     # close enough, a return per row over the rows that follow it in its own environment's order.
-    S = torch.from_numpy(np.stack(S)); M = torch.from_numpy(np.stack(M))
-    I = torch.from_numpy(np.stack(I)); B = torch.from_numpy(np.stack(B))
+    S = torch.from_numpy(np.stack(S)); M = torch.from_numpy(np.stack(M)); A = torch.from_numpy(np.stack(A))
     R = np.array(R, np.float32); D = np.array(D)
     ret = np.zeros_like(R)
     acc = np.zeros(k, np.float32)
@@ -187,7 +178,7 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
         for j in range(0, n, args.minibatch):
             idx = order[j:j + args.minibatch]
             logits, v = model(S[idx])
-            lp, _ = log_prob_and_entropy(logits, M[idx], I[idx], B[idx])
+            lp = SlotDistribution(logits, M[idx]).log_prob(A[idx])
             loss = -lp.mean() + 0.5 * ((v - ret[idx]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
@@ -195,55 +186,21 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
             opt.step()
             total += float(-lp.mean()) * len(idx)
         with torch.no_grad():
-            il, bl = masked(model(S)[0], M)
-            same = ((il.argmax(-1) == I).all(-1) & ((bl.argmax(-1) == B) | (I == 0)).all(-1)).float().mean()
+            mode = SlotDistribution(model(S)[0], M).mode()
+            infer = A[:, 0::2]
+            same = ((mode[:, 0::2] == infer).all(-1) & ((mode[:, 1::2] == A[:, 1::2]) | (infer == 0)).all(-1)).float().mean()
         print("imitation epoch %d: mean -log p %.4f, argmax agrees with the rule on %.2f %% of steps" % (epoch + 1, total / n, 100 * float(same)), flush=True)
 
 
-def gae(R, V, D, gamma, lam):
-    """Generalised advantage estimates and returns of a rollout: R, D (1 where an episode was cut
-    after the step, its bootstrap already in R) of shape (steps, envs), V one row longer."""
-    n = len(R)
-    adv = np.zeros_like(R)
-    last = np.zeros(R.shape[1:], np.float32)
-    for t in reversed(range(n)):
-        nonterminal = 1 - D[t]
-        delta = R[t] + gamma * V[t + 1] * nonterminal - V[t]
-        last = delta + gamma * lam * nonterminal * last
-        adv[t] = last
-    return adv, adv + V[:n]
-
-
-def update(model, opt, fs, fm, fi, fb, flp, fadv, fret, args, warming=False):
-    """PPO's epochs over one rollout (flattened rows): the clipped surrogate and the critic's
-    squared error; while warming, the critic's alone. Returns the last epoch's mean KL."""
-    rows = len(fs)
-    kl = []
-    for _ in range(args.epochs):
-        order = torch.randperm(rows)
-        kl = []
-        for j in range(0, rows, args.minibatch):
-            idx = order[j:j + args.minibatch]
-            logits, v = model(fs[idx])
-            lp, ent = log_prob_and_entropy(logits, fm[idx], fi[idx], fb[idx])
-            a = fadv[idx]
-            a = (a - a.mean()) / (a.std() + 1e-8)
-            ratio = torch.exp(lp - flp[idx])
-            pg = -torch.min(ratio * a, torch.clamp(ratio, 1 - args.clip, 1 + args.clip) * a).mean()
-            vl = 0.5 * ((v - fret[idx]) ** 2).mean()
-            loss = 0.5 * vl if warming else pg + 0.5 * vl - args.entropy * ent.mean()
-            opt.zero_grad()
-            loss.backward()
-            # Clipped apart: a critic far off (returns of a backlog run to thousands) has
-            # gradients that, clipped together with the actor's, would shrink the actor's to nothing.
-            nn.utils.clip_grad_norm_(model.actor.parameters(), 0.5)
-            nn.utils.clip_grad_norm_(model.critic.parameters(), 0.5)
-            opt.step()
-            with torch.no_grad():
-                kl.append(float((flp[idx] - lp).mean()))
-        if not warming and args.target_kl > 0 and np.mean(kl) > args.target_kl:
-            break
-    return float(np.mean(kl)) if kl else 0.0
+def update(model, opt, batch, args, warming=False):
+    """PPO's epochs over one rollout (a ppo.Batch): ppo.update with the trainer's settings, and
+    the actor's and the critic's gradients clipped apart (a critic far off, with returns of a
+    backlog in the thousands, would otherwise shrink the actor's gradient to nothing). While
+    warming, the critic's loss alone. Returns ppo.update's statistics."""
+    cfg = ppo.Config(clip=args.clip, entropy_coef=args.entropy, value_coef=0.5, epochs=args.epochs,
+                     minibatch=args.minibatch, max_grad_norm=0.5, target_kl=args.target_kl or None)
+    groups = [list(model.actor.parameters()), list(model.critic.parameters())]
+    return ppo.update(model, opt, batch, cfg, SlotDistribution, value_only=warming, clip_groups=groups)
 
 
 def episode_length(e, first=3000):
@@ -350,28 +307,25 @@ def main():
     while finished < args.episodes and time.time() - started < 60 * args.minutes:
         S = np.zeros((n, k, ke.STATE_SIZE), np.float32)
         M = np.zeros((n, k, ke.MASK_SIZE), bool)
-        I = np.zeros((n, k, ke.SLOTS), np.int64)
-        B = np.zeros((n, k, ke.SLOTS), np.int64)
+        A = np.zeros((n, k, ke.ACTION_SIZE), np.int64)
         LP = np.zeros((n, k), np.float32)
-        V = np.zeros((n + 1, k), np.float32)
+        V = np.zeros((n, k), np.float32)
         R = np.zeros((n, k), np.float32)
-        D = np.zeros((n, k), np.float32)
+        D = np.zeros((n, k), bool)  # the episode was cut after the step: a truncation
+        FV = np.zeros((n, k), np.float32)  # then the value of the state it was cut in
         roll = Rollout(model, rng)
         for t in range(n):
             s = np.stack([a.state for a in answers])
             m = np.stack([a.mask for a in answers])
-            infer, batch, lp, v = roll.act(s, m)
-            S[t], M[t], I[t], B[t], LP[t], V[t] = s, m, infer, batch, lp, v
-            actions = np.zeros((k, ke.ACTION_SIZE), np.uint8)
-            actions[:, 0::2] = I[t]
-            actions[:, 1::2] = B[t]
-            got = envs.step(list(actions))
+            act, lp, v = roll.act(s, m)
+            S[t], M[t], A[t], LP[t], V[t] = s, m, act, lp, v
+            got = envs.step(list(act.astype(np.uint8)))
             for i, a in enumerate(got):
                 R[t, i] = a.reward * args.reward_scale
                 if a.done:
                     # A cut, not a true end: the rest of the return is the value of the state it was cut in.
-                    R[t, i] += args.gamma * float(roll.value(a.state[None, :])[0])
-                    D[t, i] = 1
+                    FV[t, i] = float(roll.value(a.state[None, :])[0])
+                    D[t, i] = True
                     finished += 1
                     e = episode_of[i]
                     writer.writerow([e + 1, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)])
@@ -384,12 +338,12 @@ def main():
                     a = envs.reset(i, episode_length(next_episode, args.episode_steps), args.seed * 1000 + next_episode)
                     next_episode += 1
                 answers[i] = a
-        V[n] = roll.value(np.stack([a.state for a in answers]))
-        adv, ret = gae(R, V, D, args.gamma, args.lam)
+        nxt = ppo.next_state_values(V, roll.value(np.stack([a.state for a in answers])), D, FV)
+        adv, ret = ppo.gae(R, V, nxt, np.zeros_like(D), D, args.gamma, args.lam)
         flat = lambda x: torch.from_numpy(x.reshape(n * k, *x.shape[2:]))
         warming = updates < args.value_warmup
         updates += 1
-        update(model, opt, *map(flat, (S, M, I, B, LP, adv, ret)), args, warming)
+        update(model, opt, ppo.Batch(*map(flat, (S, M, A, LP, adv, ret, V))), args, warming)
     envs.close()
     export(model, args.out)
     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
