@@ -1,5 +1,7 @@
 package io.kairos.flink;
 
+import io.kairos.core.scheduling.Drop;
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.wire.AvroCodec;
 import io.kairos.core.plan.ServingGroups;
@@ -330,7 +332,7 @@ public final class GroupSchedulerFunction
     /** Sends the devices the loads and unloads that the plan's placement, or the group's load planner, asks for. */
     private void send(List<ServingGroups.DeviceAction> actions, long now, Collector<DispatchedBatch> out) {
         for (ServingGroups.DeviceAction action : actions) {
-            GroupScheduler.ModelAction a = action.action();
+            ModelAction a = action.action();
             (a.load() ? modelsLoaded : modelsUnloaded).inc();
             out.collect(DispatchedBatch.newBuilder()
                     .setBatchId(batchIdPrefix + (batchSeq++))
@@ -385,10 +387,10 @@ public final class GroupSchedulerFunction
         // its device must reach the device after it, as a placement's do.
         if (!outcome.actions().isEmpty()) {
             List<ServingGroups.DeviceAction> planned = new ArrayList<>(outcome.actions().size());
-            for (GroupScheduler.ModelAction a : outcome.actions()) planned.add(new ServingGroups.DeviceAction(group.group(), a));
+            for (ModelAction a : outcome.actions()) planned.add(new ServingGroups.DeviceAction(group.group(), a));
             send(planned, now, out);
         }
-        for (GroupScheduler.Drop drop : outcome.drops()) {
+        for (Drop drop : outcome.drops()) {
             requestsShed.inc();
             AdmittedRequest request = drop.request().payload();
             result(Results.dropped(request, drop.reason(), now), request, ctx);

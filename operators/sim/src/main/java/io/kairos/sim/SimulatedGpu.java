@@ -1,5 +1,6 @@
 package io.kairos.sim;
 
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.device.ExecutionModel;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
@@ -94,7 +95,7 @@ final class SimulatedGpu {
     }
 
     /** A load or unload the scheduler decided, carried out in turn with the batches sent before and after it. */
-    void submit(GroupScheduler.ModelAction action, long now) {
+    void submit(ModelAction action, long now) {
         lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random));
         waiting.add(action);
         reachesAt.add(lastReach);
@@ -169,7 +170,7 @@ final class SimulatedGpu {
                 start(d, now);
                 return;
             }
-            GroupScheduler.ModelAction a = (GroupScheduler.ModelAction) next;
+            ModelAction a = (ModelAction) next;
             if (!a.load()) {
                 time.unload(a.model());
                 continue;

@@ -1,5 +1,7 @@
 package io.kairos.sim;
 
+import io.kairos.core.scheduling.Drop;
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelSpec;
 import io.kairos.core.plan.DecisionLedger;
@@ -270,9 +272,9 @@ final class SimulationRun {
             busyMicros += inWindow(now - spent, now);
             if (now >= warmup) preemptions++;
         }
-        for (GroupScheduler.Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0, Double.NaN);
+        for (Drop d : outcome.drops()) fate(d.request(), ResultStatus.DROPPED, now, 0, Double.NaN);
         // The load planner's loads before the batches: one booked behind a load reaches its device after it.
-        for (GroupScheduler.ModelAction a : outcome.actions()) gpus[a.device()].submit(a, now);
+        for (ModelAction a : outcome.actions()) gpus[a.device()].submit(a, now);
         for (Dispatch d : outcome.dispatches()) gpus[d.device()].submit(d, now);
         g.wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
     }

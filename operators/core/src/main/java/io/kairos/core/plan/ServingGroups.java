@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
@@ -84,7 +85,7 @@ public final class ServingGroups {
     }
 
     /** A model to load on, or unload from, a device of a serving group, because the plan changed. */
-    public record DeviceAction(String group, GroupScheduler.ModelAction action) {}
+    public record DeviceAction(String group, ModelAction action) {}
 
     /** A group's scheduler as {@link #scheduler} found it, whether it was created now, and the device actions to send. */
     public record Lookup(GroupScheduler scheduler, boolean created, List<DeviceAction> actions) {}
@@ -210,7 +211,7 @@ public final class ServingGroups {
                     for (GroupScheduler other : groups.values()) {
                         for (DeviceView d : other.devices()) if (d.slot() == left.slot()) d.unload(model);
                     }
-                    actions.add(new DeviceAction(g.group(), GroupScheduler.ModelAction.unload(left.slot(), model, GroupScheduler.ModelAction.LEFT)));
+                    actions.add(new DeviceAction(g.group(), ModelAction.unload(left.slot(), model, ModelAction.LEFT)));
                 }
             }
         }
@@ -227,7 +228,7 @@ public final class ServingGroups {
             DeviceView elsewhere = before.get(d.slot());
             if (elsewhere != null && !hasSlot(g, d.slot())) d.inherit(elsewhere);
         }
-        for (GroupScheduler.ModelAction a : g.setDevices(devices)) actions.add(new DeviceAction(g.group(), a));
+        for (ModelAction a : g.setDevices(devices)) actions.add(new DeviceAction(g.group(), a));
     }
 
     private static boolean hasSlot(GroupScheduler g, int slot) {

@@ -1,6 +1,8 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelSpec;
+import io.kairos.core.request.Request;
 
 import java.util.List;
 
@@ -155,6 +157,31 @@ public final class DeviceChoice {
         // wherever it is placed: nothing waits in front of its batch.
         return device.isWarm(spec) || device.loadMicros(spec) == 0
                 || !(round == null ? heldSomewhere(spec) : round.held(q.number(), spec));
+    }
+
+    /**
+     * Books a batch of {@code q}'s requests on {@code device} at {@code now}, as the feasibility
+     * tests above judged it: after the work booked there, a model the device does not hold loaded
+     * first (the batch takes its load time longer), at {@code profile}'s latency for its size. A
+     * batch the placement sends to a device on another machine (the registry's, to a remote holder)
+     * travels the network first and leaves its pre- and post-processing where it came from: the
+     * device runs the inference alone, its requests end that much after it. The device holds the
+     * model from then on.
+     */
+    Dispatch book(RequestQueue q, Request[] batch, LatencyProfile profile, DeviceView device, long nowMicros) {
+        ModelSpec spec = specs.get(q.number());
+        long network = 0;
+        long after = 0;
+        if (remote(q, device, nowMicros)) {
+            network = spec.networkMicros();
+            after = spec.prePostMicros();
+        }
+        long latency = Math.max(0, profile.latencyMicros(batch.length) - after) + device.loadMicros(spec);
+        long start = Math.max(device.startAtMicros(nowMicros), nowMicros + network);
+        Dispatch d = new Dispatch(q.model(), batch, device.slot(), start, latency, network, after);
+        device.book(d, nowMicros);
+        device.hold(spec);
+        return d;
     }
 
     /** The admitted device for {@code q} that has been idle longest at {@code now}, or null if none is idle. */

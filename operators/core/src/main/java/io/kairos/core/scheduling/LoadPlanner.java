@@ -29,7 +29,7 @@ import java.util.Set;
  * start first, room made by the device's own eviction rule, as the device would make it. A model
  * that no device holds is left to its first batch, which carries the one unavoidable load
  * ({@link DeviceChoice}).
- * The decisions come back as {@link GroupScheduler.ModelAction}s, unloads before the load they make
+ * The decisions come back as {@link ModelAction}s, unloads before the load they make
  * room for, which the engine sends the devices in that order, as it sends a placement's.
  */
 final class LoadPlanner {
@@ -91,9 +91,9 @@ final class LoadPlanner {
     }
 
     /** The loads and unloads decided at {@code now} for the models with requests pending, booked on the views. */
-    List<GroupScheduler.ModelAction> plan(long nowMicros, Iterable<RequestQueue> pending, List<DeviceView> devices) {
+    List<ModelAction> plan(long nowMicros, Iterable<RequestQueue> pending, List<DeviceView> devices) {
         if (!choice.loadCosts()) return List.of();
-        List<GroupScheduler.ModelAction> actions = copiesWanted(nowMicros, pending, devices);
+        List<ModelAction> actions = copiesWanted(nowMicros, pending, devices);
         if (nowMicros < nextMicros) return actions;
         nextMicros = nowMicros + EVERY_MICROS;
         for (RequestQueue q : pending) {
@@ -116,11 +116,11 @@ final class LoadPlanner {
                 if (actions.isEmpty()) actions = new ArrayList<>();
                 for (String victim : roomOn(to, spec, devices, nowMicros)) {
                     to.unload(victim);
-                    actions.add(GroupScheduler.ModelAction.unload(to.slot(), victim, "room for '" + spec.name() + "': an idle copy its model can spare"));
+                    actions.add(ModelAction.unload(to.slot(), victim, "room for '" + spec.name() + "': an idle copy its model can spare"));
                 }
                 String why = why(q, copies, nowMicros);
                 to.bookLoad(spec, nowMicros);
-                actions.add(GroupScheduler.ModelAction.load(to.slot(), spec.name(), why));
+                actions.add(ModelAction.load(to.slot(), spec.name(), why));
                 copies++;
             }
         }
@@ -133,9 +133,9 @@ final class LoadPlanner {
      * one the moment the batches just sent fill its copies, and the batch waiting for it has no
      * other device to go to.
      */
-    List<GroupScheduler.ModelAction> copiesWanted(long nowMicros, Iterable<RequestQueue> pending, List<DeviceView> devices) {
+    List<ModelAction> copiesWanted(long nowMicros, Iterable<RequestQueue> pending, List<DeviceView> devices) {
         if (!choice.loadCosts() || !choice.modelAware()) return List.of();
-        List<GroupScheduler.ModelAction> actions = List.of();
+        List<ModelAction> actions = List.of();
         for (RequestQueue q : pending) {
             ModelSpec spec = choice.spec(q);
             PlacementPolicy placement = choice.placementOf(q.model());
@@ -150,8 +150,8 @@ final class LoadPlanner {
      * load it, where the load could start first (the lowest slot of equals), after the unloads its
      * eviction rule makes room with.
      */
-    private List<GroupScheduler.ModelAction> copyWanted(RequestQueue q, ModelSpec spec, PlacementPolicy placement, List<DeviceView> devices, long nowMicros,
-            List<GroupScheduler.ModelAction> actions) {
+    private List<ModelAction> copyWanted(RequestQueue q, ModelSpec spec, PlacementPolicy placement, List<DeviceView> devices, long nowMicros,
+            List<ModelAction> actions) {
         if (q.isEmpty()) return actions;
         String why = placement.copyWanted(spec, devices, nowMicros);
         if (why == null) return actions;
@@ -163,11 +163,38 @@ final class LoadPlanner {
         if (to == null) return actions;
         if (actions.isEmpty()) actions = new ArrayList<>();
         for (String victim : to.bookLoadEvicting(spec, nowMicros)) {
-            actions.add(GroupScheduler.ModelAction.unload(to.slot(), victim,
+            actions.add(ModelAction.unload(to.slot(), victim,
                     "room for '" + spec.name() + "': the device's eviction rule (" + to.eviction().name().toLowerCase(Locale.ROOT) + ")"));
         }
-        actions.add(GroupScheduler.ModelAction.load(to.slot(), spec.name(), placement.name() + ": " + why));
+        actions.add(ModelAction.load(to.slot(), spec.name(), placement.name() + ": " + why));
         return actions;
+    }
+
+    /**
+     * The loads and unloads a placement asks of {@code device}, placed with a model list and keeping
+     * what its previous view held, added to {@code actions}: Clockwork's controller loads and
+     * unloads explicitly, so what the device no longer serves leaves its memory now, and what it
+     * newly serves is loaded before its first batch, in name order, as far as it fits without
+     * pushing out another placed model, each load booked after the device's work from when it is
+     * free (the placement came with no clock of its own). A device that serves every model gets
+     * none: the planner and the first batches load what it needs.
+     */
+    void placed(DeviceView device, List<ModelAction> actions) {
+        if (device.models() == null) return;
+        for (String model : device.loadedModels()) {
+            if (!device.holds(model)) {
+                device.unload(model);
+                actions.add(ModelAction.unload(device.slot(), model, ModelAction.UNPLACED));
+            }
+        }
+        for (String model : new java.util.TreeSet<>(device.models())) {
+            if (!catalog.contains(model)) continue;
+            ModelSpec spec = catalog.get(model);
+            if (device.holds(model) && device.fitsWithoutEviction(spec)) {
+                device.bookLoad(spec, device.freeAtMicros());
+                actions.add(ModelAction.load(device.slot(), model, ModelAction.PLACED));
+            }
+        }
     }
 
     /**

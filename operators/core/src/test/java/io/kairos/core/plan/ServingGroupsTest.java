@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
@@ -41,7 +42,7 @@ class ServingGroupsTest {
         GroupScheduler g = first.scheduler();
         assertThat(((ClockworkPolicy) g.policy()).lookaheadMicros()).isEqualTo(2_000);
         assertThat(g.devices()).extracting(DeviceView::slot, DeviceView::models).containsExactly(tuple(1, Set.of("C")));
-        assertThat(first.actions()).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.load(1, "C", GroupScheduler.ModelAction.PLACED)));
+        assertThat(first.actions()).containsExactly(new ServingGroups.DeviceAction("g", ModelAction.load(1, "C", ModelAction.PLACED)));
 
         ServingGroups.Lookup again = groups.scheduler("g", plan);
         assertThat(again.created()).isFalse();
@@ -83,8 +84,8 @@ class ServingGroupsTest {
 
         plan.place("g", Map.of(0, Set.of("D")));
         assertThat(groups.update(plan)).extracting(ServingGroups.DeviceAction::group, ServingGroups.DeviceAction::action).containsExactly(
-                tuple("g", GroupScheduler.ModelAction.unload(0, "C", GroupScheduler.ModelAction.UNPLACED)),
-                tuple("g", GroupScheduler.ModelAction.load(0, "D", GroupScheduler.ModelAction.PLACED)));
+                tuple("g", ModelAction.unload(0, "C", ModelAction.UNPLACED)),
+                tuple("g", ModelAction.load(0, "D", ModelAction.PLACED)));
         // D's load (4 ms) is booked behind the batch of C, which ends at 10 ms.
         assertThat(g.devices().get(0).freeAtMicros()).isEqualTo(14_000);
     }
@@ -107,7 +108,7 @@ class ServingGroupsTest {
         assertThat(moved.freeAtMicros()).as("the batch of a still runs there, D's load after it").isEqualTo(14_000);
         assertThat(moved.loadedModels()).startsWith("C");
         // C is there already; D (100 bytes) fits beside it in the 1,000-byte budget: loaded now.
-        assertThat(actions).containsExactly(new ServingGroups.DeviceAction("b", GroupScheduler.ModelAction.load(0, "D", GroupScheduler.ModelAction.PLACED)));
+        assertThat(actions).containsExactly(new ServingGroups.DeviceAction("b", ModelAction.load(0, "D", ModelAction.PLACED)));
         assertThat(a.devices()).extracting(DeviceView::slot).containsExactly(1);
     }
 
@@ -123,7 +124,7 @@ class ServingGroupsTest {
         // Replica 1 goes: nothing keeps C there (the default group holds the device with every
         // model, but C is routed to g), so C is unloaded from it.
         plan.place("g", Map.of(0, Set.of("C")));
-        assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.unload(1, "C", GroupScheduler.ModelAction.LEFT)));
+        assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", ModelAction.unload(1, "C", ModelAction.LEFT)));
         assertThat(g.devices().get(0).freeAtMicros()).as("the replica that stays keeps its batch").isEqualTo(10_000);
         assertThat(plan.keeps(1, "C")).isFalse();
         assertThat(plan.keeps(1, "D")).as("routed to the default group").isTrue();
@@ -134,7 +135,7 @@ class ServingGroupsTest {
         // Replica 0 goes to a group that keeps C there too: nothing to unload.
         plan.place("h", Map.of(0, Set.of("C", "D")));
         plan.place("g", Map.of(1, Set.of("C")));
-        assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", GroupScheduler.ModelAction.load(1, "C", GroupScheduler.ModelAction.PLACED)));
+        assertThat(groups.update(plan)).containsExactly(new ServingGroups.DeviceAction("g", ModelAction.load(1, "C", ModelAction.PLACED)));
         assertThat(plan.releasedDevices()).isEmpty();
     }
 
@@ -181,7 +182,7 @@ class ServingGroupsTest {
         // was sent and stays on device 0's books.
         plan.assign("C", "h");
         List<ServingGroups.DeviceAction> actions = groups.update(plan);
-        assertThat(actions).as("h's placement loads C on device 1 now").containsExactly(new ServingGroups.DeviceAction("h", GroupScheduler.ModelAction.load(1, "C", GroupScheduler.ModelAction.PLACED)));
+        assertThat(actions).as("h's placement loads C on device 1 now").containsExactly(new ServingGroups.DeviceAction("h", ModelAction.load(1, "C", ModelAction.PLACED)));
         assertThat(groups.moved()).hasSize(1);
         ServingGroups.Move move = groups.moved().get(0);
         assertThat(move.from()).isEqualTo("g");

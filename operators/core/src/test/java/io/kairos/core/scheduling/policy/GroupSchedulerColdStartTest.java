@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.Dispatch;
@@ -62,14 +63,14 @@ class GroupSchedulerColdStartTest {
         // Device 0 now serves D and E instead of C; device 1 joins with C.
         DeviceView zero = new DeviceView(0, Set.of("D", "E"), 150);
         DeviceView one = new DeviceView(1, Set.of("C"), 150);
-        List<GroupScheduler.ModelAction> actions = g.setDevices(List.of(zero, one));
+        List<ModelAction> actions = g.setDevices(List.of(zero, one));
 
         // Device 0: C out, then D (100 bytes) and E (60): 160 bytes do not fit in 150, so D, first
         // by name, is loaded and E waits for its first batch. Device 1: C.
         assertThat(actions).containsExactly(
-                GroupScheduler.ModelAction.unload(0, "C", GroupScheduler.ModelAction.UNPLACED),
-                GroupScheduler.ModelAction.load(0, "D", GroupScheduler.ModelAction.PLACED),
-                GroupScheduler.ModelAction.load(1, "C", GroupScheduler.ModelAction.PLACED));
+                ModelAction.unload(0, "C", ModelAction.UNPLACED),
+                ModelAction.load(0, "D", ModelAction.PLACED),
+                ModelAction.load(1, "C", ModelAction.PLACED));
         assertThat(zero.loadedModels()).containsExactly("D");
         assertThat(one.loadedModels()).containsExactly("C");
         assertThat(zero.freeAtMicros()).as("the work booked before stays, D's load (4 ms) booked behind it").isEqualTo(14_000);

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.Drop;
 import io.kairos.core.model.LatencyProfile;
 
 import io.kairos.core.scheduling.DeviceView;
@@ -35,7 +36,7 @@ final class GroupSimulation {
     record Made(long at, Dispatch dispatch) {}
 
     /** A shed request and the time it was shed. */
-    record Shed(long at, GroupScheduler.Drop drop) {}
+    record Shed(long at, Drop drop) {}
 
     /** Batches that completed (as predicted), in the order they were decided. */
     final List<Made> dispatched = new ArrayList<>();
@@ -145,7 +146,7 @@ final class GroupSimulation {
                 for (Request r : p.requests()) assertThat(ended.remove(r.id())).isTrue();
             }
 
-            for (GroupScheduler.Drop drop : o.drops()) {
+            for (Drop drop : o.drops()) {
                 Request r = drop.request();
                 assertThat(admitted).as("dropped before it arrived: %s", r).contains(r.id());
                 assertThat(ended.add(r.id())).as("ended twice: %s", r).isTrue();

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.Drop;
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.BatchReport;
@@ -77,7 +78,7 @@ class HardwareTypesSchedulingTest {
     void aModelThatRunsOnNoneOfTheGroupsTypesIsShedNamingTheGroup() {
         GroupScheduler g = new GroupScheduler("gpus", CATALOG, List.of(gpu(0)), OneAtATimePolicy.fifo(), PolicyParams.NONE);
         g.admit(req("c1", "C", 0, 1_000_000));
-        assertThat(g.schedule(0).drops()).extracting(d -> d.request().id(), GroupScheduler.Drop::reason)
+        assertThat(g.schedule(0).drops()).extracting(d -> d.request().id(), Drop::reason)
                 .containsExactly(tuple("c1", "no device of serving group 'gpus' holds model 'C'"));
     }
 

@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.Drop;
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.DeviceView;
@@ -71,7 +73,7 @@ class LoadPlanningTest {
     }
 
     /** The actions without their reasons: "load H on 1". */
-    private static List<String> what(List<GroupScheduler.ModelAction> actions) {
+    private static List<String> what(List<ModelAction> actions) {
         return actions.stream().map(a -> (a.load() ? "load " : "unload ") + a.model() + " on " + a.device()).toList();
     }
 
@@ -79,7 +81,7 @@ class LoadPlanningTest {
         return calls.stream().flatMap(c -> c.outcome().dispatches().stream()).toList();
     }
 
-    private static List<GroupScheduler.Drop> drops(List<Call> calls) {
+    private static List<Drop> drops(List<Call> calls) {
         return calls.stream().flatMap(c -> c.outcome().drops().stream()).toList();
     }
 
@@ -183,7 +185,7 @@ class LoadPlanningTest {
                 .extracting(Call::at, c -> what(c.outcome().actions()))
                 .containsExactly(tuple(1_100_500L, List.of("unload C on 1", "load H on 1")));
         assertThat(calls.stream().flatMap(c -> c.outcome().actions().stream()).filter(a -> !a.load()))
-                .extracting(GroupScheduler.ModelAction::why).containsExactly("room for 'H': an idle copy its model can spare");
+                .extracting(ModelAction::why).containsExactly("room for 'H': an idle copy its model can spare");
         assertThat(devices.get(1).loadedModels()).containsExactly("H");
         assertThat(devices.get(2).loadedModels()).containsExactly("C");
         assertThat(drops(calls)).isEmpty();
@@ -253,7 +255,7 @@ class LoadPlanningTest {
 
             java.util.Map<String, Long> loadEnds = new java.util.HashMap<>();
             for (Call c : calls) {
-                for (GroupScheduler.ModelAction a : c.outcome().actions()) {
+                for (ModelAction a : c.outcome().actions()) {
                     assertThat(a.load()).as(name + ": an unload with memory to spare").isTrue();
                     String key = a.device() + "/" + a.model();
                     assertThat(loadEnds).as(name + ": %s loaded twice", key).doesNotContainKey(key);

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
 import io.kairos.core.request.Request;
@@ -145,7 +146,7 @@ class PlacementPoliciesTest {
         g.admit(req("m1", "M", 0, 1_000_000));
         g.admit(req("m2", "M", 0, 1_000_000));
         List<Dispatch> all = new java.util.ArrayList<>();
-        List<GroupScheduler.ModelAction> actions = new java.util.ArrayList<>();
+        List<ModelAction> actions = new java.util.ArrayList<>();
         for (long t = 0; all.size() < 2 && t <= 40_000; ) {
             GroupScheduler.Outcome o = g.schedule(t);
             all.addAll(o.dispatches());
@@ -154,7 +155,7 @@ class PlacementPoliciesTest {
         }
         assertThat(all).extracting(Dispatch::device, Dispatch::predictedStartMicros, Dispatch::predictedLatencyMicros)
                 .containsExactly(tuple(0, 0L, 10_000L), tuple(0, 10_000L, 10_000L));
-        assertThat(actions).containsExactly(GroupScheduler.ModelAction.load(1, "M", "registry: every copy has 1 batch outstanding (target_ongoing)"));
+        assertThat(actions).containsExactly(ModelAction.load(1, "M", "registry: every copy has 1 batch outstanding (target_ongoing)"));
     }
 
     /**
