@@ -48,7 +48,7 @@ final class SimulationRun {
     private final Map<String, Group> byName = new HashMap<>();
     // The group whose scheduler has each device now; null for a device in no group yet.
     private final Group[] owner;
-    private final SimulatedGpu[] gpus;
+    private final DiscreteEventDevice[] gpus;
     private final ArrivalSource source;
     private final Invocation invocation;
     private final long warmup;
@@ -125,14 +125,14 @@ final class SimulationRun {
         this.groups = new ServingGroups(sim.catalog(), sim.preemption(), sim.learnLatency(), sim.policies());
         this.decisions = sim.decisions();
         this.controller = sim.newController();
-        gpus = new SimulatedGpu[sim.deviceCount()];
+        gpus = new DiscreteEventDevice[sim.deviceCount()];
         owner = new Group[gpus.length];
         for (int slot = 0; slot < gpus.length; slot++) {
             // Until a group takes the device, its reports go to a picture no scheduler reads. A
             // group's view replays the device's model cache on the same budget: it books the cold
             // starts the device spends.
             SplittableRandom random = root.split();
-            gpus[slot] = new SimulatedGpu(new DeviceView(slot, null, sim.deviceMemoryBytes(), sim.hardwareTypeOf(slot), sim.deviceEviction()), sim.deviceTime(slot, random),
+            gpus[slot] = new DiscreteEventDevice(new DeviceView(slot, null, sim.deviceMemoryBytes(), sim.hardwareTypeOf(slot), sim.deviceEviction()), sim.deviceTime(slot, random),
                     sim.dispatchDelay(), random);
         }
     }
@@ -183,7 +183,7 @@ final class SimulationRun {
 
     private int earliestEvent() {
         int best = -1;
-        long bestEnd = SimulatedGpu.IDLE;
+        long bestEnd = DiscreteEventDevice.IDLE;
         for (int i = 0; i < gpus.length; i++) {
             long end = gpus[i].nextEvent();
             if (end < bestEnd) {
@@ -279,7 +279,7 @@ final class SimulationRun {
         g.wakeAt = Math.max(outcome.nextWakeMicros(), now + 1);
     }
 
-    private void complete(SimulatedGpu gpu) {
+    private void complete(DiscreteEventDevice gpu) {
         long start = gpu.runningStart();
         boolean cold = gpu.runningCold();
         boolean failed = gpu.runningFailed();

@@ -2,7 +2,7 @@ package io.kairos.sim;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.ConfiguredPolicy;
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 import io.kairos.core.scheduling.policy.KairosPolicy;
 import io.kairos.workload.AzureLikeTrace;
 import io.kairos.workload.AzureTrace;
@@ -44,7 +44,7 @@ public final class AzureRuns {
     /** The parameters the experiments give a policy ({@code Experiment.asPublished} in the testbed). */
     public static Map<String, String> asPublished(String policy) {
         if (policy.equals(KairosPolicy.NAME)) return Map.of();
-        if (policy.equals(DynamicBatcherPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
+        if (policy.equals(TritonPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
         return Map.of(ConfiguredPolicy.SHED_EARLY, "false");
     }
 

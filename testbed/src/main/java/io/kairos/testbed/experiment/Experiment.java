@@ -1,7 +1,7 @@
 package io.kairos.testbed.experiment;
 
 import io.kairos.core.scheduling.ConfiguredPolicy;
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 import io.kairos.sim.Simulation;
 
 import java.io.IOException;
@@ -64,7 +64,7 @@ public interface Experiment {
         List<Run> runs = new ArrayList<>();
         for (Point p : points()) {
             for (String policy : settings.policies()) {
-                boolean triton = policy.equals(DynamicBatcherPolicy.NAME);
+                boolean triton = policy.equals(TritonPolicy.NAME);
                 boolean grid = settings.tritonGrid() && !TritonGrid.settings(policy).isEmpty();
                 TritonGrid.Setting variant = grid ? chosen.getOrDefault(policy, Map.of()).getOrDefault(p.values(), triton ? TritonGrid.DEFAULTS : TritonGrid.NONE)
                         : triton ? TritonGrid.UNTUNED : TritonGrid.NONE;
@@ -107,7 +107,7 @@ public interface Experiment {
      * is its queue timeout, which Triton leaves off by default and {@link TritonGrid} tunes.
      */
     static Map<String, String> asPublished(String policy) {
-        if (policy.equals(DynamicBatcherPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
+        if (policy.equals(TritonPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
         return Map.of();
     }
 

@@ -3,9 +3,9 @@ package io.kairos.testbed.experiment;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.AutoPlacement;
-import io.kairos.core.scheduling.Colocation;
+import io.kairos.core.scheduling.ColocationPlacement;
 import io.kairos.core.scheduling.Placements;
-import io.kairos.core.scheduling.Registry;
+import io.kairos.core.scheduling.RegistryPlacement;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.FateListener;
@@ -77,8 +77,8 @@ public final class PlacementExperiment {
     /** The thesis' default scheduler, emulated: model-unaware routing over one replica per device. */
     static final String MODEL_UNAWARE = "model-unaware";
     /** The rows of the sequential runs: the thesis' default (emulated), Kairos' default, colocation. */
-    static final List<String> SEQUENTIAL = List.of(MODEL_UNAWARE, Placements.DEFAULT, Colocation.WITHOUT_QUEUING);
-    static final List<String> MODEL_AWARE = List.of(Colocation.WITHOUT_QUEUING, Colocation.WITH_QUEUING, Registry.NAME, AutoPlacement.NAME);
+    static final List<String> SEQUENTIAL = List.of(MODEL_UNAWARE, Placements.DEFAULT, ColocationPlacement.WITHOUT_QUEUING);
+    static final List<String> MODEL_AWARE = List.of(ColocationPlacement.WITHOUT_QUEUING, ColocationPlacement.WITH_QUEUING, RegistryPlacement.NAME, AutoPlacement.NAME);
     static final int[] BREAK_EVEN_N = {10, 100, 1000, 2100, 4200, 11900, 20000};
     /** The thesis' break-even: where the mean latencies differ by less than this. */
     static final double BREAK_EVEN_MS = 10;
@@ -87,9 +87,9 @@ public final class PlacementExperiment {
     record Setting(String table, String name, List<Integer> waves, double prePostS, double networkS, String winner) {}
 
     static final List<Setting> SETTINGS = List.of(
-            new Setting("6.1", "2 concurrent; 5 s pre/post; 5 s network", List.of(2), 5, 5, Colocation.WITHOUT_QUEUING),
-            new Setting("6.2", "1 warming + 2 concurrent; no pre/post; 5 s network", List.of(1, 2), 0, 5, Colocation.WITH_QUEUING),
-            new Setting("6.3", "1 warming + 2 concurrent; 5 s pre/post; no network", List.of(1, 2), 5, 0, Registry.NAME));
+            new Setting("6.1", "2 concurrent; 5 s pre/post; 5 s network", List.of(2), 5, 5, ColocationPlacement.WITHOUT_QUEUING),
+            new Setting("6.2", "1 warming + 2 concurrent; no pre/post; 5 s network", List.of(1, 2), 0, 5, ColocationPlacement.WITH_QUEUING),
+            new Setting("6.3", "1 warming + 2 concurrent; 5 s pre/post; no network", List.of(1, 2), 5, 0, RegistryPlacement.NAME));
 
     private final PrintWriter out;
 
@@ -156,7 +156,7 @@ public final class PlacementExperiment {
             // No pre/post-processing or network time: only the sequential runs use the emulation.
             List<String> replicas = new ArrayList<>();
             for (int r = 0; r < DEVICES; r++) replicas.add(replica(model, r));
-            b = Simulation.builder(replicaCatalog(model)).devices(DEVICES).policy(POLICY, Map.of(Placements.PLACEMENT, Colocation.WITH_QUEUING)).load(new Waves(replicas, SLO_MS, waves));
+            b = Simulation.builder(replicaCatalog(model)).devices(DEVICES).policy(POLICY, Map.of(Placements.PLACEMENT, ColocationPlacement.WITH_QUEUING)).load(new Waves(replicas, SLO_MS, waves));
         } else {
             b = Simulation.builder(catalog).devices(DEVICES).policy(POLICY, Map.of(Placements.PLACEMENT, placement)).load(new Waves(List.of(model), SLO_MS, waves));
         }
@@ -211,7 +211,7 @@ public final class PlacementExperiment {
         for (String model : MODELS) {
             for (int n : BREAK_EVEN_N) {
                 Outcome d = run(plain, model, ones(n), MODEL_UNAWARE);
-                Outcome c = run(plain, model, ones(n), Colocation.WITHOUT_QUEUING);
+                Outcome c = run(plain, model, ones(n), ColocationPlacement.WITHOUT_QUEUING);
                 Outcome k = run(plain, model, ones(n), Placements.DEFAULT);
                 long extra = d.coldStarts() - c.coldStarts();
                 breakEven.add(List.of(model, Integer.toString(n), Numbers.threeDecimals(d.meanSeconds(0)), Numbers.threeDecimals(c.meanSeconds(0)), Numbers.threeDecimals((d.meanSeconds(0) - c.meanSeconds(0)) * 1000),
@@ -293,17 +293,17 @@ public final class PlacementExperiment {
         for (String model : MODELS) {
             ResultTable m = first.filter("model", model);
             long d = Math.round(value(m.filter("placement", MODEL_UNAWARE), "cold_starts"));
-            long c = Math.round(value(m.filter("placement", Colocation.WITHOUT_QUEUING), "cold_starts"));
+            long c = Math.round(value(m.filter("placement", ColocationPlacement.WITHOUT_QUEUING), "cold_starts"));
             cold.add(model + " " + d + " vs " + c);
             if (c != 1 || d < Targets.of(NAME, "model-unaware-cold-starts")) broken.add(model);
-            double gap = value(m.filter("placement", MODEL_UNAWARE), "total_s") - value(m.filter("placement", Colocation.WITHOUT_QUEUING), "total_s");
+            double gap = value(m.filter("placement", MODEL_UNAWARE), "total_s") - value(m.filter("placement", ColocationPlacement.WITHOUT_QUEUING), "total_s");
             if (!(gap > lastGap)) broken.add(model + " gap " + Numbers.threeDecimals(gap) + " s");
             lastGap = gap;
             long k = Math.round(value(m.filter("placement", Placements.DEFAULT), "cold_starts"));
             double kt = value(m.filter("placement", Placements.DEFAULT), "total_s");
             long decided = Math.round(value(m.filter("placement", Placements.DEFAULT), "loads_decided"));
             kairos.add(model + " " + k + " in " + Numbers.threeDecimals(kt) + " s (loads decided beside: " + decided + ")");
-            if (k != 1 || Math.abs(kt - value(m.filter("placement", Colocation.WITHOUT_QUEUING), "total_s")) > 1e-9) kairosBroken.add(model);
+            if (k != 1 || Math.abs(kt - value(m.filter("placement", ColocationPlacement.WITHOUT_QUEUING), "total_s")) > 1e-9) kairosBroken.add(model);
         }
         claims.add(new Experiment.Claim("Figs 6.1-6.2: colocation cold-starts once, the thesis' default (model-unaware, emulated) at least 4 times (thesis: 5, 5, 7 against 1), "
                 + "and colocation is faster by more the larger the model (thesis: 12.8 s for t5-small, nearly 2 min for t5-large)",
@@ -317,7 +317,7 @@ public final class PlacementExperiment {
             String winner = get(t, t.rows().get(0), "thesis_winner");
             String fastest = null;
             double best = Double.MAX_VALUE;
-            for (String p : List.of(Colocation.WITHOUT_QUEUING, Colocation.WITH_QUEUING, Registry.NAME)) {
+            for (String p : List.of(ColocationPlacement.WITHOUT_QUEUING, ColocationPlacement.WITH_QUEUING, RegistryPlacement.NAME)) {
                 double v = value(t.filter("placement", p), "mean_latency_s");
                 if (v < best) {
                     best = v;

@@ -4,9 +4,9 @@ import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.AutoPlacement;
-import io.kairos.core.scheduling.Colocation;
+import io.kairos.core.scheduling.ColocationPlacement;
 import io.kairos.core.scheduling.Placements;
-import io.kairos.core.scheduling.Registry;
+import io.kairos.core.scheduling.RegistryPlacement;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.FateListener;
 import io.kairos.sim.Simulation;
@@ -80,8 +80,8 @@ public final class PlacementScaleExperiment {
     static final String MODELMESH = "modelmesh-lru";
     /** The registry on devices that evict least recently used first: what the placement does without Kairos' eviction rule. */
     static final String REGISTRY_LRU = "registry-lru";
-    static final List<String> SYSTEMS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME, REGISTRY_LRU, RAY, MODELMESH);
-    static final List<String> KAIROS = List.of(Placements.DEFAULT, Colocation.WITHOUT_QUEUING, Registry.NAME, AutoPlacement.NAME);
+    static final List<String> SYSTEMS = List.of(Placements.DEFAULT, ColocationPlacement.WITHOUT_QUEUING, RegistryPlacement.NAME, AutoPlacement.NAME, REGISTRY_LRU, RAY, MODELMESH);
+    static final List<String> KAIROS = List.of(Placements.DEFAULT, ColocationPlacement.WITHOUT_QUEUING, RegistryPlacement.NAME, AutoPlacement.NAME);
 
     /** A profile of the example models: memory, latency {@code alpha b + beta} ms, load in ms as the profiler measured it. */
     record Profile(String name, long memoryBytes, double alphaMs, double betaMs, double measuredLoadMs) {}
@@ -232,8 +232,8 @@ public final class PlacementScaleExperiment {
 
     /** The placement a system routes by: both baselines send a request to a holder of its model, else anywhere. */
     static String routing(String system) {
-        if (system.equals(REGISTRY_LRU)) return Registry.NAME;
-        return system.equals(RAY) || system.equals(MODELMESH) ? Colocation.WITH_QUEUING : system;
+        if (system.equals(REGISTRY_LRU)) return RegistryPlacement.NAME;
+        return system.equals(RAY) || system.equals(MODELMESH) ? ColocationPlacement.WITH_QUEUING : system;
     }
 
     /** How a system's devices evict: both baselines (and the registry shown without it) least recently used first, Kairos by frequency. */

@@ -7,7 +7,7 @@ import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 import io.kairos.core.scheduling.policy.KairosPolicy;
 import io.kairos.core.scheduling.policy.SmdpPolicy;
 import io.kairos.core.scheduling.policy.WorkConservingPolicy;
@@ -68,7 +68,7 @@ final class SmdpBeyondPaper {
         List<Callable<Object>> runs = new ArrayList<>();
         String[] models = {ModelCatalog.instanceName(SmdpSimulation.MODEL, 1), ModelCatalog.instanceName(SmdpSimulation.MODEL, 2)};
         for (double w2 : MULTIMODEL_W2) {
-            for (String policy : List.of(SmdpPolicy.NAME, WorkConservingPolicy.NAME, DynamicBatcherPolicy.NAME)) {
+            for (String policy : List.of(SmdpPolicy.NAME, WorkConservingPolicy.NAME, TritonPolicy.NAME)) {
                 runs.add(() -> {
                     Map<String, BatchingTable> tables = new LinkedHashMap<>();
                     Map<String, String> params = new LinkedHashMap<>(NO_SHEDDING);
@@ -122,9 +122,9 @@ final class SmdpBeyondPaper {
                     });
                 }
                 for (double delay : PARETO_DELAY_MS) {
-                    runs.add(() -> paretoRow(arrivals, slo, DynamicBatcherPolicy.NAME, "delay=" + significant(delay) + "ms",
-                            SmdpSimulation.plan(DynamicBatcherPolicy.NAME, Map.of(ConfiguredPolicy.SHED_EARLY, "false",
-                                    DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, significant(delay)), Map.of())));
+                    runs.add(() -> paretoRow(arrivals, slo, TritonPolicy.NAME, "delay=" + significant(delay) + "ms",
+                            SmdpSimulation.plan(TritonPolicy.NAME, Map.of(ConfiguredPolicy.SHED_EARLY, "false",
+                                    TritonPolicy.MAX_QUEUE_DELAY_MS, significant(delay)), Map.of())));
                 }
                 runs.add(() -> paretoRow(arrivals, slo, KairosPolicy.NAME, "", SmdpSimulation.plan(KairosPolicy.NAME, Map.of(), Map.of())));
             }

@@ -1,6 +1,6 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,7 +25,7 @@ public final class TritonGrid {
     static final double[] DELAYS_MS = {0, 1, 2, 5, 10};
     static final String[] PREFERRED = {"", "4", "8"};
     /** The queue timeout: {@code 0} none (Triton's default), or each request's SLO. */
-    static final String[] TIMEOUTS = {"0", DynamicBatcherPolicy.TIMEOUT_SLO};
+    static final String[] TIMEOUTS = {"0", TritonPolicy.TIMEOUT_SLO};
 
     /** Other policies' runs: no setting. */
     static final Setting NONE = new Setting("", Map.of());
@@ -48,7 +48,7 @@ public final class TritonGrid {
      * them (they have no knob their users set per workload).
      */
     public static List<Setting> settings(String policy) {
-        if (policy.equals(DynamicBatcherPolicy.NAME)) return settings();
+        if (policy.equals(TritonPolicy.NAME)) return settings();
         if (policy.equals("kairos")) {
             List<Setting> out = new ArrayList<>();
             for (double g : EFFICIENCY_GAINS) out.add(new Setting("efficiency_gain=" + Settings.plain(g), Map.of("efficiency_gain", Settings.plain(g))));
@@ -70,9 +70,9 @@ public final class TritonGrid {
 
     private static Map<String, String> params(double delay, String preferred, String timeout) {
         Map<String, String> p = new LinkedHashMap<>();
-        p.put(DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, Settings.plain(delay));
-        if (!preferred.isEmpty()) p.put(DynamicBatcherPolicy.PREFERRED_BATCH_SIZES, preferred);
-        p.put(DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, timeout);
+        p.put(TritonPolicy.MAX_QUEUE_DELAY_MS, Settings.plain(delay));
+        if (!preferred.isEmpty()) p.put(TritonPolicy.PREFERRED_BATCH_SIZES, preferred);
+        p.put(TritonPolicy.QUEUE_TIMEOUT_MS, timeout);
         return Map.copyOf(p);
     }
 
@@ -88,7 +88,7 @@ public final class TritonGrid {
      * grid order on a tie.
      */
     public static Map<List<String>, String> choose(ResultTable all, List<String> pointColumns) {
-        return choose(all, pointColumns, DynamicBatcherPolicy.NAME);
+        return choose(all, pointColumns, TritonPolicy.NAME);
     }
 
     /** {@link #choose(ResultTable, List)} for {@code policy}'s settings. */
@@ -121,13 +121,13 @@ public final class TritonGrid {
 
     /** The grid's setting of {@code label}; an unknown label is refused, naming it. */
     public static Setting setting(String label) {
-        return setting(DynamicBatcherPolicy.NAME, label);
+        return setting(TritonPolicy.NAME, label);
     }
 
     /** {@code policy}'s setting of {@code label}; an unknown label is refused, naming it. */
     public static Setting setting(String policy, String label) {
         for (Setting s : settings(policy)) if (s.label().equals(label)) return s;
-        throw new IllegalArgumentException("no setting '" + label + "' in " + (policy.equals(DynamicBatcherPolicy.NAME) ? "Triton" : policy) + "'s grid");
+        throw new IllegalArgumentException("no setting '" + label + "' in " + (policy.equals(TritonPolicy.NAME) ? "Triton" : policy) + "'s grid");
     }
 
     /**
@@ -143,7 +143,7 @@ public final class TritonGrid {
         Map<List<String>, String> chosen = choose(all, pointColumns);
         ResultTable out = new ResultTable(all.columns());
         for (List<String> row : all.rows()) {
-            boolean grid = row.get(policy).equals(DynamicBatcherPolicy.NAME) && !row.get(setting).isEmpty();
+            boolean grid = row.get(policy).equals(TritonPolicy.NAME) && !row.get(setting).isEmpty();
             if (!grid || row.get(setting).equals(chosen.get(key(row, point)))) out.add(row);
         }
         return out;

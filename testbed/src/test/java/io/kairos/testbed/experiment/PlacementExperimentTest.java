@@ -2,9 +2,9 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.AutoPlacement;
-import io.kairos.core.scheduling.Colocation;
+import io.kairos.core.scheduling.ColocationPlacement;
 import io.kairos.core.scheduling.Placements;
-import io.kairos.core.scheduling.Registry;
+import io.kairos.core.scheduling.RegistryPlacement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +36,7 @@ class PlacementExperimentTest {
         PlacementExperiment.Outcome unaware = PlacementExperiment.run(c, "t5-small", ten, PlacementExperiment.MODEL_UNAWARE);
         assertThat(unaware.coldStarts()).isEqualTo(8);
         assertThat(unaware.latenciesMicros()).containsExactly(4 * S, 4 * S, 4 * S, 4 * S, 4 * S, 4 * S, 4 * S, 4 * S, S, S);
-        PlacementExperiment.Outcome colocated = PlacementExperiment.run(c, "t5-small", ten, Colocation.WITHOUT_QUEUING);
+        PlacementExperiment.Outcome colocated = PlacementExperiment.run(c, "t5-small", ten, ColocationPlacement.WITHOUT_QUEUING);
         assertThat(colocated.coldStarts()).isEqualTo(1);
         assertThat(colocated.totalSeconds()).isEqualTo(13.0);
         PlacementExperiment.Outcome kairosDefault = PlacementExperiment.run(c, "t5-small", ten, Placements.DEFAULT);
@@ -48,7 +48,7 @@ class PlacementExperimentTest {
 
     /**
      * Table 6.2's setting: a warming request on device 0 (3 + 1 s), then two at once, T_P 0, T_N 5 s.
-     * Colocation: one on device 0 (1 s), the other loads on device 1 (4 s): 2.5 s. With queuing:
+     * ColocationPlacement: one on device 0 (1 s), the other loads on device 1 (4 s): 2.5 s. With queuing:
      * 1 s and 2 s: 1.5 s. Registry: both sent to device 0 over the network; the first gets there
      * at 5 s and ends at 6 s, the second is sent when device 0 frees (6 s) and ends at 12 s: 9 s.
      * Auto picks queuing for both (n = 0: 4, 1, 6 s; n = 1: 4, 2, 7 s): 1.5 s.
@@ -57,22 +57,22 @@ class PlacementExperimentTest {
     void table62QueuingWinsAndAutoPicksIt() {
         ModelCatalog c = PlacementExperiment.catalog(0, 5);
         List<Integer> waves = List.of(1, 2);
-        assertThat(PlacementExperiment.run(c, "t5-small", waves, Colocation.WITHOUT_QUEUING).latenciesMicros()).containsExactly(4 * S, S, 4 * S);
-        assertThat(PlacementExperiment.run(c, "t5-small", waves, Colocation.WITH_QUEUING).latenciesMicros()).containsExactly(4 * S, S, 2 * S);
-        assertThat(PlacementExperiment.run(c, "t5-small", waves, Registry.NAME).latenciesMicros()).containsExactly(4 * S, 6 * S, 12 * S);
+        assertThat(PlacementExperiment.run(c, "t5-small", waves, ColocationPlacement.WITHOUT_QUEUING).latenciesMicros()).containsExactly(4 * S, S, 4 * S);
+        assertThat(PlacementExperiment.run(c, "t5-small", waves, ColocationPlacement.WITH_QUEUING).latenciesMicros()).containsExactly(4 * S, S, 2 * S);
+        assertThat(PlacementExperiment.run(c, "t5-small", waves, RegistryPlacement.NAME).latenciesMicros()).containsExactly(4 * S, 6 * S, 12 * S);
         assertThat(PlacementExperiment.run(c, "t5-small", waves, AutoPlacement.NAME).latenciesMicros()).containsExactly(4 * S, S, 2 * S);
     }
 
     /**
-     * Table 6.3's setting: T_P 5 s, no network. The warming request takes 3 + 1 + 5 = 9 s. Registry:
+     * Table 6.3's setting: T_P 5 s, no network. The warming request takes 3 + 1 + 5 = 9 s. RegistryPlacement:
      * the first of the two runs its inference on device 0 (1 s) and its pre/post-processing where it
      * came from (5 s): 6 s; the second waits for device 0's inference only: 7 s.
      */
     @Test
     void table63TheRegistryHoldsTheWarmDeviceForTheInferenceOnly() {
         ModelCatalog c = PlacementExperiment.catalog(5, 0);
-        assertThat(PlacementExperiment.run(c, "t5-small", List.of(1, 2), Registry.NAME).latenciesMicros()).containsExactly(9 * S, 6 * S, 7 * S);
-        assertThat(PlacementExperiment.run(c, "t5-small", List.of(1, 2), Colocation.WITH_QUEUING).latenciesMicros()).containsExactly(9 * S, 6 * S, 12 * S);
+        assertThat(PlacementExperiment.run(c, "t5-small", List.of(1, 2), RegistryPlacement.NAME).latenciesMicros()).containsExactly(9 * S, 6 * S, 7 * S);
+        assertThat(PlacementExperiment.run(c, "t5-small", List.of(1, 2), ColocationPlacement.WITH_QUEUING).latenciesMicros()).containsExactly(9 * S, 6 * S, 12 * S);
     }
 
     @Test

@@ -2,9 +2,9 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.AutoPlacement;
-import io.kairos.core.scheduling.Colocation;
+import io.kairos.core.scheduling.ColocationPlacement;
 import io.kairos.core.scheduling.Placements;
-import io.kairos.core.scheduling.Registry;
+import io.kairos.core.scheduling.RegistryPlacement;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.FateListener;
@@ -109,7 +109,7 @@ class PlacementScaleExperimentTest {
         PlacementExperiment.Outcome ray = run(PlacementScaleExperiment.RAY, 1, 33, seq);
         assertThat(ray.coldStarts()).isEqualTo(4);
         assertThat(ray.latenciesMicros()).containsExactly(4052L, 11130L, 4052L, 11130L);
-        assertThat(run(Registry.NAME, 1, 33, seq).coldStarts()).isEqualTo(2);
+        assertThat(run(RegistryPlacement.NAME, 1, 33, seq).coldStarts()).isEqualTo(2);
     }
 
     /**
@@ -150,7 +150,7 @@ class PlacementScaleExperimentTest {
         List<String> seq = List.of(MLP, MLP, CNN, MLP3, MLP);
         assertThat(runWithoutResnet(PlacementScaleExperiment.REGISTRY_LRU, 1, 9, seq).coldStarts()).isEqualTo(4);
         assertThat(runWithoutResnet(PlacementScaleExperiment.MODELMESH, 1, 9, seq).coldStarts()).isEqualTo(4);
-        assertThat(runWithoutResnet(Registry.NAME, 1, 9, seq).coldStarts()).isEqualTo(3);
+        assertThat(runWithoutResnet(RegistryPlacement.NAME, 1, 9, seq).coldStarts()).isEqualTo(3);
     }
 
     @Test
@@ -159,8 +159,8 @@ class PlacementScaleExperimentTest {
                 "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         // Three seeds; registry 2, 3, 10 per 1,000 (median 3), Ray 12, 18, 11 (median 12): 4.00x, not met.
         String[][] cold = {{"2.0", "3.0", "10.0"}, {"12.0", "18.0", "11.0"}, {"4.0", "4.0", "4.0"}};
-        String[] systems = {Registry.NAME, PlacementScaleExperiment.RAY, PlacementScaleExperiment.MODELMESH};
-        for (String k : List.of("default", Colocation.WITHOUT_QUEUING, AutoPlacement.NAME)) {
+        String[] systems = {RegistryPlacement.NAME, PlacementScaleExperiment.RAY, PlacementScaleExperiment.MODELMESH};
+        for (String k : List.of("default", ColocationPlacement.WITHOUT_QUEUING, AutoPlacement.NAME)) {
             for (int seed = 1; seed <= 3; seed++) t.add(List.of(k, k, "frequency", Integer.toString(seed), "1000", "5000", "125", "10", "100000", "0.999", "0", "50.0", "500", "50", "0", "0"));
         }
         for (int i = 0; i < systems.length; i++) {
@@ -170,7 +170,7 @@ class PlacementScaleExperimentTest {
         }
         ResultTable m = PlacementScaleExperiment.medians(t);
         assertThat(m.size()).isEqualTo(6);
-        assertThat(m.median("cold_starts_per_1000", Map.of("system", Registry.NAME))).isEqualTo(3.0);
+        assertThat(m.median("cold_starts_per_1000", Map.of("system", RegistryPlacement.NAME))).isEqualTo(3.0);
         String s = PlacementScaleExperiment.summary(t);
         assertThat(s).contains("Medians over seeds 1, 2, 3", "| registry | 2.000 | 3.000 | 10.000 |", "registry 3.000 against Ray Serve 12.000: 4.00x fewer",
                 "FAIL  >= 5x fewer cold starts", "PASS  fewer cold starts per 1,000 requests than ModelMesh");
@@ -181,9 +181,9 @@ class PlacementScaleExperimentTest {
         ResultTable t = new ResultTable(List.of("system", "placement", "eviction", "instances_invoked", "working_set_mib", "device_memory_mib", "load_scale", "requests",
                 "attainment", "cold_starts", "cold_starts_per_1000", "goodput_per_s", "p99_ms", "dropped", "late"));
         // registry has the fewest cold starts of Kairos' placements: 2.0 against Ray's 12.0 (6x) and ModelMesh's 2.5.
-        Object[][] rows = {{"default", "default", "20.0", "0.9990"}, {Colocation.WITHOUT_QUEUING, Colocation.WITHOUT_QUEUING, "5.0", "0.9995"},
-                {Registry.NAME, Registry.NAME, "2.0", "0.9999"}, {AutoPlacement.NAME, AutoPlacement.NAME, "2.0", "0.9999"},
-                {PlacementScaleExperiment.RAY, Colocation.WITH_QUEUING, "12.0", "0.99"}, {PlacementScaleExperiment.MODELMESH, Colocation.WITH_QUEUING, "2.5", "0.999"}};
+        Object[][] rows = {{"default", "default", "20.0", "0.9990"}, {ColocationPlacement.WITHOUT_QUEUING, ColocationPlacement.WITHOUT_QUEUING, "5.0", "0.9995"},
+                {RegistryPlacement.NAME, RegistryPlacement.NAME, "2.0", "0.9999"}, {AutoPlacement.NAME, AutoPlacement.NAME, "2.0", "0.9999"},
+                {PlacementScaleExperiment.RAY, ColocationPlacement.WITH_QUEUING, "12.0", "0.99"}, {PlacementScaleExperiment.MODELMESH, ColocationPlacement.WITH_QUEUING, "2.5", "0.999"}};
         for (Object[] r : rows) {
             t.add(List.of((String) r[0], (String) r[1], "lru", "1000", "5000", "125", "10", "100000", (String) r[3], "0", (String) r[2], "500", "50", "0", "0"));
         }

@@ -1,6 +1,6 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -26,10 +26,10 @@ class TritonGridTest {
         // Triton's own defaults first: no delay, no preferred sizes, no queue timeout.
         assertThat(settings.get(0)).isEqualTo(TritonGrid.DEFAULTS);
         assertThat(settings.get(0).label()).isEqualTo("delay=0ms timeout=none");
-        assertThat(settings.get(0).params()).containsOnly(Map.entry(DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, "0"), Map.entry(DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, "0"));
+        assertThat(settings.get(0).params()).containsOnly(Map.entry(TritonPolicy.MAX_QUEUE_DELAY_MS, "0"), Map.entry(TritonPolicy.QUEUE_TIMEOUT_MS, "0"));
         assertThat(settings.get(1).label()).isEqualTo("delay=0ms timeout=slo");
         assertThat(settings.get(9).label()).isEqualTo("delay=1ms preferred=4 timeout=slo");
-        assertThat(settings.get(9).params()).containsEntry(DynamicBatcherPolicy.PREFERRED_BATCH_SIZES, "4").containsEntry(DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, "slo");
+        assertThat(settings.get(9).params()).containsEntry(TritonPolicy.PREFERRED_BATCH_SIZES, "4").containsEntry(TritonPolicy.QUEUE_TIMEOUT_MS, "slo");
         assertThat(settings).allSatisfy(s -> assertThat(s.label()).doesNotContain(",").doesNotContain("\""));
         assertThat(settings.stream().map(TritonGrid.Setting::label).distinct()).hasSameSizeAs(settings);
         assertThat(TritonGrid.setting("delay=1ms preferred=4 timeout=slo")).isEqualTo(settings.get(9));

@@ -8,7 +8,7 @@ import io.kairos.core.pipeline.Stage;
 import io.kairos.core.plan.PipelineActions;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.ConfiguredPolicy;
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
@@ -172,9 +172,9 @@ public final class PipelineDecisions {
     /** The policy parameters of a stage's group: what the estimator simulated. */
     public static Map<String, String> policyParams(StageConfig c) {
         Map<String, String> params = new LinkedHashMap<>();
-        params.put(DynamicBatcherPolicy.MAX_BATCH, Integer.toString(c.maxBatch()));
-        params.put(DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, "0");
-        params.put(DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, "0");
+        params.put(TritonPolicy.MAX_BATCH, Integer.toString(c.maxBatch()));
+        params.put(TritonPolicy.MAX_QUEUE_DELAY_MS, "0");
+        params.put(TritonPolicy.QUEUE_TIMEOUT_MS, "0");
         params.put(ConfiguredPolicy.SHED, "false");
         return params;
     }

@@ -81,7 +81,7 @@ public final class SmdpSolver {
         double bound = 1 / lambda;
         for (int a = 1; a <= model.maxBatch(); a++) {
             double tau = model.latencyMs(a);
-            double[] p = PoissonArrivals.pmf(lambda * tau, a);
+            double[] p = PoissonCounts.pmf(lambda * tau, a);
             double upToA = 0;
             for (double x : p) upToA += x;
             bound = Math.min(bound, tau / (1 - p[a]));
@@ -201,11 +201,11 @@ public final class SmdpSolver {
                 batchCost[a] = (w2 > 0 ? w2 * m.energyMj(a) / tau : 0) + w1 * tau / 2;
                 step[a] = eta / tau;
             }
-            first = PoissonArrivals.truncated(lambda * m.latencyMs(1), settings.tailTolerance());
+            first = PoissonCounts.truncated(lambda * m.latencyMs(1), settings.tailTolerance());
             kernel = new double[bMax][];
             int longest = first.length;
             for (int a = 1; a < bMax; a++) {
-                kernel[a] = PoissonArrivals.truncated(lambda * (m.latencyMs(a + 1) - m.latencyMs(a)), settings.tailTolerance());
+                kernel[a] = PoissonCounts.truncated(lambda * (m.latencyMs(a + 1) - m.latencyMs(a)), settings.tailTolerance());
                 longest = Math.max(longest, kernel[a].length);
             }
             reach = new int[bMax + 1];

@@ -117,12 +117,12 @@ public final class TruncatedSmdp {
 
     /** {@code p_0..p_{s_max+1}} for a batch of {@code b}. */
     double[] arrivals(int b) {
-        if (pmfs[b] == null) pmfs[b] = PoissonArrivals.pmf(model.arrivalRate() * model.latencyMs(b), sMax + 1);
+        if (pmfs[b] == null) pmfs[b] = PoissonCounts.pmf(model.arrivalRate() * model.latencyMs(b), sMax + 1);
         return pmfs[b];
     }
 
     private double[] upperTails(int b) {
-        if (upperTails[b] == null) upperTails[b] = PoissonArrivals.upperTails(model.arrivalRate() * model.latencyMs(b), sMax + 1);
+        if (upperTails[b] == null) upperTails[b] = PoissonCounts.upperTails(model.arrivalRate() * model.latencyMs(b), sMax + 1);
         return upperTails[b];
     }
 

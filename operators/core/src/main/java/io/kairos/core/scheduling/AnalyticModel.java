@@ -44,8 +44,8 @@ public record AnalyticModel(long coldStartMicros, long inferenceMicros, long pre
     }
 
     /**
-     * The placement with the smallest estimate, by its name: {@link Registry#NAME},
-     * {@link Colocation#WITH_QUEUING} or {@link Colocation#WITHOUT_QUEUING}. Ties go in that order:
+     * The placement with the smallest estimate, by its name: {@link RegistryPlacement#NAME},
+     * {@link ColocationPlacement#WITH_QUEUING} or {@link ColocationPlacement#WITHOUT_QUEUING}. Ties go in that order:
      * the registry holds a warm device for the inference alone (its pre- and post-processing run
      * where the request came from), so it leaves the device soonest to the requests after it; then
      * no load before a load.
@@ -54,7 +54,7 @@ public record AnalyticModel(long coldStartMicros, long inferenceMicros, long pre
         long registry = registry();
         long queuing = colocationWithQueuing();
         long colocation = colocation();
-        if (registry <= queuing && registry <= colocation) return Registry.NAME;
-        return queuing <= colocation ? Colocation.WITH_QUEUING : Colocation.WITHOUT_QUEUING;
+        if (registry <= queuing && registry <= colocation) return RegistryPlacement.NAME;
+        return queuing <= colocation ? ColocationPlacement.WITH_QUEUING : ColocationPlacement.WITHOUT_QUEUING;
     }
 }

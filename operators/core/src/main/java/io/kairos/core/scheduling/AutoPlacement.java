@@ -21,9 +21,9 @@ public final class AutoPlacement implements PlacementPolicy {
     public static final String NAME = "auto";
     static final double WEIGHT = 0.2;
 
-    private final Colocation colocation = new Colocation(false);
-    private final Colocation queuing = new Colocation(true);
-    private final Registry registry;
+    private final ColocationPlacement colocation = new ColocationPlacement(false);
+    private final ColocationPlacement queuing = new ColocationPlacement(true);
+    private final RegistryPlacement registry;
     private final Map<String, Measured> measured = new HashMap<>();
 
     /** A model's times as measured so far; -1: none yet. */
@@ -34,7 +34,7 @@ public final class AutoPlacement implements PlacementPolicy {
     }
 
     public AutoPlacement(int targetOngoing) {
-        this.registry = new Registry(targetOngoing);
+        this.registry = new RegistryPlacement(targetOngoing);
     }
 
     @Override
@@ -52,17 +52,17 @@ public final class AutoPlacement implements PlacementPolicy {
         return placement(choose(model, devices, nowMicros)).remote(model, device, devices, nowMicros);
     }
 
-    /** Where the analytic model picks the registry, the registry's load elsewhere ({@link Registry#copyWanted}). */
+    /** Where the analytic model picks the registry, the registry's load elsewhere ({@link RegistryPlacement#copyWanted}). */
     @Override
     public String copyWanted(ModelSpec model, List<DeviceView> devices, long nowMicros) {
         AnalyticModel estimate = estimate(model, devices, nowMicros);
-        return estimate != null && Registry.NAME.equals(estimate.best()) ? registry.copyWanted(model, devices, nowMicros) : null;
+        return estimate != null && RegistryPlacement.NAME.equals(estimate.best()) ? registry.copyWanted(model, devices, nowMicros) : null;
     }
 
     /** The placement the analytic model picks for the next batch of {@code model} at {@code now}. */
     public String choose(ModelSpec model, List<DeviceView> devices, long nowMicros) {
         AnalyticModel estimate = estimate(model, devices, nowMicros);
-        String best = estimate == null ? Colocation.WITHOUT_QUEUING : estimate.best();
+        String best = estimate == null ? ColocationPlacement.WITHOUT_QUEUING : estimate.best();
         measured.computeIfAbsent(model.name(), m -> new Measured()).last = best;
         return best;
     }
@@ -102,8 +102,8 @@ public final class AutoPlacement implements PlacementPolicy {
 
     private PlacementPolicy placement(String name) {
         return switch (name) {
-            case Colocation.WITH_QUEUING -> queuing;
-            case Registry.NAME -> registry;
+            case ColocationPlacement.WITH_QUEUING -> queuing;
+            case RegistryPlacement.NAME -> registry;
             default -> colocation;
         };
     }

@@ -12,7 +12,7 @@ public final class Placements {
     /** Parameter: the placement policy (default {@code default}). */
     public static final String PLACEMENT = "placement";
     public static final String DEFAULT = "default";
-    public static final List<String> NAMES = List.of(DEFAULT, Colocation.WITHOUT_QUEUING, Colocation.WITH_QUEUING, Registry.NAME, AutoPlacement.NAME);
+    public static final List<String> NAMES = List.of(DEFAULT, ColocationPlacement.WITHOUT_QUEUING, ColocationPlacement.WITH_QUEUING, RegistryPlacement.NAME, AutoPlacement.NAME);
 
     private Placements() {}
 
@@ -20,9 +20,9 @@ public final class Placements {
     public static PlacementPolicy create(String name, int targetOngoing) {
         return switch (name) {
             case DEFAULT -> PlacementPolicy.DEFAULT;
-            case Colocation.WITHOUT_QUEUING -> new Colocation(false);
-            case Colocation.WITH_QUEUING -> new Colocation(true);
-            case Registry.NAME -> new Registry(targetOngoing);
+            case ColocationPlacement.WITHOUT_QUEUING -> new ColocationPlacement(false);
+            case ColocationPlacement.WITH_QUEUING -> new ColocationPlacement(true);
+            case RegistryPlacement.NAME -> new RegistryPlacement(targetOngoing);
             case AutoPlacement.NAME -> new AutoPlacement(targetOngoing);
             default -> throw new IllegalArgumentException("unknown placement '" + name + "'; known: " + String.join(", ", NAMES));
         };
@@ -36,9 +36,9 @@ public final class Placements {
      */
     public static PlacementPolicy read(ParamReader params) {
         String name = params.oneOf(PLACEMENT, DEFAULT, NAMES);
-        int target = params.positiveInt(Registry.TARGET_ONGOING, Registry.DEFAULT_TARGET_ONGOING);
-        if (params.isSetHere(Registry.TARGET_ONGOING) && !name.equals(Registry.NAME) && !name.equals(AutoPlacement.NAME)) {
-            throw params.bad(Registry.TARGET_ONGOING, "set only with placement " + Registry.NAME + " or " + AutoPlacement.NAME + ", whose parameter it is; placement is '" + name + "'");
+        int target = params.positiveInt(RegistryPlacement.TARGET_ONGOING, RegistryPlacement.DEFAULT_TARGET_ONGOING);
+        if (params.isSetHere(RegistryPlacement.TARGET_ONGOING) && !name.equals(RegistryPlacement.NAME) && !name.equals(AutoPlacement.NAME)) {
+            throw params.bad(RegistryPlacement.TARGET_ONGOING, "set only with placement " + RegistryPlacement.NAME + " or " + AutoPlacement.NAME + ", whose parameter it is; placement is '" + name + "'");
         }
         return create(name, target);
     }

@@ -8,7 +8,7 @@ import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.ClockworkPolicy;
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -59,15 +59,15 @@ class ServingGroupsTest {
         plan.setPolicy("g", null, "triton", Map.of("max_batch", "4", "shed", "false"));
         plan.setPolicy("g", "C", "triton", Map.of("max_queue_delay_ms", "3"));
         assertThat(groups.update(plan)).isEmpty(); // every device serves every model: nothing to load
-        DynamicBatcherPolicy triton = (DynamicBatcherPolicy) g.policy();
-        assertThat(triton.batching().of("C")).isEqualTo(new DynamicBatcherPolicy.Batching(4, 3_000));
-        assertThat(triton.batching().of("D")).isEqualTo(new DynamicBatcherPolicy.Batching(4, 1_000));
+        TritonPolicy triton = (TritonPolicy) g.policy();
+        assertThat(triton.batching().of("C")).isEqualTo(new TritonPolicy.Batching(4, 3_000));
+        assertThat(triton.batching().of("D")).isEqualTo(new TritonPolicy.Batching(4, 1_000));
         assertThat(g.shedding()).isFalse();
         assertThat(g.pendingCount()).isEqualTo(1);
         // Parameters only: the same policy object is configured again.
         plan.setPolicy("g", null, "triton", Map.of("max_batch", "2"));
         groups.update(plan);
-        assertThat(((DynamicBatcherPolicy) g.policy()).batching().group()).isEqualTo(new DynamicBatcherPolicy.Batching(2, 1_000));
+        assertThat(((TritonPolicy) g.policy()).batching().group()).isEqualTo(new TritonPolicy.Batching(2, 1_000));
         assertThat(g.shedding()).isTrue();
     }
 

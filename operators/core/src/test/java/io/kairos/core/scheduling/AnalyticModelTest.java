@@ -18,7 +18,7 @@ class AnalyticModelTest {
 
     /**
      * Table 6.1, T_P = 5 s, T_N = 5 s: colocation max(3 + 1 + 5, 1·(1 + 5)) = 9 s; with queuing
-     * (1 + 1)·(1 + 5) = 12 s; registry (5 + 1 + 5) + 1·1 = 12 s. Colocation without queuing wins.
+     * (1 + 1)·(1 + 5) = 12 s; registry (5 + 1 + 5) + 1·1 = 12 s. ColocationPlacement without queuing wins.
      */
     @Test
     void table61HighPrePostAndNetworkColocationWithoutQueuing() {
@@ -26,7 +26,7 @@ class AnalyticModelTest {
         assertThat(m.colocation()).isEqualTo(9 * S);
         assertThat(m.colocationWithQueuing()).isEqualTo(12 * S);
         assertThat(m.registry()).isEqualTo(12 * S);
-        assertThat(m.best()).isEqualTo(Colocation.WITHOUT_QUEUING);
+        assertThat(m.best()).isEqualTo(ColocationPlacement.WITHOUT_QUEUING);
     }
 
     /**
@@ -39,7 +39,7 @@ class AnalyticModelTest {
         assertThat(m.colocation()).isEqualTo(4 * S);
         assertThat(m.colocationWithQueuing()).isEqualTo(2 * S);
         assertThat(m.registry()).isEqualTo(7 * S);
-        assertThat(m.best()).isEqualTo(Colocation.WITH_QUEUING);
+        assertThat(m.best()).isEqualTo(ColocationPlacement.WITH_QUEUING);
     }
 
     /**
@@ -52,7 +52,7 @@ class AnalyticModelTest {
         assertThat(m.colocation()).isEqualTo(9 * S);
         assertThat(m.colocationWithQueuing()).isEqualTo(12 * S);
         assertThat(m.registry()).isEqualTo(7 * S);
-        assertThat(m.best()).isEqualTo(Registry.NAME);
+        assertThat(m.best()).isEqualTo(RegistryPlacement.NAME);
     }
 
     /**
@@ -65,9 +65,9 @@ class AnalyticModelTest {
         AnalyticModel m = model(5 * S, 0, 0);
         assertThat(m.colocationWithQueuing()).isEqualTo(m.registry()).isEqualTo(6 * S);
         assertThat(m.colocation()).isEqualTo(9 * S);
-        assertThat(m.best()).isEqualTo(Registry.NAME);
+        assertThat(m.best()).isEqualTo(RegistryPlacement.NAME);
         // No load and no hop at all: T_CS = 0, n = 0: colocation 1 s = queuing 1 s < registry 1 s + T_N.
-        assertThat(new AnalyticModel(0, S, 0, S, S, 0, 0).best()).isEqualTo(Colocation.WITH_QUEUING);
+        assertThat(new AnalyticModel(0, S, 0, S, S, 0, 0).best()).isEqualTo(ColocationPlacement.WITH_QUEUING);
     }
 
     @Test

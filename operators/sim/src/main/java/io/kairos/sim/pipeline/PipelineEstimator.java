@@ -7,7 +7,7 @@ import io.kairos.core.pipeline.Edge;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.ConfiguredPolicy;
-import io.kairos.core.scheduling.policy.DynamicBatcherPolicy;
+import io.kairos.core.scheduling.policy.TritonPolicy;
 import io.kairos.schema.ResultStatus;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
@@ -68,7 +68,7 @@ import java.util.function.Supplier;
  */
 public final class PipelineEstimator {
     /** The policy each stage's group runs. */
-    public static final String POLICY = DynamicBatcherPolicy.NAME;
+    public static final String POLICY = TritonPolicy.NAME;
     /** What the stage runs cache at most, in request latencies (4 bytes each): 128 MB. */
     private static final long CACHE_BUDGET = 32L << 20;
     private static final String TENANT = "pipeline";
@@ -468,9 +468,9 @@ public final class PipelineEstimator {
         // queue, first come first served, as InferLine's central queue; nothing is shed by it.
         StageFeed stage = new StageFeed(s, models[s], at, order, latencies, slo, budget);
         Map<String, String> params = Map.of(
-                DynamicBatcherPolicy.MAX_BATCH, Integer.toString(config.maxBatch()),
-                DynamicBatcherPolicy.MAX_QUEUE_DELAY_MS, "0",
-                DynamicBatcherPolicy.QUEUE_TIMEOUT_MS, "0",
+                TritonPolicy.MAX_BATCH, Integer.toString(config.maxBatch()),
+                TritonPolicy.MAX_QUEUE_DELAY_MS, "0",
+                TritonPolicy.QUEUE_TIMEOUT_MS, "0",
                 ConfiguredPolicy.SHED, "false",
                 ConfiguredPolicy.MAX_PENDING, Integer.toString(Math.max(1, n)));
         long last = at[order[n - 1]];

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 public final class Policies {
     private static final Map<String, Supplier<SchedulingPolicy>> BY_NAME = Map.ofEntries(
             entry(ClockworkPolicy.NAME, ClockworkPolicy::new),
-            entry(DynamicBatcherPolicy.NAME, DynamicBatcherPolicy::new),
+            entry(TritonPolicy.NAME, TritonPolicy::new),
             entry(FlexPolicy.NAME, FlexPolicy::new),
             entry(KairosPolicy.NAME, KairosPolicy::new),
             entry(OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo),

@@ -26,7 +26,7 @@ class DynamicBatcherPolicyTest {
     private static final long FAR = 10_000_000; // a deadline that never matters
 
     private static GroupScheduler scheduler(PolicyParams params, DeviceView... devices) {
-        return new GroupScheduler("g", CATALOG, List.of(devices), new DynamicBatcherPolicy(), params);
+        return new GroupScheduler("g", CATALOG, List.of(devices), new TritonPolicy(), params);
     }
 
     private static PolicyParams params(String... keyValues) {
@@ -37,8 +37,8 @@ class DynamicBatcherPolicyTest {
 
     @Test
     void nameIsTriton() {
-        assertThat(new DynamicBatcherPolicy().name()).isEqualTo("triton");
-        assertThat(Policies.create("triton")).isInstanceOf(DynamicBatcherPolicy.class);
+        assertThat(new TritonPolicy().name()).isEqualTo("triton");
+        assertThat(Policies.create("triton")).isInstanceOf(TritonPolicy.class);
     }
 
     @Test
@@ -321,16 +321,16 @@ class DynamicBatcherPolicyTest {
     void batchSizeFollowsTritonsRules() {
         int[] none = {};
         int[] p = {4, 8};
-        assertThat(DynamicBatcherPolicy.batchSize(3, 16, none)).isZero();
-        assertThat(DynamicBatcherPolicy.batchSize(16, 16, none)).isEqualTo(16);
-        assertThat(DynamicBatcherPolicy.batchSize(40, 16, none)).isEqualTo(16);
-        assertThat(DynamicBatcherPolicy.batchSize(3, 16, p)).isZero();
-        assertThat(DynamicBatcherPolicy.batchSize(4, 16, p)).isEqualTo(4);
-        assertThat(DynamicBatcherPolicy.batchSize(7, 16, p)).isEqualTo(4);
-        assertThat(DynamicBatcherPolicy.batchSize(8, 16, p)).isEqualTo(8);
-        assertThat(DynamicBatcherPolicy.batchSize(30, 16, p)).isEqualTo(8);
+        assertThat(TritonPolicy.batchSize(3, 16, none)).isZero();
+        assertThat(TritonPolicy.batchSize(16, 16, none)).isEqualTo(16);
+        assertThat(TritonPolicy.batchSize(40, 16, none)).isEqualTo(16);
+        assertThat(TritonPolicy.batchSize(3, 16, p)).isZero();
+        assertThat(TritonPolicy.batchSize(4, 16, p)).isEqualTo(4);
+        assertThat(TritonPolicy.batchSize(7, 16, p)).isEqualTo(4);
+        assertThat(TritonPolicy.batchSize(8, 16, p)).isEqualTo(8);
+        assertThat(TritonPolicy.batchSize(30, 16, p)).isEqualTo(8);
         // A profile whose largest size is below the preferred ones: its maximum caps them.
-        assertThat(DynamicBatcherPolicy.batchSize(30, 6, p)).isEqualTo(4);
+        assertThat(TritonPolicy.batchSize(30, 6, p)).isEqualTo(4);
     }
 
     @Test
@@ -344,8 +344,8 @@ class DynamicBatcherPolicyTest {
                 .hasMessageContaining("lookahead_ms").hasMessageContaining("'-1'");
         assertThatThrownBy(() -> scheduler(params("queue_timeout_ms", "soon"), device(0)))
                 .hasMessageContaining("queue_timeout_ms").hasMessageContaining("'soon'");
-        assertThat(((DynamicBatcherPolicy) new DynamicBatcherPolicy().configure(new io.kairos.core.scheduling.ParamReader("g", "triton",
-                params("queue_timeout_ms", " SLO ")))).batching().of("R").queueTimeoutMicros()).isEqualTo(DynamicBatcherPolicy.AT_DEADLINE);
+        assertThat(((TritonPolicy) new TritonPolicy().configure(new io.kairos.core.scheduling.ParamReader("g", "triton",
+                params("queue_timeout_ms", " SLO ")))).batching().of("R").queueTimeoutMicros()).isEqualTo(TritonPolicy.AT_DEADLINE);
     }
 
     @Test
@@ -379,7 +379,7 @@ class DynamicBatcherPolicyTest {
             PolicyParams p = params("max_batch", Integer.toString(maxBatch), "max_queue_delay_ms", Double.toString(rnd.nextInt(5) * 0.5),
                     GroupScheduler.SHED, Boolean.toString(shed))
                     .withModel("mlp", Map.of("max_batch", "32"));
-            GroupSimulation sim = new GroupSimulation().run(catalog, devices, new DynamicBatcherPolicy(), p, arrivals);
+            GroupSimulation sim = new GroupSimulation().run(catalog, devices, new TritonPolicy(), p, arrivals);
 
             for (GroupSimulation.Made m : sim.dispatched) {
                 Dispatch d = m.dispatch();

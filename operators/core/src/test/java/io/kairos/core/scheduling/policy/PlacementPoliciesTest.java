@@ -6,7 +6,7 @@ import io.kairos.core.model.ModelSpec;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.AutoPlacement;
 import io.kairos.core.scheduling.BatchReport;
-import io.kairos.core.scheduling.Colocation;
+import io.kairos.core.scheduling.ColocationPlacement;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
@@ -14,7 +14,7 @@ import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.AnalyticModel;
 import io.kairos.core.scheduling.PlacementPolicy;
 import io.kairos.core.scheduling.PolicyParams;
-import io.kairos.core.scheduling.Registry;
+import io.kairos.core.scheduling.RegistryPlacement;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -74,7 +74,7 @@ class PlacementPoliciesTest {
      */
     @Test
     void colocationWithoutQueuingColdStartsRatherThanWait() {
-        Colocation without = new Colocation(false);
+        ColocationPlacement without = new ColocationPlacement(false);
         DeviceView w = warm(0);
         DeviceView c = cold(1);
         assertThat(without.admits(M, w, List.of(w, c), 0)).isTrue();
@@ -86,7 +86,7 @@ class PlacementPoliciesTest {
 
     @Test
     void colocationWithQueuingWaitsForAWarmDevice() {
-        Colocation with = new Colocation(true);
+        ColocationPlacement with = new ColocationPlacement(true);
         DeviceView w = warm(0);
         DeviceView c = cold(1);
         busy(w, 3);
@@ -105,7 +105,7 @@ class PlacementPoliciesTest {
      */
     @Test
     void registryFillsHoldersUpToTheTargetThenLoadsElsewhere() {
-        Registry registry = new Registry(2);
+        RegistryPlacement registry = new RegistryPlacement(2);
         DeviceView w = warm(0);
         DeviceView c = cold(1);
         busy(w, 1);
@@ -123,7 +123,7 @@ class PlacementPoliciesTest {
         // At 15 ms the first batch is predicted done: room again.
         assertThat(registry.admits(M, w, List.of(w, c), 15_000)).isTrue();
         assertThat(registry.copyWanted(M, List.of(w, c), 15_000)).isNull();
-        assertThat(new Registry(3).admits(M, c, List.of(w, c), 0)).isFalse();
+        assertThat(new RegistryPlacement(3).admits(M, c, List.of(w, c), 0)).isFalse();
         assertThat(c.bookLoad(M, 0)).isEqualTo(30_000);
         assertThat(registry.admits(M, c, List.of(w, c), 0)).isTrue();
         assertThat(registry.admits(M, w, List.of(w, c), 0)).isFalse();
@@ -212,7 +212,7 @@ class PlacementPoliciesTest {
         ConfiguredPolicy c = Policies.configure("g", "kairos", PolicyParams.of(Map.of("placement", "colocation"))
                 .withModel("T", Map.of("placement", "registry", "target_ongoing", "2")));
         assertThat(c.placement().of("M").name()).isEqualTo("colocation");
-        assertThat(c.placement().of("T")).isInstanceOfSatisfying(Registry.class, r -> assertThat(r.targetOngoing()).isEqualTo(2));
+        assertThat(c.placement().of("T")).isInstanceOfSatisfying(RegistryPlacement.class, r -> assertThat(r.targetOngoing()).isEqualTo(2));
         assertThat(Policies.configure("g", "kairos", PolicyParams.NONE).placement().of("M")).isSameAs(PlacementPolicy.DEFAULT);
     }
 
@@ -248,7 +248,7 @@ class PlacementPoliciesTest {
         assertThat(auto.estimate(t, List.of(w, c), 0)).isEqualTo(new AnalyticModel(3_000_000, 1_000_000, 0, 5_000_000, 1_000_000, 0, 1));
         assertThat(auto.admits(t, c, List.of(w, c), 0)).isFalse();
         assertThat(auto.admits(t, w, List.of(w, c), 0)).isTrue();
-        assertThat(auto.lastChoice("T")).isEqualTo(Colocation.WITH_QUEUING);
+        assertThat(auto.lastChoice("T")).isEqualTo(ColocationPlacement.WITH_QUEUING);
 
         Dispatch d = new Dispatch("T", new Request[] {req("x", "T", 0, 60_000_000)}, 0, 0, 1_000_000);
         auto.observe(t, BatchReport.ran(d, 0, 800_000, false));

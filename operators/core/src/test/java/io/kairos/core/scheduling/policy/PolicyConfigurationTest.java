@@ -60,17 +60,17 @@ class PolicyConfigurationTest {
 
     @Test
     void tritonReadsBatchingPerGroupAndPerModelFallingBackKeyByKey() {
-        DynamicBatcherPolicy defaults = (DynamicBatcherPolicy) configure("triton", Map.of()).policy();
-        assertThat(defaults.batching()).isEqualTo(PerModel.of(new DynamicBatcherPolicy.Batching(Integer.MAX_VALUE, 1_000)));
+        TritonPolicy defaults = (TritonPolicy) configure("triton", Map.of()).policy();
+        assertThat(defaults.batching()).isEqualTo(PerModel.of(new TritonPolicy.Batching(Integer.MAX_VALUE, 1_000)));
 
         PolicyParams params = PolicyParams.of(Map.of("max_batch", "8", "max_queue_delay_ms", "2"))
                 .withModel("resnet50", Map.of("max_batch", "2"))
                 .withModel("mlp", Map.of("max_queue_delay_ms", "0.5"));
-        DynamicBatcherPolicy p = (DynamicBatcherPolicy) configure("triton", params).policy();
-        assertThat(p.batching().group()).isEqualTo(new DynamicBatcherPolicy.Batching(8, 2_000));
-        assertThat(p.batching().of("resnet50")).isEqualTo(new DynamicBatcherPolicy.Batching(2, 2_000));
-        assertThat(p.batching().of("mlp")).isEqualTo(new DynamicBatcherPolicy.Batching(8, 500));
-        assertThat(p.batching().of("other")).isEqualTo(new DynamicBatcherPolicy.Batching(8, 2_000));
+        TritonPolicy p = (TritonPolicy) configure("triton", params).policy();
+        assertThat(p.batching().group()).isEqualTo(new TritonPolicy.Batching(8, 2_000));
+        assertThat(p.batching().of("resnet50")).isEqualTo(new TritonPolicy.Batching(2, 2_000));
+        assertThat(p.batching().of("mlp")).isEqualTo(new TritonPolicy.Batching(8, 500));
+        assertThat(p.batching().of("other")).isEqualTo(new TritonPolicy.Batching(8, 2_000));
     }
 
     @Test

@@ -16,13 +16,13 @@ import java.util.List;
  * A model no device holds yet loads wherever the scheduling policy puts it: the first load is
  * unavoidable.
  */
-public final class Colocation implements PlacementPolicy {
+public final class ColocationPlacement implements PlacementPolicy {
     public static final String WITHOUT_QUEUING = "colocation";
     public static final String WITH_QUEUING = "colocation-queuing";
 
     private final boolean queuing;
 
-    public Colocation(boolean queuing) {
+    public ColocationPlacement(boolean queuing) {
         this.queuing = queuing;
     }
 

@@ -18,7 +18,7 @@ import java.util.List;
  * as the thesis' request waits for its cold start, while the full holders go on serving what they
  * hold. Only a model no device holds goes to a cold device with its load in front of the batch.
  */
-public final class Registry implements PlacementPolicy {
+public final class RegistryPlacement implements PlacementPolicy {
     public static final String NAME = "registry";
     /** Parameter: how many outstanding batches make a holder full (default {@value #DEFAULT_TARGET_ONGOING}). */
     public static final String TARGET_ONGOING = "target_ongoing";
@@ -26,7 +26,7 @@ public final class Registry implements PlacementPolicy {
 
     private final int targetOngoing;
 
-    public Registry(int targetOngoing) {
+    public RegistryPlacement(int targetOngoing) {
         if (targetOngoing < 1) throw new IllegalArgumentException(TARGET_ONGOING + " must be at least 1, got " + targetOngoing);
         this.targetOngoing = targetOngoing;
     }

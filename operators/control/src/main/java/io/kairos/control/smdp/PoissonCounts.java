@@ -5,8 +5,8 @@ package io.kairos.control.smdp;
  * (the paper's (4) with {@code m = lambda tau[b]}). Computed in log space, so that a large mean
  * neither underflows {@code e^-m} nor overflows {@code m^k}.
  */
-final class PoissonArrivals {
-    private PoissonArrivals() {}
+final class PoissonCounts {
+    private PoissonCounts() {}
 
     /** {@code p_0 .. p_n}, exact (to rounding). */
     static double[] pmf(double mean, int n) {

@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * decides come in the same order as its batches: a load occupies the device for its load time,
  * as the scheduler booked it; an unload frees the model's memory when the device reaches it.
  */
-final class SimulatedGpu {
+final class DiscreteEventDevice {
     static final long IDLE = Long.MAX_VALUE;
 
     private DeviceView view;
@@ -40,7 +40,7 @@ final class SimulatedGpu {
     private boolean runningFailed;
 
     /** @param random the source of its hand-over delays; {@code time} draws its noise from the same one */
-    SimulatedGpu(DeviceView view, ExecutionModel time, Delay dispatchDelay, SplittableRandom random) {
+    DiscreteEventDevice(DeviceView view, ExecutionModel time, Delay dispatchDelay, SplittableRandom random) {
         this.view = view;
         this.dispatchDelay = dispatchDelay;
         this.time = time;

@@ -48,7 +48,7 @@ import java.util.List;
  * simulator's, where the hand-over takes no time); one batch's execution time keeps one batch
  * queued on every device.
  */
-public final class DynamicBatcherPolicy implements SchedulingPolicy {
+public final class TritonPolicy implements SchedulingPolicy {
     public static final String NAME = "triton";
     public static final String MAX_BATCH = "max_batch";
     public static final String MAX_QUEUE_DELAY_MS = "max_queue_delay_ms";
@@ -111,11 +111,11 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
     // A device predicted to free within this counts as idle (lookahead_ms).
     private final long lookahead;
 
-    public DynamicBatcherPolicy() {
+    public TritonPolicy() {
         this(PerModel.of(DEFAULT), 0);
     }
 
-    private DynamicBatcherPolicy(PerModel<Batching> batching, long lookaheadMicros) {
+    private TritonPolicy(PerModel<Batching> batching, long lookaheadMicros) {
         this.batching = batching;
         this.lookahead = lookaheadMicros;
         this.allAtDeadline = batching.group().queueTimeoutMicros() == AT_DEADLINE
@@ -129,7 +129,7 @@ public final class DynamicBatcherPolicy implements SchedulingPolicy {
 
     @Override
     public SchedulingPolicy configure(ParamReader params) {
-        return new DynamicBatcherPolicy(params.perModel(DynamicBatcherPolicy::read), params.millisAsMicros(LOOKAHEAD_MS, 0));
+        return new TritonPolicy(params.perModel(TritonPolicy::read), params.millisAsMicros(LOOKAHEAD_MS, 0));
     }
 
     private static Batching read(ParamReader p) {
