@@ -21,7 +21,7 @@ import static io.kairos.core.scheduling.policy.SchedulingFixtures.req;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class DynamicBatcherPolicyTest {
+class TritonPolicyTest {
 
     private static final long FAR = 10_000_000; // a deadline that never matters
 
