@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.schema.Tensor;
 
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
  * executor, or a simulated device. Execution is asynchronous so that the caller's thread never
  * blocks on it.
  */
+@PublicEvolving
 public interface Device extends AutoCloseable {
 
     int slot();

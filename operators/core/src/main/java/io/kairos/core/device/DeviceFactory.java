@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 
@@ -8,6 +9,7 @@ import java.util.SplittableRandom;
 
 /** Makes the device of one slot; shipped to wherever the slot runs, hence serializable. */
 @FunctionalInterface
+@PublicEvolving
 public interface DeviceFactory extends Serializable {
 
     /**

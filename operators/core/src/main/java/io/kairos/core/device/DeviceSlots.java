@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.HardwareType;
 import io.kairos.core.model.ModelCatalog;
 
@@ -16,6 +17,7 @@ import java.util.List;
  * of type {@code gpu-t4}, in the order written. The cost of the configuration is the sum of its
  * devices' prices ({@link #costPerHour}). Immutable.
  */
+@Internal
 public final class DeviceSlots implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -21,6 +22,7 @@ import java.util.Locale;
  *       since (the aging), where a plain count would keep it for ever.</li>
  * </ul>
  */
+@PublicEvolving
 public enum Eviction {
     LRU("lru"),
     FREQUENCY("frequency");

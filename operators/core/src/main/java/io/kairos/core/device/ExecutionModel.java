@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.HardwareProfile;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
@@ -23,6 +24,7 @@ import java.util.SplittableRandom;
  *
  * <p>Not thread-safe: a device calls it in the order it takes batches.
  */
+@Internal
 public final class ExecutionModel {
     private final ModelCatalog catalog;
     private final String hardwareType;

@@ -1,11 +1,13 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.Internal;
 import java.util.SplittableRandom;
 
 /**
  * How far a real execution strays from its profiled latency. GPUs are predictable (Clockwork's
  * premise) but not exact; noise shows how much a policy relies on that.
  */
+@Internal
 public interface ExecutionNoise {
 
     /** The actual latency of a batch whose profile says {@code profiledMicros}; at least 1 us. */

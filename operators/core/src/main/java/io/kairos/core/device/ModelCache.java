@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.Internal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -22,6 +23,7 @@ import java.util.Map;
  *
  * @param <S> what a loaded model is (an ONNX Runtime session); closed on eviction
  */
+@Internal
 public final class ModelCache<S extends AutoCloseable> {
     private static final double MIB = 1 << 20;
     private final long budgetBytes;

@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -24,6 +25,7 @@ import java.util.function.Function;
  *
  * @param <T> the record
  */
+@Internal
 public final class ReportCoalescer<T> {
     /** Nothing is held: no time is due. */
     public static final long NOTHING_DUE = Long.MAX_VALUE;

@@ -1,5 +1,6 @@
 package io.kairos.core.device;
 
+import io.kairos.core.api.Internal;
 import io.kairos.schema.Tensor;
 
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.function.LongSupplier;
  * if it had not started), as a preempted batch frees a GPU; the scheduler only ever preempts the
  * last batch it sent a device. An earlier batch, cancelled, keeps its time booked.
  */
+@Internal
 public final class SimulatedDevice implements Device {
 
     // One daemon timer thread for all simulated devices of the JVM: completions are short tasks.

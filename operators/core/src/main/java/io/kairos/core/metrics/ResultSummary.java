@@ -1,5 +1,6 @@
 package io.kairos.core.metrics;
 
+import io.kairos.core.api.Internal;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import org.HdrHistogram.Histogram;
@@ -42,6 +43,7 @@ import java.util.TreeMap;
  * </ul>
  * Not thread-safe: one collector fills it; several are combined with {@link #merge}.
  */
+@Internal
 public final class ResultSummary {
     /** Name of the row that sums every model. */
     public static final String ALL = "ALL";

@@ -1,10 +1,13 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.PublicEvolving;
+
 /**
  * The energy a batch takes on a device, in millijoules: {@code zeta(b) = beta * b + zeta0}, the
  * linear fit the SMDP batching paper makes of board power times batch time (GoogLeNet on a Tesla
  * P4: {@code 19.90 b + 19.60} mJ). A model without one has an unknown energy, not a zero one.
  */
+@PublicEvolving
 public record EnergyProfile(double betaMj, double zeta0Mj) {
 
     public EnergyProfile {

@@ -1,5 +1,6 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.Objects;
 
 /**
@@ -7,6 +8,7 @@ import java.util.Objects;
  * device of that type (0 where loading is not modelled). The memory it takes is the model's, the
  * same on every type.
  */
+@PublicEvolving
 public record HardwareProfile(LatencyProfile latency, long loadMicros) {
 
     public HardwareProfile {

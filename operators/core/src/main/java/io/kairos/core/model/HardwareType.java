@@ -1,5 +1,6 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.regex.Pattern;
 
 /**
@@ -14,6 +15,7 @@ import java.util.regex.Pattern;
  * @param pricePerHour what one device of this type costs per hour, in the user's currency; not negative
  * @param execution    what a real (ONNX Runtime) device of this type runs on
  */
+@PublicEvolving
 public record HardwareType(String name, double pricePerHour, Execution execution) {
 
     /**

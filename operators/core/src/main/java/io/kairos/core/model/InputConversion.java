@@ -1,5 +1,6 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.Internal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.ShortBuffer;
@@ -16,6 +17,7 @@ import java.util.List;
  * <p>The admission check ({@code RequestValidator}) and the device that stacks a batch's tensors
  * ask the same rule here, so that what is admitted is exactly what a device can convert.
  */
+@Internal
 public final class InputConversion {
     private InputConversion() {}
 

@@ -1,8 +1,10 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.Arrays;
 
 /** The one input tensor a model takes: element type and shape without the batch dimension. */
+@PublicEvolving
 public record InputSpec(String dtype, long[] shape) {
 
     public InputSpec {

@@ -1,6 +1,7 @@
 package io.kairos.core.model;
 
 
+import io.kairos.core.api.Internal;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,6 +17,7 @@ import java.util.Map;
  * measurements (the batches that really ran, cold starts left out, since their time is mostly the
  * load), so the simulator learns what the job learns.
  */
+@Internal
 public final class LatencyEstimator {
 
     /** The window and percentile of every estimate. */

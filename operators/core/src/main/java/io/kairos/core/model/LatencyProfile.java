@@ -1,5 +1,6 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.Arrays;
 
 /**
@@ -9,6 +10,7 @@ import java.util.Arrays;
  * latency is that size's. Built either from a table (what the profiler measures) or from the
  * linear model {@code tau(b) = alpha * b + beta} that Clockwork, Shepherd and the SMDP paper use.
  */
+@PublicEvolving
 public final class LatencyProfile {
     private final int[] batchSizes;
     private final long[] latencyMicros;

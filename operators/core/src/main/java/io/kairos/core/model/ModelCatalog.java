@@ -1,5 +1,6 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.PublicEvolving;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -60,6 +61,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * A problem in the file is reported with the file and the field it is in.
  * Serializable only so that Flink can ship it inside functions; it is immutable.
  */
+@PublicEvolving
 public final class ModelCatalog implements Serializable {
     private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,6 @@
 package io.kairos.core.model;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.Map;
  * another machine (T_N). Both 0 unless the catalog gives them ({@code pre_post_ms},
  * {@code network_ms}); the placement policies weigh them against a load.
  */
+@PublicEvolving
 public record ModelSpec(String name, InputSpec input, LatencyProfile latency, long memoryBytes, long loadMicros, EnergyProfile energy,
                         Map<String, HardwareProfile> profiles, long prePostMicros, long networkMicros) {
 

@@ -1,5 +1,6 @@
 package io.kairos.core.pipeline;
 
+import io.kairos.core.api.Internal;
 import java.io.Serializable;
 
 /**
@@ -11,6 +12,7 @@ import java.io.Serializable;
  * @param condition   what the output of {@code from} must satisfy for this edge to be taken;
  *                    null: taken by its probability
  */
+@Internal
 public record Edge(String from, String to, double probability, StageCondition condition) implements Serializable {
 
     /** An edge taken by its probability. */

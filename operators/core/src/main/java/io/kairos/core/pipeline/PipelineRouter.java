@@ -1,5 +1,6 @@
 package io.kairos.core.pipeline;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.InputConversion;
 import io.kairos.core.model.InputSpec;
 import io.kairos.core.model.ModelCatalog;
@@ -35,6 +36,7 @@ import java.util.List;
  * request ({@code pipeline_input} of the internal records), and only in pipelines that have such
  * a stage.
  */
+@Internal
 public final class PipelineRouter {
     private PipelineRouter() {}
 

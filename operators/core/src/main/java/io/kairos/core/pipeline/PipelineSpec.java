@@ -1,5 +1,6 @@
 package io.kairos.core.pipeline;
 
+import io.kairos.core.api.Internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -59,6 +60,7 @@ import java.util.function.Function;
  * <p>Every problem is refused with one line naming the field ({@link PipelineException}). Immutable;
  * serializable so that Flink can ship it inside functions.
  */
+@Internal
 public final class PipelineSpec implements Serializable {
     private static final long serialVersionUID = 1L;
     /** Ids and stage names, in UTF-8 bytes: the request id limit, since a pipeline id is echoed on results. */

@@ -1,5 +1,6 @@
 package io.kairos.core.pipeline;
 
+import io.kairos.core.api.Internal;
 import java.io.Serializable;
 
 /**
@@ -12,6 +13,7 @@ import java.io.Serializable;
  *                          client sent) rather than the previous stage's output: the slow model of a
  *                          cascade looks at the same image as the fast one, not at its probabilities
  */
+@Internal
 public record Stage(String name, String model, long budgetMicros, boolean readsRequestInput) implements Serializable {
     /** The spec's word for {@link #readsRequestInput}: {@code "input": "request"}. */
     public static final String REQUEST_INPUT = "request";

@@ -1,5 +1,6 @@
 package io.kairos.core.pipeline;
 
+import io.kairos.core.api.Internal;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Set;
@@ -11,6 +12,7 @@ import java.util.TreeSet;
  * Written in a pipeline spec as one field: {@code {"output_max_below": 0.8}} or
  * {@code {"output_argmax_in": [3, 7]}}.
  */
+@Internal
 public sealed interface StageCondition extends Serializable {
 
     /** Whether {@code output} satisfies it. An empty output satisfies no condition. */

@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.api.Internal;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.SetBatchingTable;
@@ -27,6 +28,7 @@ import io.kairos.schema.SetPipeline;
  *
  * Group and model names must be non-empty and free of {@code /}, so that no two targets share a key.
  */
+@Internal
 public final class DecisionKey {
     private DecisionKey() {}
 

@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.api.Internal;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.DecisionOutcome;
@@ -32,6 +33,7 @@ import java.util.function.Consumer;
  * (bounded by the number of targets, plus one version per writer and key), and it is what the
  * plan is rebuilt from after a restore ({@link #restore}), never the whole log.
  */
+@Internal
 public final class DecisionLedger {
     /** A group's policy before its models' overrides, placements, then routing ({@link DecisionKey#rank}); by key within a rank. */
     private static final Comparator<ControlDecision> REBUILD_ORDER =

@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.PublishedNetwork;
@@ -23,6 +24,7 @@ import java.util.Set;
  * Applies a control decision's action to a serving plan. Whether a decision is new or a replay is
  * not decided here but by the {@link DecisionLedger}, which counts versions per writer and key.
  */
+@Internal
 public final class Decisions {
     private Decisions() {}
 

@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.Edge;
 import io.kairos.core.pipeline.PipelineException;
@@ -19,6 +20,7 @@ import java.util.List;
  * A pipeline spec as the {@link SetPipeline} action that carries it on the control topic, and
  * back. The action's fields are the spec file's, so a problem names the same field either way.
  */
+@Internal
 public final class PipelineActions {
     private PipelineActions() {}
 

@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.ConfiguredPolicy;
@@ -28,6 +29,7 @@ import java.util.function.Predicate;
  * Engine-free: the Flink scheduler operator and the simulator apply plans through it, so that
  * both apply a control decision with the same code.
  */
+@Internal
 public final class ServingGroups {
     private final ModelCatalog catalog;
     private final boolean preemption;

@@ -1,5 +1,6 @@
 package io.kairos.core.plan;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.device.Eviction;
 import io.kairos.core.model.HardwareType;
@@ -30,6 +31,7 @@ import java.util.Set;
  * holding every device) and changes only through control decisions ({@link Decisions}); which
  * decisions are applied, and which are replays, is the {@link DecisionLedger}'s to say.
  */
+@Internal
 public final class ServingPlan {
     public static final String DEFAULT_GROUP = "default";
 

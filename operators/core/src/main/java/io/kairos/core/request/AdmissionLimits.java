@@ -1,5 +1,6 @@
 package io.kairos.core.request;
 
+import io.kairos.core.api.Internal;
 import java.io.Serializable;
 
 /**
@@ -11,6 +12,7 @@ import java.io.Serializable;
  * @param maxSloMs          the longest SLO a request may ask for
  * @param maxClockSkewMicros how far ahead of the job's clock a send time may be
  */
+@Internal
 public record AdmissionLimits(int maxIdBytes, int maxNameBytes, double maxSloMs, long maxClockSkewMicros) implements Serializable {
     /** 256-byte ids and names, SLOs up to one hour, clocks up to one hour ahead. */
     public static final AdmissionLimits DEFAULTS = new AdmissionLimits(256, 256, 3_600_000, 3_600_000_000L);

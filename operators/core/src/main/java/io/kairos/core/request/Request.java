@@ -1,5 +1,7 @@
 package io.kairos.core.request;
 
+import io.kairos.core.api.PublicEvolving;
+
 /**
  * A request as the scheduler sees it: which model, when it arrived, when it must be done, and,
  * for a window SLO, the earliest it may be done ({@link #windowStartMicros}).
@@ -7,6 +9,7 @@ package io.kairos.core.request;
  * <p>{@code payload} is whatever the engine carries along with the request (in Flink, the decoded
  * request with its tensor; in the simulator, nothing). Policies never look at it.
  */
+@PublicEvolving
 public final class Request {
     private final String id;
     private final String model;

@@ -1,5 +1,6 @@
 package io.kairos.core.request;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.InputConversion;
 import io.kairos.core.model.InputSpec;
 import io.kairos.core.model.ModelCatalog;
@@ -15,6 +16,7 @@ import java.util.List;
  * client can fix what it sends; every size and range is bounded, so that a request that passes
  * can neither overflow its deadline nor make a result too large to write.
  */
+@Internal
 public final class RequestValidator {
     private final ModelCatalog catalog;
     private final AdmissionLimits limits;

@@ -1,9 +1,12 @@
 package io.kairos.core.request;
 
+import io.kairos.core.api.Internal;
+
 /**
  * Sizes of text as it goes on the wire (UTF-8), and cutting it to a size: the limits on ids and
  * names are in bytes, because bytes are what a Kafka record is limited by.
  */
+@Internal
 public final class Utf8 {
     private Utf8() {}
 

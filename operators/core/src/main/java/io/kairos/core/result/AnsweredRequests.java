@@ -1,5 +1,6 @@
 package io.kairos.core.result;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.time.Micros;
 
 import java.io.Serializable;
@@ -41,6 +42,7 @@ import java.util.Set;
  * <p>Plain data and arithmetic on "now" as given; the Flink function that applies it reads the
  * clock, the state and the results topic.
  */
+@Internal
 public final class AnsweredRequests {
 
     /**

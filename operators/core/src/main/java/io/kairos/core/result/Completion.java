@@ -1,5 +1,6 @@
 package io.kairos.core.result;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.request.Request;
 import io.kairos.schema.ResultStatus;
 
@@ -8,6 +9,7 @@ import io.kairos.schema.ResultStatus;
  * deadline, EARLY before its window start (a window SLO, {@link Request#windowStartMicros}). One
  * rule for the job's results and the simulator's outcomes alike.
  */
+@Internal
 public final class Completion {
     private Completion() {}
 

@@ -1,5 +1,6 @@
 package io.kairos.core.result;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.request.AdmissionLimits;
 import io.kairos.core.request.Utf8;
 import io.kairos.schema.InferenceResult;
@@ -19,6 +20,7 @@ import java.io.Serializable;
  * <p>{@link #fit} is applied once, just before the results are written, to the results of every
  * stage (rejected, dropped, executed, resolved after a preemption).
  */
+@Internal
 public final class ResultBounds implements Serializable {
     private static final long serialVersionUID = 1L;
 

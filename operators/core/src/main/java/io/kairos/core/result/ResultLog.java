@@ -1,5 +1,6 @@
 package io.kairos.core.result;
 
+import io.kairos.core.api.Internal;
 import java.io.Serializable;
 import java.util.Set;
 
@@ -10,6 +11,7 @@ import java.util.Set;
  * job to the task managers.
  */
 @FunctionalInterface
+@Internal
 public interface ResultLog extends Serializable {
 
     /**

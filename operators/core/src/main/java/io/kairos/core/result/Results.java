@@ -1,5 +1,6 @@
 package io.kairos.core.result;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.request.RequestValidator;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
@@ -11,6 +12,7 @@ import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
 
 /** Builds the one terminal result of a request, at whichever stage its journey ended. */
+@Internal
 public final class Results {
     private Results() {}
 

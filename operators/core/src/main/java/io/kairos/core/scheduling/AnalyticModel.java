@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
+
 /**
  * The model-aware scheduling thesis' analytic model of a request's end-to-end latency under each
  * model-aware placement (Liu, MIT 2025, §6.5), in microseconds:
@@ -19,6 +21,7 @@ package io.kairos.core.scheduling;
  * @param prePostAvgMicros  T_Pavg, their pre- and post-processing
  * @param ongoing           n, the most requests ongoing at any warm device
  */
+@Internal
 public record AnalyticModel(long coldStartMicros, long inferenceMicros, long prePostMicros, long networkMicros,
                             long inferenceAvgMicros, long prePostAvgMicros, int ongoing) {
 

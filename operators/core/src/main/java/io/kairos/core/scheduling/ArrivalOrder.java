@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.request.Request;
 
 import java.util.Collection;
@@ -10,6 +11,7 @@ import java.util.Collection;
  * the order of the pending queues. A queue's place by oldest arrival moves, besides where its head
  * changes, when a request that arrived earlier joins behind its head.
  */
+@Internal
 public final class ArrivalOrder implements QueueIndex {
     /** The key of the order by head arrival ({@link GroupView#index}). */
     public static final String BY_HEAD = "head arrival";

@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
+
 /**
  * One model's arrival rate, estimated online from the arrivals its scheduler sees: an
  * exponentially decaying count of arrivals with time constant {@code window}, divided by what
@@ -12,6 +14,7 @@ package io.kairos.core.scheduling;
  * where the observation starts. So the estimate is unbiased from the second arrival on, not only
  * after a window has passed.
  */
+@Internal
 public final class ArrivalRate {
     private final double windowMicros;
     private long first = Long.MIN_VALUE;

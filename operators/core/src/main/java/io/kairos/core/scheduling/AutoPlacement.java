@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.ModelSpec;
 
 import java.util.HashMap;
@@ -17,6 +18,7 @@ import java.util.Map;
  * device the first load is unavoidable: colocation without queuing, the first device free.
  * Measurements start afresh when the group's policy is set again.
  */
+@Internal
 public final class AutoPlacement implements PlacementPolicy {
     public static final String NAME = "auto";
     static final double WEIGHT = 0.2;

@@ -1,10 +1,13 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
+
 /**
  * What a device reports of a batch it ran: when it really started and ended, whether it first
  * loaded the model (a cold start), and whether it failed. The prediction it is compared with is in
  * the {@link Dispatch}.
  */
+@PublicEvolving
 public record BatchReport(Dispatch batch, long startMicros, long endMicros, boolean coldStart, boolean failed) {
 
     public BatchReport {

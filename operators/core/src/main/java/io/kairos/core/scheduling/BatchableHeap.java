@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling;
 
 
+import io.kairos.core.api.Internal;
 import java.util.Collection;
 import java.util.function.ToLongFunction;
 
@@ -11,6 +12,7 @@ import java.util.function.ToLongFunction;
  * compute something of every batchable queue on every call. A queue is keyed again where it joins
  * its orders and when a request joins behind its head, and leaves the heap when it shrinks below two.
  */
+@Internal
 public final class BatchableHeap implements QueueIndex {
     private final QueueHeap heap;
 

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import java.io.Serializable;
 import java.util.Arrays;
 
@@ -19,6 +20,7 @@ import java.util.Arrays;
  * ({@code SetBatchingTable}) carries them to a serving group, and the {@code smdp} policy
  * ({@link io.kairos.core.scheduling.policy.SmdpPolicy}) serves from them. Immutable.
  */
+@Internal
 public final class BatchingTable implements Serializable {
     private static final long serialVersionUID = 1L;
     private final int[] actions;

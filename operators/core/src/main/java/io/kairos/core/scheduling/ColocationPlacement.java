@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.ModelSpec;
 
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.List;
  * A model no device holds yet loads wherever the scheduling policy puts it: the first load is
  * unavoidable.
  */
+@Internal
 public final class ColocationPlacement implements PlacementPolicy {
     public static final String WITHOUT_QUEUING = "colocation";
     public static final String WITH_QUEUING = "colocation-queuing";

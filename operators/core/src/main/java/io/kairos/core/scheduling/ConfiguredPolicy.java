@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
+
 /**
  * A serving group's policy with its parameters read into typed fields, and how the group sheds:
  * group-wide parameters known to every policy. What the scheduler runs; made once per change of
@@ -19,6 +21,7 @@ package io.kairos.core.scheduling;
  *                   less its model's latency alone a request with a window SLO is released to its
  *                   queue, so that a batch faster than its profile still ends inside the window (default 0)
  */
+@Internal
 public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean shedEarly, int maxPending, PerModel<PlacementPolicy> placement,
                                long windowMarginMicros) {
 

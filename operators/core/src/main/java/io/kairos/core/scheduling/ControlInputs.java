@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.Map;
 
 /**
@@ -12,6 +13,7 @@ import java.util.Map;
  * @param tables  the group's batching tables by model; empty when none is set
  * @param network the network delivered to the group; null when none is
  */
+@PublicEvolving
 public record ControlInputs(Map<String, BatchingTable> tables, PublishedNetwork network) {
     /** No tables, no network. */
     public static final ControlInputs NONE = new ControlInputs(Map.of(), null);

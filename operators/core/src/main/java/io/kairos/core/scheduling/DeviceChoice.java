@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelSpec;
 import io.kairos.core.request.Request;
@@ -21,6 +22,7 @@ import java.util.List;
  * first and then the work for it (the latest-start policies, Flex) ask {@link #admits} and
  * {@link #readyAtMicros} of each queue on that device.
  */
+@PublicEvolving
 public final class DeviceChoice {
     // The group's models by queue number (the scheduler's list, grown as queues are made).
     private final List<ModelSpec> specs;

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.device.Eviction;
 import io.kairos.core.device.ModelCache;
 import io.kairos.core.model.ModelCatalog;
@@ -28,6 +29,7 @@ import java.util.Set;
  * which batch will be a cold start and books the load time ({@link ModelSpec#loadMicros}) in front
  * of it.
  */
+@PublicEvolving
 public final class DeviceView {
     private final int slot;
     private final Set<String> models;

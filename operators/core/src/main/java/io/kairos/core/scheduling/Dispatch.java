@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.request.Request;
 
 /**
@@ -10,6 +11,7 @@ import io.kairos.core.request.Request;
  * post-processing left where they came from): both 0 but for a batch a placement sends to a
  * remote device (the registry's), and both modelled by the simulator.
  */
+@PublicEvolving
 public record Dispatch(String model, Request[] requests, int device, long predictedStartMicros, long predictedLatencyMicros,
                        long networkMicros, long afterMicros) {
 

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.request.Request;
 
 import java.util.function.Supplier;
@@ -8,6 +9,7 @@ import java.util.function.Supplier;
  * A request shed by the scheduler and why. The reason of the drops that come by the million
  * under overload is written only when asked for: the simulator never reads it.
  */
+@Internal
 public final class Drop {
     private final Request request;
     private String reason;

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.model.ModelCatalog;
@@ -28,6 +29,7 @@ import java.util.Map;
  * aborts the execution, the Flink job sends its device a cancel and resolves the race between the
  * cancel and the batch's end downstream.
  */
+@Internal
 public final class GroupScheduler extends GroupState {
 
     /** Parameter: shed requests that can no longer meet their deadline (default true). */

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.model.LatencyProfile;
 
 import java.util.Collection;
@@ -11,6 +12,7 @@ import java.util.function.Supplier;
  * the engine allows it, preempt one. Queues are to be read, never changed, by the policy:
  * {@link #dispatch} takes the requests, {@link #preempt} gives them back.
  */
+@PublicEvolving
 public interface GroupView {
 
     /** Models with at least one pending request. */

@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling;
 
 
+import io.kairos.core.api.Internal;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -11,6 +12,7 @@ import java.util.Set;
  * largest allowed size) if that is fewer; in no particular order: the only queues a policy that
  * serves whole batches only (static batching) can serve.
  */
+@Internal
 public final class HoldingQueues implements QueueIndex {
     private final int n;
     private final Set<RequestQueue> holding = new LinkedHashSet<>();

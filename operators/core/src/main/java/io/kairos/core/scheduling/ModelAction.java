@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import java.util.Objects;
 
 /**
@@ -9,6 +10,7 @@ import java.util.Objects;
  * order they are sent. {@code why} says, for the operator reading the telemetry, what made it:
  * the placement, or the demand the load planner saw.
  */
+@Internal
 public record ModelAction(int device, String model, boolean load, String why) {
     /** A placement lists the model on the device (again). */
     public static final String PLACED = "the placement lists it";

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -21,6 +22,7 @@ import java.util.function.Function;
  * their own control decisions deliver. A policy that batches from tables takes them, the learned
  * policy takes the network, the others leave them.
  */
+@PublicEvolving
 public final class ParamReader {
     private final String group;
     private final String policy;

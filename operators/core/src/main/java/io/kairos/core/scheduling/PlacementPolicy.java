@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.model.ModelSpec;
 
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.List;
  * {@link DeviceChoice}, the one device choice every scheduling policy makes; selected per group
  * and per model by the policy parameter {@code placement}.
  */
+@PublicEvolving
 public interface PlacementPolicy {
 
     /** Model-unaware: every device whose placement holds the model may take it, warm or cold. */

@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling;
 
 
+import io.kairos.core.api.Internal;
 import java.util.List;
 
 /**
@@ -8,6 +9,7 @@ import java.util.List;
  * serving group or per model; {@code target_ongoing} sets the registry's (and {@code auto}'s)
  * {@code targetOngoingRequests}.
  */
+@Internal
 public final class Placements {
     /** Parameter: the placement policy (default {@code default}). */
     public static final String PLACEMENT = "placement";

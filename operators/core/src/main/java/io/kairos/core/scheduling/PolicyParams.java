@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import java.io.Serializable;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,6 +12,7 @@ import java.util.Objects;
  * copy. A policy reads them once, into typed fields ({@link ParamReader}); nothing parses them
  * while scheduling.
  */
+@PublicEvolving
 public final class PolicyParams implements Serializable {
     private static final long serialVersionUID = 1L;
     public static final PolicyParams NONE = new PolicyParams(Map.of(), Map.of());

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -12,6 +13,7 @@ import java.util.HexFormat;
  * the learned policy reads it, the others leave it. The bytes are checked where the decision is
  * applied and never changed after.
  */
+@PublicEvolving
 public final class PublishedNetwork {
     private final String name;
     private final byte[] bytes;

@@ -1,6 +1,7 @@
 package io.kairos.core.scheduling;
 
 
+import io.kairos.core.api.Internal;
 import java.util.Arrays;
 import java.util.function.ToLongFunction;
 
@@ -12,6 +13,7 @@ import java.util.function.ToLongFunction;
  * {@link BatchableHeap}); arrays and a position per queue number, so that the
  * changes of every dispatch and arrival allocate nothing.
  */
+@Internal
 public final class QueueHeap {
     private final ToLongFunction<RequestQueue> key;
     private RequestQueue[] queues = new RequestQueue[16];

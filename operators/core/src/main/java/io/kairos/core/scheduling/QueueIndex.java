@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.request.Request;
 
 import java.util.Collection;
@@ -16,6 +17,7 @@ import java.util.Collection;
  *
  * <p>Changed by the scheduler only; to the policy, read-only.
  */
+@PublicEvolving
 public interface QueueIndex {
 
     /** As the index is made: the pending queues in their order, and those of them holding two requests or more. */

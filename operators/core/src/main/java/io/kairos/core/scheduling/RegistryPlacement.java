@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.ModelSpec;
 
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.List;
  * as the thesis' request waits for its cold start, while the full holders go on serving what they
  * hold. Only a model no device holds goes to a cold device with its load in front of the batch.
  */
+@Internal
 public final class RegistryPlacement implements PlacementPolicy {
     public static final String NAME = "registry";
     /** Parameter: how many outstanding batches make a holder full (default {@value #DEFAULT_TARGET_ONGOING}). */

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.request.Request;
 
@@ -13,6 +14,7 @@ import java.util.Arrays;
  * contiguous run. Policies read it by index without allocating; only the scheduler's own parts
  * (this package) queue, take and order it: the keys it keeps for them are package-private.
  */
+@PublicEvolving
 public final class RequestQueue {
     private final String model;
     private LatencyProfile profile;

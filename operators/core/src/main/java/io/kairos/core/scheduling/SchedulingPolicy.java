@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling;
 
+import io.kairos.core.api.PublicEvolving;
+
 /**
  * Decides which batches start, on which device, now. Plain Java: it is handed the time and the
  * group, and never reads a clock, starts a thread or touches an engine, so that the Flink
@@ -8,6 +10,7 @@ package io.kairos.core.scheduling;
  * <p>A policy's parameters are typed fields, read once by {@link #configure}; {@link #schedule}
  * only reads them.
  */
+@PublicEvolving
 public interface SchedulingPolicy {
 
     /** Sentinel for "no need to ask me again until something arrives". */

@@ -1,5 +1,6 @@
 package io.kairos.core.time;
 
+import io.kairos.core.api.Internal;
 import java.io.Serializable;
 
 /**
@@ -9,6 +10,7 @@ import java.io.Serializable;
  * a Flink function carries its clock to the task managers.
  */
 @FunctionalInterface
+@Internal
 public interface Clock extends Serializable {
 
     long nowMicros();

@@ -1,5 +1,6 @@
 package io.kairos.core.time;
 
+import io.kairos.core.api.Internal;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -8,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * serialization is a clock of its own, so share one only with functions that are not serialized
  * (an operator test harness, not a mini-cluster).
  */
+@Internal
 public final class ManualClock implements Clock {
     private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,9 @@
 package io.kairos.core.time;
 
+import io.kairos.core.api.Internal;
+
 /** Arithmetic on instants and durations in microseconds. */
+@Internal
 public final class Micros {
     private Micros() {}
 

@@ -1,5 +1,6 @@
 package io.kairos.core.time;
 
+import io.kairos.core.api.Internal;
 import java.time.Instant;
 
 /**
@@ -9,6 +10,7 @@ import java.time.Instant;
  * so that tests can give them another; policies are handed "now" so that the simulator can drive
  * them with a virtual clock.
  */
+@Internal
 public final class WallClock {
     private WallClock() {}
 

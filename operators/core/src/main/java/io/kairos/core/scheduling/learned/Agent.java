@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.learned;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
@@ -11,6 +12,7 @@ import java.util.List;
  * thesis' random agent ({@link RandomAgent}), or a learner in training, which also hears what
  * each action started, for its reward.
  */
+@Internal
 public interface Agent {
 
     /**

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.learned;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
@@ -23,6 +24,7 @@ import java.util.function.Function;
  * <p>Registered as {@code rl} (a trained network, {@link NetworkAgent}) and {@code random} (the
  * thesis' random agent); a training environment runs it with an agent of its own.
  */
+@Internal
 public final class AgentPolicy implements SchedulingPolicy {
     public static final String RL = "rl";
     public static final String RANDOM = "random";

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.learned;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.PublishedNetwork;
 
@@ -12,6 +13,7 @@ import java.nio.file.Path;
  * A trained network's decisions: for each slot the allowed choice with the largest logit, null or
  * infer, and the batch size (the masked argmax, deterministic).
  */
+@Internal
 public final class NetworkAgent implements Agent {
     /** Parameter of {@code rl}: the network file; default the committed network ({@link #COMMITTED}). */
     public static final String NETWORK = "network";

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.learned;
 
+import io.kairos.core.api.Internal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
  * output), float32 bias[outputs]. The last layer has {@value StateEncoder#MASK_SIZE} outputs: a
  * logit for each flag of {@link StateEncoder}'s mask, in its layout. Nothing may follow.
  */
+@Internal
 public final class PolicyNetwork {
     static final int MAGIC = 0x4E4C524B; // "KRLN" read little-endian
     static final int VERSION = 1;

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.learned;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.ParamReader;
 
 import java.util.SplittableRandom;
@@ -8,6 +9,7 @@ import java.util.SplittableRandom;
  * The RL thesis' random agent (its Fig 5.1): for each slot, null or infer and a batch size, each
  * drawn uniformly from the choices the mask allows. Seeded: the same seed, the same decisions.
  */
+@Internal
 public final class RandomAgent implements Agent {
     /** Parameter of {@code random}: the seed (default 1). */
     public static final String SEED = "seed";

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.learned;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.DeviceView;
@@ -26,6 +27,7 @@ import io.kairos.core.scheduling.GroupView;
  *
  * <p>Not thread-safe: one per policy object; it keeps the slot map of the last {@link #encode}.
  */
+@Internal
 public final class StateEncoder {
     public static final int SLOTS = 12;
     public static final int STATE_SIZE = 2 * SLOTS + 1;

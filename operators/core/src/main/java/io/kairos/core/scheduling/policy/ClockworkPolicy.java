@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
+
 /**
  * Clockwork's controller (OSDI'20) as the paper runs it: the strategy queue by latest start time
  * ({@link LatestStartPolicy}), a device topped up whenever it has less than 5 ms of work booked, so
@@ -7,6 +9,7 @@ package io.kairos.core.scheduling.policy;
  *
  * <p>Parameters {@code lookahead_ms} (default 5) and {@code efficiency_gain} (default 0: off).
  */
+@Internal
 public final class ClockworkPolicy extends LatestStartPolicy {
     public static final String NAME = "clockwork";
 

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.BatchableHeap;
 import io.kairos.core.scheduling.DeviceChoice;
 import io.kairos.core.scheduling.DeviceView;
@@ -53,6 +54,7 @@ import java.util.function.ToLongFunction;
  * <p>The simulator and the Flink job both allow preemption; the job cancels the preempted batch on
  * its device and keeps one result per request whether or not the cancel came in time.
  */
+@Internal
 public final class FlexPolicy implements SchedulingPolicy {
     public static final String NAME = "flex";
     public static final String LAMBDA = "lambda";

@@ -1,5 +1,7 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
+
 /**
  * Kairos' own policy: Clockwork's strategy queue by latest start time ({@link LatestStartPolicy}),
  * dispatched just in time and with padded batches.
@@ -28,6 +30,7 @@ package io.kairos.core.scheduling.policy;
  * <p>Parameters {@code lookahead_ms} (default 0) and {@code efficiency_gain} (1.1; 0 turns
  * throughput-first off).
  */
+@Internal
 public final class KairosPolicy extends LatestStartPolicy {
     public static final String NAME = "kairos";
 

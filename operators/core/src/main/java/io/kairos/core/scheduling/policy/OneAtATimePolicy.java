@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.ArrivalOrder;
 import io.kairos.core.scheduling.DeviceView;
@@ -13,6 +14,7 @@ import io.kairos.core.scheduling.SchedulingPolicy;
  * deadline order, which is its arrival order as long as the model's requests share one SLO; FIFO
  * compares the heads' arrival times.
  */
+@Internal
 public final class OneAtATimePolicy implements SchedulingPolicy {
     public static final String FIFO = "fifo";
     public static final String EDF = "edf";

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.BatchingTable;
@@ -47,6 +48,7 @@ import java.util.Map;
  *       natural choice there.</li>
  * </ul>
  */
+@Internal
 public final class SmdpPolicy implements SchedulingPolicy {
     public static final String NAME = "smdp";
     /** Parameter: serve a waiting head request at its latest start regardless of the table (default true). */

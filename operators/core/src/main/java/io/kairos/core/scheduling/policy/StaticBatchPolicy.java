@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.HoldingQueues;
 import io.kairos.core.scheduling.RequestQueue;
@@ -19,6 +20,7 @@ import java.util.List;
  * batch, so at low load requests wait until they are shed: the baseline the SMDP paper's
  * b = 8, 16, 32 curves describe.
  */
+@Internal
 public final class StaticBatchPolicy implements SchedulingPolicy {
     public static final String NAME = "static";
     public static final String BATCH = "batch";

@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.core.scheduling.ArrivalOrder;
@@ -48,6 +49,7 @@ import java.util.List;
  * simulator's, where the hand-over takes no time); one batch's execution time keeps one batch
  * queued on every device.
  */
+@Internal
 public final class TritonPolicy implements SchedulingPolicy {
     public static final String NAME = "triton";
     public static final String MAX_BATCH = "max_batch";

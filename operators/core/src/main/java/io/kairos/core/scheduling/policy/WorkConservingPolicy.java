@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.model.LatencyProfile;
 import io.kairos.core.scheduling.RequestQueue;
@@ -13,6 +14,7 @@ import io.kairos.core.scheduling.SchedulingPolicy;
  * there, its model's load included (a batch of one when none does; the scheduler sheds what cannot
  * make it at all).
  */
+@Internal
 public final class WorkConservingPolicy implements SchedulingPolicy {
     public static final String NAME = "work-conserving";
 
