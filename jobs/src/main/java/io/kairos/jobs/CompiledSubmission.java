@@ -68,7 +68,13 @@ public final class CompiledSubmission {
         StreamGraph graph = env.getStreamGraph();
         graph.setJobName(jobName);
         // The user-code class loader of `flink run` (the job jar's): the graph's operators are its classes.
-        return PipelineExecutorUtils.getJobGraph(graph, config, Thread.currentThread().getContextClassLoader());
+        // Flink 2.2 has no getJobGraph of a pipeline: the stream graph takes the configuration's jars,
+        // classpaths and savepoint settings, and compiles to a job graph that leaves the jars behind
+        // (2.2's client uploads them from the stream graph), so they are carried over here.
+        StreamGraph configured = PipelineExecutorUtils.getStreamGraph(graph, config);
+        JobGraph jobGraph = configured.getJobGraph(Thread.currentThread().getContextClassLoader());
+        configured.getUserJars().forEach(jobGraph::addJar);
+        return jobGraph;
     }
 
     /** Runs the job built in {@code env}: compiled and submitted where {@link #applies}, else executed. */

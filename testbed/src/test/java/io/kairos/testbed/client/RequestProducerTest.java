@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The producer's logic against Kafka's MockProducer: request contents, tensor reuse, open-loop pacing. */
 class RequestProducerTest {
     private final ModelCatalog catalog = ModelCatalog.builtIn();
-    private final MockProducer<byte[], byte[]> mock = new MockProducer<>(true, new ByteArraySerializer(), new ByteArraySerializer());
+    private final MockProducer<byte[], byte[]> mock = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
     private final AvroCodec<InferenceRequest> codec = AvroCodec.of(InferenceRequest.class);
 
     private List<InferenceRequest> sentRequests() {

@@ -156,7 +156,10 @@ class InfraManifestsTest {
     @Test
     void dockerfilePutsTheJobJarWhereTheManifestsLookForIt() throws IOException {
         String dockerfile = Files.readString(INFRA.resolve("docker/Dockerfile"));
-        assertThat(dockerfile).containsPattern("(?m)^FROM flink:2\\.0\\.0-java17$");
+        // The image's Flink is the build's (the root pom's flink.version).
+        java.util.regex.Matcher flink = Pattern.compile("<flink.version>([^<]+)</flink.version>").matcher(Files.readString(ROOT.resolve("pom.xml")));
+        assertThat(flink.find()).isTrue();
+        assertThat(dockerfile).containsPattern("(?m)^FROM flink:" + Pattern.quote(flink.group(1)) + "-java17$");
         assertThat(dockerfile).containsPattern("(?m)^COPY jobs/target/kairos-jobs-0\\.1\\.0-SNAPSHOT-job\\.jar " + Pattern.quote(JAR_IN_IMAGE) + "$");
         // The jar that `mvn package` builds has that name (docs/operations/cluster.md and infra/cluster name it too).
         String pom = Files.readString(ROOT.resolve("jobs/pom.xml"));
@@ -184,7 +187,10 @@ class InfraManifestsTest {
         assertThat(deployments).hasSize(1);
         JsonNode fd = deployments.get(0);
         assertThat(fd.path("apiVersion").asText()).isEqualTo("flink.apache.org/v1beta1");
-        assertThat(fd.at("/spec/flinkVersion").asText()).isEqualTo("v2_0");
+        // The operator's name of the build's Flink line (2.2.1: v2_2).
+        java.util.regex.Matcher flink = Pattern.compile("<flink.version>(\\d+)\\.(\\d+)\\.").matcher(Files.readString(ROOT.resolve("pom.xml")));
+        assertThat(flink.find()).isTrue();
+        assertThat(fd.at("/spec/flinkVersion").asText()).isEqualTo("v" + flink.group(1) + "_" + flink.group(2));
 
         JsonNode job = fd.at("/spec/job");
         assertThat(job.path("jarURI").asText()).isEqualTo("local://" + JAR_IN_IMAGE);
