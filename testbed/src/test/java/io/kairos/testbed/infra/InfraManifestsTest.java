@@ -188,9 +188,9 @@ class InfraManifestsTest {
         JsonNode fd = deployments.get(0);
         assertThat(fd.path("apiVersion").asText()).isEqualTo("flink.apache.org/v1beta1");
         // The operator's name of the build's Flink line (2.2.1: v2_2).
-        java.util.regex.Matcher flink = Pattern.compile("<flink.version>(\\d+)\\.(\\d+)\\.").matcher(Files.readString(ROOT.resolve("pom.xml")));
-        assertThat(flink.find()).isTrue();
-        assertThat(fd.at("/spec/flinkVersion").asText()).isEqualTo("v" + flink.group(1) + "_" + flink.group(2));
+        java.util.regex.Matcher line = Pattern.compile("<flink.version>(\\d+)\\.(\\d+)\\.").matcher(Files.readString(ROOT.resolve("pom.xml")));
+        assertThat(line.find()).isTrue();
+        assertThat(fd.at("/spec/flinkVersion").asText()).isEqualTo("v" + line.group(1) + "_" + line.group(2));
 
         JsonNode job = fd.at("/spec/job");
         assertThat(job.path("jarURI").asText()).isEqualTo("local://" + JAR_IN_IMAGE);
