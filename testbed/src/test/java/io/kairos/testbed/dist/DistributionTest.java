@@ -70,6 +70,18 @@ class DistributionTest {
             assertThat(jobs.map(p -> p.getFileName().toString()).sorted()).hasSize(2)
                     .anyMatch(n -> n.matches("kairos-jobs-.+-job\\.jar")).anyMatch(n -> n.matches("kairos-jobs-.+-tuner\\.jar"));
         }
+        // The SQL model provider: one jar that registers its factory with Flink's discovery.
+        try (Stream<Path> sql = Files.list(home.resolve("sql"))) {
+            List<Path> jars = sql.toList();
+            assertThat(jars).hasSize(1).allMatch(p -> p.getFileName().toString().matches("kairos-sql-.+-provider\\.jar"));
+            try (java.util.jar.JarFile jar = new java.util.jar.JarFile(jars.get(0).toFile())) {
+                java.util.jar.JarEntry services = jar.getJarEntry("META-INF/services/org.apache.flink.table.factories.Factory");
+                assertThat(services).isNotNull();
+                assertThat(new String(jar.getInputStream(services).readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).contains("io.kairos.sql.KairosModelProviderFactory");
+                assertThat(jar.getJarEntry("io/kairos/sql/shaded/org/apache/kafka/clients/producer/KafkaProducer.class")).as("Kafka's client, relocated").isNotNull();
+                assertThat(jar.getJarEntry("org/apache/flink/table/factories/Factory.class")).as("Flink stays out").isNull();
+            }
+        }
         for (String file : List.of("README.md", "kairos_client/__init__.py", "kairos_client/client.py", "kairos_client/schemas.py", "examples/classify.py")) {
             assertThat(home.resolve("python").resolve(file)).isNotEmptyFile();
         }
