@@ -170,7 +170,10 @@ class InfraManifestsTest {
     @Test
     void theCudaImageAddsTheLibrariesOnnxRuntimesCudaBuildLoadsAndPutsTheJarInTheSamePlace() throws IOException {
         String dockerfile = Files.readString(INFRA.resolve("docker/Dockerfile.cuda"));
-        assertThat(dockerfile).containsPattern("(?m)^FROM flink:2\\.0\\.0-java17$");
+        // The image's Flink is the build's (the root pom's flink.version), as the CPU image's.
+        java.util.regex.Matcher flink = Pattern.compile("<flink.version>([^<]+)</flink.version>").matcher(Files.readString(ROOT.resolve("pom.xml")));
+        assertThat(flink.find()).isTrue();
+        assertThat(dockerfile).containsPattern("(?m)^FROM flink:" + Pattern.quote(flink.group(1)) + "-java17$");
         assertThat(dockerfile).containsPattern("(?m)^COPY jobs/target/kairos-jobs-0\\.1\\.0-SNAPSHOT-job\\.jar " + Pattern.quote(JAR_IN_IMAGE) + "$");
         // ONNX Runtime 1.20's CUDA 12 build: the CUDA 12 runtime, cuBLAS, cuFFT, cuRAND and cuDNN 9.
         assertThat(Files.readString(ROOT.resolve("pom.xml"))).contains("<onnxruntime.version>1.20.0</onnxruntime.version>");
