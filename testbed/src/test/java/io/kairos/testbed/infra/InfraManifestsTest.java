@@ -326,6 +326,23 @@ class InfraManifestsTest {
         assertThat(kafka.path("default.replication.factor").asInt()).isEqualTo(3);
         assertThat(kafka.path("min.insync.replicas").asInt()).isEqualTo(2);
         assertThat(kafka.path("transaction.state.log.min.isr").asInt()).isEqualTo(2);
+        // The brokers are of the version of the build's Kafka clients (the root pom's kafka.version),
+        // on Strimzi's v1 API, and are fenced as the local HA cluster's are.
+        java.util.regex.Matcher clients = Pattern.compile("<kafka.version>([^<]+)</kafka.version>").matcher(Files.readString(ROOT.resolve("pom.xml")));
+        assertThat(clients.find()).isTrue();
+        JsonNode spec = ofKind(resources, "Kafka").get(0).at("/spec/kafka");
+        assertThat(spec.path("version").asText()).isEqualTo(clients.group(1));
+        String[] release = clients.group(1).split("\\.");
+        assertThat(spec.path("metadataVersion").asText()).startsWith(release[0] + "." + release[1] + "-IV");
+        for (JsonNode r : resources) {
+            if (r.path("apiVersion").asText().startsWith("kafka.strimzi.io/")) {
+                assertThat(r.path("apiVersion").asText()).as("apiVersion of %s", r.at("/metadata/name").asText()).isEqualTo("kafka.strimzi.io/v1");
+            }
+        }
+        assertThat(kafka.path("broker.session.timeout.ms").asText())
+                .isEqualTo(properties("kafka/controller-ha.properties").get("broker.session.timeout.ms"));
+        assertThat(kafka.path("broker.heartbeat.interval.ms").asText())
+                .isEqualTo(properties("kafka/server-ha.properties").get("broker.heartbeat.interval.ms"));
         for (JsonNode t : ofKind(resources, "KafkaTopic")) {
             assertThat(t.at("/spec/replicas").asInt()).as("replicas of %s", t.at("/metadata/name").asText()).isEqualTo(3);
             assertThat(t.at("/spec/config/min.insync.replicas").asInt()).as("min.insync.replicas of %s", t.at("/metadata/name").asText()).isEqualTo(2);
