@@ -3,6 +3,7 @@ package io.kairos.testbed;
 import io.kairos.jobs.cli.Kairos;
 import io.kairos.testbed.bench.BenchCommand;
 import io.kairos.testbed.bench.OverloadCommand;
+import io.kairos.testbed.bench.SqlPredictCommand;
 import io.kairos.testbed.bench.TunerReactionCommand;
 import io.kairos.testbed.demo.DemoCommand;
 import io.kairos.testbed.docs.DocsCommand;
@@ -38,7 +39,7 @@ public final class KairosCli {
     /** The command line with its error handling, writing to {@code out} and {@code err} (tests pass their own). */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new Kairos());
-        for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(), new OverloadCommand(), new TunerReactionCommand(),
+        for (Object command : new Object[] {new DemoCommand(), new LoadgenCommand(), new CollectCommand(), new BenchCommand(), new OverloadCommand(), new TunerReactionCommand(), new SqlPredictCommand(),
                 new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new ProbeCommand(), new SandboxCommand(), new DocsCommand(), new RlCommand()}) {
             cl.addSubcommand(command);
         }

@@ -61,11 +61,14 @@ class KairosCliTest {
         assertUsageError(run("overload", "--duration", "3", "--warmup", "3"), "--duration must be longer than --warmup, got 3 and 3");
         assertUsageError(run("overload", "--policy-param", "max_pending=0"),
                 "--policy-param: clockwork parameter 'max_pending' must be a whole number, at least 1, got '0'");
+        assertUsageError(run("sql-predict", "--systems", "kairos,triton"), "kairos sql-predict: --systems: kairos or per-row, got triton");
+        assertUsageError(run("sql-predict", "--duration", "3", "--warmup", "3"), "--duration must be longer than --warmup");
+        assertUsageError(run("sql-predict", "--factor", "1"), "--start-rate must be positive and --factor above 1");
     }
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, plan, topics, demo, loadgen, collect, bench, overload, tuner-reaction, fidelity, experiment, efficiency, check-results, probe, sandbox, docs, rl]");
+        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, plan, topics, demo, loadgen, collect, bench, overload, tuner-reaction, sql-predict, fidelity, experiment, efficiency, check-results, probe, sandbox, docs, rl]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
     }
 

@@ -75,6 +75,31 @@ class OnnxDeviceTest {
     }
 
     @Test
+    void theWidePerceptronMatchesItsPlainJavaMathsInABatch() throws Exception {
+        ExampleModels.Wide wide = ExampleModels.Wide.seeded(ExampleModels.SEED + 5, 64);
+        Path repository = Files.createTempDirectory("device-wide");
+        Files.createDirectories(repository.resolve("wide"));
+        Files.write(repository.resolve("wide").resolve(ModelRepository.MODEL_FILE), wide.toOnnx());
+        Files.writeString(repository.resolve("wide").resolve(ModelRepository.MANIFEST_FILE), wide.manifest("wide", 0.1, 1));
+        OnnxDevice d = device(repository, 64 * MB);
+        Random r = new Random(8);
+        List<float[]> xs = new ArrayList<>();
+        List<Tensor> inputs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            xs.add(randomFloats(r, ExampleModels.Wide.IN));
+            inputs.add(tensor(xs.get(i), ExampleModels.Wide.IN));
+        }
+        Execution e = run(d, "wide", inputs);
+        assertThat(e.error()).isNull();
+        for (int i = 0; i < 4; i++) {
+            float[] expected = wide.forward(xs.get(i));
+            float[] actual = floats(e.outputs().get(i));
+            assertThat(actual).hasSize(ExampleModels.Wide.OUT);
+            for (int j = 0; j < expected.length; j++) assertThat(actual[j]).as("request %d logit %d", i, j).isCloseTo(expected[j], within(1e-3f * Math.max(1f, Math.abs(expected[j]))));
+        }
+    }
+
+    @Test
     void uint8RequestsOnAFloat32ModelAreServedAsTheirValuesInFloats() throws Exception {
         OnnxDevice d = device(OnnxTestData.exampleRepository("device-uint8"), 64 * MB);
         ExampleModels.Mlp mlp = ExampleModels.Mlp.seeded(ExampleModels.SEED);

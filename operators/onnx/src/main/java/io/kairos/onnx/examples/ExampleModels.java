@@ -159,6 +159,50 @@ public final class ExampleModels {
         }
     }
 
+    /**
+     * A weight-heavy perceptron, where batching pays on a CPU: FLOAT32[N,256] → Gemm 256×H → Relu →
+     * Gemm H×H → Relu → Gemm H×10 → FLOAT32[N,10] (H = 4096 by default: 17.8 M weights, 71 MB). One
+     * row reads every weight from memory for its multiply-adds; a batch reads them once for all its
+     * rows. Not in {@link #writeRepository}: the SQL benchmark writes it with its own measured profile.
+     */
+    public record Wide(int hidden, float[] w1, float[] b1, float[] w2, float[] b2, float[] w3, float[] b3) {
+        public static final int IN = 256, OUT = 10;
+
+        public static Wide seeded(long seed, int hidden) {
+            Random r = new Random(seed);
+            return new Wide(hidden, he(r, IN * hidden, IN), small(r, hidden), he(r, hidden * hidden, hidden), small(r, hidden),
+                    he(r, hidden * OUT, hidden), small(r, OUT));
+        }
+
+        /** One request's logits, in plain Java. */
+        public float[] forward(float[] x) {
+            float[] h = relu(dense(x, w1, b1, IN, hidden));
+            h = relu(dense(h, w2, b2, hidden, hidden));
+            return dense(h, w3, b3, hidden, OUT);
+        }
+
+        public byte[] toOnnx() {
+            OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("kairos-wide")
+                    .addInput(valueInfo("input", IN))
+                    .addOutput(valueInfo("logits", OUT))
+                    .addInitializer(floats("w1", w1, IN, hidden)).addInitializer(floats("b1", b1, hidden))
+                    .addInitializer(floats("w2", w2, hidden, hidden)).addInitializer(floats("b2", b2, hidden))
+                    .addInitializer(floats("w3", w3, hidden, OUT)).addInitializer(floats("b3", b3, OUT))
+                    .addNode(node("Gemm", "fc1", new String[]{"input", "w1", "b1"}, "h1"))
+                    .addNode(node("Relu", "relu1", new String[]{"h1"}, "a1"))
+                    .addNode(node("Gemm", "fc2", new String[]{"a1", "w2", "b2"}, "h2"))
+                    .addNode(node("Relu", "relu2", new String[]{"h2"}, "a2"))
+                    .addNode(node("Gemm", "fc3", new String[]{"a2", "w3", "b3"}, "logits"));
+            return model(g);
+        }
+
+        /** Its manifest with a latency profile of {@code alphaMs} a row and {@code betaMs} a batch. */
+        public String manifest(String name, double alphaMs, double betaMs) {
+            long weights = (long) IN * hidden + (long) hidden * hidden + (long) hidden * OUT;
+            return ExampleModels.manifest(name, "[" + IN + "]", 4 * weights + (16L << 20), alphaMs, betaMs, 100);
+        }
+    }
+
     /** The small image classifier: its weights, its ONNX graph and its maths in plain Java. */
     public record Cnn(float[] k1, float[] c1, float[] k2, float[] c2, float[] w, float[] b) {
         public static final int CHANNELS = 3, SIDE = 32, F1 = 8, F2 = 16, CLASSES = 10;
