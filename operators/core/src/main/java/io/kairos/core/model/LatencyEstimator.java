@@ -115,6 +115,19 @@ public final class LatencyEstimator {
             return profile;
         }
 
+        /** Whether a request with {@code budgetMicros} from arrival to deadline is out of reach alone by the estimate, and within it by the prior. */
+        public boolean outOfReachByEstimateOnly(long budgetMicros) {
+            return profile.latencyAt(0) > budgetMicros && prior.latencyAt(0) <= budgetMicros;
+        }
+
+        /** Forgets every measurement: the profile is the prior again. */
+        public void forget() {
+            Arrays.fill(counts, 0);
+            Arrays.fill(next, 0);
+            Arrays.fill(measured, -1);
+            profile = prior;
+        }
+
         /**
          * Adds one measured batch of {@code size} requests, which ran padded to the next allowed
          * size. Returns the new profile when the measurement changed it, else null.

@@ -191,6 +191,8 @@ public final class GroupScheduler extends GroupState {
     public void admit(Request request) {
         RequestQueue q = queueOf(request.model());
         book.arrived(q, request.arrivalMicros());
+        LatencyProfile forgotten = profiles.forgetIfStale(q.number(), request.arrivalMicros(), request.deadlineMicros() - request.arrivalMicros());
+        if (forgotten != null) reprofile(q, forgotten);
         admission.admit(q, request);
     }
 

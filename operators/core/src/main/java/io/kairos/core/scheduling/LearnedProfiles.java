@@ -16,6 +16,17 @@ import java.util.List;
  * policy picks, the batch it sized ends in time; each batch is booked with its own device's profile.
  */
 final class LearnedProfiles {
+    /**
+     * How long after a model's last measured batch an estimate that puts a request out of reach,
+     * where the catalog's profile would not, is forgotten: 5 s. An estimate can only come back down
+     * through batches that run, and a model whose estimate exceeds its SLO (a device starved for
+     * CPU for a while, a pause) has every request shed as unreachable, so none runs: without
+     * forgetting, the model would never be served again. Forgotten, the next request runs on the
+     * catalog's latency and measures the device anew; on a device still slow, the estimate rises
+     * again, and another request probes 5 s later. An estimate that leaves the request in reach
+     * stands, however old: its batches run and correct it.
+     */
+    static final long STALE_MICROS = 5_000_000;
     private final ModelCatalog catalog;
     // Profiles corrected from the devices' reports; null: the catalog's profiles, never corrected.
     private LatencyEstimator estimator = new LatencyEstimator(LatencyEstimator.Settings.DEFAULT);
@@ -85,8 +96,29 @@ final class LearnedProfiles {
         OnTypes t = onTypes.get(number);
         if (k < 0 || t.estimates[k] == null) return null;
         // A batch sent to a remote device left its pre- and post-processing where it came from: count it in.
+        t.lastReportMicros = Math.max(t.lastReportMicros, report.endMicros());
         if (t.estimates[k].add(batch.size(), report.latencyMicros() + batch.afterMicros()) == null) return null;
         return t.profile();
+    }
+
+    /**
+     * Queue {@code number}'s profile with its estimates forgotten, where they put a request with
+     * {@code budgetMicros} from arrival to deadline out of reach alone and the catalog's profile
+     * would not, and no batch of the model was measured for {@link #STALE_MICROS} up to
+     * {@code now}; else null (nothing changed).
+     */
+    LatencyProfile forgetIfStale(int number, long nowMicros, long budgetMicros) {
+        if (estimator == null) return null;
+        OnTypes t = onTypes.get(number);
+        if (t.lastReportMicros == Long.MIN_VALUE || nowMicros - t.lastReportMicros <= STALE_MICROS) return null;
+        boolean forgot = false;
+        for (LatencyEstimator.ModelEstimate e : t.estimates) {
+            if (e != null && e.outOfReachByEstimateOnly(budgetMicros)) {
+                e.forget();
+                forgot = true;
+            }
+        }
+        return forgot ? t.profile() : null;
     }
 
     /** The distinct hardware types of {@code devices}, in their order; binds each view to its type. */
@@ -126,6 +158,8 @@ final class LearnedProfiles {
         final ModelSpec spec;
         final LatencyProfile[] priors;
         final LatencyEstimator.ModelEstimate[] estimates; // null when not learning
+        // When the last batch of the model reported here ended; MIN_VALUE before one.
+        long lastReportMicros = Long.MIN_VALUE;
 
         OnTypes(ModelSpec spec, LatencyProfile[] priors, LatencyEstimator.ModelEstimate[] estimates) {
             this.spec = spec;
