@@ -120,11 +120,14 @@ public final class KairosModelProviderFactory implements ModelProviderFactory {
         return catalog.get(model);
     }
 
-    /** The provider of one model: the same function for every use of it. */
-    static final class Provider implements AsyncPredictRuntimeProvider {
-        private final KairosPredictFunction function;
+    /**
+     * The provider of one model: the same function for every use of it. Public for the other
+     * providers of the project's own (the benchmark's call per row) to serve their function alike.
+     */
+    public static final class Provider implements AsyncPredictRuntimeProvider {
+        private final AsyncPredictFunction function;
 
-        Provider(KairosPredictFunction function) {
+        public Provider(AsyncPredictFunction function) {
             this.function = function;
         }
 

@@ -4,6 +4,7 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
 import io.kairos.onnx.OnnxDevice;
+import io.kairos.sql.KairosModelProviderFactory;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
@@ -16,7 +17,6 @@ import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.factories.ModelProviderFactory;
 import org.apache.flink.table.functions.AsyncPredictFunction;
 import org.apache.flink.table.functions.FunctionContext;
-import org.apache.flink.table.ml.AsyncPredictRuntimeProvider;
 import org.apache.flink.table.ml.ModelProvider;
 
 import java.nio.FloatBuffer;
@@ -62,7 +62,7 @@ public final class OnnxPerRowModelProviderFactory implements ModelProviderFactor
         FactoryUtil.ModelProviderFactoryHelper helper = FactoryUtil.createModelProviderFactoryHelper(this, context);
         helper.validate();
         ReadableConfig options = helper.getOptions();
-        return new Provider(new PerRowFunction(options.get(MODEL_PATH), options.get(THREADS), options.get(INTRA_OP_THREADS)));
+        return new KairosModelProviderFactory.Provider(new PerRowFunction(options.get(MODEL_PATH), options.get(THREADS), options.get(INTRA_OP_THREADS)));
     }
 
     /** One ONNX Runtime call per row, on a session of the subtask's own. */
@@ -118,24 +118,6 @@ public final class OnnxPerRowModelProviderFactory implements ModelProviderFactor
             if (executor != null) executor.shutdownNow();
             if (session != null) session.close();
             super.close();
-        }
-    }
-
-    static final class Provider implements AsyncPredictRuntimeProvider {
-        private final PerRowFunction function;
-
-        Provider(PerRowFunction function) {
-            this.function = function;
-        }
-
-        @Override
-        public AsyncPredictFunction createAsyncPredictFunction(Context context) {
-            return function;
-        }
-
-        @Override
-        public ModelProvider copy() {
-            return new Provider(function);
         }
     }
 }
