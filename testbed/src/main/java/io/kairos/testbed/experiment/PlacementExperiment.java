@@ -8,7 +8,7 @@ import io.kairos.core.scheduling.Placements;
 import io.kairos.core.scheduling.RegistryPlacement;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
-import io.kairos.sim.FateListener;
+import io.kairos.sim.DecidedLoads;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
 import io.kairos.testbed.format.Numbers;
@@ -163,22 +163,14 @@ public final class PlacementExperiment {
         Simulation sim = b.deviceMemory(1L << 30).duration(Long.MAX_VALUE / 4).warmup(0).seed(1).build();
         int total = waves.stream().mapToInt(Integer::intValue).sum();
         long[] latency = new long[total];
-        long[] decided = new long[1];
-        SimulationReport r = sim.run(new FateListener() {
-            @Override
-            public void onFate(Request request, ResultStatus status, long end, int batch) {
-                if (status != ResultStatus.OK && status != ResultStatus.LATE) throw new IllegalStateException("request " + request.id() + " " + status);
-                latency[Integer.parseInt(request.id())] = end - request.arrivalMicros();
-            }
-
-            @Override
-            public void onLoad(int device, String model, long startMicros, long endMicros) {
-                decided[0]++;
-            }
+        DecidedLoads decided = new DecidedLoads(0, (request, status, end, batch) -> {
+            if (status != ResultStatus.OK && status != ResultStatus.LATE) throw new IllegalStateException("request " + request.id() + " " + status);
+            latency[Integer.parseInt(request.id())] = end - request.arrivalMicros();
         });
+        SimulationReport r = sim.run(decided);
         List<Long> l = new ArrayList<>();
         for (long v : latency) l.add(v);
-        return new Outcome(l, r.coldStarts(), decided[0]);
+        return new Outcome(l, r.coldStarts(), decided.count());
     }
 
     public void run(Path dir) throws IOException {

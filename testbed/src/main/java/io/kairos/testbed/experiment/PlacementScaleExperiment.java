@@ -2,12 +2,11 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.AutoPlacement;
 import io.kairos.core.scheduling.ColocationPlacement;
 import io.kairos.core.scheduling.Placements;
 import io.kairos.core.scheduling.RegistryPlacement;
-import io.kairos.schema.ResultStatus;
+import io.kairos.sim.DecidedLoads;
 import io.kairos.sim.FateListener;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
@@ -246,19 +245,11 @@ public final class PlacementScaleExperiment {
      * batch carried, and those the scheduler decided (the registry's load elsewhere).
      */
     static SimulationReport simulate(Setup s, Workload workload, int devices, long durationMicros, long warmupMicros, long seed) {
-        long[] decided = new long[1];
+        DecidedLoads decided = new DecidedLoads(warmupMicros, FateListener.NONE);
         SimulationReport r = Simulation.builder(s.catalog()).devices(devices).deviceMemory(s.deviceMemoryBytes()).eviction(s.eviction())
                 .policy(POLICY, Map.of(Placements.PLACEMENT, s.placement()))
-                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(seed).build().run(new FateListener() {
-                    @Override
-                    public void onFate(Request request, ResultStatus status, long endMicros, int batchSize) {}
-
-                    @Override
-                    public void onLoad(int device, String model, long startMicros, long endMicros) {
-                        if (startMicros >= warmupMicros) decided[0]++;
-                    }
-                });
-        return r.withDecidedLoads(decided[0]);
+                .workload(workload).duration(durationMicros).warmup(warmupMicros).seed(seed).build().run(decided);
+        return r.withDecidedLoads(decided.count());
     }
 
     public void run(Path dir) throws Exception {

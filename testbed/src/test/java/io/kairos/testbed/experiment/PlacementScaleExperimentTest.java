@@ -7,7 +7,7 @@ import io.kairos.core.scheduling.Placements;
 import io.kairos.core.scheduling.RegistryPlacement;
 import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
-import io.kairos.sim.FateListener;
+import io.kairos.sim.DecidedLoads;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
 import io.kairos.workload.Arrival;
@@ -76,20 +76,12 @@ class PlacementScaleExperimentTest {
                 .policy(PlacementScaleExperiment.POLICY, Map.of(Placements.PLACEMENT, s.placement()))
                 .load(new Sequence(models)).duration(Long.MAX_VALUE / 4).warmup(0).seed(1).build();
         List<Long> latencies = new ArrayList<>();
-        long[] decided = new long[1];
-        SimulationReport r = sim.run(new FateListener() {
-            @Override
-            public void onFate(Request request, ResultStatus status, long end, int batch) {
-                assertThat(status).isIn(ResultStatus.OK, ResultStatus.LATE);
-                latencies.add(end - request.arrivalMicros());
-            }
-
-            @Override
-            public void onLoad(int device, String model, long startMicros, long endMicros) {
-                decided[0]++;
-            }
+        DecidedLoads decided = new DecidedLoads(0, (request, status, end, batch) -> {
+            assertThat(status).isIn(ResultStatus.OK, ResultStatus.LATE);
+            latencies.add(end - request.arrivalMicros());
         });
-        return new PlacementExperiment.Outcome(latencies, r.coldStarts(), decided[0]);
+        SimulationReport r = sim.run(decided);
+        return new PlacementExperiment.Outcome(latencies, r.coldStarts(), decided.count());
     }
 
     /**
