@@ -3,7 +3,7 @@ package io.kairos.sim;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.policy.TritonPolicy;
-import io.kairos.core.scheduling.policy.KairosPolicy;
+import io.kairos.core.scheduling.policy.LatestStartPolicy;
 import io.kairos.workload.AzureLikeTrace;
 import io.kairos.workload.AzureTrace;
 import io.kairos.workload.Workload;
@@ -43,7 +43,7 @@ public final class AzureRuns {
 
     /** The parameters the experiments give a policy ({@code Experiment.asPublished} in the testbed). */
     public static Map<String, String> asPublished(String policy) {
-        if (policy.equals(KairosPolicy.NAME)) return Map.of();
+        if (policy.equals(LatestStartPolicy.KAIROS)) return Map.of();
         if (policy.equals(TritonPolicy.NAME)) return Map.of(ConfiguredPolicy.SHED_EARLY, "false", ConfiguredPolicy.SHED, "false");
         return Map.of(ConfiguredPolicy.SHED_EARLY, "false");
     }

@@ -4,7 +4,7 @@ import io.kairos.core.device.DeviceSlots;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.SimulatedSpeedOption;
-import io.kairos.core.scheduling.policy.KairosPolicy;
+import io.kairos.core.scheduling.policy.LatestStartPolicy;
 import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.testbed.options.ArrivalsOption;
 import io.kairos.testbed.options.RunLengthOptions;
@@ -80,7 +80,7 @@ public class DemoCommand implements Callable<Integer> {
      * does not have, so its batches wait on a busy device for most of those 5 ms, where
      * {@code kairos} dispatches just in time (docs/benchmarks/history.md).
      */
-    public static final String DEFAULT_POLICY = KairosPolicy.NAME;
+    public static final String DEFAULT_POLICY = LatestStartPolicy.KAIROS;
 
     @CommandLine.Mixin
     PolicyOptions policy = new PolicyOptions(DEFAULT_POLICY);

@@ -8,7 +8,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.policy.TritonPolicy;
-import io.kairos.core.scheduling.policy.KairosPolicy;
+import io.kairos.core.scheduling.policy.LatestStartPolicy;
 import io.kairos.core.scheduling.policy.SmdpPolicy;
 import io.kairos.core.scheduling.policy.WorkConservingPolicy;
 import io.kairos.sim.SimulationReport;
@@ -126,7 +126,7 @@ final class SmdpBeyondPaper {
                             SmdpSimulation.plan(TritonPolicy.NAME, Map.of(ConfiguredPolicy.SHED_EARLY, "false",
                                     TritonPolicy.MAX_QUEUE_DELAY_MS, significant(delay)), Map.of())));
                 }
-                runs.add(() -> paretoRow(arrivals, slo, KairosPolicy.NAME, "", SmdpSimulation.plan(KairosPolicy.NAME, Map.of(), Map.of())));
+                runs.add(() -> paretoRow(arrivals, slo, LatestStartPolicy.KAIROS, "", SmdpSimulation.plan(LatestStartPolicy.KAIROS, Map.of(), Map.of())));
             }
         }
         return runs;

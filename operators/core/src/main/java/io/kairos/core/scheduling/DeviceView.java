@@ -6,7 +6,6 @@ import io.kairos.core.device.ModelCache;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
 
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Set;
 
@@ -42,38 +41,8 @@ public final class DeviceView {
     private int typeIndex;
     private ModelCatalog onlyProfiled;
     private final ModelCache<AutoCloseable> loaded;
-    private long freeAtMicros;
-    // The last batch booked, ending at freeAtMicros; null when none was, or when it was preempted
-    // (a policy may preempt only the batch it sent last).
-    private Dispatch lastBooked;
-    // The work booked here and not yet reported, in the order the device runs it, with its
-    // predicted times: what a report re-bases. Work predicted done is forgotten when more is
-    // booked, so that a device that never reports (an open loop) keeps a few entries only.
-    private ArrayDeque<Booked> booked = new ArrayDeque<>();
-
-    /**
-     * Work on the timeline: a batch ({@code batch} null: other work), from when it can start at the
-     * earliest; {@code loadOf}: the model other work loads, if it is a load.
-     */
-    private static final class Booked {
-        final Dispatch batch;
-        final String loadOf;
-        final long readyAtMicros;
-        long startMicros;
-        long endMicros;
-
-        Booked(Dispatch batch, String loadOf, long readyAtMicros, long startMicros, long endMicros) {
-            this.batch = batch;
-            this.loadOf = loadOf;
-            this.readyAtMicros = readyAtMicros;
-            this.startMicros = startMicros;
-            this.endMicros = endMicros;
-        }
-
-        boolean of(String model) {
-            return model.equals(loadOf) || batch != null && batch.model().equals(model);
-        }
-    }
+    // When the device is predicted to be free, and the work booked on it: what a report re-bases.
+    private final DeviceTimeline timeline = new DeviceTimeline();
 
     /** A device with unbounded model memory: a model, once loaded, stays. */
     public DeviceView(int slot, Set<String> models) {
@@ -189,11 +158,7 @@ public final class DeviceView {
 
     /** The batches booked here that are predicted to be running or waiting at {@code now}. */
     public int outstandingBatches(long nowMicros) {
-        int n = 0;
-        for (Booked b : booked) {
-            if (b.batch != null && b.endMicros > nowMicros) n++;
-        }
-        return n;
+        return timeline.outstandingBatches(nowMicros);
     }
 
     /**
@@ -247,12 +212,7 @@ public final class DeviceView {
      */
     public void loadFailed(String model, long nowMicros) {
         loaded.unload(model);
-        Booked last = booked.peekLast();
-        if (last != null && model.equals(last.loadOf) && last.endMicros > nowMicros) {
-            booked.pollLast();
-            freeAtMicros = Math.max(nowMicros, last.startMicros);
-            lastBooked = null;
-        }
+        timeline.loadFailed(model, nowMicros);
     }
 
     /** The rule by which the device makes room for a load. */
@@ -268,17 +228,17 @@ public final class DeviceView {
     private static final AutoCloseable NOTHING_TO_CLOSE = () -> {};
 
     public long freeAtMicros() {
-        return freeAtMicros;
+        return timeline.freeAtMicros();
     }
 
     /** Work already sent to the device and not yet predicted done at {@code now}. */
     public long outstandingMicros(long nowMicros) {
-        return Math.max(0, freeAtMicros - nowMicros);
+        return Math.max(0, timeline.freeAtMicros() - nowMicros);
     }
 
     /** When a batch sent now would start. */
     public long startAtMicros(long nowMicros) {
-        return Math.max(nowMicros, freeAtMicros);
+        return Math.max(nowMicros, timeline.freeAtMicros());
     }
 
     /**
@@ -286,12 +246,7 @@ public final class DeviceView {
      * scheduler's (nothing to preempt); returns its predicted start.
      */
     public long book(long nowMicros, long latencyMicros) {
-        long start = startAtMicros(nowMicros);
-        forgetDone(nowMicros);
-        freeAtMicros = start + latencyMicros;
-        booked.add(new Booked(null, null, nowMicros, start, freeAtMicros));
-        lastBooked = null;
-        return start;
+        return timeline.book(null, nowMicros, latencyMicros);
     }
 
     /**
@@ -311,7 +266,7 @@ public final class DeviceView {
                     + " bytes) beside " + loaded.usedBytes() + " of " + loaded.budgetBytes() + " bytes held: unload first");
         }
         bookLoadEvicting(model, nowMicros);
-        return freeAtMicros;
+        return timeline.freeAtMicros();
     }
 
     /**
@@ -328,11 +283,7 @@ public final class DeviceView {
             throw new IllegalArgumentException("device " + slot + " cannot load model '" + model.name() + "' (" + model.memoryBytes()
                     + " bytes): its memory is " + loaded.budgetBytes() + " bytes");
         }
-        long start = startAtMicros(nowMicros);
-        forgetDone(nowMicros);
-        freeAtMicros = start + load;
-        booked.add(new Booked(null, model.name(), nowMicros, start, freeAtMicros));
-        lastBooked = null;
+        timeline.book(model.name(), nowMicros, load);
         return track(model.name(), model.memoryBytes());
     }
 
@@ -341,18 +292,12 @@ public final class DeviceView {
      * batch of it, or its load. A copy with none is idle, one the load planner may drop.
      */
     public boolean busyWith(String model, long nowMicros) {
-        for (Booked b : booked) {
-            if (b.endMicros > nowMicros && b.of(model)) return true;
-        }
-        return false;
+        return timeline.busyWith(model, nowMicros);
     }
 
     /** When the load of {@code model} booked here is predicted to end; -1 when none is booked and not yet predicted done. */
     public long loadEndMicros(String model) {
-        for (Booked b : booked) {
-            if (model.equals(b.loadOf)) return b.endMicros;
-        }
-        return -1;
+        return timeline.loadEndMicros(model);
     }
 
     /**
@@ -361,20 +306,11 @@ public final class DeviceView {
      */
     public void book(Dispatch batch, long nowMicros) {
         if (batch.device() != slot) throw new IllegalArgumentException(batch.model() + " batch for device " + batch.device() + " booked on device " + slot);
-        if (batch.predictedStartMicros() < freeAtMicros) {
+        if (batch.predictedStartMicros() < timeline.freeAtMicros()) {
             throw new IllegalArgumentException(batch.model() + " batch predicted to start at " + batch.predictedStartMicros()
-                    + " on device " + slot + ", which is busy until " + freeAtMicros);
+                    + " on device " + slot + ", which is busy until " + timeline.freeAtMicros());
         }
-        forgetDone(nowMicros);
-        freeAtMicros = batch.predictedEndMicros();
-        booked.add(new Booked(batch, null, Math.min(nowMicros, batch.predictedStartMicros()), batch.predictedStartMicros(), freeAtMicros));
-        lastBooked = batch;
-    }
-
-    // Work predicted done by now that no report has taken off yet. A report that comes later for
-    // it re-bases what is still booked, all of which the device runs after it.
-    private void forgetDone(long nowMicros) {
-        while (!booked.isEmpty() && booked.peekFirst().endMicros <= nowMicros) booked.pollFirst();
+        timeline.book(batch, nowMicros);
     }
 
     /**
@@ -387,43 +323,17 @@ public final class DeviceView {
      * runs after it.
      */
     public void observe(Dispatch batch, long startMicros, long endMicros) {
-        if (endMicros < startMicros) throw new IllegalArgumentException("a batch cannot end (" + endMicros + ") before it starts (" + startMicros + ")");
-        if (isBooked(batch)) {
-            // The device runs in order: what was booked before the batch is done too.
-            Booked done;
-            do {
-                done = booked.pollFirst();
-            } while (done.batch != batch);
-        }
-        long end = endMicros;
-        for (Booked b : booked) {
-            long length = b.endMicros - b.startMicros;
-            b.startMicros = Math.max(b.readyAtMicros, end);
-            b.endMicros = b.startMicros + length;
-            end = b.endMicros;
-        }
-        freeAtMicros = end;
-    }
-
-    private boolean isBooked(Dispatch batch) {
-        if (batch == null) return false;
-        for (Booked b : booked) {
-            if (b.batch == batch) return true;
-        }
-        return false;
+        timeline.observe(batch, startMicros, endMicros);
     }
 
     /** When the view predicts a batch booked here and not yet reported to start; -1 when it knows none. */
     public long predictedStartMicros(Dispatch batch) {
-        for (Booked b : booked) {
-            if (b.batch == batch) return b.startMicros;
-        }
-        return -1;
+        return timeline.predictedStartMicros(batch);
     }
 
     /** The last batch booked on this device, or null. It may have ended already. */
     public Dispatch lastBooked() {
-        return lastBooked;
+        return timeline.lastBooked();
     }
 
     /**
@@ -431,8 +341,7 @@ public final class DeviceView {
      * booked, if it is predicted to be running at {@code now} or not to have started yet; else null.
      */
     public Dispatch preemptibleAt(long nowMicros) {
-        Booked last = booked.peekLast();
-        return lastBooked != null && last != null && last.batch == lastBooked && last.endMicros > nowMicros ? lastBooked : null;
+        return timeline.preemptibleAt(nowMicros);
     }
 
     /**
@@ -441,11 +350,8 @@ public final class DeviceView {
      * started (the work before it stays). Returns the batch.
      */
     public Dispatch unbookLast(long nowMicros) {
-        Dispatch batch = preemptibleAt(nowMicros);
-        if (batch == null) throw new IllegalStateException("device " + slot + " runs no batch that can be preempted at " + nowMicros);
-        freeAtMicros = Math.max(nowMicros, booked.pollLast().startMicros);
-        lastBooked = null;
-        return batch;
+        if (timeline.preemptibleAt(nowMicros) == null) throw new IllegalStateException("device " + slot + " runs no batch that can be preempted at " + nowMicros);
+        return timeline.unbookLast(nowMicros);
     }
 
     /**
@@ -453,12 +359,7 @@ public final class DeviceView {
      * stayed): when it is free, and which models it holds in memory.
      */
     public void inherit(DeviceView previous) {
-        if (previous.freeAtMicros >= freeAtMicros) {
-            freeAtMicros = previous.freeAtMicros;
-            lastBooked = previous.lastBooked;
-            booked = previous.booked;
-            previous.booked = new ArrayDeque<>();
-        }
+        timeline.inherit(previous.timeline);
         previous.loaded.loadedBytes().forEach((model, bytes) -> {
             if (!loaded.isLoaded(model)) track(model, bytes);
         });
@@ -467,6 +368,6 @@ public final class DeviceView {
     @Override
     public String toString() {
         String type = hardwareType == null ? "" : " (" + hardwareType + ")";
-        return "device " + slot + type + (models == null ? " (all models)" : " " + models) + " free at " + freeAtMicros;
+        return "device " + slot + type + (models == null ? " (all models)" : " " + models) + " free at " + timeline.freeAtMicros();
     }
 }

@@ -7,7 +7,7 @@ import io.kairos.core.request.Request;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
-import io.kairos.core.scheduling.policy.ClockworkPolicy;
+import io.kairos.core.scheduling.policy.LatestStartPolicy;
 import io.kairos.core.scheduling.policy.TritonPolicy;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +40,7 @@ class ServingGroupsTest {
         ServingGroups.Lookup first = groups.scheduler("g", plan);
         assertThat(first.created()).isTrue();
         GroupScheduler g = first.scheduler();
-        assertThat(((ClockworkPolicy) g.policy()).lookaheadMicros()).isEqualTo(2_000);
+        assertThat(((LatestStartPolicy) g.policy()).lookaheadMicros()).isEqualTo(2_000);
         assertThat(g.devices()).extracting(DeviceView::slot, DeviceView::models).containsExactly(tuple(1, Set.of("C")));
         assertThat(first.actions()).containsExactly(new ServingGroups.DeviceAction("g", ModelAction.load(1, "C", ModelAction.PLACED)));
 

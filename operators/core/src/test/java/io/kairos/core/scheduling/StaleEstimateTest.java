@@ -2,7 +2,7 @@ package io.kairos.core.scheduling;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
-import io.kairos.core.scheduling.policy.KairosPolicy;
+import io.kairos.core.scheduling.policy.LatestStartPolicy;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -30,7 +30,7 @@ class StaleEstimateTest {
 
     /** The slow spell: a request at 0, served alone and reported 300 ms long. */
     private static GroupScheduler afterASlowSpell() {
-        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(new DeviceView(0, null)), new KairosPolicy(), PolicyParams.of(Map.of()));
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(new DeviceView(0, null)), LatestStartPolicy.kairos(), PolicyParams.of(Map.of()));
         g.admit(request("slow", 0));
         Dispatch d = g.schedule(0).dispatches().get(0);
         g.observe(BatchReport.ran(d, 0, LAST_REPORT, false));

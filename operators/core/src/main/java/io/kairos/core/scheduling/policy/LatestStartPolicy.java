@@ -1,5 +1,6 @@
 package io.kairos.core.scheduling.policy;
 
+import io.kairos.core.api.Internal;
 import io.kairos.core.scheduling.BatchableHeap;
 import io.kairos.core.scheduling.DeviceChoice;
 import io.kairos.core.scheduling.DeviceView;
@@ -22,15 +23,34 @@ import java.util.function.ToLongFunction;
  * is earliest-deadline-first, and within a model the largest batch that still fits, since a
  * larger batch has an earlier latest start time.
  *
- * <p>Two configurations: {@link ClockworkPolicy} as the paper runs it, and {@link KairosPolicy}.
- * Parameters, group-wide: {@code lookahead_ms} (at least 0) and {@code efficiency_gain} (0 for off,
- * or at least 1).
+ * <p>Two registered configurations of the one policy, differing only in their {@link Preset}:
+ * {@link #clockwork()} as the paper runs it, and {@link #kairos()}, Kairos' own. Parameters,
+ * group-wide: {@code lookahead_ms} (at least 0) and {@code efficiency_gain} (0 for off, or at
+ * least 1); a parameter left out takes the preset's default.
  */
-abstract class LatestStartPolicy implements SchedulingPolicy {
+@Internal
+public final class LatestStartPolicy implements SchedulingPolicy {
+    /** The name of the {@link #clockwork()} configuration. */
+    public static final String CLOCKWORK = "clockwork";
+    /** The name of the {@link #kairos()} configuration. */
+    public static final String KAIROS = "kairos";
+
     static final String LOOKAHEAD_MS = "lookahead_ms";
     static final String EFFICIENCY_GAIN = "efficiency_gain";
     /** How many of the most urgent queues the fluid test of {@link #behind} looks at. */
     static final int BEHIND_SCAN = 16;
+
+    /**
+     * What tells one configuration from the other: its name, its parameters' defaults, and
+     * whether a queue shorter than an allowed batch size may run padded up to it when that serves
+     * more requests per millisecond than the next smaller size ({@link #paddingPays}).
+     *
+     * @param efficiencyGain default of {@code efficiency_gain}: 0 for none, else see {@link #whenBehind}
+     */
+    record Preset(String name, double lookaheadMs, boolean padded, double efficiencyGain) {}
+
+    private static final Preset CLOCKWORK_PRESET = new Preset(CLOCKWORK, 5.0, false, 0);
+    private static final Preset KAIROS_PRESET = new Preset(KAIROS, 0.0, true, 1.1);
 
     // The key of the batchable queues' heap that earliest searches: one key object per padding
     // rule, so that a group keeps its heap when its policy is configured anew.
@@ -39,36 +59,70 @@ abstract class LatestStartPolicy implements SchedulingPolicy {
     private static final Supplier<BatchableHeap> HEAP_PADDED = () -> new BatchableHeap(LARGEST_START_PADDED);
     private static final Supplier<BatchableHeap> HEAP_WHOLE = () -> new BatchableHeap(LARGEST_START_WHOLE);
 
-    private final double defaultLookaheadMs;
-    private final double defaultEfficiencyGain;
+    private final Preset preset;
     private final boolean padded;
     private final long lookahead;
     private final double efficiencyGain;
 
-    /**
-     * @param padded whether a queue shorter than an allowed batch size may run padded up to it,
-     *               when that serves more requests per millisecond than the next smaller size
-     * @param defaultEfficiencyGain default of {@code efficiency_gain}: 0 for none, else see {@link #whenBehind}
-     */
-    LatestStartPolicy(double defaultLookaheadMs, boolean padded, double defaultEfficiencyGain) {
-        this(defaultLookaheadMs, padded, defaultEfficiencyGain, Math.round(defaultLookaheadMs * 1000.0), defaultEfficiencyGain);
-    }
-
-    LatestStartPolicy(double defaultLookaheadMs, boolean padded, double defaultEfficiencyGain, long lookaheadMicros, double efficiencyGain) {
-        this.defaultLookaheadMs = defaultLookaheadMs;
-        this.defaultEfficiencyGain = defaultEfficiencyGain;
-        this.padded = padded;
+    private LatestStartPolicy(Preset preset, long lookaheadMicros, double efficiencyGain) {
+        this.preset = preset;
+        this.padded = preset.padded();
         this.lookahead = lookaheadMicros;
         this.efficiencyGain = efficiencyGain;
     }
 
-    /** The same policy with these parameters. */
-    abstract LatestStartPolicy with(long lookaheadMicros, double efficiencyGain);
+    private LatestStartPolicy(Preset preset) {
+        this(preset, Math.round(preset.lookaheadMs() * 1000.0), preset.efficiencyGain());
+    }
+
+    /**
+     * Clockwork's controller as the paper runs it: a device topped up whenever it has less than
+     * 5 ms of work booked, so that the next batch is already there when the current one ends, and
+     * whole batches only. Defaults: {@code lookahead_ms} 5, {@code efficiency_gain} 0 (off).
+     */
+    public static LatestStartPolicy clockwork() {
+        return new LatestStartPolicy(CLOCKWORK_PRESET);
+    }
+
+    /**
+     * Kairos' own configuration: Clockwork's strategy queue, dispatched just in time and with
+     * padded batches.
+     *
+     * <ul>
+     *   <li><b>Just in time.</b> A device gets its next batch when it is free, not 5 ms before. The
+     *       lookahead exists in Clockwork to hide the controller-to-worker network; its cost is that
+     *       batches are fixed up to 5 ms before they run, so requests that arrive meanwhile wait for
+     *       the next batch, and at tight SLOs or under overload batches stay small. Here the
+     *       simulator's devices report their completions, so nothing needs hiding. Where a hand-over
+     *       delay exists (the Flink job's hop to the device subtask, about 1 ms on the development
+     *       machine), set {@code lookahead_ms} to it.</li>
+     *   <li><b>Padded batches.</b> A queue of 3 may run as a batch of 4 when that serves more
+     *       requests per millisecond than 2 now and 1 later.</li>
+     *   <li><b>Throughput first when behind</b> ({@link #whenBehind}): when a fluid test says the
+     *       queued work cannot be done by its deadlines, a device takes the most efficient strategy
+     *       (requests per millisecond) rather than the most urgent one, if it is at least
+     *       {@code efficiency_gain} (1.1) times as efficient: a batch of 16 rather than one of 8
+     *       or a lone request. Below capacity the test fails and the order is Clockwork's.</li>
+     * </ul>
+     * Where the others lose (see BENCHMARKS.md, "Policies"): Clockwork splits batches small
+     * at tight SLOs and under overload; work-conserving and Flex serve whatever is first or largest
+     * now, so urgent small queues expire in bursts below capacity; Triton waits a fixed delay whatever
+     * the deadline. Defaults: {@code lookahead_ms} 0, {@code efficiency_gain} 1.1 (0 turns
+     * throughput-first off).
+     */
+    public static LatestStartPolicy kairos() {
+        return new LatestStartPolicy(KAIROS_PRESET);
+    }
+
+    @Override
+    public String name() {
+        return preset.name();
+    }
 
     @Override
     public SchedulingPolicy configure(ParamReader params) {
-        return with(params.millisAsMicros(LOOKAHEAD_MS, defaultLookaheadMs),
-                params.number(EFFICIENCY_GAIN, defaultEfficiencyGain, v -> v == 0 || v >= 1, "0 (off) or at least 1"));
+        return new LatestStartPolicy(preset, params.millisAsMicros(LOOKAHEAD_MS, preset.lookaheadMs()),
+                params.number(EFFICIENCY_GAIN, preset.efficiencyGain(), v -> v == 0 || v >= 1, "0 (off) or at least 1"));
     }
 
     /** Parameter {@code lookahead_ms}: a device gets more work while it has less than this booked. */

@@ -21,10 +21,10 @@ import java.util.function.Supplier;
 @Internal
 public final class Policies {
     private static final Map<String, Supplier<SchedulingPolicy>> BY_NAME = Map.ofEntries(
-            entry(ClockworkPolicy.NAME, ClockworkPolicy::new),
+            entry(LatestStartPolicy.CLOCKWORK, LatestStartPolicy::clockwork),
             entry(TritonPolicy.NAME, TritonPolicy::new),
             entry(FlexPolicy.NAME, FlexPolicy::new),
-            entry(KairosPolicy.NAME, KairosPolicy::new),
+            entry(LatestStartPolicy.KAIROS, LatestStartPolicy::kairos),
             entry(OneAtATimePolicy.FIFO, OneAtATimePolicy::fifo),
             entry(OneAtATimePolicy.EDF, OneAtATimePolicy::edf),
             entry(SmdpPolicy.NAME, SmdpPolicy::new),

@@ -31,7 +31,7 @@ class BaselinePoliciesTest {
     void fifoServesTheOldestFirstAndMissesTheTightDeadline() {
         // The case on one device: A (10 ms, SLO 100) arrives at 0, B (1 ms, SLO 10) at 1 us.
         // FIFO starts A on [0, 10 ms), so B could start at 10 ms and end at 11 ms > 10 ms: it is shed
-        // when the device frees. (Clockwork, ClockworkPolicyTest, runs B first and meets both.)
+        // when the device frees. (Clockwork, LatestStartClockworkTest, runs B first and meets both.)
         GroupScheduler g = scheduler(OneAtATimePolicy.fifo(), PolicyParams.NONE, device(0));
         g.admit(req("a", "A", 0, 100_000));
         g.admit(req("b", "B", 1, 10_001));

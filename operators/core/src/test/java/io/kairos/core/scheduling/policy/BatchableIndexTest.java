@@ -38,7 +38,7 @@ class BatchableIndexTest {
 
     @Test
     void batchableQueuesComeByTheirKeyAsTheyGrowAndShrink() {
-        GroupScheduler s = new GroupScheduler("g", CATALOG, List.of(device(0)), new KairosPolicy(), PolicyParams.NONE);
+        GroupScheduler s = new GroupScheduler("g", CATALOG, List.of(device(0)), LatestStartPolicy.kairos(), PolicyParams.NONE);
         s.admit(req("r1", "R", 0, 50_000));
         s.admit(req("r2", "R", 0, 60_000));   // R: 50,000 - 2,000 = 48,000
         s.admit(req("q1", "R2", 0, 45_000));  // R2 holds one: not batchable
@@ -68,7 +68,7 @@ class BatchableIndexTest {
     void indexedPickIsTheScansPick() {
         Random random = new Random(7);
         String[] models = {"A", "B", "R", "R2"};
-        for (LatestStartPolicy policy : List.of(new KairosPolicy(), new ClockworkPolicy())) {
+        for (LatestStartPolicy policy : List.of(LatestStartPolicy.kairos(), LatestStartPolicy.clockwork())) {
             for (int trial = 0; trial < 300; trial++) {
                 DeviceView d = device(0);
                 GroupScheduler s = new GroupScheduler("g", CATALOG, List.of(d), policy, PolicyParams.NONE);

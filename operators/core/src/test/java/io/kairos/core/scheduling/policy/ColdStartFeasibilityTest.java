@@ -62,7 +62,7 @@ class ColdStartFeasibilityTest {
      */
     @Test
     void latestStartLeavesAColdDeviceAloneWhenTheLoadWouldMakeTheBatchLate() {
-        GroupScheduler g = group(new KairosPolicy(), warmBusyAndColdIdle());
+        GroupScheduler g = group(LatestStartPolicy.kairos(), warmBusyAndColdIdle());
         g.admit(req("m", "M", 0, 20_000));
         GroupScheduler.Outcome at0 = g.schedule(0);
         assertThat(at0.dispatches()).isEmpty();

@@ -25,7 +25,7 @@ class GroupSchedulerPreemptionTest {
     @Test
     void aBatchThatHasNotStartedCanBePreemptedAndTheDeviceIsFreeFromItsStart() {
         // Clockwork with a 20 ms lookahead books A x1 on [0, 10) and a second A x1 on [10, 20) at once.
-        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)), new ClockworkPolicy(), PolicyParams.of(Map.of("lookahead_ms", "20")));
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)), LatestStartPolicy.clockwork(), PolicyParams.of(Map.of("lookahead_ms", "20")));
         g.allowPreemption(true);
         g.admit(req("a1", "A", 0, 100_000));
         g.admit(req("a2", "A", 0, 100_000));

@@ -86,7 +86,7 @@ class LoadPlanningTest {
     }
 
     /** Each policy that chooses its devices through the shared device choice. */
-    private static final List<Supplier<SchedulingPolicy>> POLICIES = List.of(KairosPolicy::new, ClockworkPolicy::new, FlexPolicy::new, SmdpPolicy::new);
+    private static final List<Supplier<SchedulingPolicy>> POLICIES = List.of(LatestStartPolicy::kairos, LatestStartPolicy::clockwork, FlexPolicy::new, SmdpPolicy::new);
 
     /**
      * Device 0 holds H, device 1 nothing. H's rate counts once it has 100 ms of history: at the
@@ -135,7 +135,7 @@ class LoadPlanningTest {
     @Test
     void aDeviceThatFailedToLoadAModelIsNotTriedAgainUntilTheDevicesChange() {
         List<DeviceView> devices = List.of(holding(0, 1_000, "H"), holding(1, 1_000), holding(2, 1_000));
-        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, new KairosPolicy(), PolicyParams.NONE);
+        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, LatestStartPolicy.kairos(), PolicyParams.NONE);
         List<Request> arrivals = every("H", 0, GAP, 400);
         List<Call> calls = new ArrayList<>();
         long wake = SchedulingPolicy.NO_WAKE;
@@ -176,7 +176,7 @@ class LoadPlanningTest {
     @Test
     void aModelWhoseDemandFellLosesItsIdleCopyWhenAnotherNeedsTheMemory() {
         List<DeviceView> devices = List.of(holding(0, 100, "H"), holding(1, 100, "C"), holding(2, 100, "C"));
-        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, new KairosPolicy(), PolicyParams.NONE);
+        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, LatestStartPolicy.kairos(), PolicyParams.NONE);
         List<Request> arrivals = new ArrayList<>(every("C", 0, 200_000, 2));
         arrivals.addAll(every("H", 1_000_000, GAP, 200));
         List<Call> calls = drive(g, arrivals);
@@ -201,7 +201,7 @@ class LoadPlanningTest {
     void aCopyWithWorkBookedIsNotDropped() {
         DeviceView one = holding(1, 100, "C");
         List<DeviceView> devices = List.of(holding(0, 100, "H"), one, holding(2, 100, "C"));
-        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, new KairosPolicy(), PolicyParams.NONE);
+        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, LatestStartPolicy.kairos(), PolicyParams.NONE);
         // C's batch, of a request that came long before, runs on device 1 from 1 s to 1.2 s.
         one.book(new Dispatch("C", new Request[] {new Request("c", "C", 0, 2_000_000, null)}, 1, 1_000_000, 200_000), 1_000_000);
         List<Call> calls = drive(g, every("H", 1_000_000, GAP, 100));
@@ -214,7 +214,7 @@ class LoadPlanningTest {
     @Test
     void noCopyWhereNoIdleCopyCanBeSpared() {
         List<DeviceView> devices = List.of(holding(0, 100, "H"), holding(1, 100, "C"));
-        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, new KairosPolicy(), PolicyParams.NONE);
+        GroupScheduler g = new GroupScheduler("g", CATALOG, devices, LatestStartPolicy.kairos(), PolicyParams.NONE);
         List<Request> arrivals = new ArrayList<>();
         // C at 100/s: one copy wanted, and it has one.
         for (int i = 0; i < 100; i++) arrivals.add(new Request("c" + i, "C", i * 10_000L, i * 10_000L + SLO, null));

@@ -25,7 +25,7 @@ import static org.assertj.core.groups.Tuple.tuple;
 class OverloadSheddingTest {
 
     private static GroupScheduler clockwork(Map<String, String> params, DeviceView... devices) {
-        return new GroupScheduler("g", CATALOG, List.of(devices), new ClockworkPolicy(), PolicyParams.of(params));
+        return new GroupScheduler("g", CATALOG, List.of(devices), LatestStartPolicy.clockwork(), PolicyParams.of(params));
     }
 
     /** {@code urgent} requests of R due at 10 ms, then {@code relaxed} due at 100 ms, all at t=0. */

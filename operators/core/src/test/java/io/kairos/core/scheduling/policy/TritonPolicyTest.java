@@ -205,7 +205,7 @@ class TritonPolicyTest {
 
     @Test
     void fifoMissesTheTightDeadlineThatClockworkMeets() {
-        // The case of ClockworkPolicyTest: A (10 ms, SLO 100 ms) at t=0 and B (1 ms, deadline 10 ms) at
+        // The case of LatestStartClockworkTest: A (10 ms, SLO 100 ms) at t=0 and B (1 ms, deadline 10 ms) at
         // 1 us, one device. Each is a full batch (their only size is 1); A, the older, takes the device for
         // [0, 10) ms. B alone would finish at 10 + 1 = 11 ms > 10 ms: it becomes unreachable at
         // 10 - 1 ms + 1 us = 9001 us, and is shed then.

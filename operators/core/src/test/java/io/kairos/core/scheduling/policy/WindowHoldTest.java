@@ -38,7 +38,7 @@ class WindowHoldTest {
     }
 
     private static GroupScheduler clockwork() {
-        return new GroupScheduler("g", CATALOG, List.of(device(0)), new ClockworkPolicy(), PolicyParams.NONE);
+        return new GroupScheduler("g", CATALOG, List.of(device(0)), LatestStartPolicy.clockwork(), PolicyParams.NONE);
     }
 
     @Test
@@ -96,7 +96,7 @@ class WindowHoldTest {
         // max_pending 2. w1 (window 50 ms, release 47,300) and w2 (window 30 ms, release 27,300)
         // are held; w3 finds the group full (2 held) and is dropped "queue full".
         GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)),
-                ConfiguredPolicy.of("g", new ClockworkPolicy(), PolicyParams.of(Map.of(GroupScheduler.MAX_PENDING, "2"))));
+                ConfiguredPolicy.of("g", LatestStartPolicy.clockwork(), PolicyParams.of(Map.of(GroupScheduler.MAX_PENDING, "2"))));
         g.admit(windowed("w1", "R", 0, 50_000, 500_000));
         g.admit(windowed("w2", "R", 0, 30_000, 500_000));
         g.admit(windowed("w3", "R", 0, 40_000, 500_000));
@@ -116,13 +116,13 @@ class WindowHoldTest {
         // window_margin_ms 0.5: release 100,000 - 2,700 + 500 = 97,800; the batch of one then ends
         // at 100,500, 500 us inside the window, room for a batch up to 500 us faster than profiled.
         GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)),
-                ConfiguredPolicy.of("g", new ClockworkPolicy(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_MARGIN, "0.5"))));
+                ConfiguredPolicy.of("g", LatestStartPolicy.clockwork(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_MARGIN, "0.5"))));
         g.admit(windowed("w", "R", 0, 100_000, 1_000_000));
         assertThat(g.schedule(0).nextWakeMicros()).isEqualTo(97_800);
         assertThat(g.schedule(97_799).dispatches()).isEmpty();
         Dispatch d = g.schedule(97_800).dispatches().get(0);
         assertThat(d.predictedEndMicros()).isEqualTo(100_500);
-        assertThatThrownBy(() -> ConfiguredPolicy.of("g", new ClockworkPolicy(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_MARGIN, "-1"))))
+        assertThatThrownBy(() -> ConfiguredPolicy.of("g", LatestStartPolicy.clockwork(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_MARGIN, "-1"))))
                 .hasMessageContaining("window_margin_ms");
     }
 

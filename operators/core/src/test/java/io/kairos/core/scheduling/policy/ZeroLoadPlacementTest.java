@@ -35,7 +35,7 @@ class ZeroLoadPlacementTest {
         busy.hold(CATALOG.get("Z"));
         busy.hold(CATALOG.get("S"));
         busy.book(0, 50_000);
-        return new GroupScheduler("g", CATALOG, List.of(busy, new DeviceView(1, null, 1_000)), new KairosPolicy(), PolicyParams.NONE);
+        return new GroupScheduler("g", CATALOG, List.of(busy, new DeviceView(1, null, 1_000)), LatestStartPolicy.kairos(), PolicyParams.NONE);
     }
 
     /** Z on the idle device 1 at once: 0 to 10 ms, by its 40 ms deadline; device 0 would end it at 60 ms. */

@@ -15,7 +15,7 @@ import static io.kairos.core.scheduling.policy.SchedulingFixtures.req;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** R: tau(b) = 0.8 b + 1.9 ms at 1, 2, 4, 8, 16 (2.7, 3.5, 5.1, 8.3, 14.7 ms). */
-class KairosPolicyTest {
+class LatestStartKairosTest {
 
     private static GroupScheduler scheduler(String policy, PolicyParams params, DeviceView... devices) {
         return new GroupScheduler("g", CATALOG, List.of(devices), Policies.create(policy), params);

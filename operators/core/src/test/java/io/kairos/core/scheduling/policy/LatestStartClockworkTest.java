@@ -25,10 +25,10 @@ import static io.kairos.core.scheduling.policy.SchedulingFixtures.req;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
-class ClockworkPolicyTest {
+class LatestStartClockworkTest {
 
     private static GroupScheduler scheduler(PolicyParams params, DeviceView... devices) {
-        return new GroupScheduler("g", CATALOG, List.of(devices), new ClockworkPolicy(), params);
+        return new GroupScheduler("g", CATALOG, List.of(devices), LatestStartPolicy.clockwork(), params);
     }
 
     private static GroupScheduler scheduler(DeviceView... devices) {
@@ -37,8 +37,9 @@ class ClockworkPolicyTest {
 
     @Test
     void nameIsClockwork() {
-        assertThat(new ClockworkPolicy().name()).isEqualTo("clockwork");
-        assertThat(Policies.create("clockwork")).isInstanceOf(ClockworkPolicy.class);
+        assertThat(LatestStartPolicy.clockwork().name()).isEqualTo("clockwork");
+        assertThat(Policies.create("clockwork").name()).isEqualTo("clockwork");
+        assertThat(Policies.create("clockwork")).isInstanceOf(LatestStartPolicy.class);
     }
 
     @Test
@@ -294,7 +295,7 @@ class ClockworkPolicyTest {
             List<DeviceView> devices = GroupSimulation.devices(rnd, deviceCount, models);
             // Mean gap 0.25-1 ms across 4 models: from light load to overload, so both batching and shedding happen.
             List<Request> arrivals = GroupSimulation.randomLoad(rnd, 3000, models);
-            GroupSimulation sim = new GroupSimulation().run(catalog, devices, new ClockworkPolicy(), PolicyParams.NONE, arrivals);
+            GroupSimulation sim = new GroupSimulation().run(catalog, devices, LatestStartPolicy.clockwork(), PolicyParams.NONE, arrivals);
 
             for (GroupSimulation.Made m : sim.dispatched) {
                 Dispatch d = m.dispatch();
