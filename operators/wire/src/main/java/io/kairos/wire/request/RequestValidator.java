@@ -1,10 +1,13 @@
-package io.kairos.core.request;
+package io.kairos.wire.request;
 
 import io.kairos.core.api.Internal;
 import io.kairos.core.model.InputConversion;
 import io.kairos.core.model.InputSpec;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
+import io.kairos.core.request.AdmissionLimits;
+import io.kairos.core.request.Request;
+import io.kairos.core.request.Utf8;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.Tensor;
 

@@ -1,7 +1,7 @@
-package io.kairos.core.result;
+package io.kairos.wire.result;
 
 import io.kairos.core.api.Internal;
-import io.kairos.core.request.RequestValidator;
+import io.kairos.core.result.Completion;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
@@ -10,6 +10,7 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.wire.request.RequestValidator;
 
 /** Builds the one terminal result of a request, at whichever stage its journey ended. */
 @Internal
@@ -64,7 +65,7 @@ public final class Results {
                 .build();
         long windowStart = RequestValidator.windowStartMicros(a.getRequest());
         ResultStatus status = outcome.getError() != null ? ResultStatus.FAILED
-                : Completion.status(outcome.getExecEndMicros(), windowStart, a.getDeadlineAtMicros());
+                : ResultStatuses.wire(Completion.status(outcome.getExecEndMicros(), windowStart, a.getDeadlineAtMicros()));
         Tensor output = index < outcome.getOutputs().size() ? outcome.getOutputs().get(index) : null;
         String reason = status == ResultStatus.EARLY ? Completion.earlyReason(outcome.getExecEndMicros(), windowStart) : outcome.getError();
         String unwritable = status == ResultStatus.FAILED ? null : unwritable(output);

@@ -1,5 +1,6 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.AssignGroup;

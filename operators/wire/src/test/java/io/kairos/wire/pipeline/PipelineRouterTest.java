@@ -1,7 +1,10 @@
-package io.kairos.core.pipeline;
+package io.kairos.wire.pipeline;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.result.Results;
+import io.kairos.core.pipeline.Edge;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.pipeline.PipelineSpecTest;
+import io.kairos.core.pipeline.Stage;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
@@ -11,6 +14,7 @@ import io.kairos.schema.StageTimes;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.PipelineHop;
+import io.kairos.wire.result.Results;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

@@ -1,7 +1,8 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
 import io.kairos.core.api.Internal;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.PublishedNetwork;
 import io.kairos.core.scheduling.learned.PolicyNetwork;
@@ -9,12 +10,12 @@ import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DevicePlacement;
+import io.kairos.schema.RemovePipeline;
 import io.kairos.schema.SetBatchingTable;
+import io.kairos.schema.SetPipeline;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.SetPolicyNetwork;
-import io.kairos.schema.RemovePipeline;
-import io.kairos.schema.SetPipeline;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

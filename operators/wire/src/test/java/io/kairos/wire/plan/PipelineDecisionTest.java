@@ -1,8 +1,9 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.pipeline.Stage;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;

@@ -1,4 +1,4 @@
-package io.kairos.core.result;
+package io.kairos.wire.result;
 
 import io.kairos.core.request.AdmissionLimits;
 import io.kairos.core.request.Utf8;

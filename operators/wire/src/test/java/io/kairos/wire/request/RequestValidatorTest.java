@@ -1,6 +1,8 @@
-package io.kairos.core.request;
+package io.kairos.wire.request;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.AdmissionLimits;
+import io.kairos.core.request.Request;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.Tensor;

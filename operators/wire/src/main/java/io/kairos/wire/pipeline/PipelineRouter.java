@@ -1,10 +1,13 @@
-package io.kairos.core.pipeline;
+package io.kairos.wire.pipeline;
 
 import io.kairos.core.api.Internal;
 import io.kairos.core.model.InputConversion;
 import io.kairos.core.model.InputSpec;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
+import io.kairos.core.pipeline.Edge;
+import io.kairos.core.pipeline.PipelineSpec;
+import io.kairos.core.pipeline.Stage;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;

@@ -1,4 +1,4 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
 import io.kairos.core.api.Internal;
 import io.kairos.core.model.ModelCatalog;

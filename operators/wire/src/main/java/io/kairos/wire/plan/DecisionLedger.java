@@ -1,10 +1,11 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
 import io.kairos.core.api.Internal;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.schema.ControlDecision;
-import io.kairos.schema.SetPolicy;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
+import io.kairos.schema.SetPolicy;
 import io.kairos.schema.internal.WriterVersion;
 
 import java.util.ArrayList;

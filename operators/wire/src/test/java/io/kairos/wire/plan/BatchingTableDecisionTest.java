@@ -1,7 +1,9 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.plan.ServingGroups;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;

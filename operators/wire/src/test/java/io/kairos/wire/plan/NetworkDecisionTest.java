@@ -1,18 +1,22 @@
-package io.kairos.core.scheduling.learned;
+package io.kairos.wire.plan;
 
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.plan.DecisionKey;
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingGroups;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
+import io.kairos.core.scheduling.learned.AgentPolicy;
+import io.kairos.core.scheduling.learned.NetworkAgent;
+import io.kairos.core.scheduling.learned.NetworkFiles;
+import io.kairos.core.scheduling.learned.StateEncoder;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.SetPolicyNetwork;
+import io.kairos.wire.plan.DecisionKey;
+import io.kairos.wire.plan.DecisionLedger;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -52,7 +56,7 @@ class NetworkDecisionTest {
 
     @Test
     void theKeyNamesTheGroup() {
-        assertThat(DecisionKey.of(network("vision", "a.krln", PolicyNetworkTest.inferWhenPending()))).isEqualTo("network/vision");
+        assertThat(DecisionKey.of(network("vision", "a.krln", NetworkFiles.inferWhenPending()))).isEqualTo("network/vision");
     }
 
     @Test
@@ -61,11 +65,11 @@ class NetworkDecisionTest {
         GroupScheduler g = groups.scheduler("default", plan).scheduler();
 
         // inferWhenPending: infer logit 3 (the pending count) over null 0.5; batch 16 (bias 2) over 2 (bias 1).
-        DecisionOutcome o = decide(network("default", "infer.krln", PolicyNetworkTest.inferWhenPending()));
+        DecisionOutcome o = decide(network("default", "infer.krln", NetworkFiles.inferWhenPending()));
         assertThat(o.getStatus()).as(o.getReason()).isEqualTo(DecisionStatus.APPLIED);
         assertThat(o.getKey()).isEqualTo("network/default");
         assertThat(plan.networkOf("default").name()).isEqualTo("infer.krln");
-        assertThat(plan.networkOf("default").toString()).matches("infer\\.krln \\(sha256 [0-9a-f]{12}, " + PolicyNetworkTest.inferWhenPending().length + " bytes\\)");
+        assertThat(plan.networkOf("default").toString()).matches("infer\\.krln \\(sha256 [0-9a-f]{12}, " + NetworkFiles.inferWhenPending().length + " bytes\\)");
         groups.update(plan);
         assertThat(slotZero(g)).containsExactly(1, 4);
 
@@ -86,13 +90,13 @@ class NetworkDecisionTest {
 
     @Test
     void aBadNetworkIsRejectedWithTheReasonAndThePlanKeepsItsNetwork() {
-        decide(network("default", "good.krln", PolicyNetworkTest.inferWhenPending()));
+        decide(network("default", "good.krln", NetworkFiles.inferWhenPending()));
         DecisionOutcome version2 = decide(network("default", "v2.krln", new byte[] {'K', 'R', 'L', 'N', 2, 0, 0, 0}));
         assertThat(version2.getStatus()).isEqualTo(DecisionStatus.REJECTED);
         assertThat(version2.getReason()).isEqualTo("network 'v2.krln' of serving group 'default': policy network 'v2.krln': version 2, this reader knows version 1");
         DecisionOutcome notOne = decide(network("default", "x.onnx", new byte[] {1, 2, 3, 4, 5}));
         assertThat(notOne.getReason()).isEqualTo("network 'x.onnx' of serving group 'default': policy network 'x.onnx': not a policy network (it does not start with 'KRLN')");
-        byte[] good = PolicyNetworkTest.inferWhenPending();
+        byte[] good = NetworkFiles.inferWhenPending();
         DecisionOutcome truncated = decide(network("default", "cut.krln", Arrays.copyOf(good, good.length - 3)));
         assertThat(truncated.getReason()).isEqualTo("network 'cut.krln' of serving group 'default': policy network 'cut.krln': ends early, after "
                 + (good.length - 3) + " bytes");

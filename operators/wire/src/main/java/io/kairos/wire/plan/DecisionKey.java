@@ -1,14 +1,14 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
 import io.kairos.core.api.Internal;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
+import io.kairos.schema.RemovePipeline;
 import io.kairos.schema.SetBatchingTable;
+import io.kairos.schema.SetPipeline;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.SetPolicyNetwork;
-import io.kairos.schema.RemovePipeline;
-import io.kairos.schema.SetPipeline;
 
 /**
  * The key of a control decision: its action's type and target. A compacted control topic keeps the

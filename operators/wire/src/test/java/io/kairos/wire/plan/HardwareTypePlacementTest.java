@@ -1,7 +1,9 @@
-package io.kairos.core.plan;
+package io.kairos.wire.plan;
 
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.plan.ServingGroups;
+import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
