@@ -1,6 +1,5 @@
 package io.kairos.jobs;
 
-import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.ModelCatalog;
@@ -46,6 +45,7 @@ import io.kairos.schema.internal.PreemptionEvent;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.schema.internal.StageOutcome;
 import io.kairos.wire.KafkaClientProperties;
+import io.kairos.wire.device.DeviceFactory;
 import io.kairos.wire.result.ResultBounds;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.state.MapStateDescriptor;

@@ -1,6 +1,5 @@
 package io.kairos.flink;
 
-import io.kairos.core.device.Device;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.DType;
@@ -10,6 +9,7 @@ import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.wire.device.Device;
 import io.kairos.wire.request.RequestValidator;
 import org.apache.flink.formats.avro.typeutils.AvroSerializer;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;

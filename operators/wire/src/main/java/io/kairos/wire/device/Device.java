@@ -1,4 +1,4 @@
-package io.kairos.core.device;
+package io.kairos.wire.device;
 
 import io.kairos.core.api.PublicEvolving;
 import io.kairos.schema.Tensor;
@@ -10,6 +10,17 @@ import java.util.concurrent.CompletableFuture;
  * Something that runs batches, one at a time, in the order they are handed to it: a GPU, a CPU
  * executor, or a simulated device. Execution is asynchronous so that the caller's thread never
  * blocks on it.
+ *
+ * <p>Why it lives here, beside the wire records, and not in the engine-free core: a device runs the
+ * requests' tensors as they came off the wire. The Flink operator that drives it
+ * ({@code AsyncInference}) hands over the {@link Tensor}s of the admitted requests; the ONNX
+ * Runtime device copies their data once, straight into the batch buffer the runtime reads, and
+ * splits the runtime's output straight into the tensors that the results carry. A tensor type of
+ * the core's own would add a conversion per request each way on the serving path, for no caller in
+ * the core: the scheduler never runs a device, it plans against {@code DeviceView}, and the
+ * simulator runs its own {@code DiscreteEventDevice} in virtual time. What is shared between a
+ * device and the scheduler's view of it (the {@code ExecutionModel}, the {@code ModelCache}, the
+ * {@code Eviction} rule) stays in the core.
  */
 @PublicEvolving
 public interface Device extends AutoCloseable {

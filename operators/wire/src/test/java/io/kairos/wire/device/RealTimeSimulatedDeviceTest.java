@@ -1,5 +1,7 @@
-package io.kairos.core.device;
+package io.kairos.wire.device;
 
+import io.kairos.core.device.ExecutionModel;
+import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 import org.junit.jupiter.api.Test;
@@ -10,15 +12,15 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@link SimulatedDevice} in real time: batches back to back, and what a cancel frees. */
-class SimulatedDeviceTest {
+/** {@link RealTimeSimulatedDevice} in real time: batches back to back, and what a cancel frees. */
+class RealTimeSimulatedDeviceTest {
     private static final long BATCH_MICROS = 400_000;
     // 400 ms per request: long enough to cancel a batch while it runs.
     private static final ModelCatalog CATALOG = ModelCatalog.parse("""
             {"models": [{"name": "m", "input": {"dtype": "FLOAT32", "shape": [1]},
                          "batch_sizes": [1, 2], "latency_ms": {"alpha": 400, "beta": 0}}]}""", "test");
 
-    private final SimulatedDevice device = new SimulatedDevice(0, new ExecutionModel(CATALOG, 1.0, ExecutionNoise.none(), Long.MAX_VALUE, new java.util.SplittableRandom(1)), WallClock::nowMicros);
+    private final RealTimeSimulatedDevice device = new RealTimeSimulatedDevice(0, new ExecutionModel(CATALOG, 1.0, ExecutionNoise.none(), Long.MAX_VALUE, new java.util.SplittableRandom(1)), WallClock::nowMicros);
 
     private Device.Execution run(CompletableFuture<Device.Execution> f) throws Exception {
         return f.get(5, TimeUnit.SECONDS);
@@ -67,7 +69,7 @@ class SimulatedDeviceTest {
                 {"models": [{"name": "m", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1], "latency_ms": {"alpha": 400, "beta": 0}},
                             {"name": "hot", "input": {"dtype": "FLOAT32", "shape": [1]}, "batch_sizes": [1], "latency_ms": {"alpha": 400, "beta": 0},
                              "memory_bytes": 1024, "load_ms": 300}]}""", "test");
-        SimulatedDevice d = new SimulatedDevice(0, new ExecutionModel(catalog, 1.0, ExecutionNoise.none(), Long.MAX_VALUE, new java.util.SplittableRandom(1)), WallClock::nowMicros);
+        RealTimeSimulatedDevice d = new RealTimeSimulatedDevice(0, new ExecutionModel(catalog, 1.0, ExecutionNoise.none(), Long.MAX_VALUE, new java.util.SplittableRandom(1)), WallClock::nowMicros);
         long t0 = WallClock.nowMicros();
         var a = d.execute("m", 1, List.of());
         CompletableFuture<Void> loaded = d.load("hot");

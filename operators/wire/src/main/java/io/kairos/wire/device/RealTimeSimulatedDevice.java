@@ -1,6 +1,7 @@
-package io.kairos.core.device;
+package io.kairos.wire.device;
 
 import io.kairos.core.api.Internal;
+import io.kairos.core.device.ExecutionModel;
 import io.kairos.schema.Tensor;
 
 import java.util.List;
@@ -22,9 +23,14 @@ import java.util.function.LongSupplier;
  * <p>Cancelling the last batch handed over frees the device from then (or from the batch's start,
  * if it had not started), as a preempted batch frees a GPU; the scheduler only ever preempts the
  * last batch it sent a device. An earlier batch, cancelled, keeps its time booked.
+ *
+ * <p>The job's simulated device, on the wall clock, beside the ONNX Runtime devices (it serves the
+ * job when no model repository is given, {@link DeviceFactory#simulated}); not the simulator's
+ * {@code DiscreteEventDevice}, which takes the same {@link ExecutionModel} in virtual time and
+ * needs neither a thread nor a lock. It has both, so it is kept out of the core.
  */
 @Internal
-public final class SimulatedDevice implements Device {
+public final class RealTimeSimulatedDevice implements Device {
 
     // One daemon timer thread for all simulated devices of the JVM: completions are short tasks.
     private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -44,7 +50,7 @@ public final class SimulatedDevice implements Device {
      * @param time how long its batches take; a speed factor of 0 makes a zero-latency device that
      *             completes every batch at once (for measuring the pipeline itself)
      */
-    public SimulatedDevice(int slot, ExecutionModel time, LongSupplier clockMicros) {
+    public RealTimeSimulatedDevice(int slot, ExecutionModel time, LongSupplier clockMicros) {
         this.slot = slot;
         this.time = time;
         this.clockMicros = clockMicros;

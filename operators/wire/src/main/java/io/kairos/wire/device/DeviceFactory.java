@@ -1,6 +1,10 @@
-package io.kairos.core.device;
+package io.kairos.wire.device;
 
 import io.kairos.core.api.PublicEvolving;
+import io.kairos.core.device.DeviceSlots;
+import io.kairos.core.device.Eviction;
+import io.kairos.core.device.ExecutionModel;
+import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 
@@ -39,7 +43,7 @@ public interface DeviceFactory extends Serializable {
 
     /** {@link #simulated(double, long, String)} devices that evict by {@code eviction} when a model must load that does not fit. */
     static DeviceFactory simulated(double speedFactor, long memoryBudgetBytes, String deviceTypes, Eviction eviction) {
-        return (slot, gpu, catalog) -> new SimulatedDevice(slot,
+        return (slot, gpu, catalog) -> new RealTimeSimulatedDevice(slot,
                 new ExecutionModel(catalog, deviceTypes == null ? catalog.firstHardwareType().name() : DeviceSlots.parse(deviceTypes, catalog).typeOf(slot),
                         speedFactor, ExecutionNoise.none(), memoryBudgetBytes, eviction, new SplittableRandom(slot)), WallClock::nowMicros);
     }
