@@ -1,6 +1,5 @@
 package io.kairos.jobs;
 
-import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.config.ServingConfig;
@@ -15,6 +14,7 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.device.DeviceFactory;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;

@@ -1,13 +1,12 @@
 package io.kairos.jobs;
 
-import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
-import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DType;
+import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
@@ -16,6 +15,7 @@ import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
 import io.kairos.wire.CoalescedRecords;
+import io.kairos.wire.device.DeviceFactory;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;

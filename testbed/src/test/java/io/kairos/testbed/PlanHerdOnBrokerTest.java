@@ -2,7 +2,6 @@ package io.kairos.testbed;
 
 import io.kairos.control.ControlTopic;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.PolicyParams;
@@ -10,6 +9,7 @@ import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.SetPlacement;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.wire.plan.DecisionLedger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

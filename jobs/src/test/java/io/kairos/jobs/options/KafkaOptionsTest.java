@@ -1,10 +1,10 @@
 package io.kairos.jobs.options;
 
-import io.kairos.core.result.ResultBounds;
 import io.kairos.jobs.ServeCommand;
-import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.cli.KairosRun;
+import io.kairos.jobs.config.ServingConfig;
+import io.kairos.wire.result.ResultBounds;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

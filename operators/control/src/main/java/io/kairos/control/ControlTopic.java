@@ -1,10 +1,10 @@
 package io.kairos.control;
 
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.plan.DecisionLedger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;

@@ -1,11 +1,11 @@
 package io.kairos.control;
 
-import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.wire.AvroCodec;
 import io.kairos.wire.KafkaClientProperties;
+import io.kairos.wire.plan.DecisionKey;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;

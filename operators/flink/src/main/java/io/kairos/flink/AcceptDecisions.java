@@ -1,12 +1,12 @@
 package io.kairos.flink;
 
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.time.Clock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.internal.ControlRestore;
 import io.kairos.schema.internal.WriterVersion;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.plan.DecisionLedger;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;

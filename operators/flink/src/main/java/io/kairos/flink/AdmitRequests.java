@@ -1,13 +1,10 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.pipeline.PipelineRouter;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.request.AdmissionLimits;
-import io.kairos.core.request.RequestValidator;
 import io.kairos.core.request.Utf8;
-import io.kairos.core.result.Results;
 import io.kairos.core.time.Clock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.InferenceRequest;
@@ -17,6 +14,9 @@ import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
 import io.kairos.wire.FramedDecoder;
 import io.kairos.wire.RegistryFraming;
+import io.kairos.wire.pipeline.PipelineRouter;
+import io.kairos.wire.request.RequestValidator;
+import io.kairos.wire.result.Results;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;

@@ -1,7 +1,6 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.pipeline.PipelineRouter;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.pipeline.Stage;
 import io.kairos.core.time.Clock;
@@ -12,6 +11,7 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.PipelineHop;
 import io.kairos.schema.internal.StageOutcome;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.pipeline.PipelineRouter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.formats.avro.typeutils.AvroTypeInfo;
 import org.apache.flink.metrics.Counter;

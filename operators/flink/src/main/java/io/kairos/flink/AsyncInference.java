@@ -1,16 +1,16 @@
 package io.kairos.flink;
 
-import io.kairos.core.device.Device;
-import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.result.Results;
-import io.kairos.wire.AvroCodec;
 import io.kairos.core.time.Clock;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.wire.AvroCodec;
+import io.kairos.wire.device.Device;
+import io.kairos.wire.device.DeviceFactory;
+import io.kairos.wire.result.Results;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;

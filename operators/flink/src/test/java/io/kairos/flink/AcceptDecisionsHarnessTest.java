@@ -1,6 +1,5 @@
 package io.kairos.flink;
 
-import io.kairos.core.plan.DecisionKey;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.AssignGroup;
@@ -11,6 +10,7 @@ import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.internal.ControlRestore;
+import io.kairos.wire.plan.DecisionKey;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;

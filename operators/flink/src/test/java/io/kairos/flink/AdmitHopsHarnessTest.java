@@ -2,7 +2,6 @@ package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
-import io.kairos.core.plan.PipelineActions;
 import io.kairos.core.request.AdmissionLimits;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.ControlDecision;
@@ -16,6 +15,7 @@ import io.kairos.schema.StageTimes;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.PipelineHop;
+import io.kairos.wire.plan.PipelineActions;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.co.CoBroadcastWithKeyedOperator;

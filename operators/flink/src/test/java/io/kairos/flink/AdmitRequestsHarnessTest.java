@@ -1,6 +1,7 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.request.AdmissionLimits;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
@@ -11,7 +12,6 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.RawRequest;
-import io.kairos.core.request.AdmissionLimits;
 import io.kairos.wire.AvroCodec;
 import io.kairos.wire.RegistryFraming;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -251,7 +251,7 @@ class AdmitRequestsHarnessTest {
         read(request("x".repeat(600_000), "resnet50", NOW, 10));
         InferenceResult r = turnedAway().get(0);
         assertThat(r.getReason()).isEqualTo("request_id is 600000 bytes, over the limit of 256 bytes");
-        InferenceResult fitted = io.kairos.core.result.ResultBounds.DEFAULT.fit(r);
-        assertThat(AvroCodec.of(InferenceResult.class).encode(fitted).length + 256).isLessThan(io.kairos.core.result.ResultBounds.DEFAULT.maxRecordBytes());
+        InferenceResult fitted = io.kairos.wire.result.ResultBounds.DEFAULT.fit(r);
+        assertThat(AvroCodec.of(InferenceResult.class).encode(fitted).length + 256).isLessThan(io.kairos.wire.result.ResultBounds.DEFAULT.maxRecordBytes());
     }
 }

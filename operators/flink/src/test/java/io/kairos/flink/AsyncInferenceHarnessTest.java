@@ -1,8 +1,6 @@
 package io.kairos.flink;
 
-import io.kairos.core.device.Device;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.request.RequestValidator;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
@@ -11,6 +9,8 @@ import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.wire.device.Device;
+import io.kairos.wire.request.RequestValidator;
 import org.apache.flink.formats.avro.typeutils.AvroSerializer;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;

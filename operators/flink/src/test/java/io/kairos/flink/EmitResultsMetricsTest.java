@@ -1,18 +1,18 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.request.RequestValidator;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
-import io.kairos.wire.AvroCodec;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
-import io.kairos.schema.internal.StageOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.schema.internal.StageOutcome;
+import io.kairos.wire.AvroCodec;
+import io.kairos.wire.request.RequestValidator;
 import org.apache.flink.streaming.api.operators.ProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;

@@ -1,8 +1,7 @@
 package io.kairos.flink;
 
-import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.LatencyEstimator;
-import io.kairos.core.request.RequestValidator;
+import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
@@ -13,6 +12,7 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
+import io.kairos.wire.request.RequestValidator;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedBroadcastOperatorTestHarness;

@@ -1,7 +1,6 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.request.RequestValidator;
 import io.kairos.core.time.ManualClock;
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.ControlDecision;
@@ -16,6 +15,7 @@ import io.kairos.schema.internal.DeviceAction;
 import io.kairos.schema.internal.DeviceReport;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.GroupInput;
+import io.kairos.wire.request.RequestValidator;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;

@@ -1,8 +1,6 @@
 package io.kairos.flink;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.result.ResultBounds;
-import io.kairos.core.result.Results;
 import io.kairos.core.time.ManualClock;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
@@ -14,6 +12,8 @@ import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
 import io.kairos.schema.internal.RawRequest;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.result.ResultBounds;
+import io.kairos.wire.result.Results;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.BroadcastOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;

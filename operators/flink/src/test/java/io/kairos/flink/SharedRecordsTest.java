@@ -1,6 +1,5 @@
 package io.kairos.flink;
 
-import io.kairos.core.device.Device;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
@@ -8,6 +7,7 @@ import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.AdmittedRequest;
 import io.kairos.schema.internal.BatchOutcome;
 import io.kairos.schema.internal.DispatchedBatch;
+import io.kairos.wire.device.Device;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;

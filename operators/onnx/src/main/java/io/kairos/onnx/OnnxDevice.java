@@ -7,13 +7,13 @@ import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtProvider;
 import ai.onnxruntime.OrtSession;
-import io.kairos.core.device.Device;
 import io.kairos.core.device.Eviction;
 import io.kairos.core.device.ModelCache;
-import io.kairos.onnx.ModelRepository.OnnxModel;
 import io.kairos.core.model.InputConversion;
+import io.kairos.onnx.ModelRepository.OnnxModel;
 import io.kairos.schema.DType;
 import io.kairos.schema.Tensor;
+import io.kairos.wire.device.Device;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

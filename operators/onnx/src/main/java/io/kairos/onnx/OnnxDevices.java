@@ -1,11 +1,11 @@
 package io.kairos.onnx;
 
-import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.device.Eviction;
 import io.kairos.core.model.HardwareType;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.time.WallClock;
+import io.kairos.wire.device.DeviceFactory;
 
 /** The factory of ONNX Runtime devices, for the engine that places one device per slot. */
 public final class OnnxDevices {

@@ -1,10 +1,10 @@
 package io.kairos.onnx;
 
 import io.kairos.core.model.InputSpec;
-import io.kairos.core.request.RequestValidator;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.Tensor;
+import io.kairos.wire.request.RequestValidator;
 import org.junit.jupiter.api.Test;
 import ai.onnx.proto.OnnxMl;
 

@@ -1,12 +1,12 @@
 package io.kairos.onnx;
 
-import io.kairos.core.device.Device;
-import io.kairos.core.device.DeviceFactory;
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.schema.DType;
 import io.kairos.schema.Tensor;
+import io.kairos.wire.device.Device;
+import io.kairos.wire.device.DeviceFactory;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

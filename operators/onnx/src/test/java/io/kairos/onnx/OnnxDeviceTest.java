@@ -1,11 +1,11 @@
 package io.kairos.onnx;
 
-import io.kairos.onnx.examples.ExampleModels;
-import io.kairos.core.device.Device;
-import io.kairos.core.device.Device.Execution;
 import io.kairos.core.time.WallClock;
+import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.schema.DType;
 import io.kairos.schema.Tensor;
+import io.kairos.wire.device.Device.Execution;
+import io.kairos.wire.device.Device;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package io.kairos.sim;
 
 import io.kairos.core.request.Request;
-import io.kairos.schema.ResultStatus;
+import io.kairos.core.result.ResultStatus;
 
 /**
  * Counts the loads the scheduler decided (a placement's, the load planner's, the registry's load

@@ -1,8 +1,8 @@
 package io.kairos.sim;
 
 import io.kairos.core.request.Request;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.schema.DecisionOutcome;
-import io.kairos.schema.ResultStatus;
 
 /** Hears the fate of every simulated request, warm-up included, as it is decided. */
 @FunctionalInterface

@@ -5,9 +5,9 @@ import io.kairos.core.device.Eviction;
 import io.kairos.core.device.ExecutionModel;
 import io.kairos.core.device.ExecutionNoise;
 import io.kairos.core.model.HardwareType;
+import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.plan.ServingPlan;
-import io.kairos.core.model.LatencyEstimator;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.SchedulingPolicy;
 import io.kairos.core.scheduling.policy.Policies;
@@ -29,7 +29,7 @@ import java.util.SplittableRandom;
  * and policy objects that run inside the Flink job, kept in step with the plan by the same
  * {@link io.kairos.core.plan.ServingGroups}. Control decisions, as the job receives them, can be
  * replayed at given times ({@link Builder#decisions}), applied with the job's own code
- * ({@link io.kairos.core.plan.Decisions}). Seeded and deterministic: the same simulation run twice
+ * ({@link io.kairos.wire.plan.Decisions}). Seeded and deterministic: the same simulation run twice
  * gives the same report (wall time aside). Immutable, so one description can be run many times,
  * e.g. by a planner that uses it as its latency estimator.
  *

@@ -1,7 +1,7 @@
 package io.kairos.sim;
 
 import io.kairos.core.metrics.ResultSummary;
-import io.kairos.schema.ResultStatus;
+import io.kairos.core.result.ResultStatus;
 
 import java.util.List;
 import java.util.Locale;

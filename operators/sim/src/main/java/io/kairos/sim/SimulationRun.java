@@ -1,23 +1,23 @@
 package io.kairos.sim;
 
-import io.kairos.core.scheduling.Drop;
-import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelSpec;
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingGroups;
 import io.kairos.core.plan.ServingPlan;
-import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.request.Request;
 import io.kairos.core.result.Completion;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.BatchReport;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
+import io.kairos.core.scheduling.Drop;
 import io.kairos.core.scheduling.GroupScheduler;
+import io.kairos.core.scheduling.ModelAction;
 import io.kairos.core.scheduling.SchedulingPolicy;
-import io.kairos.workload.Arrival;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
-import io.kairos.schema.ResultStatus;
+import io.kairos.wire.plan.DecisionLedger;
+import io.kairos.workload.Arrival;
 
 import java.util.ArrayList;
 import java.util.HashMap;

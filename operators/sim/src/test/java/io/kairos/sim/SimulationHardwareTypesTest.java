@@ -2,11 +2,11 @@ package io.kairos.sim;
 
 import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.DevicePlacement;
-import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetPlacement;
 import org.junit.jupiter.api.Test;
 

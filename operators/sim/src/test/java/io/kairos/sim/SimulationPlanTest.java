@@ -1,10 +1,10 @@
 package io.kairos.sim;
 
 import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
-import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetPolicy;
 import org.junit.jupiter.api.Test;
 

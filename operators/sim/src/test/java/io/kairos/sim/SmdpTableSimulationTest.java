@@ -1,12 +1,12 @@
 package io.kairos.sim;
 
 import io.kairos.core.plan.ServingPlan;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
-import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetBatchingTable;
 import io.kairos.schema.SetPolicy;
 import io.kairos.workload.Workload;

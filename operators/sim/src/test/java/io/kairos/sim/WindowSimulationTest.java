@@ -1,7 +1,7 @@
 package io.kairos.sim;
 
 import io.kairos.core.device.ExecutionNoise;
-import io.kairos.schema.ResultStatus;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.Workload;
 import org.junit.jupiter.api.Test;

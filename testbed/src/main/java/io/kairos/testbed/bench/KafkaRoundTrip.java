@@ -1,19 +1,19 @@
 package io.kairos.testbed.bench;
 
+import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
-import io.kairos.workload.ArrivalSpec;
-import io.kairos.workload.ArrivalProcess;
-import io.kairos.testbed.client.OpenLoopPacer;
-import io.kairos.testbed.client.RandomTensors;
-import io.kairos.testbed.client.RequestProducer;
-import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.StageTimes;
+import io.kairos.testbed.client.OpenLoopPacer;
+import io.kairos.testbed.client.RandomTensors;
+import io.kairos.testbed.client.RequestProducer;
+import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.wire.AvroCodec;
-import io.kairos.core.metrics.ResultSummary;
+import io.kairos.workload.ArrivalProcess;
+import io.kairos.workload.ArrivalSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -273,7 +273,7 @@ public final class KafkaRoundTrip {
                     ByteBuffer header = ByteBuffer.wrap(r.value());
                     long sentNanos = header.getLong(0);
                     long sentMicros = sentNanos / 1_000;
-                    if (header.get(16) == 1) latency.add(ResultStatus.OK, sentMicros, sentMicros + (now - sentNanos) / 1_000, 0);
+                    if (header.get(16) == 1) latency.add(io.kairos.core.result.ResultStatus.OK, sentMicros, sentMicros + (now - sentNanos) / 1_000, 0);
                     lastReceivedNanos.set(now);
                     received.incrementAndGet();
                 }

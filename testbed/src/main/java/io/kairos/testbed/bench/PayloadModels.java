@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.model.ModelSpec;
-import io.kairos.core.result.ResultBounds;
+import io.kairos.wire.result.ResultBounds;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,15 +1,16 @@
 package io.kairos.testbed.bench;
 
+import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.workload.ArrivalSpec;
-import io.kairos.workload.ModelLoad;
-import io.kairos.workload.Workload;
-import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
-import io.kairos.core.metrics.ResultSummary;
+import io.kairos.wire.result.ResultStatuses;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.ModelLoad;
+import io.kairos.workload.Workload;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -142,7 +143,7 @@ final class PipelineRig implements AutoCloseable {
             if (sent < start) return;
             counts[0]++;
             lastReceived[0] = Math.max(lastReceived[0], receivedAt);
-            if (sent >= measureFrom) measured.add(r.getStatus(), sent, receivedAt, r.getBatchSize());
+            if (sent >= measureFrom) measured.add(ResultStatuses.core(r.getStatus()), sent, receivedAt, r.getBatchSize());
         });
         RequestProducer.PacingReport pacing;
         long[] sentUntil = new long[1];

@@ -1,10 +1,11 @@
 package io.kairos.testbed.client;
 
-import io.kairos.jobs.ServingJob;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.time.WallClock;
+import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceResult;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.metrics.ResultRecords;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -157,7 +158,7 @@ public final class ResultConsumer implements AutoCloseable {
                 duplicates++;
                 continue;
             }
-            summary.add(r);
+            ResultRecords.addTo(summary, r);
             listener.onResult(r, receivedAt);
             fresh++;
         }

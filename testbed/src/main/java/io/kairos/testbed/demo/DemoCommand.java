@@ -1,27 +1,28 @@
 package io.kairos.testbed.demo;
 
 import io.kairos.core.device.DeviceSlots;
-import io.kairos.jobs.options.DevicesOption;
-import io.kairos.jobs.options.LearnLatencyOption;
-import io.kairos.jobs.options.SimulatedSpeedOption;
-import io.kairos.core.scheduling.policy.LatestStartPolicy;
-import io.kairos.jobs.options.PolicyOptions;
-import io.kairos.testbed.options.ArrivalsOption;
-import io.kairos.testbed.options.RunLengthOptions;
-import io.kairos.testbed.options.SeedOption;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.onnx.examples.ExampleModels;
-import io.kairos.workload.ArrivalSpec;
-import io.kairos.workload.Workload;
-import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.core.result.ResultStatus;
+import io.kairos.core.scheduling.policy.LatestStartPolicy;
 import io.kairos.jobs.ServeCommand;
-import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.DevicesOption;
+import io.kairos.jobs.options.LearnLatencyOption;
+import io.kairos.jobs.options.PolicyOptions;
+import io.kairos.jobs.options.SimulatedSpeedOption;
+import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
-import io.kairos.schema.ResultStatus;
+import io.kairos.testbed.options.ArrivalsOption;
+import io.kairos.testbed.options.RunLengthOptions;
+import io.kairos.testbed.options.SeedOption;
+import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.wire.metrics.ResultRecords;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.Workload;
 import me.tongfei.progressbar.ProgressBar;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
@@ -186,7 +187,7 @@ public class DemoCommand implements Callable<Integer> {
     private ResultSummary run(PrintWriter out, RequestProducer producer, ResultConsumer results, Workload load) throws Exception {
         ResultSummary served = new ResultSummary();
         results.onResult((r, receivedAt) -> {
-            served.add(r);
+            ResultRecords.addTo(served, r);
             stages.add(r, receivedAt);
             if (r.getReason() != null) reasons.merge(r.getStatus() + ": " + r.getReason().replaceAll("[0-9]+", "N"), 1L, Long::sum);
         });

@@ -8,7 +8,6 @@ import io.kairos.control.herd.HerdSolver;
 import io.kairos.control.herd.RequestStream;
 import io.kairos.control.herd.SingleDeviceGoodput;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.SetPolicy;
@@ -16,6 +15,7 @@ import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
 import io.kairos.testbed.format.Numbers;
 import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.wire.plan.DecisionLedger;
 import me.tongfei.progressbar.ProgressBar;
 
 import java.io.IOException;

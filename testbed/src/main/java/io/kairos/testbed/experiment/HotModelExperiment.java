@@ -2,14 +2,14 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
-import io.kairos.schema.ResultStatus;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Simulation;
+import io.kairos.testbed.format.Numbers;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;
-import io.kairos.testbed.format.Numbers;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.AutoPlacement;
 import io.kairos.core.scheduling.ColocationPlacement;
 import io.kairos.core.scheduling.Placements;
 import io.kairos.core.scheduling.RegistryPlacement;
-import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.DecidedLoads;
 import io.kairos.sim.Simulation;

@@ -8,28 +8,29 @@ import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.testbed.options.RunLengthOptions;
 import io.kairos.testbed.options.SeedOption;
 import picocli.CommandLine.Mixin;
+import io.kairos.control.DecisionPublisher;
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.result.ResultStatus;
+import io.kairos.core.time.WallClock;
+import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.ReportCoalescingOptions;
+import io.kairos.schema.DecisionOutcome;
+import io.kairos.schema.DecisionStatus;
+import io.kairos.schema.InferenceResult;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Delay;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.TimedDecision;
-import io.kairos.workload.Arrival;
-import io.kairos.workload.Workload;
-import io.kairos.jobs.config.ServingConfig;
-import io.kairos.jobs.options.ReportCoalescingOptions;
-import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
 import io.kairos.testbed.client.ResultConsumer;
 import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
-import io.kairos.control.DecisionPublisher;
-import io.kairos.core.time.WallClock;
-import io.kairos.schema.DecisionOutcome;
-import io.kairos.schema.DecisionStatus;
-import io.kairos.schema.InferenceResult;
-import io.kairos.schema.ResultStatus;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
+import io.kairos.wire.result.ResultStatuses;
+import io.kairos.workload.Arrival;
+import io.kairos.workload.Workload;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
@@ -342,7 +343,7 @@ public class FidelityCommand implements Callable<Integer> {
 
     /** Keeps what reached the scheduler; requests rejected at admission never queued. */
     private static void fate(InferenceResult r, List<ServedRequest> fates) {
-        ResultStatus st = r.getStatus();
+        ResultStatus st = ResultStatuses.core(r.getStatus());
         if (st != ResultStatus.OK && st != ResultStatus.LATE && st != ResultStatus.DROPPED) return;
         var t = r.getTimings();
         // A request dropped before it was queued (expired on arrival) has no admission time.

@@ -1,6 +1,6 @@
 package io.kairos.testbed.fidelity;
 
-import io.kairos.schema.ResultStatus;
+import io.kairos.core.result.ResultStatus;
 
 /**
  * One request's fate inside the serving group, in microseconds on one clock: when the scheduler

@@ -74,9 +74,9 @@ class ClientsOnBrokerTest {
 
             assertThat(results.distinct()).isEqualTo(report.sent());
             assertThat(results.duplicates()).isEqualTo(echoed.get() / 10);
-            assertThat(results.summary().model("resnet50").count(ResultStatus.OK))
+            assertThat(results.summary().model("resnet50").count(io.kairos.core.result.ResultStatus.OK))
                     .isEqualTo(planned.stream().filter(a -> a.model().equals("resnet50")).count());
-            assertThat(results.summary().model("mlp").count(ResultStatus.OK))
+            assertThat(results.summary().model("mlp").count(io.kairos.core.result.ResultStatus.OK))
                     .isEqualTo(planned.stream().filter(a -> a.model().equals("mlp")).count());
             assertThat(results.summary().overall().sloAttainment()).isEqualTo(1.0);
             assertThat(results.summary().overall().p50Micros()).isBetween(1L, 1_000_000L);

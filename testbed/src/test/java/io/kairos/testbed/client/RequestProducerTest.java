@@ -1,13 +1,13 @@
 package io.kairos.testbed.client;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.request.RequestValidator;
 import io.kairos.core.time.WallClock;
-import io.kairos.workload.ArrivalSpec;
-import io.kairos.workload.Workload;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.Tensor;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.request.RequestValidator;
+import io.kairos.workload.ArrivalSpec;
+import io.kairos.workload.Workload;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;

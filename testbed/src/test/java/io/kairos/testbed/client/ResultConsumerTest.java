@@ -79,7 +79,7 @@ class ResultConsumerTest {
             assertThat(consumer.seen("a")).isTrue();
             assertThat(consumer.summary().model("mlp").total()).isEqualTo(2);
             assertThat(consumer.summary().model("mlp").p50Micros()).isEqualTo(1_000);
-            assertThat(consumer.summary().overall().count(ResultStatus.DROPPED)).isEqualTo(1);
+            assertThat(consumer.summary().overall().count(io.kairos.core.result.ResultStatus.DROPPED)).isEqualTo(1);
         }
     }
 

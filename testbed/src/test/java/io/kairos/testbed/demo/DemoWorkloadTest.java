@@ -2,7 +2,7 @@ package io.kairos.testbed.demo;
 
 import io.kairos.core.metrics.ResultSummary;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.schema.ResultStatus;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.sim.Simulation;
 import io.kairos.workload.Workload;
 import org.junit.jupiter.api.Test;

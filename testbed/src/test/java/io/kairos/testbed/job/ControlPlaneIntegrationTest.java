@@ -1,14 +1,12 @@
 package io.kairos.testbed.job;
 
-import io.kairos.testbed.CliRun;
 import io.kairos.control.ControlTopic;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
-import io.kairos.jobs.config.ServingConfig;
 import io.kairos.jobs.ServingJob;
+import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
@@ -19,7 +17,9 @@ import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.testbed.CliRun;
 import io.kairos.wire.AvroCodec;
+import io.kairos.wire.plan.DecisionLedger;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;

@@ -1,14 +1,13 @@
 package io.kairos.testbed.job;
 
+import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.time.WallClock;
+import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.config.ServingConfig;
-import io.kairos.jobs.ServeCommand;
-import io.kairos.core.device.Device;
-import io.kairos.core.model.ModelCatalog;
-import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.OnnxDevice;
-import io.kairos.core.time.WallClock;
+import io.kairos.onnx.examples.ExampleModels;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DType;
@@ -20,6 +19,7 @@ import io.kairos.schema.ResultStatus;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.Tensor;
+import io.kairos.wire.device.Device;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

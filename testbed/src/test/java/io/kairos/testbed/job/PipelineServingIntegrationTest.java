@@ -1,10 +1,8 @@
 package io.kairos.testbed.job;
 
-import io.kairos.testbed.CliRun;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.pipeline.PipelineSpec;
-import io.kairos.core.plan.PipelineActions;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingJob;
@@ -20,6 +18,8 @@ import io.kairos.schema.StageResult;
 import io.kairos.schema.StageTimes;
 import io.kairos.schema.Tensor;
 import io.kairos.schema.internal.PipelineHop;
+import io.kairos.testbed.CliRun;
+import io.kairos.wire.plan.PipelineActions;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;

@@ -2,8 +2,8 @@ package io.kairos.examples.policy;
 
 import io.kairos.core.api.PublicEvolving;
 import io.kairos.core.model.ModelCatalog;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.policy.Policies;
-import io.kairos.schema.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Simulation;
 import io.kairos.workload.Arrival;

@@ -1,12 +1,12 @@
 package io.kairos.control.herd;
 
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
+import io.kairos.wire.plan.DecisionLedger;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

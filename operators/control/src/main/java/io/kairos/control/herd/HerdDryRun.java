@@ -1,12 +1,12 @@
 package io.kairos.control.herd;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.plan.DecisionKey;
-import io.kairos.core.plan.Decisions;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.schema.ControlDecision;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
+import io.kairos.wire.plan.DecisionKey;
+import io.kairos.wire.plan.Decisions;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;
 

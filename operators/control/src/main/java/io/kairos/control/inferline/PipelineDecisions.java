@@ -2,12 +2,11 @@ package io.kairos.control.inferline;
 
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.device.DeviceSlots;
-import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.pipeline.Stage;
-import io.kairos.core.plan.PipelineActions;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.ConfiguredPolicy;
+import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.policy.TritonPolicy;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.DecisionOutcome;
@@ -18,6 +17,7 @@ import io.kairos.schema.SetPolicy;
 import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
+import io.kairos.wire.plan.PipelineActions;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
 package io.kairos.control.status;
 
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.pipeline.Edge;
 import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.pipeline.Stage;
@@ -8,13 +7,14 @@ import io.kairos.core.pipeline.StageCondition;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.DeviceView;
+import io.kairos.core.scheduling.PublishedNetwork;
 import io.kairos.schema.AssignGroup;
 import io.kairos.schema.ControlDecision;
-import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetBatchingTable;
+import io.kairos.schema.SetPlacement;
 import io.kairos.schema.SetPolicy;
 import io.kairos.schema.SetPolicyNetwork;
-import io.kairos.core.scheduling.PublishedNetwork;
+import io.kairos.wire.plan.DecisionLedger;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,9 @@
 package io.kairos.control.status;
 
 import io.kairos.core.metrics.ResultSummary;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.schema.InferenceResult;
-import io.kairos.schema.ResultStatus;
+import io.kairos.wire.metrics.ResultRecords;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -84,7 +85,7 @@ public final class ServingHistory {
     /** A result received at {@code receivedAtMicros}; one received before the bucket filling now (a clock set back) counts in it. */
     public void add(InferenceResult result, long receivedAtMicros) {
         moveTo(Math.max(index(receivedAtMicros), openIndex));
-        open.add(result);
+        ResultRecords.addTo(open, result);
         double slo = result.getSloMs();
         if (slo > 0 && Double.isFinite(slo)) {
             double[] range = openSlo.computeIfAbsent(name(result.getModel()), m -> new double[] {slo, slo});

@@ -1,8 +1,9 @@
 package io.kairos.control.status;
 
 import io.kairos.core.metrics.ResultSummary;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.schema.InferenceResult;
-import io.kairos.schema.ResultStatus;
+import io.kairos.wire.metrics.ResultRecords;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,9 +44,9 @@ public final class ServingRates {
     }
 
     public void add(InferenceResult result, long receivedAtMicros) {
-        sinceStart.add(result);
+        ResultRecords.addTo(sinceStart, result);
         ResultSummary bucket = recent.at(receivedAtMicros);
-        if (bucket != null) bucket.add(result);
+        if (bucket != null) ResultRecords.addTo(bucket, result);
     }
 
     /** The recent window up to {@code nowMicros}. */

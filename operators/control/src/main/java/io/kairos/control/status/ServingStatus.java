@@ -1,11 +1,11 @@
 package io.kairos.control.status;
 
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.schema.BatchTelemetry;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.InferenceResult;
+import io.kairos.wire.plan.DecisionLedger;
 
 import java.util.ArrayList;
 import java.util.List;

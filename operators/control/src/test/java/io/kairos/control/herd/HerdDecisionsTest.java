@@ -1,12 +1,12 @@
 package io.kairos.control.herd;
 
-import io.kairos.core.plan.DecisionKey;
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DevicePlacement;
 import io.kairos.schema.SetPlacement;
+import io.kairos.wire.plan.DecisionKey;
+import io.kairos.wire.plan.DecisionLedger;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

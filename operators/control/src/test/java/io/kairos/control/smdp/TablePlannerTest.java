@@ -1,13 +1,13 @@
 package io.kairos.control.smdp;
 
 import io.kairos.core.model.ModelCatalog;
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.BatchingTable;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.SetBatchingTable;
+import io.kairos.wire.plan.DecisionLedger;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

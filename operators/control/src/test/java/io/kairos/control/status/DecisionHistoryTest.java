@@ -1,10 +1,10 @@
 package io.kairos.control.status;
 
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionStatus;
+import io.kairos.wire.plan.DecisionLedger;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.kairos.control.status;
 
-import io.kairos.core.plan.DecisionLedger;
 import io.kairos.core.plan.ServingPlan;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.DecisionStatus;
 import io.kairos.schema.SetBatchingTable;
+import io.kairos.wire.plan.DecisionLedger;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -157,7 +157,7 @@ class PlanViewTest {
                  "stages": [{"name": "fast", "model": "m1"}, {"name": "slow", "model": "m2", "budget_ms": 40}, {"name": "tag", "model": "m3"}],
                  "edges": [{"from": "fast", "to": "slow", "probability": 0.3, "when": {"output_max_below": 0.8}},
                            {"from": "fast", "to": "tag", "probability": 0.25, "when": {"output_argmax_in": [7, 2]}}]}""", "c");
-        decide("user", 1, io.kairos.core.plan.PipelineActions.action(cascade), DecisionStatus.APPLIED);
+        decide("user", 1, io.kairos.wire.plan.PipelineActions.action(cascade), DecisionStatus.APPLIED);
 
         PlanView view = PlanView.of(ledger);
 

@@ -173,7 +173,7 @@ class StatusPageTest {
         io.kairos.core.pipeline.PipelineSpec spec = new io.kairos.core.pipeline.PipelineSpec("cascade", 80_000,
                 List.of(new io.kairos.core.pipeline.Stage("fast", "<b>m1</b>"), new io.kairos.core.pipeline.Stage("slow", "m2")),
                 List.of(new io.kairos.core.pipeline.Edge("fast", "slow", 0.3)));
-        status.decision(decision("user", 1, io.kairos.core.plan.PipelineActions.action(spec)), 101 * S);
+        status.decision(decision("user", 1, io.kairos.wire.plan.PipelineActions.action(spec)), 101 * S);
         StatusSnapshot s = status.snapshot(102 * S);
 
         assertThat(StatusPage.html(s)).contains("<tr data-pipeline=\"cascade\"><td>cascade</td><td class=\"n\">80</td>"

@@ -11,11 +11,12 @@ import java.util.SplittableRandom;
 
 /**
  * How long one simulated device takes: the one model of a device's time, used by the job's
- * simulated devices (in real time, {@link SimulatedDevice}) and by the simulator's (in virtual
- * time). A batch takes its model's profiled latency on the device's hardware type times the
- * device's speed factor, perturbed by the noise, plus the model's load time on that type (from the
- * catalog, times the speed factor) when the model is not in the device's memory: a cold start. A
- * model with no profile on the type fails there: the scheduler never sends it one.
+ * simulated devices (in real time: the wire module's {@code RealTimeSimulatedDevice}) and by the
+ * simulator's (in virtual time: {@code DiscreteEventDevice}). A batch takes its model's profiled
+ * latency on the device's hardware type times the device's speed factor, perturbed by the noise,
+ * plus the model's load time on that type (from the catalog, times the speed factor) when the
+ * model is not in the device's memory: a cold start. A model with no profile on the type fails
+ * there: the scheduler never sends it one.
  *
  * <p>The memory is a {@link ModelCache} on the device's budget, filled with the models' catalog
  * sizes, least recently used evicted first: the very cache that the scheduler's view of the device

@@ -1,8 +1,7 @@
 package io.kairos.core.metrics;
 
 import io.kairos.core.api.Internal;
-import io.kairos.schema.InferenceResult;
-import io.kairos.schema.ResultStatus;
+import io.kairos.core.result.ResultStatus;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
@@ -52,10 +51,6 @@ public final class ResultSummary {
     // sorted by name only when shown.
     private final Map<String, Stats> byModel = new HashMap<>();
     private final Stats overall = new Stats(ALL);
-
-    public void add(InferenceResult r) {
-        add(r.getModel(), r.getStatus(), r.getTimings().getSent(), r.getTimings().getEmitted(), r.getBatchSize());
-    }
 
     /**
      * Adds one terminal result. {@code sentMicros} is 0 for a request whose bytes could not even be

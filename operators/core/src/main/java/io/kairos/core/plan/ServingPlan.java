@@ -28,8 +28,8 @@ import java.util.Set;
  * learned policy decides with, and the pipelines
  * of models it serves ({@link PipelineSpec}). Each device is of a hardware type ({@link
  * DeviceSlots}); a model goes only on devices of types it has a profile for. Starts from a default (every model in one group
- * holding every device) and changes only through control decisions ({@link Decisions}); which
- * decisions are applied, and which are replays, is the {@link DecisionLedger}'s to say.
+ * holding every device) and changes only through control decisions (the wire module's {@code Decisions}); which
+ * decisions are applied, and which are replays, is the {@code DecisionLedger}'s to say.
  */
 @Internal
 public final class ServingPlan {
@@ -286,7 +286,7 @@ public final class ServingPlan {
 
     /**
      * Sets the network a group's learned policy decides with, replacing its previous one. It stays
-     * whatever the group's policy: only {@code rl} reads it. Checks are {@link Decisions}'s, before
+     * whatever the group's policy: only {@code rl} reads it. Checks are {@code Decisions}'s, before
      * this is called.
      */
     public void setNetwork(String group, PublishedNetwork network) {
@@ -302,7 +302,7 @@ public final class ServingPlan {
     /**
      * Sets a model's batching table in a group, replacing its previous one. The table stays
      * whatever the group's policy: only a policy that batches from tables ({@code smdp}) reads it.
-     * Checks are {@link Decisions}'s, before this is called.
+     * Checks are {@code Decisions}'s, before this is called.
      */
     public void setBatchingTable(String group, String model, BatchingTable table) {
         Map<String, BatchingTable> byModel = new HashMap<>(tables.getOrDefault(group, Map.of()));
@@ -368,7 +368,7 @@ public final class ServingPlan {
 
     /**
      * Serves {@code spec} under its id, replacing the pipeline of that id. Checks are
-     * {@link Decisions}'s, before this is called.
+     * {@code Decisions}'s, before this is called.
      */
     public void setPipeline(PipelineSpec spec) {
         pipelines.put(spec.id(), spec);

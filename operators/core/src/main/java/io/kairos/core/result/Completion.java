@@ -2,7 +2,6 @@ package io.kairos.core.result;
 
 import io.kairos.core.api.Internal;
 import io.kairos.core.request.Request;
-import io.kairos.schema.ResultStatus;
 
 /**
  * How a request that ran is judged by when it was done: OK within its SLO, LATE after its

@@ -1,18 +1,16 @@
 package io.kairos.core.metrics;
 
-import io.kairos.schema.InferenceResult;
-import io.kairos.schema.ResultStatus;
-import io.kairos.schema.StageTimes;
+import io.kairos.core.result.ResultStatus;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.function.Consumer;
 
-import static io.kairos.schema.ResultStatus.DROPPED;
-import static io.kairos.schema.ResultStatus.FAILED;
-import static io.kairos.schema.ResultStatus.LATE;
-import static io.kairos.schema.ResultStatus.OK;
-import static io.kairos.schema.ResultStatus.REJECTED;
+import static io.kairos.core.result.ResultStatus.DROPPED;
+import static io.kairos.core.result.ResultStatus.FAILED;
+import static io.kairos.core.result.ResultStatus.LATE;
+import static io.kairos.core.result.ResultStatus.OK;
+import static io.kairos.core.result.ResultStatus.REJECTED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 
@@ -175,17 +173,6 @@ class ResultSummaryTest {
         assertThat(s.goodputPerSecond(0)).isZero();
         assertThat(new ResultSummary.Stats("none").meanBatchSize()).isNaN();
         assertThat(new ResultSummary.Stats("none").p99Micros()).isZero();
-    }
-
-    @Test
-    void readsInferenceResults() {
-        ResultSummary s = new ResultSummary();
-        s.add(InferenceResult.newBuilder().setRequestId("r1").setTenant("t").setModel("mlp").setStatus(OK).setBatchSize(4)
-                .setTimings(StageTimes.newBuilder().setSent(T0).setDeadline(T0 + 5000).setEmitted(T0 + 1234).build()).build());
-
-        assertThat(s.model("mlp").count(OK)).isEqualTo(1);
-        assertThat(s.model("mlp").p50Micros()).isEqualTo(1234);
-        assertThat(s.model("mlp").meanBatchSize()).isEqualTo(4.0);
     }
 
     @Test

@@ -18,15 +18,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-class PipelineSpecTest {
+/** Public, with its pipelines and catalog: the wire module's router test reads them through the test jar. */
+public class PipelineSpecTest {
 
-    static final String CASCADE = """
+    public static final String CASCADE = """
             {"pipeline": "cascade", "slo_p99_ms": 80,
              "stages": [{"name": "fast", "model": "m1"}, {"name": "slow", "model": "m2", "budget_ms": 40}],
              "edges": [{"from": "fast", "to": "slow", "probability": 0.3, "when": {"output_max_below": 0.8}}]}""";
 
     // batch-1 latencies: m1 1*1 + 2 = 3 ms, m2 10*1 + 10 = 20 ms, m3 0.5 + 0.5 = 1 ms
-    static final ModelCatalog CATALOG = ModelCatalog.parse("""
+    public static final ModelCatalog CATALOG = ModelCatalog.parse("""
             {"models": [
               {"name": "m1", "input": {"dtype": "FLOAT32", "shape": [4]}, "latency_ms": {"alpha": 1, "beta": 2}},
               {"name": "m2", "input": {"dtype": "FLOAT32", "shape": [4]}, "latency_ms": {"alpha": 10, "beta": 10}},
@@ -54,7 +55,7 @@ class PipelineSpecTest {
     }
 
     /** InferLine's cascade as it is meant: the slow model looks at the image the fast one looked at, not at its probabilities. */
-    static final String IMAGE_CASCADE = """
+    public static final String IMAGE_CASCADE = """
             {"pipeline": "image-cascade", "slo_p99_ms": 80,
              "stages": [{"name": "fast", "model": "m1"}, {"name": "slow", "model": "m2", "input": "request"}],
              "edges": [{"from": "fast", "to": "slow", "probability": 0.3, "when": {"output_max_below": 0.8}}]}""";

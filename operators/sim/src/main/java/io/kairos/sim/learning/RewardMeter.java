@@ -1,10 +1,10 @@
 package io.kairos.sim.learning;
 
 import io.kairos.core.request.Request;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
-import io.kairos.schema.ResultStatus;
 import io.kairos.sim.FateListener;
 
 import java.util.List;

@@ -2,12 +2,12 @@ package io.kairos.sim.learning;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.learned.AgentPolicy;
-import io.kairos.schema.ResultStatus;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

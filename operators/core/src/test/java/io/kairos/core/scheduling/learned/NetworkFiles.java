@@ -3,12 +3,27 @@ package io.kairos.core.scheduling.learned;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** Policy network files written by hand, in the format {@link PolicyNetwork} reads. */
-final class NetworkFiles {
+/** Policy network files written by hand, in the format {@link PolicyNetwork} reads; public for the wire module's decision tests, through the test jar. */
+public final class NetworkFiles {
     private NetworkFiles() {}
 
+    /**
+     * Slot 0's infer logit is its pending count (weight 1 on state[0]) against a null logit of 0.5
+     * (bias): infer as soon as one request waits. Its batch logits are biases 0, 1, 0, 0, 2: batch
+     * 16 (index 4) when allowed, else batch 2 (index 1).
+     */
+    public static byte[] inferWhenPending() {
+        float[][] w = new float[StateEncoder.MASK_SIZE][StateEncoder.STATE_SIZE];
+        float[] bias = new float[StateEncoder.MASK_SIZE];
+        w[1][0] = 1f;
+        bias[0] = 0.5f;
+        bias[2 + 1] = 1f;
+        bias[2 + 4] = 2f;
+        return linear(w, bias);
+    }
+
     /** One layer, 25 inputs to 84 outputs, no activation: {@code logits = W state + bias}, scale 1, offset 0. */
-    static byte[] linear(float[][] weights, float[] bias) {
+    public static byte[] linear(float[][] weights, float[] bias) {
         return layers(new int[] {StateEncoder.MASK_SIZE}, new int[] {PolicyNetwork.NONE}, new float[][][] {weights}, new float[][] {bias});
     }
 

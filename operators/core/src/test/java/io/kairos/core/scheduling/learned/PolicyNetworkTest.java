@@ -1,8 +1,8 @@
 package io.kairos.core.scheduling.learned;
 
+import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.ParamReader;
 import io.kairos.core.scheduling.PolicyParams;
-import io.kairos.core.scheduling.ConfiguredPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,24 +21,9 @@ import static org.assertj.core.api.Assertions.within;
 /** The network file format, its evaluation, the masked argmax, and bad files refused with the reason. */
 class PolicyNetworkTest {
 
-    /**
-     * Slot 0's infer logit is its pending count (weight 1 on state[0]) against a null logit of 0.5
-     * (bias): infer as soon as one request waits. Its batch logits are biases 0, 1, 0, 0, 2: batch
-     * 16 (index 4) when allowed, else batch 2 (index 1).
-     */
-    static byte[] inferWhenPending() {
-        float[][] w = new float[StateEncoder.MASK_SIZE][StateEncoder.STATE_SIZE];
-        float[] bias = new float[StateEncoder.MASK_SIZE];
-        w[1][0] = 1f;
-        bias[0] = 0.5f;
-        bias[2 + 1] = 1f;
-        bias[2 + 4] = 2f;
-        return NetworkFiles.linear(w, bias);
-    }
-
     @Test
     void evaluatesTheLayersAsWritten() {
-        PolicyNetwork net = PolicyNetwork.parse(inferWhenPending(), "test");
+        PolicyNetwork net = PolicyNetwork.parse(NetworkFiles.inferWhenPending(), "test");
         float[] state = new float[StateEncoder.STATE_SIZE];
         state[0] = 3;
         float[] logits = new float[StateEncoder.MASK_SIZE];
@@ -76,7 +61,7 @@ class PolicyNetworkTest {
 
     @Test
     void theMaskedArgmaxNeverChoosesWhatTheMaskForbids() {
-        PolicyNetwork net = PolicyNetwork.parse(inferWhenPending(), "test");
+        PolicyNetwork net = PolicyNetwork.parse(NetworkFiles.inferWhenPending(), "test");
         NetworkAgent agent = new NetworkAgent(net);
         float[] state = new float[StateEncoder.STATE_SIZE];
         state[0] = 3;
@@ -105,7 +90,7 @@ class PolicyNetworkTest {
 
     @Test
     void badFilesAreRefusedWithTheProblem() {
-        byte[] good = inferWhenPending();
+        byte[] good = NetworkFiles.inferWhenPending();
         byte[] magic = good.clone();
         magic[0] = 'X';
         assertThatThrownBy(() -> PolicyNetwork.parse(magic, "policy network 'n'"))
@@ -126,7 +111,7 @@ class PolicyNetworkTest {
     @Test
     void rlTakesItsNetworkFromAFileAndRefusesABadOneNamingTheGroupAndTheFile(@TempDir Path dir) throws IOException {
         Path good = dir.resolve("good.krln");
-        Files.write(good, inferWhenPending());
+        Files.write(good, NetworkFiles.inferWhenPending());
         AgentPolicy configured = (AgentPolicy) ConfiguredPolicy.of("vision", AgentPolicy.rl(), PolicyParams.of(Map.of("network", good.toString()))).policy();
         assertThat(configured.agent()).isInstanceOf(NetworkAgent.class);
         Path bad = dir.resolve("bad.krln");

@@ -2,12 +2,12 @@ package io.kairos.core.scheduling.policy;
 
 import io.kairos.core.request.Request;
 import io.kairos.core.result.Completion;
+import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.RequestQueue;
-import io.kairos.schema.ResultStatus;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
