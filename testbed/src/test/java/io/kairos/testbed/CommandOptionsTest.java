@@ -1,5 +1,6 @@
 package io.kairos.testbed;
 
+import io.kairos.tools.KairosCli;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -17,11 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CommandOptionsTest {
 
-    /** "command --flag=default" of every command under {@code kairos}. */
+    /** "command --flag=default" of every command under {@code kairos} and {@code kairos-lab}. */
     private static List<String> flags() {
-        CommandLine root = KairosCli.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        List<CommandLine> commands = new ArrayList<>(KairosCli.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter())).getSubcommands().values());
+        commands.addAll(KairosLab.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter())).getSubcommands().values());
         List<String> flags = new ArrayList<>();
-        for (CommandLine command : root.getSubcommands().values()) {
+        for (CommandLine command : commands) {
             for (CommandLine.Model.OptionSpec o : command.getCommandSpec().options()) {
                 Object initial = o.initialValue();
                 flags.add(command.getCommandName() + " " + o.longestName() + "=" + (o.defaultValue() != null ? o.defaultValue() : String.valueOf(initial)));
@@ -153,6 +155,6 @@ class CommandOptionsTest {
                 "demo --simulated-speed=" + defaults.simulatedSpeed,
                 "serve --devices=" + defaults.devices);
         // The one exception, on purpose: the demo shows Kairos' own policy (DemoCommand.DEFAULT_POLICY).
-        assertThat(flags()).contains("demo --policy=" + io.kairos.testbed.demo.DemoCommand.DEFAULT_POLICY).doesNotContain("demo --policy=" + defaults.policy);
+        assertThat(flags()).contains("demo --policy=" + io.kairos.tools.demo.DemoCommand.DEFAULT_POLICY).doesNotContain("demo --policy=" + defaults.policy);
     }
 }

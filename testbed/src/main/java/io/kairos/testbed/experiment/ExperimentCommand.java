@@ -1,6 +1,6 @@
 package io.kairos.testbed.experiment;
 
-import io.kairos.testbed.options.ProgressOption;
+import io.kairos.tools.options.ProgressOption;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -9,7 +9,7 @@ import io.kairos.workload.Arrival;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -10,17 +10,17 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code kairos experiment}: arguments are checked before anything runs; a small sweep end to end. */
+/** {@code kairos-lab experiment}: arguments are checked before anything runs; a small sweep end to end. */
 class ExperimentCommandTest {
 
     private static CliRun run(String... args) {
-        return CliRun.checkout(args);
+        return CliRun.lab(args);
     }
 
     private static void assertUsageError(CliRun r, String message) {
         assertThat(r.code()).as(r.err()).isEqualTo(2);
         assertThat(r.err().lines()).as(r.err()).hasSize(1);
-        assertThat(r.err()).startsWith("kairos experiment: ").contains(message).contains("(see 'kairos experiment --help')");
+        assertThat(r.err()).startsWith("kairos-lab experiment: ").contains(message).contains("(see 'kairos-lab experiment --help')");
         assertThat(r.out()).isEmpty();
     }
 
