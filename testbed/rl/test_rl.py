@@ -1,6 +1,6 @@
 """Tests of the trainer: its pieces that need no environment (the network file round trip, the
 numpy rollout against torch, the PPO update on a bandit, the episode schedule), and a short
-training against the Java environment (`bin/kairos rl env`, built from this checkout on first use).
+training against the Java environment (`bin/kairos-lab rl env`, built from this checkout on first use).
 The PPO pieces it uses (masking, GAE, the update) are tested on their own in test_ppo.py.
 
     cd testbed/rl && /usr/bin/python3 -m unittest test_rl
