@@ -61,7 +61,7 @@ public final class KairosLab implements Runnable {
         CommandLine cl = new CommandLine(new KairosLab());
         CommandSpec product = KairosCli.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter())).getCommandSpec();
         for (Object command : new Object[] {new BenchCommand(), new OverloadCommand(), new TunerReactionCommand(), new SqlPredictCommand(),
-                new FidelityCommand(), new ExperimentCommand(), new EfficiencyCommand(), new CheckResultsCommand(), new RlCommand(),
+                new FidelityCommand(), ExperimentCommand.commandLine(), new EfficiencyCommand(), new CheckResultsCommand(), new RlCommand(),
                 new DocsCommand(REFERENCE, Map.of(DocsCheck.CLI_REFERENCE, product))}) {
             cl.addSubcommand(command);
         }

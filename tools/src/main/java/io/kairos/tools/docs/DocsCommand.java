@@ -113,7 +113,7 @@ public class DocsCommand implements Runnable {
                 Path parent = output.toAbsolutePath().getParent();
                 if (parent != null) Files.createDirectories(parent);
                 Files.writeString(output, page, StandardCharsets.UTF_8);
-                spec.commandLine().getErr().println("kairos docs cli: wrote " + output);
+                spec.commandLine().getErr().println(spec.qualifiedName() + ": wrote " + output);
             }
             return 0;
         }
