@@ -56,7 +56,7 @@ public final class CliReference {
                     .append("subcommands. The others, marked *checkout*, exist only on a checkout's `bin/kairos`, which adds\n")
                     .append("the user's tools (the demo, the sandbox, load generation, collection, the probe, the docs' check)\n")
                     .append("to the same command line. The lab's commands (benchmarks, experiments, fault tools) run on\n")
-                    .append("`bin/kairos-lab`, with [a reference of their own](lab-cli.md).\n\n");
+                    .append("`bin/kairos-lab`, with a reference of their own (`docs/reference/lab-cli.md`).\n\n");
         } else {
             text.append("These are the lab's commands, marked *lab*: benchmarks, experiments and fault tools, which only a\n")
                     .append("checkout's `bin/").append(root.name()).append("` runs. The product's commands and the user's tools run on `bin/kairos`,\n")
