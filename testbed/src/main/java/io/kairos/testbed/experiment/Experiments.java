@@ -23,8 +23,10 @@ public final class Experiments {
 
     /** A fresh subcommand of every experiment (picocli fills a subcommand's fields in place). */
     public static List<ExperimentSubcommand> all() {
-        return List.of(new Sweep(LowSloExperiment::new), new Azure(), new Sweep(BurstyExperiment::new), new Sweep(BurstyExperiment::onZooCpu),
-                new Sweep(HotModelExperiment::new), new Smdp(), new SmdpGuard(), new InferLine(), new Rl(), new Tuner(), new Placement(),
+        return List.of(new Sweep(LowSloExperiment.NAME, LowSloExperiment.DESCRIPTION, LowSloExperiment::new), new Azure(),
+                new Sweep(BurstyExperiment.NAME, BurstyExperiment.DESCRIPTION, BurstyExperiment::new),
+                new Sweep(BurstyExperiment.ZOO_CPU_NAME, BurstyExperiment.ZOO_CPU_DESCRIPTION, BurstyExperiment::onZooCpu),
+                new Sweep(HotModelExperiment.NAME, HotModelExperiment.DESCRIPTION, HotModelExperiment::new), new Smdp(), new SmdpGuard(), new InferLine(), new Rl(), new Tuner(), new Placement(),
                 new PlacementScale(), new Herd());
     }
 
@@ -33,10 +35,14 @@ public final class Experiments {
         return all().stream().map(ExperimentSubcommand::name).toList();
     }
 
-    /** A policy sweep ({@link Experiment}): every common option applies, each default the experiment's. */
+    /**
+     * A policy sweep ({@link Experiment}): every common option applies, each default the
+     * experiment's. The experiment is made only when the command runs (the zoo's reads its profile).
+     */
     static class Sweep extends ExperimentSubcommand {
+        private final String name;
+        private final String description;
         private final Supplier<Experiment> make;
-        private final Experiment described;
 
         @Mixin
         Length length = new Length();
@@ -47,24 +53,29 @@ public final class Experiments {
         @Mixin
         Redraw redraw = new Redraw();
 
-        Sweep(Supplier<Experiment> make) {
+        Sweep(String name, String description, Supplier<Experiment> make) {
+            this.name = name;
+            this.description = description;
             this.make = make;
-            this.described = make.get();
         }
 
-        /** The experiment to run, with this command line's own options. */
+        /** The experiment to run, with this command line's own options; one that cannot be made (a missing profile) is one line. */
         Experiment experiment(CommandLine cl) {
-            return make.get();
+            try {
+                return make.get();
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(cl, e.getMessage());
+            }
         }
 
         @Override
         public String name() {
-            return described.name();
+            return name;
         }
 
         @Override
         public String description() {
-            return described.description();
+            return description;
         }
 
         @Override
@@ -127,7 +138,7 @@ public final class Experiments {
         AzureProfiles profiles = new AzureProfiles();
 
         Azure() {
-            super(AzureExperiment::new);
+            super(AzureExperiment.NAME, AzureExperiment.DESCRIPTION, AzureExperiment::new);
         }
 
         @Override

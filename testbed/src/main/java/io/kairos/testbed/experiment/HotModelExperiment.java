@@ -37,6 +37,7 @@ import java.util.SplittableRandom;
  */
 public final class HotModelExperiment implements Experiment {
     public static final String NAME = "hot-model";
+    public static final String DESCRIPTION = "a hot model on 6 devices, 300 ms loads: alone at 1,400 req/s; beside 3 others with room for 2 models a device; a step from 300 to 1,400 req/s";
     static final String HOT = "hot";
     static final int DEVICES = 6;
     static final double SLO_MS = 100;
@@ -66,7 +67,7 @@ public final class HotModelExperiment implements Experiment {
 
     @Override
     public String description() {
-        return "a hot model on 6 devices, 300 ms loads: alone at 1,400 req/s; beside 3 others with room for 2 models a device; a step from 300 to 1,400 req/s";
+        return DESCRIPTION;
     }
 
     @Override
