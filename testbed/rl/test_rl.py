@@ -124,7 +124,7 @@ class TrainingSmokeTest(unittest.TestCase):
         # Two episodes of 300 steps, rollouts of 128 steps: four PPO updates on the thesis' setup.
         with tempfile.TemporaryDirectory() as d:
             run = subprocess.run([sys.executable, os.path.join(ROOT, "testbed", "rl", "train.py"), "--envs", "1",
-                                  "--env-command", os.path.join(ROOT, "bin", "kairos") + " rl env",
+                                  "--env-command", os.path.join(ROOT, "bin", "kairos-lab") + " rl env",
                                   "--episodes", "2", "--episode-steps", "300", "--rollout", "128", "--minibatch", "64",
                                   "--epochs", "2", "--out", d], cwd=ROOT, capture_output=True, text=True, timeout=1200)
             self.assertEqual(run.returncode, 0, run.stderr[-2000:])
