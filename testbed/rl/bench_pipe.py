@@ -25,7 +25,7 @@ def urgent(answer):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--env-command", default="bin/kairos rl env", help="command that serves the environment (default: %(default)s)")
+    p.add_argument("--env-command", default="bin/kairos-lab rl env", help="command that serves the environment (default: %(default)s)")
     p.add_argument("--envs", type=int, default=2)
     p.add_argument("--steps", type=int, default=30000, help="steps per environment per run")
     p.add_argument("--runs", type=int, default=3)

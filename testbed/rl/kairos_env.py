@@ -1,6 +1,6 @@
 """The learned scheduler's environment, run by the Java simulator and stepped over a pipe.
 
-`bin/kairos rl env` speaks a fixed-size little-endian protocol on its standard input and output
+`bin/kairos-lab rl env` speaks a fixed-size little-endian protocol on its standard input and output
 (docs/learned-policy.md): 'R' int32 steps int64 seed resets, 'S' uint8[24] steps, 'Q' quits; each
 answer carries the state (25 float32), the mask (84 bytes) and the reward accrued since the last
 step, and at an episode's end its counts. `Envs` runs several such processes side by side: their

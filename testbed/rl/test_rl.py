@@ -1,6 +1,6 @@
 """Tests of the trainer: its pieces that need no environment (the network file round trip, the
 numpy rollout against torch, the PPO update on a bandit, the episode schedule), and a short
-training against the Java environment (`bin/kairos rl env`, built from this checkout on first use).
+training against the Java environment (`bin/kairos-lab rl env`, built from this checkout on first use).
 The PPO pieces it uses (masking, GAE, the update) are tested on their own in test_ppo.py.
 
     cd testbed/rl && /usr/bin/python3 -m unittest test_rl
@@ -124,7 +124,7 @@ class TrainingSmokeTest(unittest.TestCase):
         # Two episodes of 300 steps, rollouts of 128 steps: four PPO updates on the thesis' setup.
         with tempfile.TemporaryDirectory() as d:
             run = subprocess.run([sys.executable, os.path.join(ROOT, "testbed", "rl", "train.py"), "--envs", "1",
-                                  "--env-command", os.path.join(ROOT, "bin", "kairos") + " rl env",
+                                  "--env-command", os.path.join(ROOT, "bin", "kairos-lab") + " rl env",
                                   "--episodes", "2", "--episode-steps", "300", "--rollout", "128", "--minibatch", "64",
                                   "--epochs", "2", "--out", d], cwd=ROOT, capture_output=True, text=True, timeout=1200)
             self.assertEqual(run.returncode, 0, run.stderr[-2000:])

@@ -238,7 +238,7 @@ def export_onnx(model, out):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--env-command", default="bin/kairos rl env", help="serves the environment (default: %(default)s)")
+    p.add_argument("--env-command", default="bin/kairos-lab rl env", help="serves the environment (default: %(default)s)")
     p.add_argument("--env-args", default="", help="more arguments for it, e.g. '--rate 1200 --models 12 --reward rf2'")
     p.add_argument("--envs", type=int, default=4, help="environment processes (default: %(default)s)")
     p.add_argument("--episodes", type=int, default=20, help="episodes of the schedule in all (default: %(default)s)")

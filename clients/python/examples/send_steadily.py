@@ -7,7 +7,7 @@
 Kill a broker meanwhile (infra/cluster up --ha; infra/fault-suite --ha does): the producer sends on
 to each partition's new leader, retrying what the dead broker had not acknowledged, so every
 request is delivered once. A request the producer gives up on (a warning, when it happens) makes
-the exit code 1. Its ids are PREFIX0, PREFIX1, ... in send order, for `bin/kairos check-results`.
+the exit code 1. Its ids are PREFIX0, PREFIX1, ... in send order, for `bin/kairos-lab check-results`.
 """
 
 import argparse

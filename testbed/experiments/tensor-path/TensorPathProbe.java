@@ -3,7 +3,7 @@ import io.kairos.core.model.InputSpec;
 import io.kairos.schema.DType;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.Tensor;
-import io.kairos.testbed.client.RandomTensors;
+import io.kairos.tools.client.RandomTensors;
 import io.kairos.wire.AvroCodec;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.RecordBatch;

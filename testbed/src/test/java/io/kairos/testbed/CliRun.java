@@ -1,6 +1,7 @@
 package io.kairos.testbed;
 
 import io.kairos.jobs.cli.Kairos;
+import io.kairos.tools.KairosCli;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -9,8 +10,8 @@ import java.util.function.BiFunction;
 
 /**
  * One run of a Kairos command line in this JVM, as a user calls it, with its exit code and what it
- * printed: the job jar's ({@link #job}, {@code jobs.cli.Kairos}) or the checkout's
- * ({@link #checkout}, {@link KairosCli}, which adds the testbed's commands).
+ * printed: the job jar's ({@link #job}, {@code jobs.cli.Kairos}), the checkout's
+ * ({@link #checkout}, {@link KairosCli}, which adds the user's tools) or the lab's ({@link #lab}, {@link KairosLab}).
  */
 public record CliRun(int code, String out, String err) {
 
@@ -22,6 +23,11 @@ public record CliRun(int code, String out, String err) {
     /** {@code bin/kairos ARGS} as the checkout runs it. */
     public static CliRun checkout(String... args) {
         return run(KairosCli::commandLine, KairosCli::execute, args);
+    }
+
+    /** {@code bin/kairos-lab ARGS} as the checkout runs it. */
+    public static CliRun lab(String... args) {
+        return run(KairosLab::commandLine, KairosLab::execute, args);
     }
 
     private interface Execute {

@@ -1,5 +1,6 @@
 package io.kairos.testbed;
 
+import io.kairos.tools.KairosCli;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -17,17 +18,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class CommandOptionsTest {
 
-    /** "command --flag=default" of every command under {@code kairos}. */
+    /** "command --flag=default" of every command under {@code kairos} and {@code kairos-lab}. */
     private static List<String> flags() {
-        CommandLine root = KairosCli.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        List<CommandLine> commands = new ArrayList<>(KairosCli.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter())).getSubcommands().values());
+        commands.addAll(KairosLab.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter())).getSubcommands().values());
         List<String> flags = new ArrayList<>();
-        for (CommandLine command : root.getSubcommands().values()) {
-            for (CommandLine.Model.OptionSpec o : command.getCommandSpec().options()) {
-                Object initial = o.initialValue();
-                flags.add(command.getCommandName() + " " + o.longestName() + "=" + (o.defaultValue() != null ? o.defaultValue() : String.valueOf(initial)));
-            }
-        }
+        for (CommandLine command : commands) addFlags(command, flags);
         return flags;
+    }
+
+    /** {@code command}'s flags, then its subcommands', each under its name below the root (e.g. "experiment low-slo --seeds=null"). */
+    private static void addFlags(CommandLine command, List<String> into) {
+        String name = command.getCommandSpec().qualifiedName(" ").replaceFirst("^\\S+ ", "");
+        for (CommandLine.Model.OptionSpec o : command.getCommandSpec().options()) {
+            Object initial = o.initialValue();
+            into.add(name + " " + o.longestName() + "=" + (o.defaultValue() != null ? o.defaultValue() : String.valueOf(initial)));
+        }
+        for (CommandLine sub : command.getSubcommands().values()) addFlags(sub, into);
     }
 
     @Test
@@ -118,14 +125,14 @@ class CommandOptionsTest {
                 "fidelity --seed=1",
                 "fidelity --warmup=10",
                 "fidelity --workload=resnet50:250:40,googlenet:400:25,mlp:300:20",
-                "experiment --duration-s=null",
-                "experiment --invocation=null",
-                "experiment --no-progress=false",
-                "experiment --out=null",
-                "experiment --policies=null",
-                "experiment --redraw=false",
-                "experiment --seeds=null",
-                "experiment --warmup-s=null",
+                "experiment low-slo --duration-s=null",
+                "experiment low-slo --invocation=null",
+                "experiment low-slo --no-progress=false",
+                "experiment low-slo --out=null",
+                "experiment low-slo --policies=null",
+                "experiment low-slo --redraw=false",
+                "experiment low-slo --seeds=null",
+                "experiment low-slo --warmup-s=null",
                 "efficiency --batch=16",
                 "efficiency --batches=3000",
                 "efficiency --intra-op-threads=1",
@@ -153,6 +160,6 @@ class CommandOptionsTest {
                 "demo --simulated-speed=" + defaults.simulatedSpeed,
                 "serve --devices=" + defaults.devices);
         // The one exception, on purpose: the demo shows Kairos' own policy (DemoCommand.DEFAULT_POLICY).
-        assertThat(flags()).contains("demo --policy=" + io.kairos.testbed.demo.DemoCommand.DEFAULT_POLICY).doesNotContain("demo --policy=" + defaults.policy);
+        assertThat(flags()).contains("demo --policy=" + io.kairos.tools.demo.DemoCommand.DEFAULT_POLICY).doesNotContain("demo --policy=" + defaults.policy);
     }
 }

@@ -1,6 +1,7 @@
 package io.kairos.testbed;
 
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.ResultCsv;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
 import io.kairos.schema.InferenceResult;

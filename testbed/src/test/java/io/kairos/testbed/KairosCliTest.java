@@ -1,5 +1,6 @@
 package io.kairos.testbed;
 
+import io.kairos.tools.KairosCli;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -10,8 +11,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Argument handling, with no broker: every mistake is one line naming it, exit code 2, before any connection. */
 class KairosCliTest {
 
+    /** {@code args} on the entry that runs them: bin/kairos-lab for the lab's commands, else bin/kairos. */
     private static CliRun run(String... args) {
-        return CliRun.checkout(args);
+        return args.length > 0 && KairosCli.LAB_COMMANDS.contains(args[0]) ? CliRun.lab(args) : CliRun.checkout(args);
     }
 
     private static void assertUsageError(CliRun r, String message) {
@@ -57,19 +59,36 @@ class KairosCliTest {
         assertUsageError(run("collect", "--idle-timeout", "0"), "--idle-timeout must be a positive number of seconds");
         assertUsageError(run("collect", "--time-limit", "-1"), "--time-limit must be 0 (none) or a positive number of seconds");
         assertUsageError(run("collect", "--csv", "/proc/kairos/rows.csv"), "--csv: cannot write /proc/kairos/rows.csv");
-        assertUsageError(run("overload", "--loads", "1,0"), "kairos overload: --loads must be positive numbers, got 0.0");
+        assertUsageError(run("overload", "--loads", "1,0"), "kairos-lab overload: --loads must be positive numbers, got 0.0");
         assertUsageError(run("overload", "--duration", "3", "--warmup", "3"), "--duration must be longer than --warmup, got 3 and 3");
         assertUsageError(run("overload", "--policy-param", "max_pending=0"),
                 "--policy-param: clockwork parameter 'max_pending' must be a whole number, at least 1, got '0'");
-        assertUsageError(run("sql-predict", "--systems", "kairos,triton"), "kairos sql-predict: --systems: kairos or per-row, got triton");
+        assertUsageError(run("sql-predict", "--systems", "kairos,triton"), "kairos-lab sql-predict: --systems: kairos or per-row, got triton");
         assertUsageError(run("sql-predict", "--duration", "3", "--warmup", "3"), "--duration must be longer than --warmup");
         assertUsageError(run("sql-predict", "--factor", "1"), "--start-rate must be positive and --factor above 1");
     }
 
     @Test
     void aMissingCommandIsAUsageError() {
-        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, plan, topics, demo, loadgen, collect, bench, overload, tuner-reaction, sql-predict, fidelity, experiment, efficiency, check-results, probe, sandbox, docs, rl]");
+        assertUsageError(run(), "kairos: missing command: one of [serve, profile, control, plan, topics, demo, loadgen, collect, probe, sandbox, docs]");
+        assertUsageError(CliRun.lab(), "kairos-lab: missing command: one of [bench, overload, tuner-reaction, sql-predict, fidelity, experiment, efficiency, check-results, rl, docs]");
         assertUsageError(run("bogus"), "Unmatched argument at index 0: 'bogus'");
+    }
+
+    @Test
+    void aLabCommandOnTheProductsEntryNamesTheLabsEntry() {
+        CliRun r = CliRun.checkout("experiment", "hot-model", "--seeds", "1");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("kairos: 'experiment' is a lab command: run bin/kairos-lab experiment hot-model --seeds 1" + System.lineSeparator());
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void theProductsEntryPointsToEveryLabCommandAndOnlyThose() {
+        var lab = new java.util.ArrayList<>(KairosLab.commandLine(new java.io.PrintWriter(java.io.Writer.nullWriter()), new java.io.PrintWriter(java.io.Writer.nullWriter()))
+                .getSubcommands().keySet());
+        lab.remove("docs");
+        assertThat(KairosCli.LAB_COMMANDS).containsExactlyElementsOf(lab);
     }
 
     @Test
@@ -84,8 +103,8 @@ class KairosCliTest {
     @Test
     void theBenchmarksPayloadSweepChecksItsSizesBeforeStartingAnything() {
         assertUsageError(run("bench", "--sweep-kb", "0.3,abc"), "Invalid value for option '--sweep-kb' (KB): 'abc' is not a double");
-        assertUsageError(run("bench", "--sweep-kb", "12,0"), "kairos bench: --sweep-kb: a payload size must be a positive number of kB, got 0.0");
-        assertUsageError(run("bench", "--sweep-kb", "12", "--at-mb-per-s", "-1"), "kairos bench: --at-mb-per-s must not be negative, got -1.0");
+        assertUsageError(run("bench", "--sweep-kb", "12,0"), "kairos-lab bench: --sweep-kb: a payload size must be a positive number of kB, got 0.0");
+        assertUsageError(run("bench", "--sweep-kb", "12", "--at-mb-per-s", "-1"), "kairos-lab bench: --at-mb-per-s must not be negative, got -1.0");
         assertUsageError(run("bench", "--sweep-kb", "-5"), "--sweep-kb: a payload size must be a positive number of kB, got -5.0");
         CliRun tooBig = run("bench", "--sweep-kb", "1200");
         assertUsageError(tooBig, "--sweep-kb: a payload of 1200 kB makes 1,200,");
@@ -137,5 +156,6 @@ class KairosCliTest {
         assertThat(help.out()).contains("--workload=SPEC", "--duration=SECONDS", "--arrivals=PROCESS", "gamma:cv2=N");
         assertThat(run("--help").out()).contains("loadgen", "collect");
         assertThat(run("--version").out()).contains("kairos");
+        assertThat(CliRun.lab("--help").out()).contains("experiment", "bench").doesNotContain("loadgen");
     }
 }

@@ -8,7 +8,7 @@ import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.SetPlacement;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.wire.plan.DecisionLedger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -8,7 +8,7 @@ import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.ControlDecision;
 import io.kairos.schema.DecisionOutcome;
 import io.kairos.schema.DecisionStatus;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.wire.plan.DecisionLedger;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;

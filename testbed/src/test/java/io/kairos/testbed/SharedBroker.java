@@ -1,6 +1,6 @@
 package io.kairos.testbed;
 
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 
 /** One embedded broker for all testbed tests of a JVM: starting one takes seconds. */
 public final class SharedBroker {

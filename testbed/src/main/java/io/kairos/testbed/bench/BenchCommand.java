@@ -5,7 +5,7 @@ import io.kairos.jobs.options.ReportCoalescingOptions;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;

@@ -1,6 +1,6 @@
 package io.kairos.testbed.bench;
 
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.wire.KafkaClientProperties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;

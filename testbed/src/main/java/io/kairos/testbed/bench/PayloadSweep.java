@@ -1,8 +1,8 @@
 package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelSpec;
-import io.kairos.testbed.progress.ProgressLine;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.progress.ProgressLine;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
 import io.kairos.testbed.profile.ThreadCpu;

@@ -2,7 +2,7 @@ package io.kairos.testbed.bench;
 
 import io.kairos.core.time.WallClock;
 import io.kairos.schema.internal.DeviceReport;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.wire.AvroCodec;
 import io.kairos.wire.CoalescedRecords;
 import io.kairos.wire.KafkaClientProperties;

@@ -9,7 +9,7 @@ import io.kairos.onnx.ModelProfiler;
 import io.kairos.onnx.ModelRepository;
 import io.kairos.onnx.OnnxDevice;
 import io.kairos.onnx.examples.ExampleModels;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.ResultTable;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;

@@ -39,6 +39,8 @@ import java.util.List;
  */
 public final class AzureExperiment implements Experiment {
     public static final String NAME = "azure";
+    public static final String DESCRIPTION = "RL thesis' Azure run: 61 models x 66 instances on 12 devices, Azure-Functions-like trace at 9,500 and 12,000 req/s"
+            + " and at the rate the devices can hold, SLO 100 ms";
     /** A path to the real Azure Functions trace (per-minute counts CSV); unset: a generated one. */
     public static final String TRACE_PROPERTY = "kairos.azure.trace";
     static final String MODEL = "resnet50";
@@ -92,8 +94,7 @@ public final class AzureExperiment implements Experiment {
 
     @Override
     public String description() {
-        return "RL thesis' Azure run: 61 models x 66 instances on 12 devices, Azure-Functions-like trace at 9,500 and 12,000 req/s"
-                + " and at the rate the devices can hold, SLO 100 ms";
+        return DESCRIPTION;
     }
 
     @Override

@@ -32,6 +32,10 @@ import java.util.Map;
 public final class BurstyExperiment implements Experiment {
     public static final String NAME = "bursty";
     public static final String ZOO_CPU_NAME = "bursty-zoo-cpu";
+    public static final String DESCRIPTION = "bursty load: 16 ResNet50 streams on 8 devices, Gamma arrivals with CV^2 1-64, 50-120 % of capacity, SLO 100 ms";
+    /** The zoo's experiment as described before its profile is read (its description then gives the SLO in ms). */
+    public static final String ZOO_CPU_DESCRIPTION = "bursty load on ResNet-50's measured CPU profile (testbed/zoo/profiles.json):"
+            + " 16 streams on 8 devices, CV^2 1-64, 50-120 % of capacity, SLO 100 ms times its latency at the largest batch over the built-in profile's";
     /** The zoo's profiles measured on the CPU, under the checkout ({@code kairos.home}). */
     static final Path ZOO_CPU_PROFILES = Path.of("testbed", "zoo", "profiles.json");
     static final String MODEL = "resnet50";
@@ -93,7 +97,7 @@ public final class BurstyExperiment implements Experiment {
     @Override
     public String description() {
         return timeScale == 1
-                ? "bursty load: 16 ResNet50 streams on 8 devices, Gamma arrivals with CV^2 1-64, 50-120 % of capacity, SLO 100 ms"
+                ? DESCRIPTION
                 : String.format(Locale.ROOT, "bursty load on ResNet-50's measured CPU profile (%s): 16 streams on 8 devices, CV^2 1-64,"
                         + " 50-120 %% of capacity, SLO %.0f ms (100 ms times %.1f)", ZOO_CPU_PROFILES, sloMs(), timeScale);
     }

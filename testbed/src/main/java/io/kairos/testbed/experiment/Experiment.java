@@ -17,7 +17,7 @@ import java.util.Map;
  * {@link ExperimentRunner} runs them on a thread pool, writes {@code results.csv}, prints the
  * attainment table and asks the experiment for its figures and for the claims it checks.
  *
- * <p>To add one: implement this (see {@link LowSloExperiment}), register it in {@link Experiments},
+ * <p>To add one: implement this (see {@link LowSloExperiment}), list it in {@link Experiments#all} as a sweep,
  * and draw its figures with {@link Figures}.
  */
 public interface Experiment {

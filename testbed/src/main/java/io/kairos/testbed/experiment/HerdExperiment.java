@@ -13,8 +13,8 @@ import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.schema.SetPolicy;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
-import io.kairos.testbed.format.Numbers;
-import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.tools.format.Numbers;
+import io.kairos.tools.progress.ProgressLine;
 import io.kairos.wire.plan.DecisionLedger;
 import me.tongfei.progressbar.ProgressBar;
 

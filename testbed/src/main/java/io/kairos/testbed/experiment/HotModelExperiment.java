@@ -5,11 +5,12 @@ import io.kairos.core.request.Request;
 import io.kairos.core.result.ResultStatus;
 import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Simulation;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;
+import io.kairos.tools.format.Numbers;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -37,6 +38,7 @@ import java.util.SplittableRandom;
  */
 public final class HotModelExperiment implements Experiment {
     public static final String NAME = "hot-model";
+    public static final String DESCRIPTION = "a hot model on 6 devices, 300 ms loads: alone at 1,400 req/s; beside 3 others with room for 2 models a device; a step from 300 to 1,400 req/s";
     static final String HOT = "hot";
     static final int DEVICES = 6;
     static final double SLO_MS = 100;
@@ -66,7 +68,7 @@ public final class HotModelExperiment implements Experiment {
 
     @Override
     public String description() {
-        return "a hot model on 6 devices, 300 ms loads: alone at 1,400 req/s; beside 3 others with room for 2 models a device; a step from 300 to 1,400 req/s";
+        return DESCRIPTION;
     }
 
     @Override

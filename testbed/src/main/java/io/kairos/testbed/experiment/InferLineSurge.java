@@ -8,7 +8,7 @@ import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 import io.kairos.workload.ArrivalTrace;
 
 import java.util.ArrayList;

@@ -25,6 +25,7 @@ import java.util.function.Predicate;
  */
 public final class LowSloExperiment implements Experiment {
     public static final String NAME = "low-slo";
+    public static final String DESCRIPTION = "RL thesis' low-SLO sweep: 12 or 48 ResNet50 instances on 6 devices, 600-2400 req/s Poisson, SLO 3-96 ms";
     static final String MODEL = "resnet50";
     static final int DEVICES = 6;
     static final List<Integer> MODELS = List.of(12, 48);
@@ -40,7 +41,7 @@ public final class LowSloExperiment implements Experiment {
 
     @Override
     public String description() {
-        return "RL thesis' low-SLO sweep: 12 or 48 ResNet50 instances on 6 devices, 600-2400 req/s Poisson, SLO 3-96 ms";
+        return DESCRIPTION;
     }
 
     @Override

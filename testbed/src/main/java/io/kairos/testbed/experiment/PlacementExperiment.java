@@ -11,7 +11,7 @@ import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.DecidedLoads;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.SimulationReport;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 import io.kairos.workload.Arrival;
 
 import java.io.IOException;

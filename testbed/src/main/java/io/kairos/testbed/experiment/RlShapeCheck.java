@@ -2,7 +2,7 @@ package io.kairos.testbed.experiment;
 
 import io.kairos.testbed.experiment.Experiment.Claim;
 import io.kairos.testbed.experiment.Experiment.Claim.Verdict;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -7,7 +7,7 @@ import io.kairos.core.result.Completion;
 import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.sim.Simulation;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ModelLoad;
 import io.kairos.workload.Workload;

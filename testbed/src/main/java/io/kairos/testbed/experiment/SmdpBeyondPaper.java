@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import static io.kairos.testbed.format.Numbers.significant;
+import static io.kairos.tools.format.Numbers.significant;
 
 /**
  * Beyond the SMDP paper, on the simulator with the P4 GoogLeNet ({@link SmdpSimulation#CATALOG}):

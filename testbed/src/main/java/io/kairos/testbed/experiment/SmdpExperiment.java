@@ -8,7 +8,7 @@ import io.kairos.control.smdp.SmdpSolution;
 import io.kairos.control.smdp.SmdpSolver;
 import io.kairos.control.smdp.StationaryAnalysis;
 import io.kairos.control.smdp.TruncatedSmdp;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 import me.tongfei.progressbar.ProgressBar;
 import org.knowm.xchart.style.Styler;
 import me.tongfei.progressbar.ProgressBarBuilder;

@@ -11,7 +11,7 @@ import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.policy.SmdpPolicy;
 import io.kairos.sim.FateListener;
 import io.kairos.sim.Simulation;
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 import io.kairos.workload.Workload;
 
 import java.io.IOException;

@@ -141,7 +141,7 @@ final class SmdpShapeCheck {
         claims.add(claim("Fig 4: the control limit grows with w2 at every rho", falling.isEmpty(), falling.isEmpty() ? "w2 0, 0.1, 1, 500" : "falls: " + falling));
         claims.add(claim("Fig 4: at w2 = 500 the control limit is B_max = 32 at every rho", at500.stream().allMatch("32"::equals), "limits " + at500));
         double near = Targets.of("smdp", "fig4-limit-near-1");
-        claims.add(claim("Fig 4: at w2 = 0 the control limits are close to 1 (at most " + io.kairos.testbed.format.Numbers.significant(near) + ")",
+        claims.add(claim("Fig 4: at w2 = 0 the control limits are close to 1 (at most " + io.kairos.tools.format.Numbers.significant(near) + ")",
                 at0.stream().allMatch(l -> Integer.parseInt(l) <= near), "limits " + at0));
     }
 

@@ -6,7 +6,7 @@ import io.kairos.control.tuner.ReplicaPlacement;
 import io.kairos.schema.ControlDecision;
 import io.kairos.sim.Controller;
 
-import io.kairos.testbed.format.Numbers;
+import io.kairos.tools.format.Numbers;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

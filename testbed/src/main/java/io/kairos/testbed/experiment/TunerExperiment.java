@@ -13,8 +13,8 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
-import io.kairos.testbed.format.Numbers;
-import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.tools.format.Numbers;
+import io.kairos.tools.progress.ProgressLine;
 import io.kairos.workload.ArrivalTrace;
 import me.tongfei.progressbar.ProgressBar;
 

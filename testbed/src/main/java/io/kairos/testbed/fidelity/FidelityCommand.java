@@ -5,8 +5,9 @@ import io.kairos.core.model.LatencyEstimator;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.PolicyOptions;
-import io.kairos.testbed.options.RunLengthOptions;
-import io.kairos.testbed.options.SeedOption;
+import io.kairos.tools.demo.HandoverDelays;
+import io.kairos.tools.options.RunLengthOptions;
+import io.kairos.tools.options.SeedOption;
 import picocli.CommandLine.Mixin;
 import io.kairos.control.DecisionPublisher;
 import io.kairos.core.metrics.ResultSummary;
@@ -23,9 +24,9 @@ import io.kairos.sim.ArrivalSource;
 import io.kairos.sim.Delay;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.TimedDecision;
-import io.kairos.testbed.client.RequestProducer;
-import io.kairos.testbed.client.ResultConsumer;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.client.RequestProducer;
+import io.kairos.tools.client.ResultConsumer;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
 import io.kairos.wire.result.ResultStatuses;
@@ -432,9 +433,9 @@ public class FidelityCommand implements Callable<Integer> {
             }
             double points = io.kairos.testbed.experiment.Targets.of("fidelity", "attainment-gap-points");
             double p99 = io.kairos.testbed.experiment.Targets.of("fidelity", "p99-gap");
-            s.append(String.format(Locale.ROOT, "attainment gap %.2f points (target <= %s): %s%n", attainmentGapPoints(), io.kairos.testbed.format.Numbers.significant(points),
+            s.append(String.format(Locale.ROOT, "attainment gap %.2f points (target <= %s): %s%n", attainmentGapPoints(), io.kairos.tools.format.Numbers.significant(points),
                     attainmentGapPoints() <= points ? "PASS" : "FAIL"));
-            s.append(String.format(Locale.ROOT, "p99 gap %.1f %% (target <= %s %%): %s", 100 * p99GapRatio(), io.kairos.testbed.format.Numbers.significant(100 * p99),
+            s.append(String.format(Locale.ROOT, "p99 gap %.1f %% (target <= %s %%): %s", 100 * p99GapRatio(), io.kairos.tools.format.Numbers.significant(100 * p99),
                     p99GapRatio() <= p99 ? "PASS" : "FAIL"));
             return s.toString();
         }

@@ -20,14 +20,14 @@ import io.kairos.sim.pipeline.PipelineConfig;
 import io.kairos.sim.pipeline.PipelineEstimate;
 import io.kairos.sim.pipeline.PipelineEstimator;
 import io.kairos.sim.pipeline.StageConfig;
-import io.kairos.testbed.format.Numbers;
-import io.kairos.testbed.client.OpenLoopPacer;
-import io.kairos.testbed.client.RequestProducer;
-import io.kairos.testbed.client.ResultConsumer;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.format.Numbers;
+import io.kairos.tools.client.OpenLoopPacer;
+import io.kairos.tools.client.RequestProducer;
+import io.kairos.tools.client.ResultConsumer;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
-import io.kairos.testbed.progress.ProgressLine;
+import io.kairos.tools.progress.ProgressLine;
 import io.kairos.workload.ArrivalProcess;
 import io.kairos.workload.ArrivalTrace;
 import me.tongfei.progressbar.ProgressBar;
@@ -386,7 +386,7 @@ final class PipelineFidelity {
             if (!r.measuredFeasible() && r.estimatedFeasible()) safe = false;
         }
         boolean any = rows.stream().anyMatch(Row::measuredFeasible);
-        lines.add("every configuration feasible in the job estimated within " + io.kairos.testbed.format.Numbers.significant(100 * gap) + " % of its measured P99: "
+        lines.add("every configuration feasible in the job estimated within " + io.kairos.tools.format.Numbers.significant(100 * gap) + " % of its measured P99: "
                 + (!any ? "FAIL (none was feasible in the job: nothing compared)" : within ? "PASS" : "FAIL"));
         lines.add("no configuration above its SLO in the job estimated feasible: " + (safe ? "PASS" : "FAIL"));
         return lines;

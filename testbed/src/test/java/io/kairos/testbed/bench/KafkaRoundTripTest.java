@@ -1,6 +1,6 @@
 package io.kairos.testbed.bench;
 
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.testbed.SharedBroker;

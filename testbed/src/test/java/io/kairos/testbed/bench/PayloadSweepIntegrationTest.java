@@ -11,7 +11,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code kairos bench --sweep-kb 600} end to end with tiny durations, on its own embedded broker and
+ * {@code kairos-lab bench --sweep-kb 600} end to end with tiny durations, on its own embedded broker and
  * the serving job in this JVM: 600 kB requests (a 224x224x3 float32 image) pass admission, come
  * back served, and both searches, the latency runs, the table, the CSV and the figures come out.
  * The rates are low (tens per second): what is checked is that the sweep works, not how fast.
@@ -20,7 +20,7 @@ class PayloadSweepIntegrationTest {
 
     @Test
     void aSweepOfTheLargestImageRequestsMeasuresBothPathsAndWritesItsTable(@TempDir Path dir) throws Exception {
-        CliRun r = CliRun.checkout("bench", "--sweep-kb", "600", "--trial-seconds", "2", "--search-trials", "2", "--runs", "1", "--duration", "3",
+        CliRun r = CliRun.lab("bench", "--sweep-kb", "600", "--trial-seconds", "2", "--search-trials", "2", "--runs", "1", "--duration", "3",
                 "--out", dir.toString());
         System.out.println(r.out());
 

@@ -1,7 +1,7 @@
 package io.kairos.testbed.dist;
 
 import io.kairos.testbed.SharedBroker;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -10,48 +10,51 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code kairos experiment}: arguments are checked before anything runs; a small sweep end to end. */
+/**
+ * {@code kairos-lab experiment}: arguments are checked before anything runs, each experiment
+ * taking only its own options; a small sweep end to end.
+ */
 class ExperimentCommandTest {
 
     private static CliRun run(String... args) {
-        return CliRun.checkout(args);
+        return CliRun.lab(args);
     }
 
     private static void assertUsageError(CliRun r, String message) {
         assertThat(r.code()).as(r.err()).isEqualTo(2);
         assertThat(r.err().lines()).as(r.err()).hasSize(1);
-        assertThat(r.err()).startsWith("kairos experiment: ").contains(message).contains("(see 'kairos experiment --help')");
+        assertThat(r.err()).startsWith("kairos-lab experiment").contains(message).contains("(see 'kairos-lab experiment");
         assertThat(r.out()).isEmpty();
     }
 
     @Test
     void badArgumentsAreOneLineAndExitCode2(@TempDir Path dir) throws Exception {
-        assertUsageError(run("experiment"), "Missing required parameter: 'NAME'");
+        assertUsageError(run("experiment"), "kairos-lab experiment: missing experiment: one of [low-slo, azure, bursty, bursty-zoo-cpu, hot-model, smdp, smdp-guard, inferline, rl, tuner, placement, placement-scale, herd]");
         assertUsageError(run("experiment", "high-slo"), "unknown experiment 'high-slo'; known: [low-slo, azure, bursty, bursty-zoo-cpu, hot-model, smdp, smdp-guard, inferline, rl, tuner, placement, placement-scale, herd]");
         assertUsageError(run("experiment", "herd", "--devices", "1"), "--devices: each cluster needs at least 2 devices, got 1");
-        assertUsageError(run("experiment", "herd", "--policies", "flex"), "--policies does not apply to experiment herd");
+        assertUsageError(run("experiment", "herd", "--policies", "flex"), "kairos-lab experiment herd: Unknown options: '--policies', 'flex'");
         assertUsageError(run("experiment", "herd", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
-        assertUsageError(run("experiment", "low-slo", "--cv2", "4"), "--devices, --cv2, --loads, --max-group and --time-limit-s apply to experiment herd only");
-        assertUsageError(run("experiment", "smdp", "--seeds", "2"), "--seeds does not apply to experiment smdp, which solves the paper's model and simulates it with the paper's own settings");
-        assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "--[no-]triton-grid does not apply to experiment smdp");
+        assertUsageError(run("experiment", "low-slo", "--cv2", "4"), "kairos-lab experiment low-slo: Unknown options: '--cv2', '4'");
+        assertUsageError(run("experiment", "smdp", "--seeds", "2"), "Unknown options: '--seeds', '2'");
+        assertUsageError(run("experiment", "smdp", "--no-triton-grid"), "Unknown option: '--no-triton-grid'");
         assertUsageError(run("experiment", "smdp", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
-        assertUsageError(run("experiment", "inferline", "--policies", "triton"), "--policies does not apply to experiment inferline");
-        assertUsageError(run("experiment", "inferline", "--warmup-s", "1"), "--warmup-s does not apply to experiment inferline");
+        assertUsageError(run("experiment", "inferline", "--policies", "triton"), "Unknown options: '--policies', 'triton'");
+        assertUsageError(run("experiment", "inferline", "--warmup-s", "1"), "Unknown options: '--warmup-s', '1'");
         assertUsageError(run("experiment", "inferline", "--duration-s", "0"), "--duration-s must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "inferline", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
-        assertUsageError(run("experiment", "rl", "--policies", "rl"), "--policies does not apply to experiment rl");
-        assertUsageError(run("experiment", "rl", "--invocation", "1ms"), "--invocation does not apply to experiment rl");
+        assertUsageError(run("experiment", "rl", "--policies", "rl"), "Unknown options: '--policies', 'rl'");
+        assertUsageError(run("experiment", "rl", "--invocation", "1ms"), "Unknown options: '--invocation', '1ms'");
         assertUsageError(run("experiment", "rl", "--warmup-s", "10"), "--warmup-s must be at least 0 and shorter than the duration (10.0 s), got 10.0");
         assertUsageError(run("experiment", "rl", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
         assertUsageError(run("experiment", "tuner", "--duration-s", "300"), "--duration-s must be at least 480 s for experiment tuner (its start, ramps and peak take that long), got 300.0");
-        assertUsageError(run("experiment", "tuner", "--warmup-s", "1"), "--warmup-s does not apply to experiment tuner");
+        assertUsageError(run("experiment", "tuner", "--warmup-s", "1"), "Unknown options: '--warmup-s', '1'");
         assertUsageError(run("experiment", "tuner", "--redraw", "--out", dir.resolve("none").toString()), "--redraw: no ");
         assertUsageError(run("experiment", "placement-scale", "--duration-s", "90"), "--duration-s must be whole minutes of trace, at least 120, for experiment placement-scale, got 90.0");
         assertUsageError(run("experiment", "placement-scale", "--load-scale", "0"), "--load-scale must be a positive number, got 0.0");
-        assertUsageError(run("experiment", "low-slo", "--load-scale", "2"), "--load-scale applies to experiment placement-scale only");
-        assertUsageError(run("experiment", "low-slo", "--azure-profiles", "zoo"), "--azure-profiles applies to experiments azure and rl only");
+        assertUsageError(run("experiment", "low-slo", "--load-scale", "2"), "Unknown options: '--load-scale', '2'");
+        assertUsageError(run("experiment", "low-slo", "--azure-profiles", "zoo"), "Unknown options: '--azure-profiles', 'zoo'");
         assertUsageError(run("experiment", "azure", "--azure-profiles", "vgg"), "--azure-profiles must be zoo or resnet50, got 'vgg'");
-        assertUsageError(run("experiment", "azure", "--azure-only"), "--azure-only applies to experiment rl only");
+        assertUsageError(run("experiment", "azure", "--azure-only"), "kairos-lab experiment azure: Unknown option: '--azure-only'");
         assertUsageError(run("experiment", "rl", "--azure-only", "--window-only"), "--azure-only and --window-only each run one part; give one");
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
         assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
@@ -64,6 +67,15 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment", "low-slo", "--redraw", "--out", dir.toString()), "--redraw: no " + dir.resolve("results.csv"));
         Path file = Files.writeString(dir.resolve("file"), "x");
         assertUsageError(run("experiment", "low-slo", "--out", file.toString()), "--out: " + file + " is not a folder");
+    }
+
+    @Test
+    void eachExperimentsHelpListsItsOwnOptions() {
+        CliRun herd = run("experiment", "herd", "--help");
+        assertThat(herd.code()).isZero();
+        assertThat(herd.out()).contains("Usage: kairos-lab experiment herd", "--devices=N", "--redraw").doesNotContain("--policies", "--warmup-s");
+        assertThat(run("experiment", "hot-model", "--help").out()).contains("--policies=NAME", "--warmup-s=N", "--[no-]triton-grid").doesNotContain("--devices");
+        assertThat(run("experiment", "--help").out()).contains("low-slo", "placement-scale", "herd");
     }
 
     @Test

@@ -17,7 +17,7 @@ class FidelityCommandTest {
     void theSimulatorReplaysExactlyTheRequestsTheJobsSchedulerSaw(@TempDir Path out) {
         // SLOs well above the in-process Kafka hop (tens of ms on a busy 2-core machine): requests whose
         // deadline passes before they are read never reach the scheduler, and this test needs most to.
-        CliRun r = CliRun.checkout("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2", "--out", out.toString());
+        CliRun r = CliRun.lab("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2", "--out", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         ResultTable summary = ResultTable.read(out.resolve("summary.csv"));
         assertThat(summary.size()).isEqualTo(2);
@@ -33,7 +33,7 @@ class FidelityCommandTest {
     @Test
     void aPlacementChangeMidRunReachesTheJobAndIsReplayedInTheSimulator(@TempDir Path out) {
         // From 1.5 s on, device 0 serves only ResNet and device 1 only the MLP.
-        CliRun r = CliRun.checkout("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2",
+        CliRun r = CliRun.lab("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2",
                 "--placement-change", "1.5:0=resnet50/1=mlp", "--out", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         ResultTable summary = ResultTable.read(out.resolve("summary.csv"));
@@ -49,7 +49,7 @@ class FidelityCommandTest {
 
     @Test
     void aBadPlacementChangeIsOneLineAndExitTwo() {
-        CliRun r = CliRun.checkout("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--placement-change", "10:0=mlp");
+        CliRun r = CliRun.lab("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--placement-change", "10:0=mlp");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err().lines()).hasSize(1);
         assertThat(r.err()).contains("--placement-change: placement change '10:0=mlp': no device holds model 'resnet50'");
@@ -57,7 +57,7 @@ class FidelityCommandTest {
 
     @Test
     void aBadWorkloadIsOneLineAndExitTwo() {
-        CliRun r = CliRun.checkout("fidelity", "--workload", "vgg19:100:50");
+        CliRun r = CliRun.lab("fidelity", "--workload", "vgg19:100:50");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err().lines()).hasSize(1);
         assertThat(r.err()).contains("unknown model 'vgg19'");

@@ -75,7 +75,7 @@ class PipelineFidelityTest {
     @Test
     void aShortRunComparesEachConfigurationInTheJobWithItsEstimate(@TempDir Path out) throws Exception {
         Path pipeline = Path.of("src/main/resources/inferline/tf-cascade.json");
-        CliRun r = CliRun.checkout("fidelity", "--pipeline", pipeline.toString(), "--rate", "50", "--duration", "3", "--warmup", "2", "--out", out.toString());
+        CliRun r = CliRun.lab("fidelity", "--pipeline", pipeline.toString(), "--rate", "50", "--duration", "3", "--warmup", "2", "--out", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         ResultTable csv = ResultTable.read(out.resolve("fig9-p99.csv"));
         // The planner's configuration and one replica fewer at its bottleneck.
@@ -94,7 +94,7 @@ class PipelineFidelityTest {
 
     @Test
     void aBadRateIsOneLineAndExitTwo() {
-        CliRun r = CliRun.checkout("fidelity", "--pipeline", "src/main/resources/inferline/tf-cascade.json", "--rate", "0");
+        CliRun r = CliRun.lab("fidelity", "--pipeline", "src/main/resources/inferline/tf-cascade.json", "--rate", "0");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err().lines()).hasSize(1);
         assertThat(r.err()).contains("--rate must be a positive number");

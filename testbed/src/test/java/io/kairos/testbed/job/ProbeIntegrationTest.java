@@ -6,7 +6,7 @@ import io.kairos.jobs.config.ServingConfig;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
 import io.kairos.testbed.CliRun;
-import io.kairos.testbed.ProbeCommand;
+import io.kairos.tools.ProbeCommand;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

@@ -2,7 +2,7 @@ package io.kairos.testbed.job;
 
 import io.kairos.flink.kafka.ResultsTopicLog;
 import io.kairos.testbed.SharedBroker;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;

@@ -8,7 +8,7 @@ import io.kairos.jobs.ServingJob;
 import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.ResultStatus;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
 import org.apache.flink.core.execution.JobClient;

@@ -14,7 +14,7 @@ import io.kairos.schema.InferenceRequest;
 import io.kairos.schema.InferenceResult;
 import io.kairos.schema.SetPlacement;
 import io.kairos.testbed.SharedBroker;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;

@@ -1,7 +1,7 @@
 package io.kairos.testbed.job;
 
 import io.kairos.jobs.config.ServingConfig;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 
 /** Serving configurations for the integration tests: their own topics on the test broker, created here. */
 public final class TestConfigs {

@@ -5,7 +5,7 @@ import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.examples.ExampleModels;
-import io.kairos.testbed.embedded.EmbeddedKafkaBroker;
+import io.kairos.tools.embedded.EmbeddedKafkaBroker;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
