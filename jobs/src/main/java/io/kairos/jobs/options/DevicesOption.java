@@ -83,7 +83,7 @@ public final class DevicesOption {
     }
 
     /** Puts the slots into a job's configuration: their count, and their types if given. */
-    public void applyTo(ServingConfig config) {
+    public void applyTo(ServingConfig.Builder config) {
         config.devices = count();
         config.deviceTypes = types();
     }

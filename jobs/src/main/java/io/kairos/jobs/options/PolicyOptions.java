@@ -42,7 +42,8 @@ public final class PolicyOptions {
         }
     }
 
-    public void applyTo(ServingConfig config) {
+    /** Puts the policy and its parameters into a job's configuration, whose build checks them as {@link #check} does. */
+    public void applyTo(ServingConfig.Builder config) {
         config.policy = policy;
         config.policyParams = new LinkedHashMap<>(params);
     }
