@@ -17,7 +17,8 @@ class KafkaClientSettingsTest {
 
     @Test
     void onlyTheTelemetryLingersAndOnlyWhatSomeoneWaitsForKeepsOneRequestInFlight() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder builder = ServingConfig.builder();
+        ServingConfig config = builder.build();
         Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
         Properties reports = ServingJob.Endpoints.producerSettings(ProducerRole.DEVICE_REPORTS, config);
         Properties telemetry = ServingJob.Endpoints.producerSettings(ProducerRole.TELEMETRY, config);
@@ -40,7 +41,8 @@ class KafkaClientSettingsTest {
 
     @Test
     void everyProducerWaitsForEveryInSyncReplicaAndRetriesWithoutWritingTwice() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder builder = ServingConfig.builder();
+        ServingConfig config = builder.build();
         for (ProducerRole role : ProducerRole.values()) {
             Properties p = ServingJob.Endpoints.producerSettings(role, config);
             assertThat(p.getProperty("acks")).as(role.name()).isEqualTo("all");
@@ -57,7 +59,8 @@ class KafkaClientSettingsTest {
 
     @Test
     void consumersFetchAtOnceAndLeaveASilentBrokerAfterFiveSeconds() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder builder = ServingConfig.builder();
+        ServingConfig config = builder.build();
         Properties c = ServingJob.Endpoints.consumerSettings(config);
 
         assertThat(c.getProperty("fetch.max.wait.ms")).as("parked at the broker, answered when a record comes").isEqualTo("500");
@@ -72,7 +75,8 @@ class KafkaClientSettingsTest {
 
     @Test
     void noClientOfTheJobRegistersItsMetricsInJmxUnlessTheUserAsks() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder builder = ServingConfig.builder();
+        ServingConfig config = builder.build();
         List<Properties> clients = new ArrayList<>();
         for (ProducerRole role : ProducerRole.values()) clients.add(ServingJob.Endpoints.producerSettings(role, config));
         clients.add(ServingJob.Endpoints.consumerSettings(config));
@@ -93,9 +97,10 @@ class KafkaClientSettingsTest {
 
     @Test
     void theUsersKafkaPropertiesGoOverEveryProducersOwn() {
-        ServingConfig config = new ServingConfig();
-        config.kafkaProperties.put("linger.ms", "3");
-        config.kafkaProperties.put("max.in.flight.requests.per.connection", "5");
+        ServingConfig.Builder builder = ServingConfig.builder();
+        builder.kafkaProperties.put("linger.ms", "3");
+        builder.kafkaProperties.put("max.in.flight.requests.per.connection", "5");
+        ServingConfig config = builder.build();
         for (ProducerRole role : ProducerRole.values()) {
             Properties p = ServingJob.Endpoints.producerSettings(role, config);
             assertThat(p.getProperty("linger.ms")).as(role.name()).isEqualTo("3");

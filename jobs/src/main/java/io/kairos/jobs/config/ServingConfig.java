@@ -218,8 +218,8 @@ public final class ServingConfig implements Serializable {
     public final AnsweredRequests.Settings answeredReadBack;
 
     /** The topics the job reads and writes. */
-    public java.util.List<String> topics() {
-        return java.util.List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic, pipelineHopsTopic);
+    public List<String> topics() {
+        return List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic, pipelineHopsTopic);
     }
 
     /**
@@ -441,6 +441,11 @@ public final class ServingConfig implements Serializable {
             deviceReportsTopic = prefix + "device-reports";
             pipelineHopsTopic = prefix + "pipeline-hops";
             return this;
+        }
+
+        /** The topics the job will read and write, for a command that creates them before it builds the configuration. */
+        public List<String> topics() {
+            return List.of(requestsTopic, resultsTopic, telemetryTopic, controlTopic, outcomesTopic, deviceReportsTopic, pipelineHopsTopic);
         }
 
         /**

@@ -17,6 +17,7 @@ import io.kairos.sim.TimedDecision;
 import io.kairos.workload.Arrival;
 import io.kairos.workload.Workload;
 import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.jobs.options.ReportCoalescingOptions;
 import io.kairos.jobs.ServingJob;
 import io.kairos.testbed.client.RequestProducer;
@@ -193,14 +194,15 @@ public class FidelityCommand implements Callable<Integer> {
     private List<ServedRequest> runJob(PrintWriter console, ModelCatalog catalog, Workload load) throws Exception {
         List<ServedRequest> fates = new ArrayList<>();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
-            ServingConfig config = new ServingConfig();
-            config.bootstrapServers = broker.bootstrapServers();
-            policy.applyTo(config);
-            config.devices = devices.count();
-            config.simulatedSpeed = 1.0;
-            config.learnLatency = learn.learnLatency;
-            coalescing.applyTo(config, spec.commandLine());
-            config.fromEarliest = true;
+            ServingConfig.Builder builder = ServingConfig.builder();
+            builder.bootstrapServers = broker.bootstrapServers();
+            policy.applyTo(builder);
+            builder.devices = devices.count();
+            builder.simulatedSpeed = 1.0;
+            builder.learnLatency = learn.learnLatency;
+            coalescing.applyTo(builder, spec.commandLine());
+            builder.fromEarliest = true;
+            ServingConfig config = ConfigFlags.build(builder, spec.commandLine());
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
