@@ -17,8 +17,7 @@ class KafkaClientSettingsTest {
 
     @Test
     void onlyTheTelemetryLingersAndOnlyWhatSomeoneWaitsForKeepsOneRequestInFlight() {
-        ServingConfig.Builder builder = ServingConfig.builder();
-        ServingConfig config = builder.build();
+        ServingConfig config = ServingConfig.DEFAULTS;
         Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
         Properties reports = ServingJob.Endpoints.producerSettings(ProducerRole.DEVICE_REPORTS, config);
         Properties telemetry = ServingJob.Endpoints.producerSettings(ProducerRole.TELEMETRY, config);
@@ -41,8 +40,7 @@ class KafkaClientSettingsTest {
 
     @Test
     void everyProducerWaitsForEveryInSyncReplicaAndRetriesWithoutWritingTwice() {
-        ServingConfig.Builder builder = ServingConfig.builder();
-        ServingConfig config = builder.build();
+        ServingConfig config = ServingConfig.DEFAULTS;
         for (ProducerRole role : ProducerRole.values()) {
             Properties p = ServingJob.Endpoints.producerSettings(role, config);
             assertThat(p.getProperty("acks")).as(role.name()).isEqualTo("all");
@@ -50,17 +48,17 @@ class KafkaClientSettingsTest {
             assertThat(p.getProperty("request.timeout.ms")).as(role.name()).isEqualTo("5000");
         }
         // The user's properties still win: a deployment that accepts losing a result for latency says so.
-        config.kafkaProperties.put("acks", "1");
-        config.kafkaProperties.put("enable.idempotence", "false");
-        Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
+        ServingConfig.Builder user = config.toBuilder();
+        user.kafkaProperties.put("acks", "1");
+        user.kafkaProperties.put("enable.idempotence", "false");
+        Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, user.build());
         assertThat(results.getProperty("acks")).isEqualTo("1");
         assertThat(results.getProperty("enable.idempotence")).isEqualTo("false");
     }
 
     @Test
     void consumersFetchAtOnceAndLeaveASilentBrokerAfterFiveSeconds() {
-        ServingConfig.Builder builder = ServingConfig.builder();
-        ServingConfig config = builder.build();
+        ServingConfig config = ServingConfig.DEFAULTS;
         Properties c = ServingJob.Endpoints.consumerSettings(config);
 
         assertThat(c.getProperty("fetch.max.wait.ms")).as("parked at the broker, answered when a record comes").isEqualTo("500");
@@ -69,14 +67,14 @@ class KafkaClientSettingsTest {
         assertThat(c.getProperty("fetch.max.bytes")).as("a whole response fits the JDK's cached direct buffer")
                 .isEqualTo(Integer.toString(4 << 20)).satisfies(b -> assertThat(Integer.parseInt(b)).isLessThan(ServingJob.MAX_CACHED_DIRECT_BUFFER));
         assertThat(c.getProperty("request.timeout.ms")).isEqualTo("5000");
-        config.kafkaProperties.put("request.timeout.ms", "30000");
-        assertThat(ServingJob.Endpoints.consumerSettings(config).getProperty("request.timeout.ms")).isEqualTo("30000");
+        ServingConfig.Builder user = config.toBuilder();
+        user.kafkaProperties.put("request.timeout.ms", "30000");
+        assertThat(ServingJob.Endpoints.consumerSettings(user.build()).getProperty("request.timeout.ms")).isEqualTo("30000");
     }
 
     @Test
     void noClientOfTheJobRegistersItsMetricsInJmxUnlessTheUserAsks() {
-        ServingConfig.Builder builder = ServingConfig.builder();
-        ServingConfig config = builder.build();
+        ServingConfig config = ServingConfig.DEFAULTS;
         List<Properties> clients = new ArrayList<>();
         for (ProducerRole role : ProducerRole.values()) clients.add(ServingJob.Endpoints.producerSettings(role, config));
         clients.add(ServingJob.Endpoints.consumerSettings(config));
@@ -84,9 +82,10 @@ class KafkaClientSettingsTest {
         assertThat(ServingJob.Endpoints.resultLog(config)).isEqualTo(new ResultsTopicLog(config.resultsTopic,
                 props("bootstrap.servers", config.bootstrapServers, "auto.include.jmx.reporter", "false")));
 
-        config.kafkaProperties.put("auto.include.jmx.reporter", "true");
-        assertThat(ServingJob.Endpoints.consumerSettings(config).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
-        assertThat(ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
+        ServingConfig.Builder user = config.toBuilder();
+        user.kafkaProperties.put("auto.include.jmx.reporter", "true");
+        assertThat(ServingJob.Endpoints.consumerSettings(user.build()).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
+        assertThat(ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, user.build()).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
     }
 
     private static Properties props(String... keysAndValues) {

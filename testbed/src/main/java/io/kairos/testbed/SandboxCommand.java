@@ -28,7 +28,6 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.util.Base64;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
