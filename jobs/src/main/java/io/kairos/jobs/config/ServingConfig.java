@@ -4,7 +4,6 @@ import io.kairos.core.device.DeviceSlots;
 import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.AdmissionLimits;
-
 import io.kairos.core.result.AnsweredRequests;
 import io.kairos.core.result.ResultBounds;
 import io.kairos.core.scheduling.PolicyParams;

@@ -24,7 +24,7 @@ public final class ReportCoalescingOptions {
      * number ({@code NaN}, which would round to 0) is a usage error naming the option.
      */
     public void applyTo(ServingConfig.Builder config, CommandLine cl) {
-        if (Double.isNaN(intervalMs)) throw new CommandLine.ParameterException(cl, "--report-coalesce-ms must be from 0 to 1000, got " + intervalMs);
+        if (Double.isNaN(intervalMs)) throw new CommandLine.ParameterException(cl, "--report-coalesce-ms must be from 0 to 1000 ms, got " + intervalMs);
         config.reportCoalesceMicros = Math.round(intervalMs * 1e3);
         config.reportCoalesceBatches = maxBatches;
     }
