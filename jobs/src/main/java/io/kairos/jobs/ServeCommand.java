@@ -173,7 +173,8 @@ public class ServeCommand implements Callable<Integer> {
         try {
             evictionRule = Eviction.parse(eviction);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(cl, "--" + e.getMessage());
+            // Eviction names the rule "eviction"; here it is the flag or the file's key.
+            throw new CommandLine.ParameterException(cl, ConfigFlags.names(cl).apply("eviction") + e.getMessage().substring("eviction".length()));
         }
         ServingConfig.Builder c = ServingConfig.builder();
         c.bootstrapServers = kafka.bootstrapServers;

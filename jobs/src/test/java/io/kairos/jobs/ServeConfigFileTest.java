@@ -20,6 +20,12 @@ class ServeConfigFileTest {
         assertThat(ServeConfigErrors.of("--config", file.toString(), "--device-memory-mb", "5", "--scheduler-parallelism", "0"))
                 .isEqualTo("kairos: --scheduler-parallelism must be at least 1, got 0");
 
+        // Read before the configuration is checked, and named the same way.
+        Files.writeString(file, "devices=0\n");
+        assertThat(ServeConfigErrors.of("--config", file.toString())).isEqualTo("kairos: 'devices' in " + file + " must be at least 1, got 0");
+        Files.writeString(file, "eviction=lfu\n");
+        assertThat(ServeConfigErrors.of("--config", file.toString())).isEqualTo("kairos: 'eviction' in " + file + " must be one of lru, frequency, got 'lfu'");
+
         Files.writeString(file, "delivery=EXACTLY_ONCE\n");
         assertThat(ServeConfigErrors.of("--config", file.toString(), "--checkpoint-interval-ms", "0"))
                 .isEqualTo("kairos: 'delivery' in " + file + " EXACTLY_ONCE needs checkpoints (--checkpoint-interval-ms > 0): results are committed when one completes");

@@ -42,7 +42,7 @@ public final class ConfigFlags {
     }
 
     /** How {@code cl} names each configuration field: by its flag, its configuration file's key, or else the field's own name. */
-    static Function<String, String> names(CommandLine cl) {
+    public static Function<String, String> names(CommandLine cl) {
         return field -> {
             OptionSpec option = optionOf(cl.getCommandSpec(), field);
             if (option == null) return field;
