@@ -4,10 +4,11 @@ import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.ModelRepository;
-import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
 import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.BufferTimeoutOption;
+import io.kairos.jobs.options.ConfigFile;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.jobs.options.ReportCoalescingOptions;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.KafkaOptions;
@@ -22,18 +23,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.io.Reader;
 import java.nio.file.Files;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 
 /**
  * {@code serve}: runs the serving job on the Flink cluster it is submitted to ({@code flink run}),
  * or in a local mini-cluster when started with plain {@code java}. Every flag can also come from a
- * properties file ({@code --config}) whose keys are the flag names without dashes, e.g.
- * {@code bootstrap-servers=broker:9092}; flags on the command line win.
+ * properties file ({@code --config}, {@link ConfigFile}) whose keys are the flag names without
+ * dashes, e.g. {@code bootstrap-servers=broker:9092}; flags on the command line win. The flags fill
+ * a {@link ServingConfig.Builder}, whose checks are the configuration's ({@link ConfigFlags}).
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Run the Kairos serving job: requests topic -> deadline-aware batching -> devices -> results topic.")
@@ -160,31 +160,25 @@ public class ServeCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** The configuration the flags describe; checks what can be checked before the job starts. */
+    /**
+     * The configuration the flags describe, checked before the job starts; an error names the flag,
+     * or the key of the {@code --config} file that gave the value.
+     *
+     * @throws CommandLine.ParameterException in one line naming what is wrong
+     */
     public ServingConfig config() {
-        devices.check(spec.commandLine());
-        speed.check(spec.commandLine());
-        policy.check(spec.commandLine());
-        if (modelRepository != null && models.modelsFile != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--models and --model-repository exclude each other: the repository's manifests are the catalog");
-        }
-        if (deviceMemoryMb < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--device-memory-mb must be at least 1, got " + deviceMemoryMb);
-        if (intraOpThreads < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--intra-op-threads must not be negative, got " + intraOpThreads);
+        CommandLine cl = spec.commandLine();
+        devices.check(cl);
         Eviction evictionRule;
         try {
             evictionRule = Eviction.parse(eviction);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--" + e.getMessage());
+            // Eviction names the rule "eviction"; here it is the flag or the file's key.
+            throw new CommandLine.ParameterException(cl, ConfigFlags.names(cl).apply("eviction") + e.getMessage().substring("eviction".length()));
         }
-        RepositorySource repository;
-        try {
-            repository = modelRepository == null ? null : RepositoryCopy.of(modelRepository);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--model-repository: " + Secrets.maskUris(e.getMessage()));
-        }
-        ServingConfig c = new ServingConfig();
+        ServingConfig.Builder c = ServingConfig.builder();
         c.bootstrapServers = kafka.bootstrapServers;
-        c.kafkaProperties = kafka.clientProperties(spec.commandLine());
+        c.kafkaProperties = kafka.clientProperties(cl);
         c.requestsTopic = requestsTopic;
         c.resultsTopic = resultsTopic;
         c.telemetryTopic = telemetryTopic;
@@ -198,26 +192,17 @@ public class ServeCommand implements Callable<Integer> {
         devices.applyTo(c);
         c.simulatedSpeed = speed.simulatedSpeed;
         c.modelsFile = models.modelsFile == null ? null : models.modelsFile.toString();
-        // A folder as an absolute path, for the task managers; a URI as it is.
-        c.modelRepository = repository == null ? null : repository instanceof RepositoryCopy ? modelRepository : repository.localRoot().toString();
+        c.modelRepository = modelRepository;
         c.deviceMemoryMb = deviceMemoryMb;
         c.eviction = evictionRule;
         c.intraOpThreads = intraOpThreads;
         c.warmUp = warmUp;
         bufferTimeout.applyTo(c);
-        coalescing.applyTo(c, spec.commandLine());
+        coalescing.applyTo(c, cl);
         c.checkpointIntervalMs = checkpointIntervalMs;
         c.delivery = delivery;
         c.transactionTimeoutMs = transactionTimeoutMs;
-        if (delivery == ServingConfig.Delivery.EXACTLY_ONCE && checkpointIntervalMs <= 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--delivery EXACTLY_ONCE needs checkpoints (--checkpoint-interval-ms > 0): results are committed when one completes");
-        }
-        if (delivery == ServingConfig.Delivery.EXACTLY_ONCE && transactionTimeoutMs <= checkpointIntervalMs) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--transaction-timeout-ms (" + transactionTimeoutMs
-                    + ") must exceed --checkpoint-interval-ms (" + checkpointIntervalMs + "): a transaction stays open from one checkpoint to the next");
-        }
-        c.restarts = restart.restarts(spec.commandLine());
-        if (schedulerParallelism < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--scheduler-parallelism must be at least 1, got " + schedulerParallelism);
+        c.restarts = restart.restarts(cl);
         c.schedulerParallelism = schedulerParallelism;
         c.asyncTimeoutMs = asyncTimeoutMs;
         c.learnLatency = learn.learnLatency;
@@ -227,24 +212,8 @@ public class ServeCommand implements Callable<Integer> {
         c.maxClockSkewMs = maxClockSkewMs;
         c.registrySchemaIds = new java.util.TreeSet<>(registrySchemaIds);
         c.schemaRegistryUrl = schemaRegistryUrl;
-        try {
-            c.registryFraming();
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--registry-schema-id, --schema-registry-url: " + e.getMessage());
-        }
-        try {
-            ServingJob.resultBounds(c);
-        } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--max-id-bytes, --max-name-bytes, --max-slo-ms, --max-clock-skew-ms, "
-                    + "the Kafka property max.request.size: " + e.getMessage());
-        }
-        return c;
+        return ConfigFlags.build(c, cl);
     }
-
-    /**
-     * Reads {@code --policy-param} values as the policy will, so that a bad value or a key the
-     * policy does not know stops the command now, in one line, rather than the job later.
-     */
 
     /**
      * The catalog of the models served: the model repository's (its problems printed to
@@ -336,7 +305,7 @@ public class ServeCommand implements Callable<Integer> {
     /** Makes {@code --config FILE} among {@code args} supply the defaults of the serve command {@code cl}. */
     public static void useConfigFile(CommandLine cl, String[] args) {
         Path config = configFileIn(args);
-        if (config != null) cl.setDefaultValueProvider(fileDefaults(config, cl));
+        if (config != null) cl.setDefaultValueProvider(ConfigFile.read(config, cl));
     }
 
     private static Path configFileIn(String[] args) {
@@ -345,20 +314,5 @@ public class ServeCommand implements Callable<Integer> {
             if (args[i].startsWith("--config=")) return Path.of(args[i].substring("--config=".length()));
         }
         return null;
-    }
-
-    private static CommandLine.IDefaultValueProvider fileDefaults(Path file, CommandLine cl) {
-        Properties props = new Properties();
-        try (Reader in = Files.newBufferedReader(file)) {
-            props.load(in);
-        } catch (IOException e) {
-            throw new CommandLine.ParameterException(cl, "--config " + file + ": cannot read (" + e.getMessage() + ")");
-        }
-        for (String key : props.stringPropertyNames()) {
-            if (!cl.getCommandSpec().optionsMap().containsKey("--" + key) || key.equals("config")) {
-                throw new CommandLine.ParameterException(cl, "--config " + file + ": unknown key '" + key + "'");
-            }
-        }
-        return arg -> arg instanceof CommandLine.Model.OptionSpec o ? props.getProperty(o.longestName().substring(2)) : null;
     }
 }

@@ -429,21 +429,6 @@ A broker that does not answer within
     static final int RESULTS_MAX_REQUEST_SIZE = ResultBounds.KAFKA_DEFAULT_MAX_REQUEST_SIZE;
 
     /**
-     * What every result is cut to before it is written: the results producer's limit (the user's
-     * {@code max.request.size} among the Kafka client properties, if any), and the admission limits.
-     */
-    public static ResultBounds resultBounds(ServingConfig config) {
-        String limit = config.kafkaProperties.get("max.request.size");
-        int maxRequestSize;
-        try {
-            maxRequestSize = limit == null ? RESULTS_MAX_REQUEST_SIZE : Integer.parseInt(limit.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("max.request.size '" + limit + "' is not a number of bytes");
-        }
-        return ResultBounds.forProducer(maxRequestSize, config.admissionLimits());
-    }
-
-    /**
      * How long the results of a preempted request are kept waiting for the devices' verdicts at
      * most: far beyond any deadline, since every cancel is answered in milliseconds but for a
      * failure, and only preempted requests are kept.
@@ -465,9 +450,6 @@ A broker that does not answer within
         env.setBufferTimeout(config.bufferTimeoutMs);
         // Functions here never keep or change an input after emitting it, so chained operators can share objects.
         env.getConfig().enableObjectReuse();
-        if (config.delivery == ServingConfig.Delivery.EXACTLY_ONCE && config.checkpointIntervalMs <= 0) {
-            throw new IllegalArgumentException("exactly-once delivery needs checkpoints: results are committed when one completes");
-        }
         if (config.checkpointIntervalMs > 0) {
             env.enableCheckpointing(config.checkpointIntervalMs,
                     config.delivery == ServingConfig.Delivery.EXACTLY_ONCE ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
@@ -571,7 +553,7 @@ A broker that does not answer within
 
         // Every result, from whichever stage, is cut to what the producer can write, in this one place:
         // a record over its limit would fail the job, and fail it again on every replay.
-        ResultBounds bounds = resultBounds(config);
+        ResultBounds bounds = config.resultBounds();
         DataStream<InferenceResult> results = requestResults
                 .map(bounds::fit).returns(new AvroTypeInfo<>(InferenceResult.class))
                 .name("results within the size limit").uid("results-within-size-limit").setParallelism(config.devices);

@@ -15,11 +15,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BufferTimeoutsTest {
 
     private static Map<String, Long> timeouts(long bufferTimeoutMs, long sourceBufferTimeoutMs) {
-        ServingConfig c = new ServingConfig();
+        ServingConfig.Builder c = ServingConfig.builder();
         c.bufferTimeoutMs = bufferTimeoutMs;
         c.sourceBufferTimeoutMs = sourceBufferTimeoutMs;
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        ServingJob.onKafka(c, ModelCatalog.builtIn()).build(env);
+        ServingJob.onKafka(c.build(), ModelCatalog.builtIn()).build(env);
         return env.getStreamGraph().getStreamNodes().stream()
                 .collect(Collectors.toMap(StreamNode::getOperatorName, StreamNode::getBufferTimeout, (a, b) -> a));
     }

@@ -17,12 +17,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DeliveryConfigurationTest {
 
     private static ServingConfig config(ServingConfig.Delivery delivery, long checkpointIntervalMs) {
-        ServingConfig c = new ServingConfig();
-        c.delivery = delivery;
-        c.checkpointIntervalMs = checkpointIntervalMs;
-        c.consumerGroup = "group-a";
-        c.resultsTopic = "results-a";
-        return c;
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.delivery = delivery;
+        b.checkpointIntervalMs = checkpointIntervalMs;
+        b.consumerGroup = "group-a";
+        b.resultsTopic = "results-a";
+        return b.build();
     }
 
     private static List<String> operators(ServingConfig config) {
@@ -50,16 +50,16 @@ class DeliveryConfigurationTest {
         assertThat(ServingJob.Endpoints.onKafka(c).resultLog()).isNull();
         assertThat(operators(c)).doesNotContain("results not yet out");
         assertThat(ServingJob.Endpoints.transactionalIdPrefix(c)).isEqualTo("group-a-results-a");
-        ServingConfig other = config(ServingConfig.Delivery.EXACTLY_ONCE, 1_000);
+        ServingConfig.Builder other = c.toBuilder();
         other.consumerGroup = "group-b";
-        assertThat(ServingJob.Endpoints.transactionalIdPrefix(other)).isNotEqualTo(ServingJob.Endpoints.transactionalIdPrefix(c));
+        assertThat(ServingJob.Endpoints.transactionalIdPrefix(other.build())).isNotEqualTo(ServingJob.Endpoints.transactionalIdPrefix(c));
         assertThat(c.transactionTimeoutMs).as("at most the brokers' default transaction.max.timeout.ms").isEqualTo(900_000);
     }
 
     @Test
-    void exactlyOnceWithoutCheckpointsIsRefusedByTheJobAndByServe() {
-        assertThatThrownBy(() -> operators(config(ServingConfig.Delivery.EXACTLY_ONCE, 0)))
-                .hasMessage("exactly-once delivery needs checkpoints: results are committed when one completes");
+    void exactlyOnceWithoutCheckpointsIsRefusedByTheConfigurationAndByServe() {
+        assertThatThrownBy(() -> config(ServingConfig.Delivery.EXACTLY_ONCE, 0)).isInstanceOf(ServingConfig.InvalidConfig.class)
+                .hasMessage("delivery EXACTLY_ONCE needs checkpoints (checkpointIntervalMs > 0): results are committed when one completes");
         assertThat(ServeConfigErrors.of("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "0"))
                 .isEqualTo("kairos: --delivery EXACTLY_ONCE needs checkpoints (--checkpoint-interval-ms > 0): results are committed when one completes");
         assertThat(ServeConfigErrors.of("--delivery", "EXACTLY_ONCE", "--checkpoint-interval-ms", "60000", "--transaction-timeout-ms", "60000"))

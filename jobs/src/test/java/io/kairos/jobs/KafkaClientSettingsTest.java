@@ -17,7 +17,7 @@ class KafkaClientSettingsTest {
 
     @Test
     void onlyTheTelemetryLingersAndOnlyWhatSomeoneWaitsForKeepsOneRequestInFlight() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig config = ServingConfig.DEFAULTS;
         Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
         Properties reports = ServingJob.Endpoints.producerSettings(ProducerRole.DEVICE_REPORTS, config);
         Properties telemetry = ServingJob.Endpoints.producerSettings(ProducerRole.TELEMETRY, config);
@@ -40,7 +40,7 @@ class KafkaClientSettingsTest {
 
     @Test
     void everyProducerWaitsForEveryInSyncReplicaAndRetriesWithoutWritingTwice() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig config = ServingConfig.DEFAULTS;
         for (ProducerRole role : ProducerRole.values()) {
             Properties p = ServingJob.Endpoints.producerSettings(role, config);
             assertThat(p.getProperty("acks")).as(role.name()).isEqualTo("all");
@@ -48,16 +48,17 @@ class KafkaClientSettingsTest {
             assertThat(p.getProperty("request.timeout.ms")).as(role.name()).isEqualTo("5000");
         }
         // The user's properties still win: a deployment that accepts losing a result for latency says so.
-        config.kafkaProperties.put("acks", "1");
-        config.kafkaProperties.put("enable.idempotence", "false");
-        Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config);
+        ServingConfig.Builder user = config.toBuilder();
+        user.kafkaProperties.put("acks", "1");
+        user.kafkaProperties.put("enable.idempotence", "false");
+        Properties results = ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, user.build());
         assertThat(results.getProperty("acks")).isEqualTo("1");
         assertThat(results.getProperty("enable.idempotence")).isEqualTo("false");
     }
 
     @Test
     void consumersFetchAtOnceAndLeaveASilentBrokerAfterFiveSeconds() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig config = ServingConfig.DEFAULTS;
         Properties c = ServingJob.Endpoints.consumerSettings(config);
 
         assertThat(c.getProperty("fetch.max.wait.ms")).as("parked at the broker, answered when a record comes").isEqualTo("500");
@@ -66,13 +67,14 @@ class KafkaClientSettingsTest {
         assertThat(c.getProperty("fetch.max.bytes")).as("a whole response fits the JDK's cached direct buffer")
                 .isEqualTo(Integer.toString(4 << 20)).satisfies(b -> assertThat(Integer.parseInt(b)).isLessThan(ServingJob.MAX_CACHED_DIRECT_BUFFER));
         assertThat(c.getProperty("request.timeout.ms")).isEqualTo("5000");
-        config.kafkaProperties.put("request.timeout.ms", "30000");
-        assertThat(ServingJob.Endpoints.consumerSettings(config).getProperty("request.timeout.ms")).isEqualTo("30000");
+        ServingConfig.Builder user = config.toBuilder();
+        user.kafkaProperties.put("request.timeout.ms", "30000");
+        assertThat(ServingJob.Endpoints.consumerSettings(user.build()).getProperty("request.timeout.ms")).isEqualTo("30000");
     }
 
     @Test
     void noClientOfTheJobRegistersItsMetricsInJmxUnlessTheUserAsks() {
-        ServingConfig config = new ServingConfig();
+        ServingConfig config = ServingConfig.DEFAULTS;
         List<Properties> clients = new ArrayList<>();
         for (ProducerRole role : ProducerRole.values()) clients.add(ServingJob.Endpoints.producerSettings(role, config));
         clients.add(ServingJob.Endpoints.consumerSettings(config));
@@ -80,9 +82,10 @@ class KafkaClientSettingsTest {
         assertThat(ServingJob.Endpoints.resultLog(config)).isEqualTo(new ResultsTopicLog(config.resultsTopic,
                 props("bootstrap.servers", config.bootstrapServers, "auto.include.jmx.reporter", "false")));
 
-        config.kafkaProperties.put("auto.include.jmx.reporter", "true");
-        assertThat(ServingJob.Endpoints.consumerSettings(config).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
-        assertThat(ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, config).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
+        ServingConfig.Builder user = config.toBuilder();
+        user.kafkaProperties.put("auto.include.jmx.reporter", "true");
+        assertThat(ServingJob.Endpoints.consumerSettings(user.build()).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
+        assertThat(ServingJob.Endpoints.producerSettings(ProducerRole.RESULTS, user.build()).getProperty("auto.include.jmx.reporter")).isEqualTo("true");
     }
 
     private static Properties props(String... keysAndValues) {
@@ -93,9 +96,10 @@ class KafkaClientSettingsTest {
 
     @Test
     void theUsersKafkaPropertiesGoOverEveryProducersOwn() {
-        ServingConfig config = new ServingConfig();
-        config.kafkaProperties.put("linger.ms", "3");
-        config.kafkaProperties.put("max.in.flight.requests.per.connection", "5");
+        ServingConfig.Builder builder = ServingConfig.builder();
+        builder.kafkaProperties.put("linger.ms", "3");
+        builder.kafkaProperties.put("max.in.flight.requests.per.connection", "5");
+        ServingConfig config = builder.build();
         for (ProducerRole role : ProducerRole.values()) {
             Properties p = ServingJob.Endpoints.producerSettings(role, config);
             assertThat(p.getProperty("linger.ms")).as(role.name()).isEqualTo("3");

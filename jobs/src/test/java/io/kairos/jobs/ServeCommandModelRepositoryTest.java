@@ -49,8 +49,9 @@ class ServeCommandModelRepositoryTest {
         assertThat(config("--model-repository", "s3://bucket/models").modelRepository).isEqualTo("s3://bucket/models");
         assertThatThrownBy(() -> config("--model-repository", "s3://bucket/my models"))
                 .hasMessageStartingWith("--model-repository: model repository s3://bucket/my models: not a URI");
-        ServingConfig c = new ServingConfig();
-        c.modelRepository = "nosuchfs://host/models";
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.modelRepository = "nosuchfs://host/models";
+        ServingConfig c = b.build();
         assertThatThrownBy(() -> ServeCommand.catalog(c)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("model repository nosuchfs://host/models: ")
                 .hasMessageContaining("'nosuchfs'");
@@ -61,8 +62,9 @@ class ServeCommandModelRepositoryTest {
         Path repo = ExampleModels.writeRepository(Path.of("target", "serve-command-models").toAbsolutePath());
         Path manifest = repo.resolve("cnn/model.json");
         Files.writeString(manifest, Files.readString(manifest).replace("\"name\": \"logits\"", "\"name\": \"scores\""));
-        ServingConfig c = new ServingConfig();
-        c.modelRepository = repo.toString();
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.modelRepository = repo.toString();
+        ServingConfig c = b.build();
         PrintStream stderr = System.err;
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         ModelCatalog catalog;
@@ -80,8 +82,9 @@ class ServeCommandModelRepositoryTest {
     @Test
     void aRepositoryWithNoServableModelIsAnError() throws Exception {
         Path empty = Files.createDirectories(Path.of("target", "serve-command-empty").toAbsolutePath());
-        ServingConfig c = new ServingConfig();
-        c.modelRepository = empty.toString();
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.modelRepository = empty.toString();
+        ServingConfig c = b.build();
         assertThatThrownBy(() -> ServeCommand.catalog(c)).hasMessage(empty + ": no model of the repository can be served");
     }
 }

@@ -66,8 +66,9 @@ class ServeCommandSecretsTest {
 
     @Test
     void theRepositorysErrorsAndNameNeverShowItsCredentials() {
-        ServingConfig c = new ServingConfig();
-        c.modelRepository = REPOSITORY;
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.modelRepository = REPOSITORY;
+        ServingConfig c = b.build();
         Throwable unreadable = catchThrowable(() -> ServeCommand.catalog(c));
         assertThat(unreadable).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("model repository s3://******@models-bucket/models: ");
         assertNoSecretIn(logged(unreadable));

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class ServeConfigErrors {
     private ServeConfigErrors() {}
 
-    /** The one-line error for {@code args}, after checking that they exit with code 2 and start nothing. */
+    /** The one-line error for {@code args} ({@code --config FILE} among them read as serve reads it), after checking that they exit with code 2 and start nothing. */
     static String of(String... args) {
         StringWriter err = new StringWriter();
         CommandLine cl = ServeCommand.commandLine(new ServeCommand() {
@@ -20,7 +20,7 @@ final class ServeConfigErrors {
                 config();
                 return 0;
             }
-        }, new String[0]);
+        }, args);
         cl.setErr(new PrintWriter(err, true));
         assertThat(cl.execute(args)).isEqualTo(2);
         return err.toString().strip();

@@ -56,10 +56,11 @@ class ServingJobHardwareTypesTest {
         }
         Flags flags = new Flags();
         new CommandLine(flags).parseArgs("--devices", "cpu:1,gpu-t4:1");
-        ServingConfig config = new ServingConfig();
-        flags.devices.applyTo(config);
-        config.policy = "fifo"; // one request at a time, on whichever device is idle: both get some
-        config.checkpointIntervalMs = 0;
+        ServingConfig.Builder builder = ServingConfig.builder();
+        flags.devices.applyTo(builder);
+        builder.policy = "fifo"; // one request at a time, on whichever device is idle: both get some
+        builder.checkpointIntervalMs = 0;
+        ServingConfig config = builder.build();
 
         long now = WallClock.nowMicros();
         List<RawRequest> records = new ArrayList<>();

@@ -91,11 +91,12 @@ class ServingJobRestartTest {
         FAILURES.set(0);
         List<RawRequest> records = new ArrayList<>();
         for (int i = 0; i < 20; i++) records.add(record(i, "r" + i));
-        ServingConfig config = new ServingConfig();
-        config.devices = 1;
-        config.checkpointIntervalMs = 0;
+        ServingConfig.Builder builder = ServingConfig.builder();
+        builder.devices = 1;
+        builder.checkpointIntervalMs = 0;
         // Short delays, so that six restarts take well under a second (1, 1.5, 2.25, ... up to 20 ms).
-        config.restarts = new ServingConfig.Restarts(1, 20, 60_000);
+        builder.restarts = new ServingConfig.Restarts(1, 20, 60_000);
+        ServingConfig config = builder.build();
         CollectingSink<InferenceResult> results = new CollectingSink<>();
         ServingJob job = new ServingJob(config, CATALOG, DeviceFactory.simulated(0, config.deviceMemoryMb << 20),
                 ServingJob.Endpoints.openLoop(

@@ -103,10 +103,11 @@ class ServingJobTopologyTest {
             records.add(record(request(id, MODELS.get(i % MODELS.size()), now, SLO_MS)));
         }
 
-        ServingConfig config = new ServingConfig();
-        config.devices = 2;
-        config.checkpointIntervalMs = 0;
-        config.reportCoalesceMicros = 2_000; // each device gathers its telemetry: every batch must still be there once
+        ServingConfig.Builder builder = ServingConfig.builder();
+        builder.devices = 2;
+        builder.checkpointIntervalMs = 0;
+        builder.reportCoalesceMicros = 2_000; // each device gathers its telemetry: every batch must still be there once
+        ServingConfig config = builder.build();
         CollectingSink<InferenceResult> results = new CollectingSink<>();
         CollectingSink<BatchTelemetry> telemetry = new CollectingSink<>();
         CollectingSink<DecisionOutcome> outcomes = new CollectingSink<>();
@@ -145,7 +146,7 @@ class ServingJobTopologyTest {
                 .isEqualTo("model is 600000 bytes, over the limit of 256 bytes; model truncated to its first 256 of 600000 bytes");
         AvroCodec<InferenceResult> codec = AvroCodec.of(InferenceResult.class);
         for (InferenceResult r : out) {
-            assertThat(codec.encode(r).length + r.getRequestId().length()).as(r.getRequestId()).isLessThan(ServingJob.resultBounds(config).maxRecordBytes());
+            assertThat(codec.encode(r).length + r.getRequestId().length()).as(r.getRequestId()).isLessThan(config.resultBounds().maxRecordBytes());
         }
 
         List<InferenceResult> served = out.stream().filter(r -> r.getStatus() == ResultStatus.OK).toList();

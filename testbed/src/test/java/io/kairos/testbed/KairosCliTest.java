@@ -145,8 +145,8 @@ class KairosCliTest {
         assertUsageError(run("serve", "--config", bad.toString()), "unknown key 'bogus-key'");
         java.nio.file.Path good = dir.resolve("good.properties");
         java.nio.file.Files.writeString(good, "devices=0\n");
-        // The file's value is checked like a flag's: proof that it was read.
-        assertUsageError(run("serve", "--config", good.toString()), "--devices must be at least 1, got 0");
+        // The file's value is checked like a flag's, and named by its key: proof that it was read.
+        assertUsageError(run("serve", "--config", good.toString()), "'devices' in " + good + " must be at least 1, got 0");
     }
 
     @Test

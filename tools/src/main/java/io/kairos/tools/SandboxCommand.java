@@ -28,7 +28,6 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.util.Base64;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
@@ -73,12 +72,12 @@ public class SandboxCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        ServingConfig config = serveConfig();
+        ServingConfig.Builder config = serveConfig().toBuilder();
         if (onnx && config.modelRepository == null) {
             config.modelRepository = ExampleModels.writeRepository(Path.of(System.getProperty("kairos.home", "."), ".kairos", "models"))
                     .toAbsolutePath().toString();
         }
-        ModelCatalog catalog = ServeCommand.catalog(config);
+        ModelCatalog catalog = ServeCommand.catalog(config.build());
         // Requests sent while the job starts wait in the topic rather than being skipped.
         config.fromEarliest = true;
         CountDownLatch stop = new CountDownLatch(1);
@@ -87,7 +86,6 @@ public class SandboxCommand implements Callable<Integer> {
              EmbeddedKafkaBroker broker = saslSsl == null ? EmbeddedKafkaBroker.start() : EmbeddedKafkaBroker.startSaslSsl(SASL_USER, password)) {
             hook.onStop(stop::countDown); // Ctrl-C or SIGTERM: wind down (job, then broker) before the JVM exits
             config.bootstrapServers = broker.bootstrapServers();
-            config.kafkaProperties = new LinkedHashMap<>(config.kafkaProperties);
             config.kafkaProperties.putAll(broker.clientProperties());
             if (saslSsl != null) writeClientFiles(broker, password);
             for (String topic : config.topics()) broker.createTopic(topic, 1);
@@ -99,7 +97,7 @@ public class SandboxCommand implements Callable<Integer> {
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
             StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(config.devices, flink);
-            JobClient job = ServingJob.onKafka(config, catalog).start(env);
+            JobClient job = ServingJob.onKafka(config.build(), catalog).start(env);
             try {
                 try (RequestProducer producer = new RequestProducer(KafkaClientProperties.over(RequestProducer.lowLatencyConfig(broker.bootstrapServers()),
                         config.kafkaProperties), config.requestsTopic, catalog);

@@ -12,7 +12,7 @@ public final class BufferTimeoutOption {
             + "which hands a whole poll on at once (default: ${DEFAULT-VALUE}).")
     public long sourceBufferTimeoutMs = ServingConfig.DEFAULTS.sourceBufferTimeoutMs;
 
-    public void applyTo(ServingConfig config) {
+    public void applyTo(ServingConfig.Builder config) {
         config.bufferTimeoutMs = bufferTimeoutMs;
         config.sourceBufferTimeoutMs = sourceBufferTimeoutMs;
     }

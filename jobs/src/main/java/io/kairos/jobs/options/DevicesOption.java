@@ -46,21 +46,26 @@ public final class DevicesOption {
         try {
             DeviceSlots.countIn(spec);
         } catch (IllegalArgumentException | ArithmeticException e) {
-            if (spec != null && spec.strip().matches("-?\\d+")) throw new CommandLine.ParameterException(cl, "--devices must be at least 1, got " + spec.strip());
+            if (spec != null && spec.strip().matches("-?\\d+")) throw new CommandLine.ParameterException(cl, flag(cl) + " must be at least 1, got " + spec.strip());
             throw error(cl, e);
         }
+    }
+
+    /** The flag, or the key of serve's configuration file where the value came from there ({@link ConfigFlags}). */
+    private static String flag(CommandLine cl) {
+        return ConfigFlags.names(cl).apply("devices");
     }
 
     // The core names the list "devices"; here it is the flag.
     private static CommandLine.ParameterException error(CommandLine cl, RuntimeException e) {
         String m = String.valueOf(e.getMessage());
-        return new CommandLine.ParameterException(cl, "--" + (m.startsWith("devices") ? m : "devices: " + m));
+        return new CommandLine.ParameterException(cl, m.startsWith("devices") ? flag(cl) + m.substring("devices".length()) : flag(cl) + ": " + m);
     }
 
     /** Fails with a one-line message unless the slots are a number: for a command whose devices have no types. */
     public void checkCount(CommandLine cl) {
         check(cl);
-        if (types() != null) throw new CommandLine.ParameterException(cl, "--devices: this command takes a number of devices, got '" + spec + "'");
+        if (types() != null) throw new CommandLine.ParameterException(cl, flag(cl) + ": this command takes a number of devices, got '" + spec + "'");
     }
 
     /** The slots with their types, read against the catalog; a type it lacks fails in one line. */
@@ -83,7 +88,7 @@ public final class DevicesOption {
     }
 
     /** Puts the slots into a job's configuration: their count, and their types if given. */
-    public void applyTo(ServingConfig config) {
+    public void applyTo(ServingConfig.Builder config) {
         config.devices = count();
         config.deviceTypes = types();
     }

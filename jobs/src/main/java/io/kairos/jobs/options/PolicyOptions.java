@@ -1,6 +1,5 @@
 package io.kairos.jobs.options;
 
-import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
 import io.kairos.jobs.config.ServingConfig;
 import picocli.CommandLine;
@@ -29,20 +28,17 @@ public final class PolicyOptions {
 
     /**
      * Fails with a one-line message if the policy is not a known one, or a parameter is one it does
-     * not know or has a bad value: read as the policy will read it, before anything starts.
+     * not know or has a bad value: read as the policy will read it, before anything starts. The
+     * job's configuration's own check, for a command that runs the policy elsewhere too.
      */
     public void check(CommandLine cl) {
-        if (!Policies.names().contains(policy)) {
-            throw new CommandLine.ParameterException(cl, "--policy '" + policy + "' is unknown; known: " + Policies.names());
-        }
-        try {
-            Policies.configure(null, policy, PolicyParams.of(params));
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(cl, "--policy-param: " + e.getMessage());
-        }
+        ServingConfig.Builder config = ServingConfig.builder();
+        applyTo(config);
+        ConfigFlags.build(config, cl);
     }
 
-    public void applyTo(ServingConfig config) {
+    /** Puts the policy and its parameters into a job's configuration, whose build checks them. */
+    public void applyTo(ServingConfig.Builder config) {
         config.policy = policy;
         config.policyParams = new LinkedHashMap<>(params);
     }

@@ -19,10 +19,12 @@ public final class ReportCoalescingOptions {
             description = "The most batches gathered into one record; a full record leaves at once (default: ${DEFAULT-VALUE}).")
     public int maxBatches = ServingConfig.DEFAULTS.reportCoalesceBatches;
 
-    /** Sets the checked values on {@code config}, or a usage error naming the option. */
-    public void applyTo(ServingConfig config, CommandLine cl) {
-        if (!(intervalMs >= 0) || intervalMs > 1_000) throw new CommandLine.ParameterException(cl, "--report-coalesce-ms must be from 0 to 1000, got " + intervalMs);
-        if (maxBatches < 1) throw new CommandLine.ParameterException(cl, "--report-coalesce-batches must be at least 1, got " + maxBatches);
+    /**
+     * Sets the values on {@code config}, whose build checks their ranges; an interval that is no
+     * number ({@code NaN}, which would round to 0) is a usage error naming the option.
+     */
+    public void applyTo(ServingConfig.Builder config, CommandLine cl) {
+        if (Double.isNaN(intervalMs)) throw new CommandLine.ParameterException(cl, "--report-coalesce-ms must be from 0 to 1000 ms, got " + intervalMs);
         config.reportCoalesceMicros = Math.round(intervalMs * 1e3);
         config.reportCoalesceBatches = maxBatches;
     }

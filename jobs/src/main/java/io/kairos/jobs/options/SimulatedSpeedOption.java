@@ -9,8 +9,10 @@ public final class SimulatedSpeedOption {
     @Option(names = "--simulated-speed", description = "Simulated devices take the profiled latency times this; 0 = zero-latency devices (default: ${DEFAULT-VALUE}).")
     public double simulatedSpeed = ServingConfig.DEFAULTS.simulatedSpeed;
 
-    /** Fails with a one-line message if the speed is negative. */
+    /** Fails with a one-line message if the speed is negative: the job's configuration's own check. */
     public void check(CommandLine cl) {
-        if (!(simulatedSpeed >= 0)) throw new CommandLine.ParameterException(cl, "--simulated-speed must not be negative");
+        ServingConfig.Builder config = ServingConfig.builder();
+        config.simulatedSpeed = simulatedSpeed;
+        ConfigFlags.build(config, cl);
     }
 }

@@ -29,14 +29,16 @@ class DevicesOptionTest {
 
     @Test
     void aCountOrTypesWithCountsGoIntoTheConfiguration() {
-        ServingConfig c = new ServingConfig();
-        parse("--devices", "cpu:2,gpu-t4:1").applyTo(c);
+        ServingConfig.Builder b = ServingConfig.builder();
+        parse("--devices", "cpu:2,gpu-t4:1").applyTo(b);
+        ServingConfig c = b.build();
         assertThat(c.devices).isEqualTo(3);
         assertThat(c.deviceTypes).isEqualTo("cpu:2,gpu-t4:1");
         assertThat(c.deviceSlots(TYPED).typeOf(2)).isEqualTo("gpu-t4");
 
-        ServingConfig plain = new ServingConfig();
-        parse("--devices", "5").applyTo(plain);
+        ServingConfig.Builder plainBuilder = ServingConfig.builder();
+        parse("--devices", "5").applyTo(plainBuilder);
+        ServingConfig plain = plainBuilder.build();
         assertThat(plain.devices).isEqualTo(5);
         assertThat(plain.deviceTypes).isNull();
         assertThat(plain.deviceSlots(TYPED)).hasToString("cpu:5");

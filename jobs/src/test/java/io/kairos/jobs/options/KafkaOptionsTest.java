@@ -85,7 +85,7 @@ class KafkaOptionsTest {
     void theResultsAreCutToTheUsersMaxRequestSize() {
         // The same headroom below the limit as below Kafka's default.
         int headroom = ResultBounds.KAFKA_DEFAULT_MAX_REQUEST_SIZE - ResultBounds.DEFAULT.maxRecordBytes();
-        assertThat(ServingJob.resultBounds(serve("--kafka-property", "max.request.size=200000")).maxRecordBytes()).isEqualTo(200_000 - headroom);
-        assertThat(ServingJob.resultBounds(serve()).maxRecordBytes()).isEqualTo(ResultBounds.DEFAULT.maxRecordBytes());
+        assertThat(serve("--kafka-property", "max.request.size=200000").resultBounds().maxRecordBytes()).isEqualTo(200_000 - headroom);
+        assertThat(serve().resultBounds().maxRecordBytes()).isEqualTo(ResultBounds.DEFAULT.maxRecordBytes());
     }
 }

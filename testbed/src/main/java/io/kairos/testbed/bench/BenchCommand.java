@@ -6,6 +6,7 @@ import io.kairos.jobs.options.DevicesOption;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.tools.embedded.EmbeddedKafkaBroker;
+import io.kairos.jobs.options.ConfigFlags;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
@@ -139,7 +140,9 @@ public class BenchCommand implements Callable<Integer> {
         for (long ms : exactlyOnceIntervalsMs) {
             if (ms < 10) throw new CommandLine.ParameterException(spec.commandLine(), "--exactly-once-intervals-ms must each be at least 10 ms, got " + ms);
         }
-        coalescing.applyTo(new ServingConfig(), spec.commandLine()); // checks the options before anything starts
+        ServingConfig.Builder checked = ServingConfig.builder();
+        coalescing.applyTo(checked, spec.commandLine());
+        ConfigFlags.build(checked, spec.commandLine()); // checks the options before anything starts
         Duration duration = Duration.ofSeconds(durationSeconds);
         Duration warmup = Duration.ofSeconds(2);
         Duration drain = Duration.ofSeconds(3);
@@ -402,7 +405,7 @@ public class BenchCommand implements Callable<Integer> {
     }
 
     /** The job's settings from this command's options over the rig's. */
-    private void configure(ServingConfig config) {
+    private void configure(ServingConfig.Builder config) {
         bufferTimeout.applyTo(config);
         coalescing.applyTo(config, spec.commandLine());
     }

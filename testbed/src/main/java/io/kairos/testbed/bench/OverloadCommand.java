@@ -2,6 +2,7 @@ package io.kairos.testbed.bench;
 
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.jobs.options.DevicesOption;
 import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.tools.format.Numbers;
@@ -107,7 +108,7 @@ public class OverloadCommand implements Callable<Integer> {
         w.printf(Locale.ROOT, "loads %s x capacity, %d runs of %d s each (first %d s not counted), %d cores, max heap %d MB%n",
                 java.util.Arrays.toString(loads), runs, durationSeconds, warmupSeconds, Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
         ResultTable table = new ResultTable(COLUMNS);
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder config = ServingConfig.builder();
         config.devices = devices.count();
         config.simulatedSpeed = speed;
         config.fromEarliest = true;
@@ -121,7 +122,7 @@ public class OverloadCommand implements Callable<Integer> {
             config.consumerGroup = "overload";
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
-            try (OverloadRig rig = new OverloadRig(broker, config, catalog, model, sloMs, StreamExecutionEnvironment.createLocalEnvironment(devices.count(), flink))) {
+            try (OverloadRig rig = new OverloadRig(broker, ConfigFlags.build(config, cl), catalog, model, sloMs, StreamExecutionEnvironment.createLocalEnvironment(devices.count(), flink))) {
                 w.println("serving");
                 w.print("warming up at 1x capacity for " + durationSeconds + " s (not recorded; the scheduler learns the devices' latency) ... ");
                 w.flush();

@@ -75,7 +75,7 @@ final class PipelineHopBench {
     List<Run> run(PrintWriter out, double ratePerKind, Duration warmup, Duration duration, int runs) throws Exception {
         List<Run> measured = new ArrayList<>();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
-            ServingConfig config = new ServingConfig();
+            ServingConfig.Builder config = ServingConfig.builder();
             config.bootstrapServers = broker.bootstrapServers();
             String name = "hop-bench";
             config.topicsNamed(name + "-");
@@ -87,7 +87,7 @@ final class PipelineHopBench {
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");
-            JobClient job = ServingJob.onKafka(config, CATALOG).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
+            JobClient job = ServingJob.onKafka(config.build(), CATALOG).start(StreamExecutionEnvironment.createLocalEnvironment(devices, flink));
             try (DecisionPublisher publisher = new DecisionPublisher(config.bootstrapServers, config.controlTopic, config.outcomesTopic, "hop-bench");
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST);
                  KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(RequestProducer.lowLatencyConfig(broker.bootstrapServers()),

@@ -67,22 +67,23 @@ final class PipelineRig implements AutoCloseable {
     /** With {@code configure} setting what else the job is to be (the gathering of the devices' reports). */
     PipelineRig(EmbeddedKafkaBroker broker, String name, int devices, ModelCatalog catalog, String model, long bufferTimeoutMs,
                 ServingConfig.Delivery delivery, long checkpointIntervalMs, Map<String, String> consumerProperties,
-                java.util.function.Consumer<ServingConfig> configure) throws Exception {
+                java.util.function.Consumer<ServingConfig.Builder> configure) throws Exception {
         this.broker = broker;
         this.catalog = catalog;
         this.model = model;
-        config = new ServingConfig();
-        config.bootstrapServers = broker.bootstrapServers();
-        config.topicsNamed(name + "-");
-        config.consumerGroup = name;
-        config.devices = devices;
-        config.simulatedSpeed = 0;
-        config.bufferTimeoutMs = bufferTimeoutMs;
-        config.fromEarliest = true;
-        config.delivery = delivery;
-        config.checkpointIntervalMs = checkpointIntervalMs;
-        config.kafkaProperties.putAll(consumerProperties);
-        configure.accept(config);
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.bootstrapServers = broker.bootstrapServers();
+        b.topicsNamed(name + "-");
+        b.consumerGroup = name;
+        b.devices = devices;
+        b.simulatedSpeed = 0;
+        b.bufferTimeoutMs = bufferTimeoutMs;
+        b.fromEarliest = true;
+        b.delivery = delivery;
+        b.checkpointIntervalMs = checkpointIntervalMs;
+        b.kafkaProperties.putAll(consumerProperties);
+        configure.accept(b);
+        config = b.build();
         for (String topic : config.topics()) broker.createTopic(topic, 1);
         records = new BrokerRecords(broker, config.topics());
         Configuration flink = new Configuration();

@@ -4,6 +4,7 @@ import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.jobs.options.PolicyOptions;
 import io.kairos.onnx.ModelProfiler;
 import io.kairos.onnx.ModelRepository;
@@ -149,7 +150,7 @@ public class SqlPredictCommand implements Callable<Integer> {
         w.printf(Locale.ROOT, "%s: batch 1 %.2f ms a row, batch %d %.3f ms a row (%.1fx less); served with latency %.3f ms x b + %.3f ms (the fit, +20 %%)%n",
                 MODEL, b1, last.batchSize(), last.p50Ms() / last.batchSize(), b1 / (last.p50Ms() / last.batchSize()), round3(alpha * 1.2), round3(beta * 1.2));
 
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder config = ServingConfig.builder();
         config.devices = devices;
         config.intraOpThreads = 1;
         config.modelRepository = repository.toString();
@@ -167,11 +168,12 @@ public class SqlPredictCommand implements Callable<Integer> {
             config.topicsNamed("sqlp-");
             config.consumerGroup = "sqlp-serving";
             for (String topic : config.topics()) broker.createTopic(topic, Math.max(2, devices));
-            ModelCatalog catalog = ServeCommand.catalog(config);
+            ServingConfig job = ConfigFlags.build(config, cl);
+            ModelCatalog catalog = ServeCommand.catalog(job);
             try (MiniCluster serving = cluster(Math.max(2, devices)); MiniCluster sql = cluster(Math.max(2, devices))) {
-                JobClient servingJob = ServingJob.onKafka(config, catalog).start(remote(serving));
-                w.println("serving (" + config.policy + ")");
-                Rig rig = new Rig(broker, config, repository, sql);
+                JobClient servingJob = ServingJob.onKafka(job, catalog).start(remote(serving));
+                w.println("serving (" + job.policy + ")");
+                Rig rig = new Rig(broker, job, repository, sql);
                 try {
                     // A trial of each system not counted: the first SQL job's and the serving job's code runs cold.
                     for (String system : systems) {

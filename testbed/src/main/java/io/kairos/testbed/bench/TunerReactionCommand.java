@@ -10,6 +10,7 @@ import io.kairos.core.pipeline.PipelineSpec;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.ServingJob;
 import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.jobs.tuner.TunerJob;
 import io.kairos.jobs.tuner.TunerSetup;
 import io.kairos.schema.DecisionOutcome;
@@ -203,12 +204,13 @@ public class TunerReactionCommand implements Callable<Integer> {
         w.print("starting Kafka broker, the serving job and the tuner job on Flink mini-clusters ... ");
         w.flush();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
-            ServingConfig config = new ServingConfig();
-            config.bootstrapServers = broker.bootstrapServers();
-            config.devices = devices;
-            config.checkpointIntervalMs = 0;
-            config.topicsNamed("reaction-");
-            config.consumerGroup = "reaction";
+            ServingConfig.Builder builder = ServingConfig.builder();
+            builder.bootstrapServers = broker.bootstrapServers();
+            builder.devices = devices;
+            builder.checkpointIntervalMs = 0;
+            builder.topicsNamed("reaction-");
+            builder.consumerGroup = "reaction";
+            ServingConfig config = ConfigFlags.build(builder, spec.commandLine());
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");

@@ -27,6 +27,7 @@ import io.kairos.sim.TimedDecision;
 import io.kairos.tools.client.RequestProducer;
 import io.kairos.tools.client.ResultConsumer;
 import io.kairos.tools.embedded.EmbeddedKafkaBroker;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.testbed.experiment.Figures;
 import io.kairos.testbed.experiment.ResultTable;
 import io.kairos.wire.result.ResultStatuses;
@@ -195,14 +196,15 @@ public class FidelityCommand implements Callable<Integer> {
     private List<ServedRequest> runJob(PrintWriter console, ModelCatalog catalog, Workload load) throws Exception {
         List<ServedRequest> fates = new ArrayList<>();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
-            ServingConfig config = new ServingConfig();
-            config.bootstrapServers = broker.bootstrapServers();
-            policy.applyTo(config);
-            config.devices = devices.count();
-            config.simulatedSpeed = 1.0;
-            config.learnLatency = learn.learnLatency;
-            coalescing.applyTo(config, spec.commandLine());
-            config.fromEarliest = true;
+            ServingConfig.Builder builder = ServingConfig.builder();
+            builder.bootstrapServers = broker.bootstrapServers();
+            policy.applyTo(builder);
+            builder.devices = devices.count();
+            builder.simulatedSpeed = 1.0;
+            builder.learnLatency = learn.learnLatency;
+            coalescing.applyTo(builder, spec.commandLine());
+            builder.fromEarliest = true;
+            ServingConfig config = ConfigFlags.build(builder, spec.commandLine());
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");

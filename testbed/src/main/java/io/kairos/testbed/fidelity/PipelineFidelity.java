@@ -199,12 +199,13 @@ final class PipelineFidelity {
         overruns.clear();
         handovers.clear();
         try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
-            ServingConfig config = new ServingConfig();
-            config.bootstrapServers = broker.bootstrapServers();
-            config.devices = slots.count();
-            config.deviceTypes = types;
-            config.simulatedSpeed = 1.0;
-            config.fromEarliest = true;
+            ServingConfig.Builder builder = ServingConfig.builder();
+            builder.bootstrapServers = broker.bootstrapServers();
+            builder.devices = slots.count();
+            builder.deviceTypes = types;
+            builder.simulatedSpeed = 1.0;
+            builder.fromEarliest = true;
+            ServingConfig config = builder.build();
             for (String topic : config.topics()) broker.createTopic(topic, 1);
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0");

@@ -10,6 +10,7 @@ import io.kairos.onnx.OnnxDevice;
 import io.kairos.core.time.WallClock;
 import io.kairos.jobs.ServeCommand;
 import io.kairos.jobs.config.ServingConfig;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.jobs.ServingJob;
 import io.kairos.tools.client.RandomTensors;
 import io.kairos.tools.client.RequestProducer;
@@ -116,7 +117,7 @@ public class EfficiencyCommand implements Callable<Integer> {
         // Triton instance would pull it, whatever the hand-over and the report's way back take.
         double lookahead = lookaheadMs != null ? lookaheadMs : Math.ceil(before.p50Ms() * 10) / 10;
         out.printf("lookahead: %.1f ms (%s)%n", lookahead, lookaheadMs != null ? "--lookahead-ms" : "the loop's p50 per batch");
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder config = ServingConfig.builder();
         config.modelRepository = repository.toAbsolutePath().toString();
         config.devices = 1;
         config.intraOpThreads = intraOpThreads;
@@ -128,7 +129,7 @@ public class EfficiencyCommand implements Callable<Integer> {
         config.policyParams = Map.of("max_batch", Integer.toString(batch), "max_queue_delay_ms", "50",
                 "max_pending", Integer.toString(batches * batch),
                 "lookahead_ms", Double.toString(lookahead));
-        ModelCatalog catalog = ServeCommand.catalog(config);
+        ModelCatalog catalog = ServeCommand.catalog(ConfigFlags.build(config, spec.commandLine()));
         // Each batch once: the results of one batch share its execution start and end.
         Map<Long, ExecutedBatch> executed = new HashMap<>();
         CompilerActivity compiler = new CompilerActivity();
@@ -148,7 +149,7 @@ public class EfficiencyCommand implements Callable<Integer> {
             compiler.start();
             jobStart = JvmActivity.now();
             cpuAtStart = ThreadCpu.read();
-            JobClient job = ServingJob.onKafka(config, catalog).start(StreamExecutionEnvironment.createLocalEnvironment(1, flink));
+            JobClient job = ServingJob.onKafka(ConfigFlags.build(config, spec.commandLine()), catalog).start(StreamExecutionEnvironment.createLocalEnvironment(1, flink));
             try (ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.onResult((r, at) -> {
                     if (r.getStatus() != ResultStatus.OK && r.getStatus() != ResultStatus.LATE) return;

@@ -137,7 +137,7 @@ class ClosedLoopIntegrationTest {
         return batches.stream().map(b -> b.getBatchSize() + ":" + (b.getPredictedLatencyMicros() - actual(b))).toList();
     }
 
-    private static ServingConfig config(Consumer<ServingConfig> adjust) {
+    private static ServingConfig config(Consumer<ServingConfig.Builder> adjust) {
         run++;
         return TestConfigs.onBroker(BROKER.get(), "loop" + run + "-", c -> {
             c.simulatedSpeed = SLOWER;

@@ -389,7 +389,7 @@ class ControlPlaneIntegrationTest {
                 .extracting(InferenceResult::getRequestId).contains(id);
     }
 
-    private static ServingConfig config(Consumer<ServingConfig> adjust) {
+    private static ServingConfig config(Consumer<ServingConfig.Builder> adjust) {
         run++;
         return TestConfigs.onBroker(BROKER.get(), "cp" + run + "-", adjust);
     }

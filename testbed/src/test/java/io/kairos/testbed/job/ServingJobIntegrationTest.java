@@ -217,7 +217,7 @@ class ServingJobIntegrationTest {
                 .build();
     }
 
-    private static ServingConfig config(Consumer<ServingConfig> adjust) {
+    private static ServingConfig config(Consumer<ServingConfig.Builder> adjust) {
         run++;
         return TestConfigs.onBroker(BROKER.get(), "it" + run + "-", adjust);
     }

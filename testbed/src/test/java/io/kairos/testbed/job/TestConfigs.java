@@ -12,16 +12,17 @@ public final class TestConfigs {
      * broker never read each other's records), read from the earliest offset, 2 devices, no
      * checkpoints; {@code adjust} changes the rest before the topics are created.
      */
-    public static ServingConfig onBroker(EmbeddedKafkaBroker broker, String prefix, java.util.function.Consumer<ServingConfig> adjust) {
-        ServingConfig c = new ServingConfig();
-        c.bootstrapServers = broker.bootstrapServers();
-        c.kafkaProperties = new java.util.LinkedHashMap<>(broker.clientProperties());
-        c.topicsNamed(prefix);
-        c.consumerGroup = prefix + "serving";
-        c.fromEarliest = true;
-        c.devices = 2;
-        c.checkpointIntervalMs = 0;
-        adjust.accept(c);
+    public static ServingConfig onBroker(EmbeddedKafkaBroker broker, String prefix, java.util.function.Consumer<ServingConfig.Builder> adjust) {
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.bootstrapServers = broker.bootstrapServers();
+        b.kafkaProperties = new java.util.LinkedHashMap<>(broker.clientProperties());
+        b.topicsNamed(prefix);
+        b.consumerGroup = prefix + "serving";
+        b.fromEarliest = true;
+        b.devices = 2;
+        b.checkpointIntervalMs = 0;
+        adjust.accept(b);
+        ServingConfig c = b.build();
         for (String topic : c.topics()) broker.createTopic(topic, 1);
         return c;
     }

@@ -58,18 +58,19 @@ class SqlModelProviderIntegrationTest {
     static void startTheServingJob() throws Exception {
         broker = EmbeddedKafkaBroker.start();
         repository = ExampleModels.writeRepository(Path.of("target", "sql-it-models").toAbsolutePath());
-        config = new ServingConfig();
-        config.bootstrapServers = broker.bootstrapServers();
-        config.kafkaProperties = new java.util.LinkedHashMap<>(broker.clientProperties());
-        config.topicsNamed("sql-it-");
-        config.consumerGroup = "sql-it-serving";
-        config.fromEarliest = true;
-        config.devices = 2;
-        config.checkpointIntervalMs = 0;
-        config.policy = "triton";
-        config.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "5");
-        config.intraOpThreads = 1;
-        config.modelRepository = repository.toString();
+        ServingConfig.Builder b = ServingConfig.builder();
+        b.bootstrapServers = broker.bootstrapServers();
+        b.kafkaProperties = new java.util.LinkedHashMap<>(broker.clientProperties());
+        b.topicsNamed("sql-it-");
+        b.consumerGroup = "sql-it-serving";
+        b.fromEarliest = true;
+        b.devices = 2;
+        b.checkpointIntervalMs = 0;
+        b.policy = "triton";
+        b.policyParams = Map.of("max_batch", "16", "max_queue_delay_ms", "5");
+        b.intraOpThreads = 1;
+        b.modelRepository = repository.toString();
+        config = b.build();
         for (String topic : config.topics()) broker.createTopic(topic, 2);
         ModelCatalog catalog = ServeCommand.catalog(config);
         // The serving job on a cluster of its own: killing the SQL job's TaskManager leaves it running.

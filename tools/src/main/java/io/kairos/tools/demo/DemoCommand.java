@@ -22,6 +22,7 @@ import io.kairos.wire.metrics.ResultRecords;
 import io.kairos.workload.ArrivalSpec;
 import io.kairos.workload.Workload;
 import io.kairos.jobs.ServeCommand;
+import io.kairos.jobs.options.ConfigFlags;
 import io.kairos.jobs.ServingJob;
 import me.tongfei.progressbar.ProgressBar;
 import org.apache.flink.configuration.Configuration;
@@ -114,11 +115,11 @@ public class DemoCommand implements Callable<Integer> {
         boolean real = modelRepository != null;
         if (workload == null) workload = real ? ONNX_WORKLOAD : SIMULATED_WORKLOAD;
         Workload load = Workload.parse(workload, arrivalSpec);
-        ServingConfig config = new ServingConfig();
+        ServingConfig.Builder config = ServingConfig.builder();
         config.modelRepository = real ? modelRepository.toAbsolutePath().toString() : null;
         devices.check(spec.commandLine());
         devices.applyTo(config);
-        ModelCatalog catalog = ServeCommand.catalog(config);
+        ModelCatalog catalog = ServeCommand.catalog(ConfigFlags.build(config, spec.commandLine()));
         DeviceSlots slots = devices.slots(spec.commandLine(), catalog);
         for (String model : load.models()) {
             if (!catalog.contains(model)) throw new CommandLine.ParameterException(spec.commandLine(), "--workload names unknown model '" + model + "'; models: " + catalog.names());
@@ -146,7 +147,7 @@ public class DemoCommand implements Callable<Integer> {
             Configuration flink = new Configuration();
             flink.set(RestOptions.BIND_PORT, "0"); // any free port: several demos may run side by side
             StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(slots.count(), flink);
-            JobClient job = ServingJob.onKafka(config, catalog).start(env);
+            JobClient job = ServingJob.onKafka(ConfigFlags.build(config, spec.commandLine()), catalog).start(env);
             try (RequestProducer producer = new RequestProducer(broker.bootstrapServers(), config.requestsTopic, catalog);
                  ResultConsumer results = new ResultConsumer(broker.bootstrapServers(), config.resultsTopic, ResultConsumer.StartAt.EARLIEST)) {
                 results.awaitServing(producer, load.loads().get(0).model(), Duration.ofSeconds(90));
