@@ -1,9 +1,11 @@
 package io.kairos.jobs;
 
+
 import io.kairos.core.device.Eviction;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.jobs.config.ServingConfig;
 import io.kairos.onnx.ModelRepository;
+import io.kairos.onnx.RepositorySource;
 import io.kairos.flink.RepositoryCopy;
 import io.kairos.jobs.options.LearnLatencyOption;
 import io.kairos.jobs.options.BufferTimeoutOption;
@@ -166,6 +168,18 @@ public class ServeCommand implements Callable<Integer> {
      *
      * @throws CommandLine.ParameterException in one line naming what is wrong
      */
+    /**
+     * A model repository in a folder as an absolute path, since the task managers do not share the
+     * client's working directory; a URI as it is. Checked here, where the repository is opened,
+     * rather than by the configuration: reading a location needs the ONNX and Flink modules, which
+     * the configuration's other users (the tuner's jar) do not carry.
+     */
+    private static String located(String modelRepository) {
+        if (modelRepository == null) return null;
+        RepositorySource source = RepositoryCopy.of(modelRepository);
+        return source instanceof RepositoryCopy ? modelRepository : source.localRoot().toString();
+    }
+
     public ServingConfig config() {
         CommandLine cl = spec.commandLine();
         devices.check(cl);
@@ -175,6 +189,12 @@ public class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             // Eviction names the rule "eviction"; here it is the flag or the file's key.
             throw new CommandLine.ParameterException(cl, ConfigFlags.names(cl).apply("eviction") + e.getMessage().substring("eviction".length()));
+        }
+        String repository;
+        try {
+            repository = located(modelRepository);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, ConfigFlags.names(cl).apply("modelRepository") + ": " + Secrets.maskUris(e.getMessage()));
         }
         ServingConfig.Builder c = ServingConfig.builder();
         c.bootstrapServers = kafka.bootstrapServers;
@@ -192,7 +212,7 @@ public class ServeCommand implements Callable<Integer> {
         devices.applyTo(c);
         c.simulatedSpeed = speed.simulatedSpeed;
         c.modelsFile = models.modelsFile == null ? null : models.modelsFile.toString();
-        c.modelRepository = modelRepository;
+        c.modelRepository = repository;
         c.deviceMemoryMb = deviceMemoryMb;
         c.eviction = evictionRule;
         c.intraOpThreads = intraOpThreads;

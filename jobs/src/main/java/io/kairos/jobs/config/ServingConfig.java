@@ -8,10 +8,7 @@ import io.kairos.core.result.AnsweredRequests;
 import io.kairos.wire.result.ResultBounds;
 import io.kairos.core.scheduling.PolicyParams;
 import io.kairos.core.scheduling.policy.Policies;
-import io.kairos.flink.RepositoryCopy;
-import io.kairos.onnx.RepositorySource;
 import io.kairos.wire.RegistryFraming;
-import io.kairos.wire.Secrets;
 
 import java.io.Serializable;
 import java.util.Arrays;
@@ -270,7 +267,7 @@ public final class ServingConfig implements Serializable {
         this.deviceTypes = b.deviceTypes;
         this.simulatedSpeed = b.simulatedSpeed;
         this.modelsFile = b.modelsFile;
-        this.modelRepository = located(b.modelRepository);
+        this.modelRepository = b.modelRepository;
         this.deviceMemoryMb = b.deviceMemoryMb;
         this.eviction = b.eviction;
         this.intraOpThreads = b.intraOpThreads;
@@ -296,13 +293,6 @@ public final class ServingConfig implements Serializable {
         this.schemaRegistryUrl = b.schemaRegistryUrl;
         this.transactionTimeoutMs = b.transactionTimeoutMs;
         this.answeredReadBack = b.answeredReadBack;
-    }
-
-    /** A model repository in a folder as an absolute path, since the task managers do not share the client's working directory; a URI as it is. */
-    private static String located(String modelRepository) {
-        if (modelRepository == null) return null;
-        RepositorySource source = RepositoryCopy.of(modelRepository);
-        return source instanceof RepositoryCopy ? modelRepository : source.localRoot().toString();
     }
 
     /** A builder that starts from the defaults. */
@@ -492,13 +482,6 @@ public final class ServingConfig implements Serializable {
             }
             if (b.modelRepository != null && b.modelsFile != null) {
                 throw invalid("modelsFile", " and " + names.apply("modelRepository") + " exclude each other: the repository's manifests are the catalog");
-            }
-            if (b.modelRepository != null) {
-                try {
-                    RepositoryCopy.of(b.modelRepository);
-                } catch (IllegalArgumentException e) {
-                    throw invalid("modelRepository", ": " + Secrets.maskUris(e.getMessage()));
-                }
             }
             if (b.deviceMemoryMb < 1) throw invalid("deviceMemoryMb", " must be at least 1, got " + b.deviceMemoryMb);
             if (b.intraOpThreads < 0) throw invalid("intraOpThreads", " must not be negative, got " + b.intraOpThreads);

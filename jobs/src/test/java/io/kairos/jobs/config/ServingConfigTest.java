@@ -71,13 +71,11 @@ class ServingConfigTest {
     }
 
     @Test
-    void aModelRepositoryIsAReadableLocationAndExcludesAProfilesFile() {
+    void aModelRepositoryExcludesAProfilesFile() {
         assertThat(refused(b -> {
             b.modelsFile = "m.json";
             b.modelRepository = "models";
         })).hasMessage("modelsFile and modelRepository exclude each other: the repository's manifests are the catalog");
-        assertThat(refused(b -> b.modelRepository = "s3://user:secret@bucket/my models"))
-                .hasMessageStartingWith("modelRepository: model repository s3://******@bucket/my models: not a URI");
     }
 
     @Test
@@ -164,15 +162,6 @@ class ServingConfigTest {
         assertThat(config.topics()).containsExactly("x-requests", "x-results", "x-telemetry", "x-control", "x-control-outcomes",
                 "x-device-reports", "x-pipeline-hops");
         assertThat(ServingConfig.builder().topicsNamed("x-").topics()).isEqualTo(config.topics());
-    }
-
-    @Test
-    void aModelRepositoryInAFolderIsKeptAsAnAbsolutePath() {
-        ServingConfig.Builder b = ServingConfig.builder();
-        b.modelRepository = "models";
-        assertThat(b.build().modelRepository).isEqualTo(Path.of("models").toAbsolutePath().toString());
-        b.modelRepository = "s3://bucket/models";
-        assertThat(b.build().modelRepository).isEqualTo("s3://bucket/models");
     }
 
     @Test

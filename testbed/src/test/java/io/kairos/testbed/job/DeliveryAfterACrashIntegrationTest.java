@@ -52,7 +52,10 @@ class DeliveryAfterACrashIntegrationTest {
     private static final String WARM_UP = "warm-up";
     private static final int ANSWERED = 100;
     @RegisterExtension
-    static final BrokerForClass BROKER = new BrokerForClass();
+    // Transactions as long as the test's checkpoints are far apart: the job's producer stays in one
+    // transaction from one triggered checkpoint to the next, and a configuration is refused whose
+    // transaction timeout does not outlast its checkpoint interval.
+    static final BrokerForClass BROKER = new BrokerForClass(Map.of("transaction.max.timeout.ms", Integer.toString(Integer.MAX_VALUE)));
     /** The index of the running TaskManager: a terminated one keeps its place in the mini-cluster's list. */
     private static int liveTaskManager;
 
@@ -168,6 +171,7 @@ class DeliveryAfterACrashIntegrationTest {
         return TestConfigs.onBroker(BROKER.get(), prefix, c -> {
             c.delivery = delivery;
             c.checkpointIntervalMs = 1_000_000_000; // only the checkpoints the test triggers
+            c.transactionTimeoutMs = 2_000_000_000;
         });
     }
 
