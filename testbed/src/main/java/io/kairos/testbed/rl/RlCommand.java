@@ -5,6 +5,7 @@ import io.kairos.core.scheduling.learned.RandomAgent;
 import io.kairos.core.scheduling.learned.StateEncoder;
 import io.kairos.sim.Simulation;
 import io.kairos.sim.learning.Reward;
+import io.kairos.sim.learning.RewardMeter;
 import io.kairos.sim.learning.SchedulingEnvironment;
 import io.kairos.testbed.experiment.LowSloExperiment;
 import picocli.CommandLine;
@@ -58,6 +59,9 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--reward", paramLabel = "RF", description = "Reward function: rf1, rf2 or rf3 (default: ${DEFAULT-VALUE}).")
         String reward = "rf3";
 
+        @Option(names = "--late-charge", paramLabel = "WHEN", description = "When a request that ends late pays rf2's and rf3's correction: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}, the thesis'; at_start: in the step that starts a batch predicted to end after its deadline).")
+        RewardMeter.LateCharge lateCharge = RewardMeter.LateCharge.AT_FATE;
+
         @Option(names = "--param", paramLabel = "KEY=VALUE", description = "Group parameter, repeatable, e.g. shed_early=false.")
         Map<String, String> params = new LinkedHashMap<>();
 
@@ -66,7 +70,7 @@ public class RlCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }
             Simulation.Builder b = LowSloExperiment.setup(models, rate, sloMs).devices(devices);
-            return new SchedulingEnvironment(b, PolicyParams.of(params), Reward.parse(reward));
+            return new SchedulingEnvironment(b, PolicyParams.of(params), Reward.parse(reward), lateCharge);
         }
     }
 

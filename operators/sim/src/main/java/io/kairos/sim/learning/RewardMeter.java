@@ -7,16 +7,26 @@ import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
 import io.kairos.sim.FateListener;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Adds up a {@link Reward} as a simulation goes: the early reward and the GPU term of each step
  * when it is applied, the outcome of each request when its fate is decided. A learner takes what
  * accrued since its previous step ({@link #take}); the episode's counts of requests met, late and
  * dropped come along.
+ *
+ * <p>When a late request pays its correction is the meter's choice ({@link LateCharge}); the
+ * episode's reward in all is the same either way, as long as the predictions hold.
  */
 public final class RewardMeter implements FateListener {
     private final Reward reward;
+    private final LateCharge lateCharge;
+    // Requests charged their correction when their batch started, predicted to end late: at their
+    // fate they pay nothing more, and are paid back if they met their SLO after all.
+    private final Set<Request> chargedAtStart = Collections.newSetFromMap(new IdentityHashMap<>());
     private GroupView group;
     private double accrued;
     private double total;
@@ -24,8 +34,29 @@ public final class RewardMeter implements FateListener {
     private long late;
     private long dropped;
 
+    /**
+     * When a request that ends late pays RF2's correction.
+     * <ul>
+     *   <li>{@link #AT_FATE}: when it ends (the thesis): for a batch that runs 10 ms, some 60 steps
+     *       of six devices after the step that started it, in another device's step.</li>
+     *   <li>{@link #AT_START}: in the step that starts a batch predicted to end after the request's
+     *       deadline, with the early reward it is denied; a request late against its prediction
+     *       (noise) still pays at its fate. The step that decided is the one that pays.</li>
+     * </ul>
+     */
+    public enum LateCharge { AT_FATE, AT_START }
+
     public RewardMeter(Reward reward) {
+        this(reward, LateCharge.AT_FATE);
+    }
+
+    public RewardMeter(Reward reward, LateCharge lateCharge) {
         this.reward = reward;
+        this.lateCharge = lateCharge;
+    }
+
+    private double correction(Request request) {
+        return Reward.CORRECTION * Reward.EARLY_POSITIVE * group.profile(request.model()).latencyAt(0) / 1000.0;
     }
 
     /** A step's action started {@code started} on {@code device} of {@code group} at {@code nowMicros}. */
@@ -36,7 +67,16 @@ public final class RewardMeter implements FateListener {
             double share = d.predictedLatencyMicros() / 1000.0 / d.size();
             double positive = Reward.EARLY_POSITIVE * group.profileOn(group.queue(d.model()), device).latencyAt(0) / 1000.0;
             long end = d.predictedEndMicros();
-            for (Request r : d.requests()) add(-share + (end <= r.deadlineMicros() ? positive : 0));
+            for (Request r : d.requests()) {
+                if (end <= r.deadlineMicros()) {
+                    add(-share + positive);
+                } else if (lateCharge == LateCharge.AT_START) {
+                    add(-share - correction(r));
+                    chargedAtStart.add(r);
+                } else {
+                    add(-share);
+                }
+            }
         }
         if (reward == Reward.RF3) add(-Reward.GPU_TERM_PER_MS * device.outstandingMicros(nowMicros) / 1000.0);
     }
@@ -49,8 +89,10 @@ public final class RewardMeter implements FateListener {
         else dropped++;
         if (reward == Reward.RF1) {
             add(met ? 1 : -1);
+        } else if (chargedAtStart.remove(request)) {
+            if (met) add(correction(request)); // predicted late, yet met: the charge comes back
         } else if (!met && group != null) {
-            add(-Reward.CORRECTION * Reward.EARLY_POSITIVE * group.profile(request.model()).latencyAt(0) / 1000.0);
+            add(-correction(request));
         }
     }
 

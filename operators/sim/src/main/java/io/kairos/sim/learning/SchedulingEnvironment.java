@@ -27,15 +27,22 @@ public final class SchedulingEnvironment {
     private final Simulation.Builder setup;
     private final PolicyParams params;
     private final Reward reward;
+    private final RewardMeter.LateCharge lateCharge;
 
     /**
      * @param setup  the devices and the load (a policy, duration and seed it may have are replaced)
      * @param params the group's parameters (shedding; {@link PolicyParams#NONE}: the defaults)
      */
     public SchedulingEnvironment(Simulation.Builder setup, PolicyParams params, Reward reward) {
+        this(setup, params, reward, RewardMeter.LateCharge.AT_FATE);
+    }
+
+    /** @param lateCharge when a request that ends late pays its correction (RF2, RF3) */
+    public SchedulingEnvironment(Simulation.Builder setup, PolicyParams params, Reward reward, RewardMeter.LateCharge lateCharge) {
         this.setup = setup;
         this.params = params;
         this.reward = reward;
+        this.lateCharge = lateCharge;
     }
 
     /** What chooses the actions of an episode. */
@@ -63,7 +70,7 @@ public final class SchedulingEnvironment {
     /** Runs an episode of at most {@code steps} steps from {@code seed}. */
     public Episode run(long seed, int steps, Learner learner) {
         if (steps < 1) throw new IllegalArgumentException("an episode needs at least one step, got " + steps);
-        RewardMeter meter = new RewardMeter(reward);
+        RewardMeter meter = new RewardMeter(reward, lateCharge);
         Driver driver = new Driver(learner, meter, steps);
         // Long enough for the steps at one decision per ms, the least while requests wait.
         Simulation sim = setup.policy(AgentPolicy.RANDOM, params).policies(name -> AgentPolicy.drivenBy(name, driver))

@@ -29,16 +29,21 @@ class RewardMeterTest {
 
     /** A batch of 4 at time 0 on an idle device, ending at 5.1 ms; request "late" has a 4 ms deadline. */
     private static double[] batchOfFour(Reward reward) {
+        return batchOfFour(reward, RewardMeter.LateCharge.AT_FATE, ResultStatus.LATE);
+    }
+
+    /** The same, the late request's correction charged as {@code charge} says, "late" ending with {@code lateEnds}. */
+    private static double[] batchOfFour(Reward reward, RewardMeter.LateCharge charge, ResultStatus lateEnds) {
         DeviceView d = new DeviceView(0, null);
         GroupScheduler g = group(d);
         g.admit(new Request("late", R, 0, 4_000, null));
         for (int i = 0; i < 3; i++) g.admit(new Request("r" + i, R, 0, 20_000, null));
         Dispatch batch = g.dispatch(R, 4, d, 0);
-        RewardMeter meter = new RewardMeter(reward);
+        RewardMeter meter = new RewardMeter(reward, charge);
         meter.applied(0, g, d, List.of(batch));
         double atStep = meter.take();
         // The batch ends at 5.1 ms: three within their SLO, "late" after its deadline.
-        for (Request r : batch.requests()) meter.onFate(r, r.id().equals("late") ? ResultStatus.LATE : ResultStatus.OK, 5_100, 4);
+        for (Request r : batch.requests()) meter.onFate(r, r.id().equals("late") ? lateEnds : ResultStatus.OK, 5_100, 4);
         double atFates = meter.take();
         return new double[] {atStep, atFates, meter.ok(), meter.late(), meter.dropped(), meter.total()};
     }
@@ -54,6 +59,25 @@ class RewardMeterTest {
         assertThat(r[2]).isEqualTo(3);
         assertThat(r[3]).isEqualTo(1);
         assertThat(r[5]).isCloseTo(11.1 - 16.2, within(1e-9));
+    }
+
+    @Test
+    void chargedAtStartTheStepThatStartsAPredictedLateRequestPaysItsCorrectionAndTheTotalIsTheSame() {
+        // As rf2GivesEachRequestItsShare..., the -16.2 of "late" moved into the step: 11.1 - 16.2
+        // = -5.1 there, nothing at the fates, the same -5.1 in all.
+        double[] r = batchOfFour(Reward.RF2, RewardMeter.LateCharge.AT_START, ResultStatus.LATE);
+        assertThat(r[0]).isCloseTo(-5.1, within(1e-9));
+        assertThat(r[1]).isCloseTo(0, within(1e-9));
+        assertThat(r[3]).isEqualTo(1);
+        assertThat(r[5]).isCloseTo(11.1 - 16.2, within(1e-9));
+        // Predicted late, yet met after all (the device ran faster than its profile): the charge
+        // comes back at its fate, and the total is RF2's for four requests met without the early
+        // reward of "late": 11.1.
+        double[] met = batchOfFour(Reward.RF2, RewardMeter.LateCharge.AT_START, ResultStatus.OK);
+        assertThat(met[0]).isCloseTo(-5.1, within(1e-9));
+        assertThat(met[1]).isCloseTo(16.2, within(1e-9));
+        assertThat(met[5]).isCloseTo(11.1, within(1e-9));
+        assertThat(met[2]).isEqualTo(4);
     }
 
     @Test
