@@ -240,6 +240,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--env-command", default="bin/kairos-lab rl env", help="serves the environment (default: %(default)s)")
     p.add_argument("--env-args", default="", help="more arguments for it, e.g. '--rate 1200 --models 12 --reward rf2'")
+    p.add_argument("--late-charge", choices=["at_start", "at_fate"], default="at_start",
+                   help="when a request that ends late pays its correction: in the step that starts its batch, predicted late "
+                        "(default), or when it ends, dozens of steps later in another device's step (the thesis'); "
+                        "the environment's --late-charge")
     p.add_argument("--envs", type=int, default=4, help="environment processes (default: %(default)s)")
     p.add_argument("--episodes", type=int, default=20, help="episodes of the schedule in all (default: %(default)s)")
     p.add_argument("--episode-steps", type=int, default=3000, help="the first episode's steps, doubling every other one (default: %(default)s, the thesis')")
@@ -280,7 +284,7 @@ def main():
     critic_lr = args.critic_lr if args.critic_lr is not None else args.lr
     opt = torch.optim.Adam([{"params": model.actor.parameters(), "lr": args.lr, "base": args.lr},
                             {"params": model.critic.parameters(), "lr": critic_lr, "base": critic_lr}], eps=1e-5)
-    command = shlex.split(args.env_command) + shlex.split(args.env_args)
+    command = shlex.split(args.env_command) + ["--late-charge", args.late_charge] + shlex.split(args.env_args)
     envs = ke.Envs(command, args.envs)
     k = len(envs)
     started = time.time()
