@@ -99,8 +99,19 @@ public final class AzureExperiment implements Experiment {
 
     @Override
     public Settings defaults() {
-        // One simulated hour per run: triton's grid would take 15 of them per point.
-        return Settings.of(3600, 60, 3).withTritonGrid(false);
+        return Settings.of(3600, 60, 3);
+    }
+
+    /**
+     * The grids (Triton's 30 settings, Kairos' 5) are tuned on the first {@value #TUNING_SECONDS} s
+     * of the tuning seed's trace, a sample as a user tunes on: a simulated hour per setting would
+     * be 105 hours of trace per run of the experiment.
+     */
+    static final double TUNING_SECONDS = 600;
+
+    @Override
+    public double tuningSeconds(Settings settings) {
+        return Math.min(settings.durationSeconds(), TUNING_SECONDS);
     }
 
     @Override

@@ -80,6 +80,14 @@ public interface Experiment {
     }
 
     /**
+     * How long a tuning run simulates: the measured runs' duration, unless the experiment tunes on
+     * a sample of its workload, as a user tunes on a sample of theirs.
+     */
+    default double tuningSeconds(Settings settings) {
+        return settings.durationSeconds();
+    }
+
+    /**
      * The runs that tune a policy as its users do (Triton) or as Kairos' own knob is: every setting
      * of its grid ({@link TritonGrid#settings(String)}) at every point on
      * {@link Settings#TUNING_SEED} alone, none of the measured seeds; empty where tuning is off.
@@ -92,7 +100,8 @@ public interface Experiment {
                 for (TritonGrid.Setting variant : TritonGrid.settings(policy)) {
                     Map<String, String> params = new HashMap<>(asPublished(policy));
                     params.putAll(variant.params());
-                    Simulation sim = settings.apply(setup(p).policy(policy, params), Settings.TUNING_SEED).build();
+                    Simulation sim = settings.apply(setup(p).policy(policy, params), Settings.TUNING_SEED)
+                            .duration(Math.round(tuningSeconds(settings) * 1e6)).build();
                     runs.add(new Run(p, policy, variant.label(), Settings.TUNING_SEED, sim));
                 }
             }

@@ -144,7 +144,7 @@ public abstract class ExperimentSubcommand implements Callable<Integer> {
         @Option(names = "--invocation", paramLabel = "WHEN", description = "When the policy is asked: 'events' (on every arrival, batch end and wake-up, as the job does) or a period such as 1ms (as the RL thesis invokes its agent) (default: events).")
         String invocation;
 
-        @Option(names = "--triton-grid", negatable = true, description = "Run triton with each setting of its grid (max queue delay x preferred batch sizes) and keep the best at each point; --no-triton-grid: once with its defaults (default: the experiment's; azure runs it once, its hour x 15 settings being most of an hour of CPU).")
+        @Option(names = "--triton-grid", negatable = true, description = "Tune triton (max queue delay x preferred batch sizes x queue timeout) and kairos (efficiency_gain) on seed 0 and run the best setting at each point; --no-triton-grid: each once with its defaults (default: on; azure tunes on the trace's first 10 minutes).")
         Boolean tritonGrid;
     }
 

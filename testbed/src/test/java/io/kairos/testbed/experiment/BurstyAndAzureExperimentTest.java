@@ -86,9 +86,15 @@ class BurstyAndAzureExperimentTest {
         assertThat(e.demand(held).peakDevices()).isLessThanOrEqualTo(12.0);
         assertThat(e.demand(held + AzureExperiment.RATE_STEP).peakDevices()).isGreaterThan(12.0);
         assertThat(e.demand(9500).meanDevices()).isGreaterThan(12.0);
-        // A simulated hour per run: triton once, not over its grid, unless asked.
-        assertThat(e.defaults().tritonGrid()).isFalse();
-        assertThat(new BurstyExperiment().defaults().tritonGrid()).isTrue();
+        // A simulated hour per measured run; the grids tuned on the trace's first 10 minutes, a
+        // shorter run tuned on all of it; the other experiments tune on their whole duration.
+        assertThat(e.defaults().tritonGrid()).isTrue();
+        assertThat(e.defaults().durationSeconds()).isEqualTo(3600);
+        assertThat(e.tuningSeconds(e.defaults())).isEqualTo(600);
+        assertThat(e.tuningSeconds(Settings.of(120, 10, 1))).isEqualTo(120);
+        BurstyExperiment bursty = new BurstyExperiment();
+        assertThat(bursty.defaults().tritonGrid()).isTrue();
+        assertThat(bursty.tuningSeconds(bursty.defaults())).isEqualTo(bursty.defaults().durationSeconds());
         SimulationReport r = e.setup(e.points().get(1)).policy("kairos").duration(3_000_000).warmup(1_000_000).seed(1).build().run();
         // 2 s measured; the trace's rate is 9,500/s over its hour, its first minutes a little below or above.
         assertThat(r.arrivals()).isBetween(14_000L, 24_000L);

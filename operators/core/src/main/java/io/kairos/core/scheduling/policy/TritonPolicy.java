@@ -110,6 +110,10 @@ public final class TritonPolicy implements SchedulingPolicy {
     // Every model times out at its deadline: the queues' deadline order finds the expired ones
     // without a scan of every model (the Azure experiment holds thousands).
     private final boolean allAtDeadline;
+    // Every model has the same timeout in milliseconds (no model overrides it), or NEVER: the
+    // queues' order by head arrival finds the expired ones, as the deadline order does above;
+    // VARIES when models differ, and each pending model is looked at.
+    private final long uniformTimeout;
     // A device predicted to free within this counts as idle (lookahead_ms).
     private final long lookahead;
 
@@ -122,7 +126,12 @@ public final class TritonPolicy implements SchedulingPolicy {
         this.lookahead = lookaheadMicros;
         this.allAtDeadline = batching.group().queueTimeoutMicros() == AT_DEADLINE
                 && batching.models().values().stream().allMatch(b -> b.queueTimeoutMicros() == AT_DEADLINE);
+        this.uniformTimeout = batching.models().isEmpty() && batching.group().queueTimeoutMicros() != AT_DEADLINE
+                ? batching.group().queueTimeoutMicros() : VARIES;
     }
+
+    /** {@link #uniformTimeout} when the models' timeouts differ, or are their deadlines. */
+    private static final long VARIES = Long.MIN_VALUE;
 
     @Override
     public String name() {
@@ -288,6 +297,15 @@ public final class TritonPolicy implements SchedulingPolicy {
                 if (q.latestStartAlone() > now) break;
                 if (q.headDeadline() <= now) expiring.add(q);
             }
+        } else if (uniformTimeout == NEVER) {
+            return;
+        } else if (uniformTimeout != VARIES) {
+            // Queues in order of their head's arrival: past the first head that has not waited the
+            // timeout, none has.
+            for (RequestQueue q : byHeadArrival(group)) {
+                if (expiry(q.peek(), uniformTimeout) > now) break;
+                expiring.add(q);
+            }
         } else {
             for (String model : group.modelsWithPending()) {
                 long timeout = batching.of(model).queueTimeoutMicros();
@@ -317,11 +335,21 @@ public final class TritonPolicy implements SchedulingPolicy {
             }
             return next;
         }
+        if (uniformTimeout == NEVER) return NO_WAKE;
+        if (uniformTimeout != VARIES) {
+            OrderedQueues order = byHeadArrival(group);
+            return order.isEmpty() ? NO_WAKE : expiry(order.first().peek(), uniformTimeout);
+        }
         for (String model : group.modelsWithPending()) {
             long timeout = batching.of(model).queueTimeoutMicros();
             if (timeout != NEVER) next = Math.min(next, expiry(group.queue(model).peek(), timeout));
         }
         return next;
+    }
+
+    /** The pending queues, their head's arrival first. */
+    private static OrderedQueues byHeadArrival(GroupView group) {
+        return group.index(ArrivalOrder.class, ArrivalOrder.BY_HEAD, ArrivalOrder::byHead).queues();
     }
 
     private static long expiry(Request r, long timeout) {

@@ -405,4 +405,45 @@ class TritonPolicyTest {
         assertThat(drops).isPositive();
         assertThat(largestBatch).isGreaterThan(1);
     }
+
+    @Test
+    void aTimeoutSharedByEveryModelRejectsWhatTheScanOfEveryModelRejects() {
+        // One group-wide timeout finds the expired heads in the queues' order by head arrival; the
+        // same timeout given to one model as an override makes the policy look at every model. Both
+        // must reject the same requests at the same times and send the same batches.
+        ModelCatalog catalog = ModelCatalog.builtIn();
+        List<String> models = catalog.names();
+        int timedOut = 0;
+        for (long seed = 1; seed <= 8; seed++) {
+            for (String timeout : List.of("3", "0")) {
+                Random rnd = new Random(seed);
+                int deviceCount = 1 + rnd.nextInt(3);
+                // One SLO for all, as the class says its timeout check at the head assumes.
+                List<Request> arrivals = GroupSimulation.arrivals(rnd, 3000, models, 200 + rnd.nextInt(1800), 20);
+                PolicyParams shared = params("max_batch", "4", "max_queue_delay_ms", "1", "queue_timeout_ms", timeout, GroupScheduler.SHED, "false");
+                PolicyParams scanned = shared.withModel(models.get(0), Map.of("queue_timeout_ms", timeout));
+                GroupSimulation byOrder = new GroupSimulation().run(catalog, uniformDevices(deviceCount), new TritonPolicy(), shared, arrivals);
+                GroupSimulation byScan = new GroupSimulation().run(catalog, uniformDevices(deviceCount), new TritonPolicy(), scanned, arrivals);
+                assertThat(outcomes(byOrder)).as("seed %d, timeout %s ms", seed, timeout).isEqualTo(outcomes(byScan));
+                long expired = byOrder.dropped.stream().filter(d -> d.drop().reason().startsWith("queue timeout")).count();
+                if (timeout.equals("0")) assertThat(expired).as("seed %d: no timeout, nothing times out", seed).isZero();
+                timedOut += (int) expired;
+            }
+        }
+        assertThat(timedOut).as("the loads must make requests wait out a 3 ms timeout").isPositive();
+    }
+
+    private static List<DeviceView> uniformDevices(int count) {
+        List<DeviceView> out = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) out.add(device(i));
+        return out;
+    }
+
+    /** What a run decided, order aside within one instant: each batch (when, device, requests) and each drop (when, request). */
+    private static java.util.Set<String> outcomes(GroupSimulation sim) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (GroupSimulation.Made m : sim.dispatched) out.add(m.at() + " d" + m.dispatch().device() + " " + ids(m.dispatch()));
+        for (GroupSimulation.Shed s : sim.dropped) out.add(s.at() + " x " + s.drop().request().id());
+        return out;
+    }
 }
