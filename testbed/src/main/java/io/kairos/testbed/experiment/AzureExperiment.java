@@ -99,7 +99,9 @@ public final class AzureExperiment implements Experiment {
 
     @Override
     public Settings defaults() {
-        return Settings.of(3600, 60, 3);
+        // The thesis' heuristic (clockwork), the baselines and Kairos; fifo, edf and static batches
+        // are the low-SLO sweep's references and say nothing more here.
+        return Settings.of(3600, 60, 3).withPolicies(List.of("clockwork", "flex", "kairos", "triton", "work-conserving"));
     }
 
     /**

@@ -90,6 +90,7 @@ class BurstyAndAzureExperimentTest {
         // shorter run tuned on all of it; the other experiments tune on their whole duration.
         assertThat(e.defaults().tritonGrid()).isTrue();
         assertThat(e.defaults().durationSeconds()).isEqualTo(3600);
+        assertThat(e.defaults().policies()).containsExactly("clockwork", "flex", "kairos", "triton", "work-conserving");
         assertThat(e.tuningSeconds(e.defaults())).isEqualTo(600);
         assertThat(e.tuningSeconds(Settings.of(120, 10, 1))).isEqualTo(120);
         BurstyExperiment bursty = new BurstyExperiment();
