@@ -64,7 +64,8 @@ public final class ExperimentRunner {
         out.printf(Locale.ROOT, "%d runs (%d points x %d policies x %d seed%s%s), %s s simulated each (%s s warm-up), invocation %s, %d thread%s%n",
                 experiment.points().size() * settings.policies().size() * settings.seeds() + tuning.size(), experiment.points().size(), settings.policies().size(),
                 settings.seeds(), settings.seeds() == 1 ? "" : "s",
-                tuning.isEmpty() ? "" : "; " + tuning.size() + " tuning runs on seed " + Settings.TUNING_SEED,
+                tuning.isEmpty() ? "" : "; " + tuning.size() + " tuning runs on seed " + Settings.TUNING_SEED
+                        + (experiment.tuningSeconds(settings) == settings.durationSeconds() ? "" : " of " + Settings.plain(experiment.tuningSeconds(settings)) + " s"),
                 Settings.plain(settings.durationSeconds()), Settings.plain(settings.warmupSeconds()), settings.invocationLabel(),
                 threads, threads == 1 ? "" : "s");
         long started = System.nanoTime();

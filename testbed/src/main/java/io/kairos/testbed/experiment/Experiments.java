@@ -254,8 +254,8 @@ public final class Experiments {
     /**
      * {@code experiment rl}: the trained networks and the random agent on the low-SLO sweep and the
      * Azure run, and the training curves (see RlExperiment); {@code --duration-s}, {@code --warmup-s}
-     * and {@code --seeds} set the sweep's runs (default 10 s, 2 s, 1 seed), the Azure run simulates
-     * its first {@value #AZURE_SECONDS} s.
+     * set the sweep's and Fig 6.1's runs (default 10 s, 2 s), {@code --seeds} every part's (default
+     * 3); the Azure run simulates its first {@value #AZURE_SECONDS} s.
      */
     static final class Rl extends ExperimentSubcommand {
         /** Simulated seconds of the Azure run: every agent decides every 1 ms on each of 12 devices. */
@@ -301,7 +301,7 @@ public final class Experiments {
             if (azureOnly && windowOnly) throw new ParameterException(cl, "--azure-only and --window-only each run one part; give one");
             double duration = length.duration(cl, 10);
             double warmupSeconds = warmup.warmup(cl, duration, Math.min(2, duration / 5));
-            return new RlExperiment(ExperimentCommand.defaultOut(name()), duration, warmupSeconds, AZURE_SECONDS, length.seeds(cl, 1), threads, progress(),
+            return new RlExperiment(ExperimentCommand.defaultOut(name()), duration, warmupSeconds, AZURE_SECONDS, length.seeds(cl, DEFAULT_SEEDS), threads, progress(),
                     cl.getOut(), profiles.profiles(cl));
         }
 

@@ -160,21 +160,21 @@ public final class RlExperiment {
     }
 
     private void simulateAzure(Azure azure, Path dir) throws IOException, InterruptedException {
-        out.printf(Locale.ROOT, "%nAzure run (%s profiles): its first %s s simulated (%s s warm-up), 1 seed, at %s requests/s%n", azureProfiles.label(),
-                Settings.plain(azureSeconds), Settings.plain(azureSeconds / 10), azure.rates());
-        simulate(azure, azure.runs(new Settings(azureSeconds, azureSeconds / 10, 1, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(AZURE));
+        out.printf(Locale.ROOT, "%nAzure run (%s profiles): its first %s s simulated (%s s warm-up), %d seed%s, at %s requests/s%n", azureProfiles.label(),
+                Settings.plain(azureSeconds), Settings.plain(azureSeconds / 10), seeds, seeds == 1 ? "" : "s", azure.rates());
+        simulate(azure, azure.runs(new Settings(azureSeconds, azureSeconds / 10, seeds, List.of(AgentPolicy.RL), Invocation.onEvents())), dir.resolve(AZURE));
     }
 
     /** Fig 6.1's runs ({@link RlWindowFigure}), into {@code dir/window/results.csv}. */
     public void runWindow(Path dir) throws IOException {
-        out.printf(Locale.ROOT, "%nFig 6.1, two SLO types on one device: %s s simulated per run (%s s warm-up), seed 1%n",
-                Settings.plain(durationSeconds), Settings.plain(warmupSeconds));
+        out.printf(Locale.ROOT, "%nFig 6.1, two SLO types on one device: %s s simulated per run (%s s warm-up), %d seed%s%n",
+                Settings.plain(durationSeconds), Settings.plain(warmupSeconds), seeds, seeds == 1 ? "" : "s");
         out.flush();
         long started = System.nanoTime();
-        ResultTable window = RlWindowFigure.run(windowAgents(), durationSeconds, warmupSeconds, 1);
+        ResultTable window = RlWindowFigure.run(windowAgents(), durationSeconds, warmupSeconds, seeds);
         Files.createDirectories(dir.resolve(RlWindowFigure.DIR));
         window.write(dir.resolve(RlWindowFigure.DIR).resolve(ExperimentRunner.RESULTS));
-        out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", windowAgents().size() * RlWindowFigure.VARIANTS.size(), (System.nanoTime() - started) / 1e9);
+        out.printf(Locale.ROOT, "%d runs in %.1f s of wall time%n", windowAgents().size() * RlWindowFigure.VARIANTS.size() * seeds, (System.nanoTime() - started) / 1e9);
     }
 
     /** Runs the runs, writes results.csv into {@code dir} with each run's own invocation, and prints the table. */

@@ -53,7 +53,7 @@ final class RlWindowFigure {
     static final double NOISE_CV = 0.05;
     static final String MARGIN_MS = "0.5";
     static final List<String> VARIANTS = List.of("no-window", "hold", "hold+noise", "hold+noise+margin");
-    static final List<String> COLUMNS = List.of("agent", "variant", "request_type", "requests", "ok", "early", "late", "dropped", "attainment");
+    static final List<String> COLUMNS = List.of("agent", "variant", "request_type", "seed", "requests", "ok", "early", "late", "dropped", "attainment");
 
     private RlWindowFigure() {}
 
@@ -76,8 +76,13 @@ final class RlWindowFigure {
      * request is judged by {@link Completion#status} against its type's SLO, model 1's window
      * included whether it was sent with it or not, counting those that arrived after the warm-up.
      */
-    static ResultTable run(List<RlExperiment.Agent> agents, double durationSeconds, double warmupSeconds, long seed) {
+    static ResultTable run(List<RlExperiment.Agent> agents, double durationSeconds, double warmupSeconds, int seeds) {
         ResultTable t = new ResultTable(COLUMNS);
+        for (long seed = 1; seed <= seeds; seed++) run(t, agents, durationSeconds, warmupSeconds, seed);
+        return t;
+    }
+
+    private static void run(ResultTable t, List<RlExperiment.Agent> agents, double durationSeconds, double warmupSeconds, long seed) {
         long warmup = Math.round(warmupSeconds * 1e6);
         String windowed = ModelCatalog.instanceName(MODEL, 1);
         for (RlExperiment.Agent a : agents) {
@@ -101,14 +106,13 @@ final class RlWindowFigure {
                     long all = 0;
                     for (long n : c) all += n;
                     long ok = c[ResultStatus.OK.ordinal()];
-                    t.add(List.of(a.label(), variant, type(type), Long.toString(all), Long.toString(ok),
+                    t.add(List.of(a.label(), variant, type(type), Long.toString(seed), Long.toString(all), Long.toString(ok),
                             Long.toString(c[ResultStatus.EARLY.ordinal()]), Long.toString(c[ResultStatus.LATE.ordinal()]),
                             Long.toString(c[ResultStatus.DROPPED.ordinal()]),
                             all == 0 ? "" : String.format(Locale.ROOT, "%.6f", (double) ok / all)));
                 }
             }
         }
-        return t;
     }
 
     static List<Path> draw(ResultTable results, Path dir) throws IOException {
@@ -131,10 +135,12 @@ final class RlWindowFigure {
         double target = Targets.of(TARGETS, "attainment");
         double unheldTarget = Targets.of(TARGETS, "unheld");
         String every = Numbers.significant(100 * target) + " %";
+        // Each agent, variant and type: the median over the seeds.
         Map<String, Double> at = new HashMap<>();
-        int agent = results.index("agent"), variant = results.index("variant"), type = results.index("request_type"), att = results.index("attainment");
+        int agent = results.index("agent"), variant = results.index("variant"), type = results.index("request_type");
         for (List<String> r : results.rows()) {
-            if (!r.get(att).isEmpty()) at.put(r.get(agent) + "|" + r.get(variant) + "|" + r.get(type), Double.parseDouble(r.get(att)));
+            double median = results.median("attainment", Map.of("agent", r.get(agent), "variant", r.get(variant), "request_type", r.get(type)));
+            if (!Double.isNaN(median)) at.put(r.get(agent) + "|" + r.get(variant) + "|" + r.get(type), median);
         }
         double control = at.getOrDefault("random|hold|" + type(1), Double.NaN);
         for (String a : List.of("rl", "kairos", "clockwork")) {

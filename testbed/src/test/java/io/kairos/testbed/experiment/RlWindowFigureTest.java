@@ -12,15 +12,15 @@ class RlWindowFigureTest {
     private static ResultTable table(String unheldOne, String heldOne, String heldZero) {
         ResultTable t = new ResultTable(RlWindowFigure.COLUMNS);
         for (String agent : List.of("rl", "kairos", "clockwork")) {
-            t.add(List.of(agent, "no-window", RlWindowFigure.type(0), "100", "100", "0", "0", "0", "1.000000"));
-            t.add(List.of(agent, "no-window", RlWindowFigure.type(1), "100", "0", "100", "0", "0", unheldOne));
-            t.add(List.of(agent, "hold", RlWindowFigure.type(0), "100", "100", "0", "0", "0", heldZero));
-            t.add(List.of(agent, "hold", RlWindowFigure.type(1), "100", "100", "0", "0", "0", heldOne));
-            t.add(List.of(agent, "hold+noise", RlWindowFigure.type(1), "100", "70", "30", "0", "0", "0.700000"));
-            t.add(List.of(agent, "hold+noise+margin", RlWindowFigure.type(1), "100", "100", "0", "0", "0", heldOne));
+            t.add(List.of(agent, "no-window", RlWindowFigure.type(0), "1", "100", "100", "0", "0", "0", "1.000000"));
+            t.add(List.of(agent, "no-window", RlWindowFigure.type(1), "1", "100", "0", "100", "0", "0", unheldOne));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(0), "1", "100", "100", "0", "0", "0", heldZero));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(1), "1", "100", "100", "0", "0", "0", heldOne));
+            t.add(List.of(agent, "hold+noise", RlWindowFigure.type(1), "1", "100", "70", "30", "0", "0", "0.700000"));
+            t.add(List.of(agent, "hold+noise+margin", RlWindowFigure.type(1), "1", "100", "100", "0", "0", "0", heldOne));
         }
         // The control: a random agent that the hold does not carry to model 1's window.
-        t.add(List.of("random", "hold", RlWindowFigure.type(1), "100", "50", "50", "0", "0", "0.500000"));
+        t.add(List.of("random", "hold", RlWindowFigure.type(1), "1", "100", "50", "50", "0", "0", "0.500000"));
         return t;
     }
 
@@ -41,5 +41,20 @@ class RlWindowFigureTest {
         assertThat(RlWindowFigure.claims(table("0.500000", "1.000000", "1.000000")).get(1).verdict()).isEqualTo(Experiment.Claim.Verdict.FAIL);
         assertThat(RlWindowFigure.claims(new ResultTable(RlWindowFigure.COLUMNS)))
                 .extracting(Experiment.Claim::verdict).containsOnly(Experiment.Claim.Verdict.SKIP);
+    }
+
+    @Test
+    void eachAgentIsJudgedByItsMedianOverTheSeeds() {
+        // rl holds model 1 at 100 % on seed 1; seeds 2 and 3 added at 99.5 % and 50 %: the median,
+        // 99.5 %, still meets 99 %. With seed 2 at 60 % instead, the median is 60 %: FAIL.
+        ResultTable t = table("0.000000", "1.000000", "1.000000");
+        t.add(List.of("rl", "hold", RlWindowFigure.type(1), "2", "200", "199", "1", "0", "0", "0.995000"));
+        t.add(List.of("rl", "hold", RlWindowFigure.type(1), "3", "100", "50", "50", "0", "0", "0.500000"));
+        assertThat(RlWindowFigure.claims(t).get(1).verdict()).isEqualTo(Experiment.Claim.Verdict.PASS);
+        assertThat(RlWindowFigure.claims(t).get(1).evidence()).startsWith("rl hold: 99.50 %");
+        ResultTable worse = table("0.000000", "1.000000", "1.000000");
+        worse.add(List.of("rl", "hold", RlWindowFigure.type(1), "2", "100", "60", "40", "0", "0", "0.600000"));
+        worse.add(List.of("rl", "hold", RlWindowFigure.type(1), "3", "100", "50", "50", "0", "0", "0.500000"));
+        assertThat(RlWindowFigure.claims(worse).get(1).verdict()).isEqualTo(Experiment.Claim.Verdict.FAIL);
     }
 }

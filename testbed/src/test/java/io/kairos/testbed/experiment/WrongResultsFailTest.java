@@ -244,9 +244,9 @@ class WrongResultsFailTest {
     void theWindowFigureFailsWhereTheRandomAgentDoesAsWell() {
         ResultTable t = new ResultTable(RlWindowFigure.COLUMNS);
         for (String agent : List.of("rl", "kairos", "clockwork", "random")) {
-            t.add(List.of(agent, "no-window", RlWindowFigure.type(1), "100", "0", "100", "0", "0", "0.000000"));
-            t.add(List.of(agent, "hold", RlWindowFigure.type(0), "100", "100", "0", "0", "0", "1.000000"));
-            t.add(List.of(agent, "hold", RlWindowFigure.type(1), "100", "100", "0", "0", "0", "1.000000"));
+            t.add(List.of(agent, "no-window", RlWindowFigure.type(1), "1", "100", "0", "100", "0", "0", "0.000000"));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(0), "1", "100", "100", "0", "0", "0", "1.000000"));
+            t.add(List.of(agent, "hold", RlWindowFigure.type(1), "1", "100", "100", "0", "0", "0", "1.000000"));
         }
         List<Claim> claims = RlWindowFigure.claims(t);
         assertThat(verdict(claims, "Fig 6.1: rl meets model 1")).isEqualTo(Verdict.FAIL);
