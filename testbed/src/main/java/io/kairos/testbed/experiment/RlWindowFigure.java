@@ -137,10 +137,9 @@ final class RlWindowFigure {
         String every = Numbers.significant(100 * target) + " %";
         // Each agent, variant and type: the median over the seeds.
         Map<String, Double> at = new HashMap<>();
-        int agent = results.index("agent"), variant = results.index("variant"), type = results.index("request_type");
-        for (List<String> r : results.rows()) {
-            double median = results.median("attainment", Map.of("agent", r.get(agent), "variant", r.get(variant), "request_type", r.get(type)));
-            if (!Double.isNaN(median)) at.put(r.get(agent) + "|" + r.get(variant) + "|" + r.get(type), median);
+        for (List<String> k : results.distinct(List.of("agent", "variant", "request_type"))) {
+            double median = results.median("attainment", Map.of("agent", k.get(0), "variant", k.get(1), "request_type", k.get(2)));
+            if (!Double.isNaN(median)) at.put(k.get(0) + "|" + k.get(1) + "|" + k.get(2), median);
         }
         double control = at.getOrDefault("random|hold|" + type(1), Double.NaN);
         for (String a : List.of("rl", "kairos", "clockwork")) {
