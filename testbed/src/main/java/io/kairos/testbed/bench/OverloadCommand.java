@@ -69,8 +69,12 @@ public class OverloadCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: testbed/experiments/overload in the checkout).")
     Path out;
 
-    @Option(names = "--redraw", description = "Run nothing: draw goodput.png and backlog.png again from DIR/overload.csv.")
+    @Option(names = "--redraw", description = "Run nothing: draw goodput.png and backlog.png again from DIR/overload.csv (and simulator.png from DIR/simulator.csv).")
     boolean redraw;
+
+    @Option(names = "--simulator", description = "Run the same group and loads in the simulator, not the job: seeds 1..--runs of the arrivals, early shedding on and off; "
+            + "writes simulator.csv and simulator.png.")
+    boolean simulator;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -98,10 +102,16 @@ public class OverloadCommand implements Callable<Integer> {
             if (!java.nio.file.Files.isRegularFile(csv)) throw new CommandLine.ParameterException(cl, "--redraw: no " + csv + "; run overload first");
             drawFigures(ResultTable.read(csv), dir);
             w.println("drew " + dir.resolve("goodput.png") + " and backlog.png");
+            Path sim = dir.resolve(OverloadSimulation.CSV);
+            if (java.nio.file.Files.isRegularFile(sim)) {
+                OverloadSimulation.drawFigure(ResultTable.read(sim), dir);
+                w.println("drew " + dir.resolve("simulator.png"));
+            }
             return 0;
         }
 
         double capacity = OverloadRig.capacity(catalog, model, devices.count(), speed);
+        if (simulator) return simulate(w, catalog, capacity, dir);
         String series = policy.policy + (policy.params.isEmpty() ? "" : " " + String.join(" ", policy.params.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList()));
         w.printf(Locale.ROOT, "overload: %s, SLO %.0f ms, %d simulated devices at %.2fx the catalog's latency: capacity %.0f requests/s (full batches back to back); policy %s%n",
                 model, sloMs, devices.count(), speed, capacity, series);
@@ -153,6 +163,24 @@ public class OverloadCommand implements Callable<Integer> {
         table.write(dir.resolve("overload.csv"));
         drawFigures(table, dir);
         w.println("wrote " + dir.resolve("overload.csv") + ", goodput.png and backlog.png");
+        return 0;
+    }
+
+    private int simulate(PrintWriter w, ModelCatalog catalog, double capacity, Path dir) throws java.io.IOException {
+        w.printf(Locale.ROOT, "overload in the simulator: %s, SLO %.0f ms, %d devices at %.2fx the catalog's latency: capacity %.0f requests/s; policy %s; "
+                + "loads %s x capacity, seeds 1-%d, %d s each (first %d s not counted), early shedding on and off%n",
+                model, sloMs, devices.count(), speed, capacity, policy.policy, java.util.Arrays.toString(loads), runs, durationSeconds, warmupSeconds);
+        OverloadSimulation simulation = new OverloadSimulation(catalog, model, sloMs, devices.count(), speed, policy.policy, policy.params, durationSeconds, warmupSeconds);
+        ResultTable table;
+        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("simulator").setInitialMax((long) runs * 2 * loads.length)
+                .setUnit(" runs", 1).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).build()) {
+            table = simulation.run(loads, runs, row -> bar.step());
+        }
+        w.print(OverloadSimulation.summary(table, capacity));
+        java.nio.file.Files.createDirectories(dir);
+        table.write(dir.resolve(OverloadSimulation.CSV));
+        OverloadSimulation.drawFigure(table, dir);
+        w.println("wrote " + dir.resolve(OverloadSimulation.CSV) + " and simulator.png");
         return 0;
     }
 

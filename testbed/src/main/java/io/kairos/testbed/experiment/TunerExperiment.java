@@ -484,11 +484,12 @@ public final class TunerExperiment {
     }
 
     /**
-     * Figs 11-12's shapes and the tuner's targets, per scenario (the mean over seeds): the base plan
-     * misses when the load rises; the tuner stays within the 1 % its P99 target allows, at 30 % or
-     * more fewer device-seconds than static peak provisioning (Static-Peak and Planner-Oracle);
-     * fewer misses than both autoscalers at no more device-seconds; recovered by the last minute of
-     * each ramp's peak; and on the oscillating load, no change reversed within the 15 s quiet time.
+     * Figs 11-12's shapes and the tuner's targets, per scenario (the median over seeds): the base
+     * plan misses when the load rises; the tuner stays within the 1 % its P99 target allows, at 30 %
+     * or more fewer device-seconds than static peak provisioning (Static-Peak and Planner-Oracle);
+     * against both autoscalers, no more misses and no more device-seconds and fewer of one (a median
+     * inside the other's seed range is a tie, neither more nor fewer); recovered by the last minute
+     * of each ramp's peak; and on the oscillating load, no change reversed within the 15 s quiet time.
      */
     static List<Experiment.Claim> claims(ResultTable systems) {
         List<Experiment.Claim> claims = new ArrayList<>();
@@ -512,36 +513,38 @@ public final class TunerExperiment {
         double reversalsAllowed = Targets.of(NAME, "reversals");
         for (String sc : scenarios) {
             ResultTable r = systems.filter("scenario", sc);
-            double tunerMiss = r.filter("system", TUNER).mean("miss_rate");
-            double tunerCost = r.filter("system", TUNER).mean("device_seconds");
+            double tunerMiss = median(r, TUNER, "miss_rate");
+            double tunerCost = median(r, TUNER, "device_seconds");
             if (!sc.equals("oscillating")) {
-                double b = r.filter("system", "Planner-Base").mean("miss_rate");
+                double b = median(r, "Planner-Base", "miss_rate");
                 baseMisses.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * b));
                 if (!(b > baseMiss)) baseBroken.add(sc);
-                double tail = r.filter("system", TUNER).mean("hold_tail_miss_rate");
+                double tail = median(r, TUNER, "hold_tail_miss_rate");
                 recovered.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * tail));
                 if (!(tail <= tunerTarget)) recoveredBroken.add(sc);
             }
             within.add(String.format(Locale.ROOT, "%s %.2f %%", sc, 100 * tunerMiss));
             if (!(tunerMiss <= tunerTarget)) withinBroken.add(sc);
-            double peak = r.filter("system", "Static-Peak").mean("device_seconds");
-            double oracle = r.filter("system", "Planner-Oracle").mean("device_seconds");
-            double best = r.filter("system", TUNER).mean("ideal_device_seconds");
+            double peak = median(r, "Static-Peak", "device_seconds");
+            double oracle = median(r, "Planner-Oracle", "device_seconds");
+            double best = median(r, TUNER, "ideal_device_seconds");
             cheaper.add(String.format(Locale.ROOT, "%s %.0f vs %.0f (%.0f %% fewer; a follower that knew the rate each second: %.0f, %.0f %% fewer)", sc,
                     tunerCost, peak, 100 * (1 - tunerCost / peak), best, 100 * (1 - best / peak)));
             if (!(tunerCost <= (1 - saving) * peak)) cheaperBroken.add(sc);
             oracleCost.add(String.format(Locale.ROOT, "%s %.0f vs %.0f", sc, tunerCost, oracle));
             if (!(tunerCost < oracle)) oracleBroken.add(sc);
-            double longCost = r.filter("system", TUNER_LONG).mean("device_seconds");
-            double longMiss = r.filter("system", TUNER_LONG).mean("miss_rate");
+            double longCost = median(r, TUNER_LONG, "device_seconds");
+            double longMiss = median(r, TUNER_LONG, "miss_rate");
             windows.add(String.format(Locale.ROOT, "%s %.0f vs %.0f device-s, misses %.2f %% vs %.2f %%", sc, tunerCost, longCost, 100 * tunerMiss, 100 * longMiss));
             List<String> vs = new ArrayList<>();
             boolean ok = true;
             for (String other : List.of("Ray Serve", "Knative KPA")) {
-                double m = r.filter("system", other).mean("miss_rate");
-                double c = r.filter("system", other).mean("device_seconds");
-                vs.add(String.format(Locale.ROOT, "%s %.2f %% at %.0f", other, 100 * m, c));
-                if (!(tunerMiss < m && tunerCost <= c)) ok = false;
+                double m = median(r, other, "miss_rate");
+                double c = median(r, other, "device_seconds");
+                int missOrder = order(r, other, "miss_rate");
+                int costOrder = order(r, other, "device_seconds");
+                vs.add(String.format(Locale.ROOT, "%s %.2f %% at %.0f (misses %s, device-seconds %s)", other, 100 * m, c, standing(missOrder), standing(costOrder)));
+                if (missOrder < 0 || costOrder < 0 || (missOrder == 0 && costOrder == 0)) ok = false;
             }
             better.add(String.format(Locale.ROOT, "%s: tuner %.2f %% at %.0f device-s, %s", sc, 100 * tunerMiss, tunerCost, String.join(", ", vs)));
             if (!ok) betterBroken.add(sc);
@@ -557,18 +560,38 @@ public final class TunerExperiment {
                 verdict(oracleBroken), String.join("; ", oracleCost)));
         claims.add(new Experiment.Claim("Windows of 1 and 5 minutes besides cost device-seconds (they hold a past peak's replicas): default against long windows",
                 Experiment.Claim.Verdict.SKIP, String.join("; ", windows)));
-        claims.add(new Experiment.Claim("Issue 24: Planner+Tuner misses less than Ray Serve's and Knative's autoscalers at equal or fewer device-seconds",
+        claims.add(new Experiment.Claim("Issue 24: Planner+Tuner misses less than Ray Serve's and Knative's autoscalers at equal or fewer device-seconds (ties by the seeds' ranges: no more of either and fewer of one)",
                 verdict(betterBroken), String.join("; ", better)));
         ResultTable osc = systems.filter("scenario", "oscillating").filter("system", TUNER);
         if (osc.rows().isEmpty()) {
             claims.add(new Experiment.Claim("No thrashing on the oscillating load (Fig 12)", Experiment.Claim.Verdict.SKIP, "no oscillating run"));
         } else {
-            double reversals = osc.mean("reversals_within_15s");
+            double reversals = osc.median("reversals_within_15s", Map.of());
             claims.add(new Experiment.Claim("No thrashing on the oscillating load (Fig 12): no change reversed within 15 s",
                     reversals <= reversalsAllowed ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL,
-                    String.format(Locale.ROOT, "%.1f changes, %.1f reversals within 15 s", osc.mean("changes"), reversals)));
+                    String.format(Locale.ROOT, "%.1f changes, %.1f reversals within 15 s (medians)", osc.median("changes", Map.of()), reversals)));
         }
         return claims;
+    }
+
+    /** The median over seeds of {@code metric} for {@code system} in a scenario's rows. */
+    private static double median(ResultTable scenario, String system, String metric) {
+        return scenario.median(metric, Map.of("system", system));
+    }
+
+    /**
+     * +1 where the tuner has less of {@code metric} than {@code other}, -1 where more, 0 where the
+     * seeds' ranges overlap: a tie, as {@link PolicyComparison} judges one.
+     */
+    private static int order(ResultTable scenario, String other, String metric) {
+        double[] mine = scenario.range(metric, Map.of("system", TUNER));
+        double[] theirs = scenario.range(metric, Map.of("system", other));
+        if (mine[0] <= theirs[1] && theirs[0] <= mine[1]) return 0;
+        return Double.compare(median(scenario, other, metric), median(scenario, TUNER, metric));
+    }
+
+    private static String standing(int order) {
+        return order > 0 ? "fewer" : order < 0 ? "more" : "a tie";
     }
 
     private static Experiment.Claim.Verdict verdict(List<String> broken) {

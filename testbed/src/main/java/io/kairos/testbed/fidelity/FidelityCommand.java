@@ -106,6 +106,8 @@ public class FidelityCommand implements Callable<Integer> {
     double handoverKeep = 99;
 
     private final HandoverDelays handovers = new HandoverDelays();
+    // The measured run's own hand-overs: reported beside the warm-up's, never given to the simulator.
+    private final HandoverDelays measuredHandovers = new HandoverDelays();
 
     @Mixin
     SeedOption seed = new SeedOption();
@@ -223,7 +225,10 @@ public class FidelityCommand implements Callable<Integer> {
                 results.awaitResults(producer.acked(), Duration.ofSeconds(3), Duration.ofSeconds(60));
                 long runStart = io.kairos.core.time.WallClock.nowMicros();
                 results.onResult((r, receivedAt) -> {
-                    if (r.getTimings().getSent() >= runStart) fate(r, fates);
+                    if (r.getTimings().getSent() >= runStart) {
+                        fate(r, fates);
+                        measuredHandovers.add(r);
+                    }
                 });
                 AtomicBoolean sending = new AtomicBoolean(true);
                 Thread reader = new Thread(() -> {
@@ -371,8 +376,11 @@ public class FidelityCommand implements Callable<Integer> {
         if (handover.length == 0) throw new IllegalStateException("the warm-up ran no batch to measure the hand-over delay on");
         long[] sorted = handover.clone();
         java.util.Arrays.sort(sorted);
-        System.out.printf(Locale.ROOT, "hand-over to the device in the warm-up: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", sorted.length,
-                sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
+        System.out.println(handoverLine("hand-over to the device in the warm-up", sorted));
+        long[] measured = measuredHandovers.samplesMicros();
+        java.util.Arrays.sort(measured);
+        if (measured.length > 0) System.out.println(handoverLine("hand-over in the measured run (reported, not given to the simulator)", measured));
+        handoverTable = handoverTable(sorted, measured);
         long[] overruns = handovers.overrunsMicros(catalog);
         long[] overrunsSorted = overruns.clone();
         java.util.Arrays.sort(overrunsSorted);
@@ -395,8 +403,33 @@ public class FidelityCommand implements Callable<Integer> {
         return out;
     }
 
+    private ResultTable handoverTable;
+
+    private static String handoverLine(String what, long[] sorted) {
+        return String.format(Locale.ROOT, "%s: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms", what, sorted.length,
+                sorted[sorted.length / 2] / 1000.0, sorted[(int) (sorted.length * 0.9)] / 1000.0, sorted[(int) (sorted.length * 0.99)] / 1000.0, sorted[sorted.length - 1] / 1000.0);
+    }
+
+    /** The hand-over's percentiles in the warm-up (the simulator's calibration) and in the measured run, for handover.csv. */
+    static ResultTable handoverTable(long[] warmupSorted, long[] measuredSorted) {
+        ResultTable t = new ResultTable(List.of("phase", "batches", "p10_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms"));
+        String[] phases = {"warm-up", "measured"};
+        long[][] samples = {warmupSorted, measuredSorted};
+        for (int i = 0; i < phases.length; i++) {
+            long[] x = samples[i];
+            if (x.length == 0) continue;
+            List<String> row = new ArrayList<>(List.of(phases[i], Integer.toString(x.length)));
+            for (double q : new double[] {0.1, 0.5, 0.9, 0.99}) row.add(String.format(Locale.ROOT, "%.3f", x[(int) (x.length * q)] / 1000.0));
+            row.add(String.format(Locale.ROOT, "%.3f", x[x.length - 1] / 1000.0));
+            row.add(String.format(Locale.ROOT, "%.3f", java.util.Arrays.stream(x).average().orElse(0) / 1000.0));
+            t.add(row);
+        }
+        return t;
+    }
+
     private void write(Comparison c) throws IOException {
         Files.createDirectories(out);
+        if (handoverTable != null) handoverTable.write(out.resolve("handover.csv"));
         Files.writeString(out.resolve("summary.csv"), c.csv());
         Files.writeString(out.resolve("latency-cdf.csv"), c.cdfCsv());
         drawCdf(ResultTable.read(out.resolve("latency-cdf.csv")), out.resolve("latency-cdf.png"));

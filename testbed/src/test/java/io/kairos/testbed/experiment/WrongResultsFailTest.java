@@ -185,6 +185,37 @@ class WrongResultsFailTest {
         assertThat(verdict(s, "Planner+Tuner misses at most")).isEqualTo(Verdict.FAIL);
     }
 
+    /**
+     * The tuner on three seeds: a median ahead inside Ray Serve's range is a tie, not a win. Fewer
+     * misses outside the range at tied device-seconds passes; tied misses and tied device-seconds
+     * fail, however the medians fall; more device-seconds outside the range fail at any misses.
+     */
+    @Test
+    void tunerAgainstAnAutoscalerCountsAWinInsideTheSeedsRangeAsATie() {
+        List<String> columns = List.of("scenario", "system", "miss_rate", "device_seconds", "hold_tail_miss_rate", "ideal_device_seconds", "reversals_within_15s", "changes");
+        java.util.function.Function<double[][], ResultTable> table = ray -> {
+            ResultTable t = new ResultTable(columns);
+            double[][] tuner = {{0.001, 5000}, {0.002, 5050}, {0.003, 5100}};
+            for (double[] s : tuner) t.add(tunerRow("ramp", TunerExperiment.TUNER, s[0], s[1]));
+            for (double[] s : ray) t.add(tunerRow("ramp", "Ray Serve", s[0], s[1]));
+            for (int seed = 0; seed < 3; seed++) {
+                t.add(tunerRow("ramp", "Knative KPA", 0.05, 9000));
+                t.add(tunerRow("ramp", "Planner-Base", 0.05, 3000));
+                t.add(tunerRow("ramp", "Static-Peak", 0.0, 9000));
+                t.add(tunerRow("ramp", "Planner-Oracle", 0.0, 9000));
+                t.add(tunerRow("ramp", TunerExperiment.TUNER_LONG, 0.0, 8000));
+            }
+            return t;
+        };
+        String claim = "Issue 24: Planner+Tuner misses less";
+        // Ray Serve's misses above the tuner's whole range; its device-seconds' range (4,900-5,400) holds the tuner's.
+        assertThat(verdict(TunerExperiment.claims(table.apply(new double[][]{{0.006, 4900}, {0.007, 5060}, {0.008, 5400}})), claim)).isEqualTo(Verdict.PASS);
+        // Ray Serve's misses' range (0.0025-0.02) holds the tuner's 0.003: the tuner's lower median is a tie, and so is the cost.
+        assertThat(verdict(TunerExperiment.claims(table.apply(new double[][]{{0.0025, 4900}, {0.01, 5060}, {0.02, 5400}})), claim)).isEqualTo(Verdict.FAIL);
+        // Fewer misses, but every seed of Ray Serve cheaper than every seed of the tuner.
+        assertThat(verdict(TunerExperiment.claims(table.apply(new double[][]{{0.006, 4000}, {0.007, 4100}, {0.008, 4200}})), claim)).isEqualTo(Verdict.FAIL);
+    }
+
     /** InferLine: its row and CG-Peak's swapped fail "cheaper than CG-Peak" and the cost target. */
     @Test
     void inferLineFailsWithInferLineAndCgPeakSwapped() {
