@@ -96,7 +96,7 @@ final class DiscreteEventDevice {
 
     /** A load or unload the scheduler decided, carried out in turn with the batches sent before and after it. */
     void submit(ModelAction action, long now) {
-        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random));
+        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random, now));
         waiting.add(action);
         reachesAt.add(lastReach);
         if (!busy()) startNext(now);
@@ -104,7 +104,7 @@ final class DiscreteEventDevice {
 
     void submit(Dispatch d, long now) {
         // A batch sent to a device on another machine travels the network first.
-        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random) + d.networkMicros());
+        lastReach = Math.max(lastReach, now + dispatchDelay.sampleMicros(random, now) + d.networkMicros());
         waiting.add(d);
         reachesAt.add(lastReach);
         if (!busy()) startNext(now);

@@ -105,6 +105,13 @@ public class FidelityCommand implements Callable<Integer> {
     @Option(names = "--handover-keep", description = "Percent of the warm-up's hand-over samples, the shortest, that calibrate the simulator; the longest are stalls of the warm-up itself (default: ${DEFAULT-VALUE}).")
     double handoverKeep = 99;
 
+    /** How the simulator takes the warm-up's hand-overs: replayed in time, or drawn one by one. */
+    enum HandoverReplay { time, draw }
+
+    @Option(names = "--handover-replay", description = "How the simulator takes the warm-up's hand-overs: 'time' replays them at the times they happened "
+            + "(a stall delays every batch of its milliseconds, on both devices), 'draw' draws each batch's on its own (default: ${DEFAULT-VALUE}).")
+    HandoverReplay handoverReplay = HandoverReplay.time;
+
     private final HandoverDelays handovers = new HandoverDelays();
     // The measured run's own hand-overs: reported beside the warm-up's, never given to the simulator.
     private final HandoverDelays measuredHandovers = new HandoverDelays();
@@ -396,7 +403,7 @@ public class FidelityCommand implements Callable<Integer> {
                 : List.of(new TimedDecision(Math.max(0, placementSentAt.get() - t0), placementChange.decision(1, placementSentAt.get())));
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
         Simulation.builder(catalog).devices(devices.count()).policy(policy.policy, policy.params).decisions(decisions).load(ArrivalSource.replay(arrivals))
-                .dispatchDelay(Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))))).noise(ExecutionNoise.overrun(overruns)).preemption(false).learnLatency(learn.learnLatency ? LatencyEstimator.Settings.DEFAULT : null)
+                .dispatchDelay(handoverDelay(sorted)).noise(ExecutionNoise.overrun(overruns)).preemption(false).learnLatency(learn.learnLatency ? LatencyEstimator.Settings.DEFAULT : null)
                 .duration(last + 1).seed(seed.seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
@@ -404,6 +411,15 @@ public class FidelityCommand implements Callable<Integer> {
     }
 
     private ResultTable handoverTable;
+
+    /** The simulator's hand-over: the warm-up's, the shortest {@code --handover-keep} percent, replayed in time or drawn. */
+    private Delay handoverDelay(long[] sorted) {
+        if (handoverReplay == HandoverReplay.draw) {
+            return Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))));
+        }
+        HandoverDelays.Timeline t = handovers.timeline(handoverKeep);
+        return Delay.timeline(t.dispatchedMicros(), t.handOversMicros());
+    }
 
     private static String handoverLine(String what, long[] sorted) {
         return String.format(Locale.ROOT, "%s: %d batches, p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms", what, sorted.length,

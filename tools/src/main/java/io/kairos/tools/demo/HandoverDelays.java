@@ -37,6 +37,29 @@ public final class HandoverDelays {
         return handOverByBatch().values().stream().mapToLong(Long::longValue).toArray();
     }
 
+    /** Hand-overs in the order of their batches' dispatch: when each batch was dispatched, and its hand-over. */
+    public record Timeline(long[] dispatchedMicros, long[] handOversMicros) {}
+
+    /**
+     * Every batch's hand-over in the order it was dispatched, for a simulator that replays them
+     * in time (their stalls come together, on every device at once); {@code keepPercent} of them
+     * stay, the shortest: the longest are dropped, as from {@link #samplesMicros()}'s sorted copy.
+     */
+    public Timeline timeline(double keepPercent) {
+        Map<String, Long> byBatch = handOverByBatch();
+        List<Batch> ordered = new ArrayList<>(batches.values());
+        ordered.sort(Comparator.comparingLong(Batch::dispatched).thenComparingInt(Batch::device));
+        long[] sorted = byBatch.values().stream().mapToLong(Long::longValue).sorted().toArray();
+        int keep = Math.max(1, (int) Math.ceil(sorted.length * keepPercent / 100.0));
+        long longestKept = sorted.length == 0 ? 0 : sorted[Math.min(keep, sorted.length) - 1];
+        List<long[]> kept = new ArrayList<>();
+        for (Batch b : ordered) {
+            long h = byBatch.get(key(b.device, b.start));
+            if (h <= longestKept) kept.add(new long[] {b.dispatched, h});
+        }
+        return new Timeline(kept.stream().mapToLong(x -> x[0]).toArray(), kept.stream().mapToLong(x -> x[1]).toArray());
+    }
+
     /** The hand-over of the batch that started at {@code execStartMicros} on {@code device}, after every result was added; 0 for a batch not added. */
     public long handOverMicros(Integer device, long execStartMicros) {
         if (handOvers == null) handOvers = handOverByBatch();

@@ -30,4 +30,21 @@ class HandoverDelaysTest {
         d.add(result("e", 1, 0, 50, 2750));
         assertThat(d.samplesMicros()).containsExactlyInAnyOrder(800L, 0L, 300L, 50L);
     }
+
+    @Test
+    void theTimelineListsHandOversInTheOrderOfDispatchAndDropsTheLongest() {
+        HandoverDelays d = new HandoverDelays();
+        // The same batches as above: by dispatch e (0: 50), a (100: 800), b (200: 0), c (5000: 300).
+        d.add(result("c", 0, 5000, 6300 + 300, 9000));
+        d.add(result("a1", 0, 100, 900, 3600));
+        d.add(result("b", 0, 200, 3600, 6300));
+        d.add(result("e", 1, 0, 50, 2750));
+        HandoverDelays.Timeline all = d.timeline(100);
+        assertThat(all.dispatchedMicros()).containsExactly(0, 100, 200, 5000);
+        assertThat(all.handOversMicros()).containsExactly(50, 800, 0, 300);
+        // 75 % of 4 keeps 3: a's 800, the longest, goes.
+        HandoverDelays.Timeline kept = d.timeline(75);
+        assertThat(kept.dispatchedMicros()).containsExactly(0, 200, 5000);
+        assertThat(kept.handOversMicros()).containsExactly(50, 0, 300);
+    }
 }
