@@ -20,14 +20,18 @@ class FidelityCommandTest {
         CliRun r = CliRun.lab("fidelity", "--workload", "resnet50:100:200,mlp:100:150", "--duration", "3", "--warmup", "2", "--out", out.toString());
         assertThat(r.code()).as(r.err()).isZero();
         ResultTable summary = ResultTable.read(out.resolve("summary.csv"));
-        assertThat(summary.size()).isEqualTo(2);
+        // The job, the simulator with the warm-up's hand-overs replayed in time, and with them drawn one by one.
+        assertThat(summary.size()).isEqualTo(3);
+        assertThat(summary.rows()).extracting(row -> row.get(summary.index("source"))).containsExactly("flink-job", "simulator", "sim-draw");
         int requests = summary.index("requests");
         long job = Long.parseLong(summary.rows().get(0).get(requests));
-        long sim = Long.parseLong(summary.rows().get(1).get(requests));
         assertThat(job).isGreaterThan(400); // 200 requests/s for 3 s
-        assertThat(sim).isEqualTo(job);
+        assertThat(Long.parseLong(summary.rows().get(1).get(requests))).isEqualTo(job);
+        assertThat(Long.parseLong(summary.rows().get(2).get(requests))).isEqualTo(job);
         assertThat(out.resolve("latency-cdf.png")).isNotEmptyFile();
-        assertThat(r.out()).contains("attainment gap").contains("p99 gap");
+        ResultTable handover = ResultTable.read(out.resolve("handover.csv"));
+        assertThat(handover.rows()).extracting(row -> row.get(0)).containsExactly("warm-up", "measured");
+        assertThat(r.out()).contains("attainment gap").contains("p99 gap").contains("sim-draw (not judged)");
     }
 
     @Test
