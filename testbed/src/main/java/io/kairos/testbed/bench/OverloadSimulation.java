@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  */
 final class OverloadSimulation {
     static final String CSV = "simulator.csv";
-    static final List<String> COLUMNS = List.of("policy", "shed_early", "load", "seed", "offered_per_s", "arrivals", "ok", "late", "dropped",
+    static final List<String> COLUMNS = List.of("policy", "early_shedding", "load", "seed", "offered_per_s", "arrivals", "ok", "late", "dropped",
             "goodput_per_s", "mean_batch");
 
     private final ModelCatalog catalog;
@@ -65,7 +65,7 @@ final class OverloadSimulation {
                     SimulationReport r = Simulation.builder(catalog).devices(devices).speed(speed).policy(policy, p)
                             .workload(new Workload(List.of(ModelLoad.of("overload", model, load * capacity, sloMs, ArrivalSpec.POISSON))))
                             .duration(durationMicros).warmup(warmupMicros).seed(seed).build().run();
-                    List<String> row = List.of(policy, Boolean.toString(shedEarly), Numbers.plain(load), Integer.toString(seed),
+                    List<String> row = List.of(policy, shedEarly ? "on" : "off", Numbers.plain(load), Integer.toString(seed),
                             String.format(Locale.ROOT, "%.1f", load * capacity), Long.toString(r.arrivals()), Long.toString(r.ok()), Long.toString(r.late()),
                             Long.toString(r.dropped()), String.format(Locale.ROOT, "%.1f", r.goodputPerSecond()), String.format(Locale.ROOT, "%.2f", r.meanBatchSize()));
                     table.add(row);
@@ -84,8 +84,8 @@ final class OverloadSimulation {
         s.append(String.format(Locale.ROOT, "%6s %24s %24s%n", "load", "shedding early", "not shedding early"));
         for (String load : table.distinct("load")) {
             s.append(String.format(Locale.ROOT, "%6s", load));
-            for (String shed : List.of("true", "false")) {
-                Map<String, String> at = Map.of("load", load, "shed_early", shed);
+            for (String shed : List.of("on", "off")) {
+                Map<String, String> at = Map.of("load", load, "early_shedding", shed);
                 double[] range = table.range("goodput_per_s", at);
                 s.append(String.format(Locale.ROOT, " %24s", String.format(Locale.ROOT, "%.0f [%.0f-%.0f]", table.median("goodput_per_s", at), range[0], range[1])));
             }
@@ -95,7 +95,7 @@ final class OverloadSimulation {
     }
 
     static void drawFigure(ResultTable table, Path dir) throws IOException {
-        Figures.lines("load", "goodput_per_s").numericX().series("shed_early").xAxis("offered load (x capacity)").yAxis("goodput (OK requests/s)", 0.0, null)
+        Figures.lines("load", "goodput_per_s").numericX().series("early_shedding").xAxis("offered load (x capacity)").yAxis("goodput (OK requests/s)", 0.0, null)
                 .title("Goodput in the simulator as the offered load passes capacity, early shedding on and off (median of the seeds)")
                 .save(table, dir.resolve("simulator.png"));
     }

@@ -33,16 +33,16 @@ class OverloadSimulationTest {
         assertThat(t.rows()).hasSize(2 * 2 * 2).isEqualTo(heard);
         assertThat(t.distinct("seed")).containsExactly("1", "2");
         for (String seed : List.of("1", "2")) {
-            assertThat(t.median("goodput_per_s", Map.of("seed", seed, "load", "2", "shed_early", "true"))).isGreaterThan(0.9 * capacity);
-            assertThat(t.median("goodput_per_s", Map.of("seed", seed, "load", "2", "shed_early", "false"))).isLessThan(0.5 * capacity);
-            assertThat(t.median("mean_batch", Map.of("seed", seed, "load", "2", "shed_early", "false"))).isLessThan(2);
-            for (String shed : List.of("true", "false")) {
-                assertThat(t.median("goodput_per_s", Map.of("seed", seed, "load", "0.5", "shed_early", shed))).isBetween(0.45 * capacity, 0.55 * capacity);
+            assertThat(t.median("goodput_per_s", Map.of("seed", seed, "load", "2", "early_shedding", "on"))).isGreaterThan(0.9 * capacity);
+            assertThat(t.median("goodput_per_s", Map.of("seed", seed, "load", "2", "early_shedding", "off"))).isLessThan(0.5 * capacity);
+            assertThat(t.median("mean_batch", Map.of("seed", seed, "load", "2", "early_shedding", "off"))).isLessThan(2);
+            for (String shed : List.of("on", "off")) {
+                assertThat(t.median("goodput_per_s", Map.of("seed", seed, "load", "0.5", "early_shedding", shed))).isBetween(0.45 * capacity, 0.55 * capacity);
             }
         }
         // The seeds draw different arrivals.
-        assertThat(t.median("arrivals", Map.of("seed", "1", "load", "2", "shed_early", "true")))
-                .isNotEqualTo(t.median("arrivals", Map.of("seed", "2", "load", "2", "shed_early", "true")));
+        assertThat(t.median("arrivals", Map.of("seed", "1", "load", "2", "early_shedding", "on")))
+                .isNotEqualTo(t.median("arrivals", Map.of("seed", "2", "load", "2", "early_shedding", "on")));
         String summary = OverloadSimulation.summary(t, capacity);
         assertThat(summary).contains("2 seeds").contains("     2 ");
     }
