@@ -371,7 +371,6 @@ public class FidelityCommand implements Callable<Integer> {
         fates.add(new ServedRequest(r.getModel(), st, t.getEnqueued(), t.getDeadline(), ran ? t.getExecEnd() : 0, ran ? r.getBatchSize() : 0));
     }
 
-    /** The same arrivals, at the instants the job's scheduler admitted them, through the simulator. */
     /** Prints the hand-overs of the warm-up (the simulator's calibration) and of the measured run, and the execution beyond the profile. */
     private void reportHandovers(ModelCatalog catalog) {
         long[] sorted = handovers.samplesMicros();
@@ -389,6 +388,7 @@ public class FidelityCommand implements Callable<Integer> {
                 overrunsSorted[(int) (overrunsSorted.length * 0.99)] / 1000.0);
     }
 
+    /** The same arrivals, at the instants the job's scheduler admitted them, through the simulator, its hand-overs taken as {@code replay} says. */
     private List<ServedRequest> simulate(ModelCatalog catalog, List<ServedRequest> job, HandoverReplay replay) {
         if (job.isEmpty()) throw new IllegalStateException("the job returned no result for the measured run");
         List<ServedRequest> byArrival = new ArrayList<>(job);
