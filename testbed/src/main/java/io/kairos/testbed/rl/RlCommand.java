@@ -62,6 +62,9 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--late-charge", paramLabel = "WHEN", description = "When a request that ends late pays rf2's and rf3's correction: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}, the thesis'; at_start: in the step that starts a batch predicted to end after its deadline).")
         RewardMeter.LateCharge lateCharge = RewardMeter.LateCharge.AT_FATE;
 
+        @Option(names = "--drop-charge", paramLabel = "WHEN", description = "When a request the group drops pays rf2's and rf3's correction: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}, the thesis'; at_seal: in the step whose booking left it no device in time).")
+        RewardMeter.DropCharge dropCharge = RewardMeter.DropCharge.AT_FATE;
+
         @Option(names = "--param", paramLabel = "KEY=VALUE", description = "Group parameter, repeatable, e.g. shed_early=false.")
         Map<String, String> params = new LinkedHashMap<>();
 
@@ -70,7 +73,7 @@ public class RlCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }
             Simulation.Builder b = LowSloExperiment.setup(models, rate, sloMs).devices(devices);
-            return new SchedulingEnvironment(b, PolicyParams.of(params), Reward.parse(reward), lateCharge);
+            return new SchedulingEnvironment(b, PolicyParams.of(params), Reward.parse(reward), lateCharge, dropCharge);
         }
     }
 

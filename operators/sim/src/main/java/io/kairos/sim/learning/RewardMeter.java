@@ -5,6 +5,7 @@ import io.kairos.core.result.ResultStatus;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupView;
+import io.kairos.core.scheduling.RequestQueue;
 import io.kairos.sim.FateListener;
 
 import java.util.Collections;
@@ -18,15 +19,18 @@ import java.util.Set;
  * accrued since its previous step ({@link #take}); the episode's counts of requests met, late and
  * dropped come along.
  *
- * <p>When a late request pays its correction is the meter's choice ({@link LateCharge}); the
- * episode's reward in all is the same either way, as long as the predictions hold.
+ * <p>When a late or dropped request pays its correction is the meter's choice ({@link LateCharge},
+ * {@link DropCharge}); the episode's reward in all is the same either way, as long as the
+ * predictions hold.
  */
 public final class RewardMeter implements FateListener {
     private final Reward reward;
     private final LateCharge lateCharge;
-    // Requests charged their correction when their batch started, predicted to end late: at their
-    // fate they pay nothing more, and are paid back if they met their SLO after all.
-    private final Set<Request> chargedAtStart = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final DropCharge dropCharge;
+    // Requests charged their correction before their fate: when their batch started, predicted to
+    // end late, or when a booking left them no device in time. At their fate they pay nothing more,
+    // and are paid back if they met their SLO after all.
+    private final Set<Request> chargedEarly = Collections.newSetFromMap(new IdentityHashMap<>());
     private GroupView group;
     private double accrued;
     private double total;
@@ -46,13 +50,32 @@ public final class RewardMeter implements FateListener {
      */
     public enum LateCharge { AT_FATE, AT_START }
 
+    /**
+     * When a request the group drops pays RF2's correction.
+     * <ul>
+     *   <li>{@link #AT_FATE}: when it is dropped (the thesis), in whichever device's step comes
+     *       next: a request is dropped once it could not meet its deadline even alone on the
+     *       earliest-free device, which happens as time passes, after bookings any device made.</li>
+     *   <li>{@link #AT_SEAL}: in the step whose booking moved the group's earliest start past the
+     *       request's latest start alone, the step that took its last chance; one that was already
+     *       past it, or that time alone puts past it, still pays at its fate. Only where every
+     *       device holds every model (one earliest start for all, as in the thesis' setup).</li>
+     * </ul>
+     */
+    public enum DropCharge { AT_FATE, AT_SEAL }
+
     public RewardMeter(Reward reward) {
         this(reward, LateCharge.AT_FATE);
     }
 
     public RewardMeter(Reward reward, LateCharge lateCharge) {
+        this(reward, lateCharge, DropCharge.AT_FATE);
+    }
+
+    public RewardMeter(Reward reward, LateCharge lateCharge, DropCharge dropCharge) {
         this.reward = reward;
         this.lateCharge = lateCharge;
+        this.dropCharge = dropCharge;
     }
 
     private double correction(Request request) {
@@ -71,14 +94,40 @@ public final class RewardMeter implements FateListener {
                 if (end <= r.deadlineMicros()) {
                     add(-share + positive);
                 } else if (lateCharge == LateCharge.AT_START) {
-                    add(-share - correction(r));
-                    chargedAtStart.add(r);
+                    add(-share - (chargedEarly.add(r) ? correction(r) : 0));
                 } else {
                     add(-share);
                 }
             }
         }
         if (reward == Reward.RF3) add(-Reward.GPU_TERM_PER_MS * device.outstandingMicros(nowMicros) / 1000.0);
+        if (dropCharge == DropCharge.AT_SEAL && !started.isEmpty()) chargeSealed(nowMicros, group, device, started.get(0).predictedStartMicros());
+    }
+
+    /**
+     * Charges the requests this step's booking left without a device in time: their latest start
+     * alone was at or after the group's earliest start before the booking ({@code device} free at
+     * {@code bookedFrom}), and is before it now. Queues are in deadline order, so each scan stops
+     * at the first request that can still make it.
+     */
+    private void chargeSealed(long nowMicros, GroupView group, DeviceView device, long bookedFrom) {
+        long others = Long.MAX_VALUE;
+        for (DeviceView d : group.devices()) {
+            if (!d.holdsEveryModel()) return;
+            if (d != device) others = Math.min(others, d.startAtMicros(nowMicros));
+        }
+        long before = Math.min(others, Math.max(nowMicros, bookedFrom));
+        long after = Math.min(others, device.startAtMicros(nowMicros));
+        if (after <= before) return;
+        for (RequestQueue q : group.pendingQueues()) {
+            long alone = q.profile().latencyAt(0);
+            for (int i = 0; i < q.size(); i++) {
+                Request r = q.get(i);
+                long latestStart = r.deadlineMicros() - alone;
+                if (latestStart >= after) break;
+                if (latestStart >= before && chargedEarly.add(r)) add(-correction(r));
+            }
+        }
     }
 
     @Override
@@ -89,8 +138,8 @@ public final class RewardMeter implements FateListener {
         else dropped++;
         if (reward == Reward.RF1) {
             add(met ? 1 : -1);
-        } else if (chargedAtStart.remove(request)) {
-            if (met) add(correction(request)); // predicted late, yet met: the charge comes back
+        } else if (chargedEarly.remove(request)) {
+            if (met) add(correction(request)); // charged before its fate, yet met: the charge comes back
         } else if (!met && group != null) {
             add(-correction(request));
         }

@@ -28,6 +28,7 @@ public final class SchedulingEnvironment {
     private final PolicyParams params;
     private final Reward reward;
     private final RewardMeter.LateCharge lateCharge;
+    private final RewardMeter.DropCharge dropCharge;
 
     /**
      * @param setup  the devices and the load (a policy, duration and seed it may have are replaced)
@@ -39,10 +40,17 @@ public final class SchedulingEnvironment {
 
     /** @param lateCharge when a request that ends late pays its correction (RF2, RF3) */
     public SchedulingEnvironment(Simulation.Builder setup, PolicyParams params, Reward reward, RewardMeter.LateCharge lateCharge) {
+        this(setup, params, reward, lateCharge, RewardMeter.DropCharge.AT_FATE);
+    }
+
+    /** @param dropCharge when a request the group drops pays its correction (RF2, RF3) */
+    public SchedulingEnvironment(Simulation.Builder setup, PolicyParams params, Reward reward, RewardMeter.LateCharge lateCharge,
+                                 RewardMeter.DropCharge dropCharge) {
         this.setup = setup;
         this.params = params;
         this.reward = reward;
         this.lateCharge = lateCharge;
+        this.dropCharge = dropCharge;
     }
 
     /** What chooses the actions of an episode. */
@@ -70,7 +78,7 @@ public final class SchedulingEnvironment {
     /** Runs an episode of at most {@code steps} steps from {@code seed}. */
     public Episode run(long seed, int steps, Learner learner) {
         if (steps < 1) throw new IllegalArgumentException("an episode needs at least one step, got " + steps);
-        RewardMeter meter = new RewardMeter(reward, lateCharge);
+        RewardMeter meter = new RewardMeter(reward, lateCharge, dropCharge);
         Driver driver = new Driver(learner, meter, steps);
         // Long enough for the steps at one decision per ms, the least while requests wait.
         Simulation sim = setup.policy(AgentPolicy.RANDOM, params).policies(name -> AgentPolicy.drivenBy(name, driver))

@@ -113,4 +113,66 @@ class RewardMeterTest {
             assertThat(meter.dropped()).isEqualTo(1);
         }
     }
+
+    /**
+     * One idle device; a batch of one booked at 0 on it ("first", 3 ms deadline: ends at 2.7 ms, in
+     * time, 5.4 - 2.7 = +2.7). The group's earliest start moves from 0 to 2.7 ms, past the latest
+     * start alone (deadline - 2.7 ms) of "sealed" (5 ms: 2.3) and, in another instance's queue,
+     * "sealed2" (4 ms: 1.3), but not of "safe" (20 ms: 17.3), nor of "gone" (1 ms: -1.7), which was
+     * past it before the booking. Charged at the seal, the step pays -16.2 for each sealed request:
+     * 2.7 - 32.4 = -29.7. At their fates a sealed request dropped pays nothing more, one met after all
+     * is paid back, and "gone" pays at its drop; the total is the thesis' timing's.
+     */
+    @Test
+    void chargedAtTheSealTheBookingThatLeftARequestNoDeviceInTimePaysItsDropAndTheTotalIsTheSame() {
+        String r2 = ModelCatalog.instanceName("resnet50", 1);
+        double[] totals = new double[2];
+        for (RewardMeter.DropCharge charge : RewardMeter.DropCharge.values()) {
+            DeviceView d = new DeviceView(0, null);
+            GroupScheduler g = group(d);
+            g.admit(new Request("first", R, 0, 3_000, null));
+            g.admit(new Request("sealed", R, 0, 5_000, null));
+            g.admit(new Request("safe", R, 0, 20_000, null));
+            Request gone = new Request("gone", r2, 0, 1_000, null);
+            Request sealed2 = new Request("sealed2", r2, 0, 4_000, null);
+            g.admit(gone);
+            g.admit(sealed2);
+            Dispatch batch = g.dispatch(R, 1, d, 0);
+            assertThat(batch.requests()).extracting(Request::id).containsExactly("first");
+            RewardMeter meter = new RewardMeter(Reward.RF2, RewardMeter.LateCharge.AT_FATE, charge);
+            meter.applied(0, g, d, List.of(batch));
+            double step = meter.take();
+            meter.onFate(batch.requests()[0], ResultStatus.OK, 2_700, 1);
+            meter.onFate(g.queue(R).get(0), ResultStatus.DROPPED, 2_400, 0); // "sealed"
+            meter.onFate(sealed2, ResultStatus.OK, 3_900, 1);                 // met after all: the device ran early
+            meter.onFate(gone, ResultStatus.DROPPED, 0, 0);
+            double fates = meter.take();
+            if (charge == RewardMeter.DropCharge.AT_SEAL) {
+                assertThat(step).isCloseTo(2.7 - 32.4, within(1e-9));
+                assertThat(fates).isCloseTo(16.2 - 16.2, within(1e-9));
+            } else {
+                assertThat(step).isCloseTo(2.7, within(1e-9));
+                assertThat(fates).isCloseTo(-16.2 - 16.2, within(1e-9));
+            }
+            assertThat(meter.dropped()).isEqualTo(2);
+            totals[charge.ordinal()] = meter.total();
+        }
+        assertThat(totals[1]).isCloseTo(totals[0], within(1e-9)).isCloseTo(-29.7, within(1e-9));
+    }
+
+    @Test
+    void aStepThatBooksNothingOrLeavesTheEarliestStartWhereItWasSealsNothing() {
+        // Two devices, the other free at 0: booking this one later leaves the group's earliest start at 0.
+        DeviceView d = new DeviceView(0, null);
+        DeviceView other = new DeviceView(1, null);
+        GroupScheduler g = new GroupScheduler("g", ModelCatalog.builtIn(), List.of(d, other), AgentPolicy.random(), PolicyParams.NONE);
+        g.admit(new Request("first", R, 0, 3_000, null));
+        g.admit(new Request("close", R, 0, 5_000, null));
+        Dispatch batch = g.dispatch(R, 1, d, 0);
+        RewardMeter meter = new RewardMeter(Reward.RF2, RewardMeter.LateCharge.AT_FATE, RewardMeter.DropCharge.AT_SEAL);
+        meter.applied(0, g, d, List.of(batch));
+        assertThat(meter.take()).isCloseTo(2.7, within(1e-9));
+        meter.applied(0, g, other, List.of());
+        assertThat(meter.take()).isCloseTo(0, within(1e-9));
+    }
 }
