@@ -244,9 +244,9 @@ def main():
                    help="when a request that ends late pays its correction: in the step that starts its batch, predicted late "
                         "(default), or when it ends, dozens of steps later in another device's step (the thesis'); "
                         "the environment's --late-charge")
-    p.add_argument("--drop-charge", choices=["at_fate", "at_seal"], default="at_fate",
-                   help="when a request the group drops pays its correction: when it is dropped, in whichever step comes next "
-                        "(default, the thesis'), or in the step whose booking left it no device in time; the environment's --drop-charge")
+    p.add_argument("--drop-charge", choices=["at_seal", "at_fate"], default="at_seal",
+                   help="when a request the group drops pays its correction: in the step whose booking left it no device in time "
+                        "(default), or when it is dropped, in whichever step comes next (the thesis'); the environment's --drop-charge")
     p.add_argument("--envs", type=int, default=4, help="environment processes (default: %(default)s)")
     p.add_argument("--episodes", type=int, default=20, help="episodes of the schedule in all (default: %(default)s)")
     p.add_argument("--episode-steps", type=int, default=3000, help="the first episode's steps, doubling every other one (default: %(default)s, the thesis')")
