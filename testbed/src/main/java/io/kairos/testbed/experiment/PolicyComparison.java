@@ -36,6 +36,11 @@ final class PolicyComparison {
         return compare(statement, metric, higherIsBetter, true, ceiling);
     }
 
+    /** Whether two seeds' ranges (least, greatest) overlap: neither median is a win over the other. */
+    static boolean tie(double[] range, double[] other) {
+        return range[0] <= other[1] && other[0] <= range[1];
+    }
+
     private Experiment.Claim compare(String statement, String metric, boolean higherIsBetter, boolean strictly, double ceiling) {
         List<String> policies = results.distinct("policy");
         if (!policies.contains(ours) || policies.size() < 2) {
@@ -68,7 +73,7 @@ final class PolicyComparison {
             double[] myRange = results.range(metric, at);
             at.put("policy", bestPolicy);
             double[] bestRange = results.range(metric, at);
-            boolean tie = !Double.isNaN(mine) && myRange[0] <= bestRange[1] && bestRange[0] <= myRange[1];
+            boolean tie = !Double.isNaN(mine) && tie(myRange, bestRange);
             int order = tie ? 0 : Double.compare(mine, best) * (higherIsBetter ? 1 : -1);
             if (tie) ties++;
             if (Double.isNaN(mine) || order < 0 || (strictly && order == 0)) {

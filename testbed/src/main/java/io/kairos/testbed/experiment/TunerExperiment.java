@@ -584,9 +584,7 @@ public final class TunerExperiment {
      * seeds' ranges overlap: a tie, as {@link PolicyComparison} judges one.
      */
     private static int order(ResultTable scenario, String other, String metric) {
-        double[] mine = scenario.range(metric, Map.of("system", TUNER));
-        double[] theirs = scenario.range(metric, Map.of("system", other));
-        if (mine[0] <= theirs[1] && theirs[0] <= mine[1]) return 0;
+        if (PolicyComparison.tie(scenario.range(metric, Map.of("system", TUNER)), scenario.range(metric, Map.of("system", other)))) return 0;
         return Double.compare(median(scenario, other, metric), median(scenario, TUNER, metric));
     }
 
