@@ -191,17 +191,22 @@ public class FidelityCommand implements Callable<Integer> {
         }
 
         List<ServedRequest> job = runJob(console, catalog, load);
-        reportHandovers(catalog);
-        List<ServedRequest> simulated = simulate(catalog, job, handoverReplay);
+        ResultTable handoverTable = reportHandovers(catalog);
+        Replay replay = replay(job);
+        long[] overruns = handovers.overrunsMicros(catalog);
+        if (placementChange != null) {
+            console.printf(Locale.ROOT, "placement change %s sent to the job %.3f s into its measured requests, replayed then in the simulator%n",
+                    placementChange.devices(), (placementSentAt.get() - replay.t0()) / 1e6);
+        }
         ResultSummary.Stats j = stats("flink-job", job);
-        ResultSummary.Stats s = stats("simulator", simulated);
+        ResultSummary.Stats s = stats("simulator", simulate(catalog, replay, overruns, handoverDelay(handoverReplay)));
         // The other way of taking the hand-overs, on the same arrivals: what the choice is worth.
         HandoverReplay other = handoverReplay == HandoverReplay.time ? HandoverReplay.draw : HandoverReplay.time;
-        ResultSummary.Stats alternative = stats("sim-" + other, simulate(catalog, job, other));
+        ResultSummary.Stats alternative = stats("sim-" + other, simulate(catalog, replay, overruns, handoverDelay(other)));
         Comparison c = new Comparison(j, s, alternative);
         console.println();
         console.println(c.table());
-        write(c);
+        write(c, handoverTable);
         console.println("wrote summary.csv, latency-cdf.csv and latency-cdf.png to " + out);
         return 0;
     }
@@ -371,8 +376,11 @@ public class FidelityCommand implements Callable<Integer> {
         fates.add(new ServedRequest(r.getModel(), st, t.getEnqueued(), t.getDeadline(), ran ? t.getExecEnd() : 0, ran ? r.getBatchSize() : 0));
     }
 
-    /** Prints the hand-overs of the warm-up (the simulator's calibration) and of the measured run, and the execution beyond the profile. */
-    private void reportHandovers(ModelCatalog catalog) {
+    /**
+     * Prints the hand-overs of the warm-up (the simulator's calibration) and of the measured run,
+     * and the execution beyond the profile; returns both phases' hand-overs for handover.csv.
+     */
+    private ResultTable reportHandovers(ModelCatalog catalog) {
         long[] sorted = handovers.samplesMicros();
         if (sorted.length == 0) throw new IllegalStateException("the warm-up ran no batch to measure the hand-over delay on");
         java.util.Arrays.sort(sorted);
@@ -380,16 +388,18 @@ public class FidelityCommand implements Callable<Integer> {
         long[] measured = measuredHandovers.samplesMicros();
         java.util.Arrays.sort(measured);
         if (measured.length > 0) System.out.println(handoverLine("hand-over in the measured run (reported, not given to the simulator)", measured));
-        handoverTable = handoverTable(sorted, measured);
         long[] overrunsSorted = handovers.overrunsMicros(catalog);
         java.util.Arrays.sort(overrunsSorted);
         System.out.printf(Locale.ROOT, "execution beyond the profile in the warm-up: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms%n",
                 overrunsSorted[overrunsSorted.length / 2] / 1000.0, overrunsSorted[(int) (overrunsSorted.length * 0.9)] / 1000.0,
                 overrunsSorted[(int) (overrunsSorted.length * 0.99)] / 1000.0);
+        return handoverTable(sorted, measured);
     }
 
-    /** The same arrivals, at the instants the job's scheduler admitted them, through the simulator, its hand-overs taken as {@code replay} says. */
-    private List<ServedRequest> simulate(ModelCatalog catalog, List<ServedRequest> job, HandoverReplay replay) {
+    /** The job's requests as the simulator replays them: offsets from {@code t0}, the first admission. */
+    private record Replay(long t0, List<Arrival> arrivals) {}
+
+    private static Replay replay(List<ServedRequest> job) {
         if (job.isEmpty()) throw new IllegalStateException("the job returned no result for the measured run");
         List<ServedRequest> byArrival = new ArrayList<>(job);
         byArrival.sort(Comparator.comparingLong(ServedRequest::enqueuedMicros));
@@ -398,34 +408,29 @@ public class FidelityCommand implements Callable<Integer> {
         for (ServedRequest f : byArrival) {
             arrivals.add(new Arrival(f.enqueuedMicros() - t0, "fidelity", f.model(), (f.deadlineMicros() - f.enqueuedMicros()) / 1000.0));
         }
+        return new Replay(t0, arrivals);
+    }
+
+    /** The same arrivals, at the instants the job's scheduler admitted them, through the simulator, with {@code handover} to each device. */
+    private List<ServedRequest> simulate(ModelCatalog catalog, Replay replay, long[] overruns, Delay handover) {
+        List<Arrival> arrivals = replay.arrivals();
         long last = arrivals.get(arrivals.size() - 1).offsetMicros();
         List<ServedRequest> out = new ArrayList<>();
-        long[] sorted = handovers.samplesMicros();
-        java.util.Arrays.sort(sorted);
-        long[] overruns = handovers.overrunsMicros(catalog);
-        if (placementChange != null && replay == handoverReplay) {
-            spec.commandLine().getOut().printf(Locale.ROOT, "placement change %s sent to the job %.3f s into its measured requests, replayed then in the simulator%n",
-                    placementChange.devices(), (placementSentAt.get() - t0) / 1e6);
-        }
         // The placement change at the instant the job was sent it, on the simulator's clock.
         List<TimedDecision> decisions = placementChange == null ? List.of()
-                : List.of(new TimedDecision(Math.max(0, placementSentAt.get() - t0), placementChange.decision(1, placementSentAt.get())));
+                : List.of(new TimedDecision(Math.max(0, placementSentAt.get() - replay.t0()), placementChange.decision(1, placementSentAt.get())));
         // The job cannot abort a batch handed to a device, so neither may the simulated devices.
         Simulation.builder(catalog).devices(devices.count()).policy(policy.policy, policy.params).decisions(decisions).load(ArrivalSource.replay(arrivals))
-                .dispatchDelay(handoverDelay(sorted, replay)).noise(ExecutionNoise.overrun(overruns)).preemption(false).learnLatency(learn.learnLatency ? LatencyEstimator.Settings.DEFAULT : null)
+                .dispatchDelay(handover).noise(ExecutionNoise.overrun(overruns)).preemption(false).learnLatency(learn.learnLatency ? LatencyEstimator.Settings.DEFAULT : null)
                 .duration(last + 1).seed(seed.seed).build()
                 .run((req, status, end, batch) -> out.add(new ServedRequest(req.model(), status, req.arrivalMicros(),
                         req.deadlineMicros(), status == ResultStatus.DROPPED ? 0 : end, batch)));
         return out;
     }
 
-    private ResultTable handoverTable;
-
     /** The simulator's hand-over: the warm-up's, the shortest {@code --handover-keep} percent, replayed in time or drawn. */
-    private Delay handoverDelay(long[] sorted, HandoverReplay replay) {
-        if (replay == HandoverReplay.draw) {
-            return Delay.empirical(java.util.Arrays.copyOf(sorted, Math.max(1, (int) Math.ceil(sorted.length * handoverKeep / 100.0))));
-        }
+    private Delay handoverDelay(HandoverReplay replay) {
+        if (replay == HandoverReplay.draw) return Delay.empirical(handovers.shortestMicros(handoverKeep));
         HandoverDelays.Timeline t = handovers.timeline(handoverKeep);
         return Delay.timeline(t.dispatchedMicros(), t.handOversMicros());
     }
@@ -452,9 +457,9 @@ public class FidelityCommand implements Callable<Integer> {
         return t;
     }
 
-    private void write(Comparison c) throws IOException {
+    private void write(Comparison c, ResultTable handoverTable) throws IOException {
         Files.createDirectories(out);
-        if (handoverTable != null) handoverTable.write(out.resolve("handover.csv"));
+        handoverTable.write(out.resolve("handover.csv"));
         Files.writeString(out.resolve("summary.csv"), c.csv());
         Files.writeString(out.resolve("latency-cdf.csv"), c.cdfCsv());
         drawCdf(ResultTable.read(out.resolve("latency-cdf.csv")), out.resolve("latency-cdf.png"));

@@ -37,21 +37,30 @@ public final class HandoverDelays {
         return handOverByBatch().values().stream().mapToLong(Long::longValue).toArray();
     }
 
+    /**
+     * The shortest {@code keepPercent} of {@link #samplesMicros()}, ascending, at least one where
+     * there is one: the longest are stalls of a warm-up itself, not of the run it calibrates.
+     */
+    public long[] shortestMicros(double keepPercent) {
+        long[] sorted = samplesMicros();
+        java.util.Arrays.sort(sorted);
+        return java.util.Arrays.copyOf(sorted, Math.min(sorted.length, Math.max(1, (int) Math.ceil(sorted.length * keepPercent / 100.0))));
+    }
+
     /** Hand-overs in the order of their batches' dispatch: when each batch was dispatched, and its hand-over. */
     public record Timeline(long[] dispatchedMicros, long[] handOversMicros) {}
 
     /**
      * Every batch's hand-over in the order it was dispatched, for a simulator that replays them
      * in time (their stalls come together, on every device at once); {@code keepPercent} of them
-     * stay, the shortest: the longest are dropped, as from {@link #samplesMicros()}'s sorted copy.
+     * stay, the shortest: the longest are dropped, those {@link #shortestMicros} leaves out.
      */
     public Timeline timeline(double keepPercent) {
         Map<String, Long> byBatch = handOverByBatch();
         List<Batch> ordered = new ArrayList<>(batches.values());
         ordered.sort(Comparator.comparingLong(Batch::dispatched).thenComparingInt(Batch::device));
-        long[] sorted = byBatch.values().stream().mapToLong(Long::longValue).sorted().toArray();
-        int keep = Math.max(1, (int) Math.ceil(sorted.length * keepPercent / 100.0));
-        long longestKept = sorted.length == 0 ? 0 : sorted[Math.min(keep, sorted.length) - 1];
+        long[] shortest = shortestMicros(keepPercent);
+        long longestKept = shortest.length == 0 ? 0 : shortest[shortest.length - 1];
         List<long[]> kept = new ArrayList<>();
         for (Batch b : ordered) {
             long h = byBatch.get(key(b.device, b.start));
