@@ -115,6 +115,18 @@ class ScheduleTest(unittest.TestCase):
         self.assertEqual([train.episode_length(e) for e in range(12)],
                          [3000, 3000, 6000, 6000, 12000, 12000, 24000, 24000, 48000, 48000, 60000, 60000])
 
+    def test_the_forty_episodes_take_1986000_steps(self):
+        # 2 x (3,000 + 6,000 + 12,000 + 24,000 + 48,000) = 186,000, then 30 episodes of 60,000.
+        self.assertEqual(train.schedule_steps(40), 1_986_000)
+        self.assertEqual(train.schedule_steps(2, 300), 600)
+
+    def test_the_learning_rate_falls_linearly_to_0_over_the_schedule_or_stays(self):
+        self.assertEqual(train.lr_fraction(0, 1_986_000, "linear"), 1.0)
+        self.assertAlmostEqual(train.lr_fraction(496_500, 1_986_000, "linear"), 0.75)
+        self.assertEqual(train.lr_fraction(1_986_000, 1_986_000, "linear"), 0.0)
+        self.assertEqual(train.lr_fraction(2_100_000, 1_986_000, "linear"), 0.0)  # episodes in flight at the end
+        self.assertEqual(train.lr_fraction(1_500_000, 1_986_000, "constant"), 1.0)
+
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -133,8 +145,9 @@ class TrainingSmokeTest(unittest.TestCase):
             for r in rows:
                 # 2,400 requests/s, 6 steps per ms: 300 steps are 50 ms, about 120 requests.
                 self.assertGreater(int(r["ok"]) + int(r["late"]) + int(r["dropped"]), 50)
-            scale, offset, layers = network_file.read(os.path.join(d, "policy.krln"))
-            self.assertEqual([w.shape for w, _, _ in layers], [(64, ke.STATE_SIZE), (64, 64), (ke.MASK_SIZE, 64)])
+            for name in ("policy.krln", "best.krln"):
+                scale, offset, layers = network_file.read(os.path.join(d, name))
+                self.assertEqual([w.shape for w, _, _ in layers], [(64, ke.STATE_SIZE), (64, 64), (ke.MASK_SIZE, 64)])
 
 
 if __name__ == "__main__":

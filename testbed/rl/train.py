@@ -7,7 +7,8 @@ instances, SLO 24 ms, 6 devices, reward RF3). Several environment processes run 
 masked (a forbidden choice gets -1e9 before the softmax), per slot a null/infer choice and, for an
 infer, a batch size; the masked distribution, GAE and the PPO update are ppo.py's. After every
 episode the network is written (--out/policy.krln, the format network_file.py describes) with the
-episode's attainment in --out/training.csv; at the end also an ONNX export (policy.onnx) when
+episode's attainment in --out/training.csv, and as --out/best.krln when no episode before met
+more; the learning rate falls linearly to 0 over the schedule's steps (--lr-schedule); at the end also an ONNX export (policy.onnx) when
 torch's exporter works here.
 
     python3 testbed/rl/train.py --episodes 20 --out testbed/experiments/rl/train
@@ -208,14 +209,28 @@ def episode_length(e, first=3000):
     return min(first * 2 ** (e // 2), 60000)
 
 
-def export(model, out):
+def schedule_steps(episodes, first=3000):
+    """The steps of the schedule's first `episodes` episodes, all environments together."""
+    return sum(episode_length(e, first) for e in range(episodes))
+
+
+def lr_fraction(steps_done, total_steps, schedule):
+    """The learning rate's share of --lr before the next update: 1 throughout under 'constant';
+    under 'linear' (PPO's annealing, as in its paper's Atari runs), falling from 1 to 0 with the
+    steps of the schedule taken, so that late updates, on a policy near its best, move it less."""
+    if schedule == "constant":
+        return 1.0
+    return max(0.0, 1.0 - steps_done / total_steps)
+
+
+def export(model, out, name="policy.krln"):
     a = model.actor
     layers = [(a[0].weight.detach().numpy(), a[0].bias.detach().numpy(), "tanh"),
               (a[2].weight.detach().numpy(), a[2].bias.detach().numpy(), "tanh"),
               (a[4].weight.detach().numpy(), a[4].bias.detach().numpy(), "none")]
-    tmp = os.path.join(out, "policy.krln.tmp")
+    tmp = os.path.join(out, name + ".tmp")
     network_file.write(tmp, SCALE, np.zeros_like(SCALE), layers)
-    os.replace(tmp, os.path.join(out, "policy.krln"))
+    os.replace(tmp, os.path.join(out, name))
 
 
 def export_onnx(model, out):
@@ -255,6 +270,8 @@ def main():
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--minibatch", type=int, default=512)
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--lr-schedule", choices=["linear", "constant"], default="linear",
+                   help="the learning rate falls linearly to 0 over the schedule's steps (default), or stays at --lr")
     p.add_argument("--critic-lr", type=float, help="the critic's learning rate (default: --lr); a critic started fresh under a tuned actor needs a larger one")
     p.add_argument("--gamma", type=float, default=0.995, help="per step; 6 devices take 6 steps per ms (default: %(default)s)")
     p.add_argument("--lam", type=float, default=0.95)
@@ -310,6 +327,9 @@ def main():
         next_episode += 1
     finished = 0
     updates = 0
+    steps_done = 0
+    total_steps = schedule_steps(args.episodes, args.episode_steps)
+    best = -1.0
     n = args.rollout
     while finished < args.episodes and time.time() - started < 60 * args.minutes:
         S = np.zeros((n, k, ke.STATE_SIZE), np.float32)
@@ -339,6 +359,11 @@ def main():
                     log.flush()
                     export(model, args.out)
                     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
+                    if a.attainment() > best:
+                        # The network as it ended its best episode so far: the one the figures
+                        # after training use, where a run falls back after its peak.
+                        best = a.attainment()
+                        export(model, args.out, "best.krln")
                     print("episode %d: %d steps, attainment %.2f %%, reward %.0f (met %d, late %d, dropped %d), %.0f s"
                           % (e + 1, a.steps, 100 * a.attainment(), a.total, a.ok, a.late, a.dropped, time.time() - started), flush=True)
                     episode_of[i] = next_episode
@@ -350,6 +375,8 @@ def main():
         flat = lambda x: torch.from_numpy(x.reshape(n * k, *x.shape[2:]))
         warming = updates < args.value_warmup
         updates += 1
+        steps_done += n * k
+        ppo.set_lr_fraction(opt, lr_fraction(steps_done, total_steps, args.lr_schedule))
         update(model, opt, ppo.Batch(*map(flat, (S, M, A, LP, adv, ret, V))), args, warming)
     envs.close()
     export(model, args.out)
