@@ -25,11 +25,13 @@ import java.util.Map;
  *
  * <ul>
  * <li>the low-SLO sweep ({@link LowSloExperiment}'s points and setup) with each agent, into
- * {@code sweep/}: Fig 5.1 (the random agent), 5.6 (the committed network and the PPO-tuned one,
- * beside {@code kairos} and {@code clockwork} run on the same arrivals), 5.8 (a network given five
- * more episodes on 2,400 requests/s over 12 models at 24 ms);
+ * {@code sweep/}: Fig 5.1 (the random agent), 5.6 (the networks PPO trained from scratch, one
+ * per training seed, {@code rl-s1}..., beside {@code kairos} and {@code clockwork} run on the same
+ * arrivals), 5.8 (a network given five more episodes on 2,400 requests/s over 12 models at
+ * 24 ms); the network cloned from a rule ({@code rl-clone}, the committed default) and its
+ * fine-tunings as ablation rows;
  * <li>the Azure run ({@link AzureExperiment}'s setup, its first minutes) into {@code azure/}:
- * Fig 5.3 (the committed network) and 5.11 (the network trained from scratch at SLO 96 ms);
+ * Fig 5.3 and 5.4/5.5 (the same networks) and 5.11 (the network trained from scratch at SLO 96 ms);
  * <li>the training curves, read from the training runs' CSVs: Fig 5.2, 5.9 (RF1-RF3), 5.10 (96 ms);
  * <li>two SLO types on one device, one a window SLO, into {@code window/}: Fig 6.1 ({@link RlWindowFigure}).
  * </ul>
@@ -44,6 +46,16 @@ public final class RlExperiment {
     static final String SWEEP = "sweep";
     static final String AZURE = "azure";
     static final String TRAINING_CSV = "training-curves.csv";
+
+    /**
+     * PPO from scratch on the thesis' setup (2,400 requests/s over 48 models, SLO 24 ms), one
+     * training run per training seed, {@code seed-N} under this folder: the networks the thesis'
+     * figures are drawn from, each the one that ended its best episode ({@code best.krln}).
+     */
+    static final String SCRATCH = "scratch-2400rps-48m-24ms";
+    static final List<Integer> TRAINING_SEEDS = List.of(1, 2, 3);
+    /** The network cloned from the working-point rule, the committed default: an ablation row. */
+    static final String CLONE = "rl-clone";
 
     /** The training runs, each a folder under the training folder (see docs/learned-policy.md for their commands). */
     static final String FINETUNED = "finetune-2400rps-48m-24ms";
@@ -80,7 +92,21 @@ public final class RlExperiment {
     }
 
     /** The committed network asked on events, as the serving job asks it. */
-    static final String RL_ON_EVENTS = "rl-events";
+    static final String RL_ON_EVENTS = "rl-clone-events";
+
+    /** A training seed's run of PPO from scratch, as a folder under the training folder. */
+    static String scratchRun(int trainingSeed) {
+        return SCRATCH + "/seed-" + trainingSeed;
+    }
+
+    /** The agent that serves a training seed's network from scratch. */
+    static String scratchAgent(int trainingSeed) {
+        return "rl-s" + trainingSeed;
+    }
+
+    static List<String> scratchAgents() {
+        return TRAINING_SEEDS.stream().map(RlExperiment::scratchAgent).toList();
+    }
 
     private final Path training;
     private final double durationSeconds;
@@ -111,7 +137,11 @@ public final class RlExperiment {
     }
 
     Path network(String run) {
-        Path file = training.resolve(run).resolve("policy.krln");
+        return network(run, "policy.krln");
+    }
+
+    Path network(String run, String name) {
+        Path file = training.resolve(run).resolve(name);
         if (!Files.isRegularFile(file)) {
             throw new NotTrained("no network " + file + ": train it first (docs/learned-policy.md, 'The thesis' figures')");
         }
@@ -120,19 +150,30 @@ public final class RlExperiment {
 
     /** The agents of the sweep; {@code rl-ppo-12m} runs at 12 models and 2,400 requests/s only, the workload it was tuned on. */
     List<Agent> sweepAgents() {
-        return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
-                Agent.agent("random", AgentPolicy.RANDOM, null),
-                Agent.agent("rl", AgentPolicy.RL, null),
-                Agent.agent("rl", AgentPolicy.RL, null).onEvents(RL_ON_EVENTS),
+        List<Agent> agents = new ArrayList<>(List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
+                Agent.agent("random", AgentPolicy.RANDOM, null)));
+        agents.addAll(scratchNetworks());
+        agents.addAll(List.of(Agent.agent(CLONE, AgentPolicy.RL, null),
+                Agent.agent(CLONE, AgentPolicy.RL, null).onEvents(RL_ON_EVENTS),
                 Agent.agent("rl-ppo", AgentPolicy.RL, network(FINETUNED)),
-                Agent.agent("rl-ppo-12m", AgentPolicy.RL, network(FINETUNED_12)));
+                Agent.agent("rl-ppo-12m", AgentPolicy.RL, network(FINETUNED_12))));
+        return agents;
     }
 
     List<Agent> azureAgents() {
-        return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
-                Agent.agent("rl", AgentPolicy.RL, null),
+        List<Agent> agents = new ArrayList<>(List.of(Agent.baseline("kairos"), Agent.baseline("clockwork")));
+        agents.addAll(scratchNetworks());
+        agents.addAll(List.of(Agent.agent(CLONE, AgentPolicy.RL, null),
                 Agent.agent("rl-ppo", AgentPolicy.RL, network(FINETUNED)),
-                Agent.agent("rl-96ms", AgentPolicy.RL, network(SCRATCH_96)));
+                Agent.agent("rl-96ms", AgentPolicy.RL, network(SCRATCH_96))));
+        return agents;
+    }
+
+    /** Each training seed's network from scratch, asked every 1 ms as the thesis asks its agent. */
+    private List<Agent> scratchNetworks() {
+        List<Agent> agents = new ArrayList<>();
+        for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(scratchAgent(seed), AgentPolicy.RL, network(scratchRun(seed), "best.krln")));
+        return agents;
     }
 
     /** The agents of Fig 6.1: the committed network, the random agent, and the baselines beside them. */
@@ -235,7 +276,9 @@ public final class RlExperiment {
      */
     ResultTable trainingCurves() {
         ResultTable t = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s"));
-        List<String> runs = new ArrayList<>(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_96));
+        List<String> runs = new ArrayList<>();
+        for (int seed : TRAINING_SEEDS) runs.add(scratchRun(seed));
+        runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_96));
         for (String r : REWARDS) runs.add("scratch-" + r);
         for (String run : runs) {
             Path csv = training.resolve(run).resolve("training.csv");

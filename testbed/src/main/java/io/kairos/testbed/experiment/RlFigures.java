@@ -2,6 +2,7 @@ package io.kairos.testbed.experiment;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,8 +21,12 @@ final class RlFigures {
                         .save(only(results, "agent", Set.of("random")), dir.resolve("random.png")),
                 Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
                         .panels("models", "rate").panelTitle(RlFigures::panelTitle)
-                        .title("Fig 5.6 and 5.8: the trained networks (rl: imitation, rl-ppo: then PPO, rl-ppo-12m: 5 more episodes at 12 models), kairos and clockwork: " + setup)
-                        .save(only(results, "agent", Set.of("kairos", "clockwork", "rl", "rl-ppo", "rl-ppo-12m")), dir.resolve("attainment.png")),
+                        .title("Fig 5.6: the networks PPO trained from scratch (rl-s1..3, one per training seed), kairos and clockwork: " + setup)
+                        .save(only(results, "agent", agents("kairos", "clockwork")), dir.resolve("attainment.png")),
+                Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .panels("models", "rate").panelTitle(RlFigures::panelTitle)
+                        .title("Ablation and Fig 5.8: the network cloned from a rule (rl-clone), then PPO (rl-ppo), then 5 more episodes at 12 models (rl-ppo-12m): " + setup)
+                        .save(only(results, "agent", Set.of("kairos", "clockwork", RlExperiment.CLONE, "rl-ppo", "rl-ppo-12m")), dir.resolve("clone.png")),
                 Figures.lines("slo_ms", "mean_batch").zeroIsGap().series("agent").xAxis("SLO (ms, log scale)").yAxis("mean batch size (per request)", 0.0, null)
                         .panels("models", "rate").panelTitle(RlFigures::panelTitle)
                         .title("Mean batch size of each agent as the SLO doubles: " + setup)
@@ -33,7 +38,7 @@ final class RlFigures {
         String setup = "Azure-Functions-like trace (bars: requests/s), " + models + ", " + AzureExperiment.DEVICES + " devices";
         return List.of(
                 Figures.bars("agent", "slo_attainment").scale(100).series("rate").xAxis("agent").yAxis("SLO attainment (%)", 0.0, 100.0)
-                        .title("Fig 5.3 and 5.11: the trained networks on the " + setup + " (rl-96ms: trained at SLO 96 ms)")
+                        .title("Fig 5.3 and 5.11: the trained networks on the " + setup + " (rl-s1..3: from scratch; rl-clone: a rule's clone; rl-96ms: trained at SLO 96 ms)")
                         .save(results, dir.resolve("attainment.png")),
                 Figures.bars("agent", "mean_batch").series("rate").xAxis("agent").yAxis("mean batch size (per request)", 0.0, null)
                         .title("Fig 5.4 and 5.5: mean batch size of each agent, " + setup)
@@ -49,12 +54,16 @@ final class RlFigures {
         return List.of(
                 Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode (3,000 steps, doubling every other one)")
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
-                        .title("Fig 5.2: training curves at SLO 24 ms, " + setup + " (frozen: the imitation network, not updated; 12m: 12 instances, 5 more episodes)")
-                        .save(only(curves, "run", Set.of(RlExperiment.FINETUNED, RlExperiment.FROZEN, RlExperiment.FINETUNED_12, "scratch-rf3")), dir.resolve("training.png")),
+                        .title("Fig 5.2: PPO from scratch at SLO 24 ms, one curve per training seed, " + setup)
+                        .save(only(curves, "run", runs()), dir.resolve("training.png")),
+                Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode (3,000 steps, doubling every other one)")
+                        .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
+                        .title("Ablation: PPO from the network cloned from a rule at SLO 24 ms, " + setup + " (frozen: the clone, not updated; 12m: 12 instances, 5 more episodes)")
+                        .save(only(curves, "run", Set.of(RlExperiment.FINETUNED, RlExperiment.FROZEN, RlExperiment.FINETUNED_12)), dir.resolve("training-clone.png")),
                 Figures.lines("episode", "reward_per_step").numericX().series("run").xAxis("training episode")
                         .yAxis("RF3 reward per step (ms of device time)", null, null)
                         .title("What PPO maximises: the RF3 reward per step of each episode, SLO 24 ms")
-                        .save(only(curves, "run", Set.of(RlExperiment.FINETUNED, RlExperiment.FROZEN, RlExperiment.FINETUNED_12, "scratch-rf3")), dir.resolve("training-reward.png")),
+                        .save(only(curves, "run", runs(RlExperiment.FINETUNED, RlExperiment.FROZEN)), dir.resolve("training-reward.png")),
                 Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode")
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
                         .title("Fig 5.9: PPO from scratch with each reward, SLO 24 ms, " + setup)
@@ -63,6 +72,20 @@ final class RlFigures {
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
                         .title("Fig 5.10: PPO from scratch at SLO 96 ms, " + setup)
                         .save(only(curves, "run", Set.of(RlExperiment.SCRATCH_96)), dir.resolve("training-96ms.png")));
+    }
+
+    /** The given baselines and the networks from scratch. */
+    private static Set<String> agents(String... baselines) {
+        Set<String> out = new HashSet<>(List.of(baselines));
+        out.addAll(RlExperiment.scratchAgents());
+        return out;
+    }
+
+    /** The given training runs and the runs from scratch at 24 ms. */
+    private static Set<String> runs(String... others) {
+        Set<String> out = new HashSet<>(List.of(others));
+        for (int seed : RlExperiment.TRAINING_SEEDS) out.add(RlExperiment.scratchRun(seed));
+        return out;
     }
 
     /** The rows whose {@code column} holds one of {@code values}. */

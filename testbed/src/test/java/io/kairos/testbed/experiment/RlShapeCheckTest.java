@@ -72,7 +72,7 @@ class RlShapeCheckTest {
         assertThat(c.evidence()).startsWith("mean difference +0.0500 over 2 episodes");
         assertThat(RlShapeCheck.rewardAbove(curves, "frozen", "tuned", "s").verdict()).isEqualTo(Verdict.FAIL);
         // Every request met (>= 99.9 %) first in episode 1; a run with none is a failure, with its best.
-        assertThat(RlShapeCheck.reaches(curves, "tuned", 20, "s").evidence()).isEqualTo("tuned: 100.00 % in episode 1");
+        assertThat(RlShapeCheck.reaches(curves, "tuned", 20, "s").evidence()).isEqualTo("tuned: 100.00 % in episode 1 (best 100.00 %; last 100.00 %, episode 3)");
     }
 
     @Test
