@@ -39,8 +39,14 @@ public final class TritonGrid {
     /** One setting of the grid: its label in the results, and the parameters it sets. */
     public record Setting(String label, Map<String, String> params) {}
 
-    /** Kairos' own knob, tuned the same way: {@code efficiency_gain} (the job's default 1.1). */
-    static final double[] EFFICIENCY_GAINS = {1.05, 1.1, 1.25, 1.5, 2};
+    /**
+     * Kairos' own knob, tuned the same way: {@code efficiency_gain} (the job's default 1.1), from
+     * 1 (throughput first whenever behind and any more efficient) to 5 and 0 (never: Clockwork's
+     * order always), so that neither end of the knob is left untried. In the order tried, where a
+     * tie keeps the earlier: the first five were the whole grid once, and a wider value is chosen
+     * only where it does strictly better on the tuning seed.
+     */
+    static final double[] EFFICIENCY_GAINS = {1.05, 1.1, 1.25, 1.5, 2, 3, 5, 0, 1};
 
     /**
      * The grid a policy is tuned over on the tuning seed: Triton's ({@link #settings()}), Kairos'

@@ -36,10 +36,11 @@ class TritonGridTest {
         assertThatThrownBy(() -> TritonGrid.setting("delay=3ms")).hasMessage("no setting 'delay=3ms' in Triton's grid");
         // Kairos' own knob is tuned the same way; policies without a knob their users set have no grid.
         assertThat(TritonGrid.settings("kairos")).extracting(TritonGrid.Setting::label)
-                .containsExactly("efficiency_gain=1.05", "efficiency_gain=1.1", "efficiency_gain=1.25", "efficiency_gain=1.5", "efficiency_gain=2");
+                .containsExactly("efficiency_gain=1.05", "efficiency_gain=1.1", "efficiency_gain=1.25", "efficiency_gain=1.5", "efficiency_gain=2",
+                        "efficiency_gain=3", "efficiency_gain=5", "efficiency_gain=0", "efficiency_gain=1");
         assertThat(TritonGrid.setting("kairos", "efficiency_gain=1.5").params()).containsExactly(Map.entry("efficiency_gain", "1.5"));
         assertThat(TritonGrid.settings("clockwork")).isEmpty();
-        assertThatThrownBy(() -> TritonGrid.setting("kairos", "efficiency_gain=3")).hasMessage("no setting 'efficiency_gain=3' in kairos's grid");
+        assertThatThrownBy(() -> TritonGrid.setting("kairos", "efficiency_gain=4")).hasMessage("no setting 'efficiency_gain=4' in kairos's grid");
     }
 
     @Test
