@@ -126,6 +126,7 @@ class ScheduleTest(unittest.TestCase):
         self.assertEqual(train.lr_fraction(1_986_000, 1_986_000, "linear"), 0.0)
         self.assertEqual(train.lr_fraction(2_100_000, 1_986_000, "linear"), 0.0)  # episodes in flight at the end
         self.assertEqual(train.lr_fraction(1_500_000, 1_986_000, "constant"), 1.0)
+        self.assertEqual(train.lr_fraction(0, 0, "linear"), 1.0)  # --episodes 0: imitation alone, no schedule
 
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

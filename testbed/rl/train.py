@@ -218,7 +218,7 @@ def lr_fraction(steps_done, total_steps, schedule):
     """The learning rate's share of --lr before the next update: 1 throughout under 'constant';
     under 'linear' (PPO's annealing, as in its paper's Atari runs), falling from 1 to 0 with the
     steps of the schedule taken, so that late updates, on a policy near its best, move it less."""
-    if schedule == "constant":
+    if schedule == "constant" or total_steps <= 0:
         return 1.0
     return max(0.0, 1.0 - steps_done / total_steps)
 

@@ -20,9 +20,12 @@ import java.io.FileOutputStream;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
 /**
  * {@code rl}: the RL thesis' training environment over the simulator ({@link SchedulingEnvironment})
@@ -44,14 +47,17 @@ public class RlCommand implements Callable<Integer> {
 
     /** The workload and devices of an environment, and its reward. */
     static final class Setup {
-        @Option(names = "--models", paramLabel = "N", description = "ResNet50 instances, each its own queue (default: ${DEFAULT-VALUE}).")
-        int models = 48;
+        @Option(names = "--models", paramLabel = "N", split = ",", defaultValue = "48",
+                description = "ResNet50 instances, each its own queue; several (comma-separated): each episode draws one (default: ${DEFAULT-VALUE}).")
+        List<Integer> models;
 
-        @Option(names = "--rate", paramLabel = "R", description = "Requests per second over all instances, Poisson each (default: ${DEFAULT-VALUE}).")
-        double rate = 2400;
+        @Option(names = "--rate", paramLabel = "R", split = ",", defaultValue = "2400",
+                description = "Requests per second over all instances, Poisson each; several: each episode draws one (default: ${DEFAULT-VALUE}).")
+        List<Double> rate;
 
-        @Option(names = "--slo-ms", paramLabel = "MS", description = "SLO of every request (default: ${DEFAULT-VALUE}).")
-        double sloMs = 24;
+        @Option(names = "--slo-ms", paramLabel = "MS", split = ",", defaultValue = "24",
+                description = "SLO of every request; several: each episode draws one (default: ${DEFAULT-VALUE}).")
+        List<Double> sloMs;
 
         @Option(names = "--devices", paramLabel = "N", description = "Simulated devices, each holding every instance (default: ${DEFAULT-VALUE}).")
         int devices = 6;
@@ -69,11 +75,42 @@ public class RlCommand implements Callable<Integer> {
         Map<String, String> params = new LinkedHashMap<>();
 
         SchedulingEnvironment environment() {
-            if (models < 1 || devices < 1 || !(rate > 0) || !(sloMs > 0)) {
+            if (devices < 1 || models.stream().anyMatch(m -> m < 1) || rate.stream().anyMatch(r -> !(r > 0)) || sloMs.stream().anyMatch(s -> !(s > 0))) {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }
-            Simulation.Builder b = LowSloExperiment.setup(models, rate, sloMs).devices(devices);
-            return new SchedulingEnvironment(b, PolicyParams.of(params), Reward.parse(reward), lateCharge, dropCharge);
+            List<Integer> m = List.copyOf(models);
+            List<Double> r = List.copyOf(rate);
+            List<Double> s = List.copyOf(sloMs);
+            return new SchedulingEnvironment(seed -> Workload.draw(seed, m, r, s).setup().devices(devices), PolicyParams.of(params), Reward.parse(reward),
+                    lateCharge, dropCharge);
+        }
+
+        /** Values as given, comma-separated, without a needless ".0". */
+        static String label(List<? extends Number> values) {
+            return values.stream().map(v -> v.doubleValue() == Math.rint(v.doubleValue()) ? Long.toString(v.longValue()) : v.toString())
+                    .collect(Collectors.joining(","));
+        }
+
+
+    }
+
+    /** An episode's workload: the low-SLO sweep's setup at one point. */
+    record Workload(int models, double rate, double sloMs) {
+        /** Keeps the workload's draws apart from the arrivals' generator, which the same seed starts. */
+        private static final long STREAM = 0x5DEECE66DL;
+
+        /**
+         * One of the models, rates and SLOs given, each drawn uniformly from the episode's seed (its
+         * own stream, apart from the arrivals'), so that an episode's seed fixes its workload as it
+         * fixes its arrivals; with one of each, always that one.
+         */
+        static Workload draw(long seed, List<Integer> models, List<Double> rates, List<Double> slosMs) {
+            SplittableRandom draw = new SplittableRandom(seed ^ STREAM);
+            return new Workload(models.get(draw.nextInt(models.size())), rates.get(draw.nextInt(rates.size())), slosMs.get(draw.nextInt(slosMs.size())));
+        }
+
+        Simulation.Builder setup() {
+            return LowSloExperiment.setup(models, rate, sloMs);
         }
     }
 
@@ -130,8 +167,8 @@ public class RlCommand implements Callable<Integer> {
             double[] sorted = perSecond.clone();
             Arrays.sort(sorted);
             double median = runs % 2 == 1 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
-            out.printf(Locale.ROOT, "median: %,.0f steps/s over %d runs (%d models, %.0f req/s, SLO %.0f ms, %d devices, %s agent)%n",
-                    median, runs, setup.models, setup.rate, setup.sloMs, setup.devices, agent);
+            out.printf(Locale.ROOT, "median: %,.0f steps/s over %d runs (%s models, %s req/s, SLO %s ms, %d devices, %s agent)%n",
+                    median, runs, Setup.label(setup.models), Setup.label(setup.rate), Setup.label(setup.sloMs), setup.devices, agent);
             return 0;
         }
 

@@ -11,6 +11,7 @@ import io.kairos.sim.Invocation;
 import io.kairos.sim.Simulation;
 
 import java.util.List;
+import java.util.function.LongFunction;
 
 /**
  * The RL thesis' training environment over the simulator: the simulation of a setup (devices and
@@ -24,7 +25,7 @@ public final class SchedulingEnvironment {
     /** How often the agent is invoked, as in the thesis. */
     public static final long PERIOD_MICROS = 1000;
 
-    private final Simulation.Builder setup;
+    private final LongFunction<Simulation.Builder> setups;
     private final PolicyParams params;
     private final Reward reward;
     private final RewardMeter.LateCharge lateCharge;
@@ -46,7 +47,16 @@ public final class SchedulingEnvironment {
     /** @param dropCharge when a request the group drops pays its correction (RF2, RF3) */
     public SchedulingEnvironment(Simulation.Builder setup, PolicyParams params, Reward reward, RewardMeter.LateCharge lateCharge,
                                  RewardMeter.DropCharge dropCharge) {
-        this.setup = setup;
+        this(seed -> setup, params, reward, lateCharge, dropCharge);
+    }
+
+    /**
+     * @param setups each episode's devices and load, from the episode's seed: a fresh builder per
+     *               call where episodes differ in their workload (training across workloads)
+     */
+    public SchedulingEnvironment(LongFunction<Simulation.Builder> setups, PolicyParams params, Reward reward, RewardMeter.LateCharge lateCharge,
+                                 RewardMeter.DropCharge dropCharge) {
+        this.setups = setups;
         this.params = params;
         this.reward = reward;
         this.lateCharge = lateCharge;
@@ -81,7 +91,7 @@ public final class SchedulingEnvironment {
         RewardMeter meter = new RewardMeter(reward, lateCharge, dropCharge);
         Driver driver = new Driver(learner, meter, steps);
         // Long enough for the steps at one decision per ms, the least while requests wait.
-        Simulation sim = setup.policy(AgentPolicy.RANDOM, params).policies(name -> AgentPolicy.drivenBy(name, driver))
+        Simulation sim = setups.apply(seed).policy(AgentPolicy.RANDOM, params).policies(name -> AgentPolicy.drivenBy(name, driver))
                 .invocation(Invocation.every(PERIOD_MICROS)).duration(steps * PERIOD_MICROS + 1_000_000).seed(seed).build();
         try {
             sim.run(meter);
