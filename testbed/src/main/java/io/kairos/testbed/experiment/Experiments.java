@@ -1,5 +1,6 @@
 package io.kairos.testbed.experiment;
 
+import io.kairos.core.scheduling.learned.PolicyNetwork;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -7,6 +8,7 @@ import picocli.CommandLine.ParameterException;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -276,6 +278,10 @@ public final class Experiments {
         @Option(names = "--azure-only", description = "Simulate the Azure run alone, then report every part from the results already written.")
         boolean azureOnly;
 
+        @Option(names = "--network", paramLabel = "LABEL=FILE", description = "A network of your own beside the committed ones (a policy network file, "
+                + "docs/learned-policy.md): it runs in the sweep and the Azure run as agent LABEL, and the sweep's targets judge it; repeatable.")
+        Map<String, Path> networks = new LinkedHashMap<>();
+
         @Override
         public String name() {
             return RlExperiment.NAME;
@@ -301,8 +307,21 @@ public final class Experiments {
             if (azureOnly && windowOnly) throw new ParameterException(cl, "--azure-only and --window-only each run one part; give one");
             double duration = length.duration(cl, 10);
             double warmupSeconds = warmup.warmup(cl, duration, Math.min(2, duration / 5));
+            for (Map.Entry<String, Path> n : networks.entrySet()) {
+                if (!n.getKey().matches("[a-z0-9][a-z0-9._-]*")) {
+                    throw new ParameterException(cl, "--network: a label is lower-case letters, digits, '.', '_' and '-', got '" + n.getKey() + "'");
+                }
+                if (RlExperiment.agentLabels().contains(n.getKey())) {
+                    throw new ParameterException(cl, "--network: '" + n.getKey() + "' is one of the experiment's own agents " + RlExperiment.agentLabels());
+                }
+                try {
+                    PolicyNetwork.read(n.getValue());
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(cl, "--network " + n.getKey() + ": " + e.getMessage());
+                }
+            }
             return new RlExperiment(ExperimentCommand.defaultOut(name()), duration, warmupSeconds, AZURE_SECONDS, length.seeds(cl, DEFAULT_SEEDS), threads, progress(),
-                    cl.getOut(), profiles.profiles(cl));
+                    cl.getOut(), profiles.profiles(cl), networks);
         }
 
         @Override

@@ -117,6 +117,8 @@ public final class RlExperiment {
     private final boolean progress;
     private final PrintWriter out;
     private final AzureExperiment.Profiles azureProfiles;
+    /** Networks of the user's own ({@code --network LABEL=FILE}), run and judged beside the networks from scratch. */
+    private final Map<String, Path> own;
 
     /**
      * @param training the folder of the training runs (each a subfolder with policy.krln and training.csv)
@@ -125,6 +127,13 @@ public final class RlExperiment {
      */
     public RlExperiment(Path training, double durationSeconds, double warmupSeconds, double azureSeconds, int seeds,
                         int threads, boolean progress, PrintWriter out, AzureExperiment.Profiles azureProfiles) {
+        this(training, durationSeconds, warmupSeconds, azureSeconds, seeds, threads, progress, out, azureProfiles, Map.of());
+    }
+
+    /** @param own networks of the user's own, by label, run in the sweep and the Azure run and judged as the networks from scratch are */
+    public RlExperiment(Path training, double durationSeconds, double warmupSeconds, double azureSeconds, int seeds,
+                        int threads, boolean progress, PrintWriter out, AzureExperiment.Profiles azureProfiles, Map<String, Path> own) {
+        this.own = new LinkedHashMap<>(own);
         this.azureProfiles = azureProfiles;
         this.training = training;
         this.durationSeconds = durationSeconds;
@@ -169,11 +178,19 @@ public final class RlExperiment {
         return agents;
     }
 
-    /** Each training seed's network from scratch, asked every 1 ms as the thesis asks its agent. */
+    /** Each training seed's network from scratch, then the user's own, asked every 1 ms as the thesis asks its agent. */
     private List<Agent> scratchNetworks() {
         List<Agent> agents = new ArrayList<>();
         for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(scratchAgent(seed), AgentPolicy.RL, network(scratchRun(seed), "best.krln")));
+        for (Map.Entry<String, Path> n : own.entrySet()) agents.add(Agent.agent(n.getKey(), AgentPolicy.RL, n.getValue()));
         return agents;
+    }
+
+    /** The labels of the experiment's own agents, which a network of the user's may not take. */
+    static List<String> agentLabels() {
+        List<String> labels = new ArrayList<>(List.of("kairos", "clockwork", "random", CLONE, RL_ON_EVENTS, "rl-ppo", "rl-ppo-12m", "rl-96ms", "rl"));
+        labels.addAll(scratchAgents());
+        return labels;
     }
 
     /** The agents of Fig 6.1: the committed network, the random agent, and the baselines beside them. */
@@ -251,7 +268,7 @@ public final class RlExperiment {
         runner.report(sweep, sweepResults, dir.resolve(SWEEP), Double.NaN);
         runner.report(azure, azureResults, dir.resolve(AZURE), Double.NaN);
         List<Path> figures = RlFigures.training(curves, dir);
-        List<Experiment.Claim> claims = new ArrayList<>(RlShapeCheck.claims(sweepResults, azureResults, curves));
+        List<Experiment.Claim> claims = new ArrayList<>(RlShapeCheck.claims(sweepResults, azureResults, curves, List.copyOf(own.keySet())));
         Path window = dir.resolve(RlWindowFigure.DIR).resolve(ExperimentRunner.RESULTS);
         if (Files.isRegularFile(window)) {
             ResultTable windowResults = ResultTable.read(window);

@@ -19,6 +19,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@code experiment smdp}: the SMDP batching paper's numerical results, reproduced with the solver
@@ -51,10 +53,10 @@ import java.util.concurrent.Future;
  * </ul>
  * For Figs 4 and 5 the abstract cost is {@link SmdpSolver#overflowCostBound} and s_max rises in
  * steps of 8 until Delta < 0.001; baselines are evaluated at s_max 1,000 with c_o = 0, and an
- * unstable one (static 8 at rho >= 0.8) has no cost. Every table is simulated once per rho (the
- * same arrivals for every policy, seed 1) for {@value #SIM_REQUESTS} requests, ten times as many
- * for a queue that runs within 5 % of its capacity (static 16 at rho 0.9), whose mean converges
- * slowly.
+ * unstable one (static 8 at rho >= 0.8) has no cost. Every table is simulated on seeds 1 to 3
+ * per rho (the same arrivals for every policy on a seed) for {@value #SIM_REQUESTS} requests, ten
+ * times as many for a queue that runs within 5 % of its capacity (static 16 at rho 0.9), whose
+ * mean converges slowly; the CSV holds the seeds' medians and each point's gap on every seed.
  */
 public final class SmdpExperiment {
     public static final String NAME = "smdp";
@@ -71,7 +73,10 @@ public final class SmdpExperiment {
     /** Figs 6 and 7: the SMDP curve's weights, from latency alone to (nearly) energy alone. */
     static final double[] FIG6_W2 = {0, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 100, 200, 500};
     static final long SIM_REQUESTS = 4_000_000;
+    /** The seed of the simulations beyond the paper. */
     static final long SIM_SEED = 1;
+    /** Fig 5's simulations: each table on each of these seeds. */
+    static final List<Long> SIM_SEEDS = List.of(1L, 2L, 3L);
     /** The simulated and the analytic average cost agree within this share at every point of Fig 5. */
     static final double SIM_TOLERANCE = Targets.of("smdp", "fig5-sim");
     static final double[] FIG8_CO = {10_000, 1_000, 100, 10, 0};
@@ -138,22 +143,33 @@ public final class SmdpExperiment {
         List<Point> fig6 = points(solved.subList(fig6From, fig8From));
 
         // Each distinct table once per rho, the baselines that keep up with the arrivals, all on the same arrivals.
-        Map<SimKey, Callable<Object>> sims = new LinkedHashMap<>();
+        List<SimKey> keys = new ArrayList<>();
         for (Point p : fig5) {
             if (p.w2 != 0) continue;
             for (String b : BASELINES) {
-                if (p.baselines.get(b).stable()) sims.put(new SimKey(p.rho, b, null), simulation(p.rho, b, null));
+                if (p.baselines.get(b).stable()) keys.add(new SimKey(p.rho, b, null));
             }
         }
         for (List<Point> points : List.of(fig5, fig6)) {
-            for (Point p : points) sims.putIfAbsent(new SimKey(p.rho, SMDP, p.solution.table()), simulation(p.rho, SMDP, p.solution.table()));
+            for (Point p : points) {
+                SimKey k = new SimKey(p.rho, SMDP, p.solution.table());
+                if (!keys.contains(k)) keys.add(k);
+            }
+        }
+        List<Callable<Object>> sims = new ArrayList<>();
+        for (SimKey k : keys) {
+            for (long seed : SIM_SEEDS) sims.add(simulation(k.rho, k.policy, k.table, seed));
         }
         long simStarted = System.nanoTime();
-        List<Object> measured = execute(NAME + " simulate", new ArrayList<>(sims.values()));
+        List<Object> measured = execute(NAME + " simulate", sims);
         double simSeconds = (System.nanoTime() - simStarted) / 1e9;
-        Map<SimKey, SmdpSimulation.Measured> sim = new LinkedHashMap<>();
+        Map<SimKey, List<SmdpSimulation.Measured>> sim = new LinkedHashMap<>();
         int i = 0;
-        for (SimKey k : sims.keySet()) sim.put(k, (SmdpSimulation.Measured) measured.get(i++));
+        for (SimKey k : keys) {
+            List<SmdpSimulation.Measured> seeds = new ArrayList<>();
+            for (int n = 0; n < SIM_SEEDS.size(); n++) seeds.add((SmdpSimulation.Measured) measured.get(i++));
+            sim.put(k, seeds);
+        }
 
         long beyondStarted = System.nanoTime();
         List<Callable<Object>> beyond = new ArrayList<>(SmdpBeyondPaper.multimodel(solver));
@@ -178,7 +194,7 @@ public final class SmdpExperiment {
         write(dir.resolve(TABLE1_CSV), List.of("c_o", "min_s_max", "iterations", "space", "paper_multiplications",
                 "multiply_adds", "delta", "g", "solve_ms", "cpu_ms",
                 "paper_min_s_max", "paper_iterations", "paper_delta", "paper_g"), table1(fig8Table));
-        long simulated = sim.values().stream().mapToLong(SmdpSimulation.Measured::requests).sum();
+        long simulated = sim.values().stream().flatMap(List::stream).mapToLong(SmdpSimulation.Measured::requests).sum();
         out.printf(Locale.ROOT, "%d solves in %.1f s, %d simulations (%.0f M requests) in %.1f s, %d beyond the paper in %.1f s of wall time, %d thread%s%n",
                 solves.size(), solveSeconds, sims.size(), simulated / 1e6, simSeconds, beyond.size(), beyondSeconds, threads, threads == 1 ? "" : "s");
         return report(dir);
@@ -186,7 +202,7 @@ public final class SmdpExperiment {
 
     static final String SMDP = "smdp";
     static final List<String> FIG5_COLUMNS = List.of("rho", "w2", "policy", "cost", "latency_ms", "power_w", "requests_per_j", "delta", "s_max",
-            "sim_cost", "sim_latency_ms", "sim_power_w", "sim_requests_per_j", "sim_requests", "gap");
+            "sim_cost", "sim_latency_ms", "sim_power_w", "sim_requests_per_j", "sim_requests", "gap", "sim_seeds", "gap_low", "gap_high");
     static final List<String> FIG6_COLUMNS = List.of("rho", "policy", "w2", "latency_ms", "power_w", "requests_per_j",
             "sim_latency_ms", "sim_power_w", "sim_requests_per_j");
 
@@ -215,14 +231,14 @@ public final class SmdpExperiment {
      * many when the batch it serves under load leaves less than 5 % of headroom (its mean
      * converges slowly near saturation).
      */
-    private static Callable<Object> simulation(double rho, String policy, BatchingTable table) {
+    private static Callable<Object> simulation(double rho, String policy, BatchingTable table, long seed) {
         BatchServiceModel model = P4.atLoad(rho);
         int underLoad = table != null ? table.batchSize(Long.MAX_VALUE) : baselineTable(policy).batchSize(Long.MAX_VALUE);
         long requests = model.arrivalRate() / model.throughput(underLoad) > 0.95 ? 10 * SIM_REQUESTS : SIM_REQUESTS;
-        return () -> SmdpSimulation.run(P4, rho, policy, table, requests, SIM_SEED);
+        return () -> SmdpSimulation.run(P4, rho, policy, table, requests, seed);
     }
 
-    private static List<List<String>> fig5Rows(List<Point> points, Map<SimKey, SmdpSimulation.Measured> sim) {
+    private static List<List<String>> fig5Rows(List<Point> points, Map<SimKey, List<SmdpSimulation.Measured>> sim) {
         List<List<String>> rows = new ArrayList<>();
         for (Point p : points) {
             rows.add(fig5Row(p, SMDP, p.solution.evaluation(), p.solution.sMax(), sim.get(new SimKey(p.rho, SMDP, p.solution.table()))));
@@ -231,18 +247,39 @@ public final class SmdpExperiment {
         return rows;
     }
 
-    private static List<String> fig5Row(Point p, String policy, PolicyEvaluation e, int sMax, SmdpSimulation.Measured m) {
+    /**
+     * A point of Fig 5: the analysis, and the simulations' medians over the seeds with the gap of
+     * the median cost and the lowest and highest gap of any one seed (a seed's run must agree on
+     * its own, not only the median).
+     */
+    private static List<String> fig5Row(Point p, String policy, PolicyEvaluation e, int sMax, List<SmdpSimulation.Measured> ms) {
         boolean ok = accepted(e);
         List<String> row = new ArrayList<>(List.of(Numbers.significant(p.rho), Numbers.significant(p.w2), policy, ok ? Numbers.significant(e.gain()) : "", ok ? Numbers.significant(e.meanLatencyMs()) : "",
                 ok ? Numbers.significant(e.meanPowerW()) : "", ok ? Numbers.significant(e.requestsPerJoule()) : "", Numbers.significant(e.overflowCost()), Integer.toString(sMax)));
-        if (m == null) {
-            row.addAll(List.of("", "", "", "", "", ""));
+        if (ms == null) {
+            row.addAll(List.of("", "", "", "", "", "", "", "", ""));
         } else {
-            double cost = m.cost(1, p.w2);
-            row.addAll(List.of(Numbers.significant(cost), Numbers.significant(m.latencyMs()), Numbers.significant(m.powerW()), Numbers.significant(m.requestsPerJoule()), Long.toString(m.requests()),
-                    ok ? Numbers.significant(cost / e.gain() - 1) : ""));
+            double[] costs = ms.stream().mapToDouble(m -> m.cost(1, p.w2)).toArray();
+            double cost = median(costs);
+            double low = Arrays.stream(costs).min().orElseThrow();
+            double high = Arrays.stream(costs).max().orElseThrow();
+            row.addAll(List.of(Numbers.significant(cost), Numbers.significant(median(ms, SmdpSimulation.Measured::latencyMs)), Numbers.significant(median(ms, SmdpSimulation.Measured::powerW)),
+                    Numbers.significant(median(ms, SmdpSimulation.Measured::requestsPerJoule)), Long.toString(ms.get(0).requests()),
+                    ok ? Numbers.significant(cost / e.gain() - 1) : "", Integer.toString(ms.size()),
+                    ok ? Numbers.significant(low / e.gain() - 1) : "", ok ? Numbers.significant(high / e.gain() - 1) : ""));
         }
         return row;
+    }
+
+    static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    private static double median(List<SmdpSimulation.Measured> ms, ToDoubleFunction<SmdpSimulation.Measured> metric) {
+        return median(ms.stream().mapToDouble(metric).toArray());
     }
 
     /** Whether the analysis of a table describes the queue: it keeps up, and the overflow state hardly counts. */
@@ -250,7 +287,7 @@ public final class SmdpExperiment {
         return e.stable() && e.overflowCost() < DELTA;
     }
 
-    private static List<List<String>> fig6Rows(List<Point> curve, List<Point> fig5, Map<SimKey, SmdpSimulation.Measured> sim) {
+    private static List<List<String>> fig6Rows(List<Point> curve, List<Point> fig5, Map<SimKey, List<SmdpSimulation.Measured>> sim) {
         List<List<String>> rows = new ArrayList<>();
         for (Point p : curve) {
             rows.add(fig6Row(p.rho, SMDP, Numbers.significant(p.w2), p.solution.evaluation(), sim.get(new SimKey(p.rho, SMDP, p.solution.table()))));
@@ -262,10 +299,12 @@ public final class SmdpExperiment {
         return rows;
     }
 
-    private static List<String> fig6Row(double rho, String policy, String w2, PolicyEvaluation e, SmdpSimulation.Measured m) {
+    /** A point of Figs 6 and 7: the analysis, and the simulations' medians over the seeds. */
+    private static List<String> fig6Row(double rho, String policy, String w2, PolicyEvaluation e, List<SmdpSimulation.Measured> ms) {
         boolean ok = accepted(e);
         return List.of(Numbers.significant(rho), policy, w2, ok ? Numbers.significant(e.meanLatencyMs()) : "", ok ? Numbers.significant(e.meanPowerW()) : "", ok ? Numbers.significant(e.requestsPerJoule()) : "",
-                m == null ? "" : Numbers.significant(m.latencyMs()), m == null ? "" : Numbers.significant(m.powerW()), m == null ? "" : Numbers.significant(m.requestsPerJoule()));
+                ms == null ? "" : Numbers.significant(median(ms, SmdpSimulation.Measured::latencyMs)), ms == null ? "" : Numbers.significant(median(ms, SmdpSimulation.Measured::powerW)),
+                ms == null ? "" : Numbers.significant(median(ms, SmdpSimulation.Measured::requestsPerJoule)));
     }
 
     @SuppressWarnings("unchecked")

@@ -22,13 +22,19 @@ final class SmdpShapeCheck {
         return claims;
     }
 
-    /** Ours, not the paper's: the simulator running the scheduler's policies measures what the stationary analysis computes. */
-    private static void simulated(ResultTable t, List<Claim> claims) {
+    /**
+     * Ours, not the paper's: the simulator running the scheduler's policies measures what the
+     * stationary analysis computes, at every point on every seed (the largest of a point's
+     * seeds' gaps, {@code gap_low} and {@code gap_high}, where the table has them; else its gap).
+     */
+    static void simulated(ResultTable t, List<Claim> claims) {
         double worst = 0;
         String worstAt = "";
         List<String> missing = new ArrayList<>();
         int points = 0;
         int cost = t.index("cost"), gap = t.index("gap");
+        boolean seeds = t.columns().contains("gap_low");
+        String perSeed = seeds ? " on each of its " + t.rows().stream().map(r -> r.get(t.index("sim_seeds"))).filter(v -> !v.isEmpty()).findFirst().orElse("?") + " seeds" : "";
         for (List<String> row : t.rows()) {
             if (row.get(cost).isEmpty()) continue;
             String at = row.get(t.index("policy")) + " at rho " + row.get(t.index("rho")) + " w2 " + row.get(t.index("w2"));
@@ -37,15 +43,18 @@ final class SmdpShapeCheck {
                 continue;
             }
             points++;
-            double g = Double.parseDouble(row.get(gap));
-            if (Math.abs(g) >= Math.abs(worst)) {
-                worst = g;
-                worstAt = at;
+            List<Double> gaps = seeds ? List.of(Double.parseDouble(row.get(t.index("gap_low"))), Double.parseDouble(row.get(t.index("gap_high"))))
+                    : List.of(Double.parseDouble(row.get(gap)));
+            for (double g : gaps) {
+                if (Math.abs(g) >= Math.abs(worst)) {
+                    worst = g;
+                    worstAt = at;
+                }
             }
         }
         boolean holds = missing.isEmpty() && Math.abs(worst) < SmdpExperiment.SIM_TOLERANCE;
-        claims.add(claim(String.format(Locale.ROOT, "Fig 5: simulated and analytic average cost agree within %.0f%% at every point",
-                        100 * SmdpExperiment.SIM_TOLERANCE), holds,
+        claims.add(claim(String.format(Locale.ROOT, "Fig 5: simulated and analytic average cost agree within %.0f%% at every point%s",
+                        100 * SmdpExperiment.SIM_TOLERANCE, perSeed), holds,
                 missing.isEmpty() ? String.format(Locale.ROOT, "%d points, largest gap %+.2f%% (%s)", points, 100 * worst, worstAt)
                         : "not simulated: " + missing));
     }

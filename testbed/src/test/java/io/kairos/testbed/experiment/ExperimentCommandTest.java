@@ -56,6 +56,9 @@ class ExperimentCommandTest {
         assertUsageError(run("experiment", "azure", "--azure-profiles", "vgg"), "--azure-profiles must be zoo or resnet50, got 'vgg'");
         assertUsageError(run("experiment", "azure", "--azure-only"), "kairos-lab experiment azure: Unknown option: '--azure-only'");
         assertUsageError(run("experiment", "rl", "--azure-only", "--window-only"), "--azure-only and --window-only each run one part; give one");
+        assertUsageError(run("experiment", "rl", "--network", "Mine=x.krln"), "--network: a label is lower-case letters, digits, '.', '_' and '-', got 'Mine'");
+        assertUsageError(run("experiment", "rl", "--network", "rl-s1=x.krln"), "--network: 'rl-s1' is one of the experiment's own agents");
+        assertUsageError(run("experiment", "rl", "--network", "mine=" + dir.resolve("none.krln")), "--network mine: policy network '" + dir.resolve("none.krln") + "': cannot read it");
         assertUsageError(run("experiment", "low-slo", "--seeds", "0"), "--seeds: seeds must be at least 1, got 0");
         assertUsageError(run("experiment", "low-slo", "--duration-s", "0"), "--duration-s: duration must be a positive number of seconds, got 0.0");
         assertUsageError(run("experiment", "low-slo", "--warmup-s", "30"), "--warmup-s: warm-up must be at least 0 s and shorter than the duration (30 s), got 30");

@@ -293,6 +293,16 @@ class WrongResultsFailTest {
         assertThat(verdict(right, "Fig 5.10")).isEqualTo(Verdict.PASS);
         assertThat(verdict(right, "Fig 5.11")).isEqualTo(Verdict.PASS);
 
+        // A network of the user's own (--network mine=FILE) is judged as the networks from scratch are.
+        ResultTable withMine = new ResultTable(good.columns());
+        for (List<String> row : good.rows()) {
+            withMine.add(row);
+            if (row.get(3).equals("random")) withMine.add(List.of(row.get(0), row.get(1), row.get(2), "mine", row.get(4)));
+        }
+        List<Claim> mine = RlShapeCheck.claims(withMine, poor, learning, List.of("mine"));
+        assertThat(verdict(mine, "the sweep: mine within 2 points of clockwork")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(mine, "the sweep: rl-s2 within 2 points of clockwork")).isEqualTo(Verdict.PASS);
+
         // A random agent that does as well as the networks makes the control fail: the targets then tell nothing.
         ResultTable lucky = new ResultTable(good.columns());
         for (List<String> row : good.rows()) {
@@ -316,6 +326,27 @@ class WrongResultsFailTest {
                 .endsWith("random hold: 100.00 % (the scheduler's hold meets it for any agent)");
         // "Trivially" met model 0 is the thesis' claim for any agent, the random one's included.
         assertThat(verdict(claims, "Fig 6.1: rl meets model 0")).isEqualTo(Verdict.PASS);
+    }
+
+    /** SMDP Fig 5, simulated: a median within the tolerance fails where one seed's run is outside it. */
+    @Test
+    void smdpSimulationFailsWhereOneSeedDisagreesThoughTheMedianAgrees() {
+        List<String> columns = List.of("rho", "w2", "policy", "cost", "gap", "sim_seeds", "gap_low", "gap_high");
+        ResultTable agrees = new ResultTable(columns);
+        agrees.add(List.of("0.5", "1", "smdp", "10", "0.001", "3", "-0.002", "0.003"));
+        agrees.add(List.of("0.9", "1", "smdp", "20", "-0.001", "3", "-0.004", "0.002"));
+        List<Claim> ok = new ArrayList<>();
+        SmdpShapeCheck.simulated(agrees, ok);
+        assertThat(ok.get(0).verdict()).isEqualTo(Verdict.PASS);
+        assertThat(ok.get(0).statement()).endsWith("at every point on each of its 3 seeds");
+        assertThat(ok.get(0).evidence()).isEqualTo("2 points, largest gap -0.40% (smdp at rho 0.9 w2 1)");
+        ResultTable oneSeedOff = new ResultTable(columns);
+        oneSeedOff.add(agrees.rows().get(0));
+        oneSeedOff.add(List.of("0.9", "1", "smdp", "20", "-0.001", "3", "-0.004", "0.025"));
+        List<Claim> wrong = new ArrayList<>();
+        SmdpShapeCheck.simulated(oneSeedOff, wrong);
+        assertThat(wrong.get(0).verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(wrong.get(0).evidence()).isEqualTo("2 points, largest gap +2.50% (smdp at rho 0.9 w2 1)");
     }
 
     /** SMDP Fig 5: the SMDP table's cost and work-conserving's swapped fail "the SMDP table has the least average cost" and "work-conserving is far from optimal". */
