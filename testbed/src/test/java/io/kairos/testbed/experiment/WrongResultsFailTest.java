@@ -303,6 +303,15 @@ class WrongResultsFailTest {
         assertThat(verdict(mine, "the sweep: mine within 2 points of clockwork")).isEqualTo(Verdict.FAIL);
         assertThat(verdict(mine, "the sweep: rl-s2 within 2 points of clockwork")).isEqualTo(Verdict.PASS);
 
+        // A network that meets no request on Azure has 0 GPU-seconds per good request in the table: no saving.
+        ResultTable none = new ResultTable(azure.columns());
+        for (List<String> row : poor.rows()) none.add(row.get(2).equals("rl-s1") ? List.of("100", "" + AzureExperiment.THESIS_RATE, "rl-s1", "0.0", "1", "0") : row);
+        assertThat(verdict(RlShapeCheck.claims(good, none, learning), "the thesis' claim: rl-s1 uses fewer busy GPU-seconds")).isEqualTo(Verdict.FAIL);
+        // One that serves with less device time than clockwork's (0.5 against 1) passes.
+        ResultTable saves = new ResultTable(azure.columns());
+        for (List<String> row : poor.rows()) saves.add(row.get(2).equals("rl-s1") ? List.of("100", "" + AzureExperiment.THESIS_RATE, "rl-s1", "0.80", "4", "0.5") : row);
+        assertThat(verdict(RlShapeCheck.claims(good, saves, learning), "the thesis' claim: rl-s1 uses fewer busy GPU-seconds")).isEqualTo(Verdict.PASS);
+
         // A random agent that does as well as the networks makes the control fail: the targets then tell nothing.
         ResultTable lucky = new ResultTable(good.columns());
         for (List<String> row : good.rows()) {
