@@ -401,7 +401,7 @@ public final class InferLineExperiment {
                     costs.computeIfAbsent(Double.parseDouble(r.get(plans.index(t[1]))), k -> new ArrayList<>())
                             .add(c.isEmpty() ? Double.POSITIVE_INFINITY : Double.parseDouble(c));
                 }
-                List<Double> values = costs.values().stream().map(InferLineExperiment::median).toList();
+                List<Double> values = costs.values().stream().map(ResultTable::median).toList();
                 for (int i = 1; i < values.size(); i++) {
                     double step = (values.get(i) - values.get(i - 1)) * Double.parseDouble(t[2]);
                     if (step < -1e-9) broken.add(name);
@@ -458,13 +458,6 @@ public final class InferLineExperiment {
 
     private static Experiment.Claim.Verdict verdict(List<String> broken) {
         return broken.isEmpty() ? Experiment.Claim.Verdict.PASS : Experiment.Claim.Verdict.FAIL;
-    }
-
-    /** The median; of an even count, the mean of the middle two. */
-    static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private static String pct(String share) {

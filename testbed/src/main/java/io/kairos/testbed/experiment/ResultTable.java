@@ -132,9 +132,13 @@ public final class ResultTable {
     public double median(String metric, Map<String, String> values) {
         int m = index(metric);
         Predicate<List<String>> match = where(values);
-        double[] xs = rows.stream().filter(match).map(r -> r.get(m)).filter(v -> !v.isEmpty())
-                .mapToDouble(Double::parseDouble).sorted().toArray();
-        if (xs.length == 0) return Double.NaN;
+        return median(rows.stream().filter(match).map(r -> r.get(m)).filter(v -> !v.isEmpty()).map(Double::parseDouble).toList());
+    }
+
+    /** The median of {@code values} (over seeds, say); of an even count, the mean of the middle two; NaN for none. */
+    public static double median(List<Double> values) {
+        if (values.isEmpty()) return Double.NaN;
+        double[] xs = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         int n = xs.length;
         return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
     }

@@ -165,10 +165,7 @@ final class RlShapeCheck {
 
     /** The median over agents of each one's median (at the thesis' rate): the networks of several training seeds as one figure. */
     static double medianOf(ResultTable azure, List<String> agents, String metric) {
-        double[] values = agents.stream().mapToDouble(a -> azure(azure, a, metric)).filter(v -> !Double.isNaN(v)).sorted().toArray();
-        if (values.length == 0) return Double.NaN;
-        int n = values.length;
-        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+        return ResultTable.median(agents.stream().map(a -> azure(azure, a, metric)).filter(v -> !Double.isNaN(v)).toList());
     }
 
     /** The agent's median attainment at a point of the sweep; NaN where it did not run. */

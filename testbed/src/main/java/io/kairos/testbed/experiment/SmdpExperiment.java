@@ -19,11 +19,13 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -143,7 +145,7 @@ public final class SmdpExperiment {
         List<Point> fig6 = points(solved.subList(fig6From, fig8From));
 
         // Each distinct table once per rho, the baselines that keep up with the arrivals, all on the same arrivals.
-        List<SimKey> keys = new ArrayList<>();
+        Set<SimKey> keys = new LinkedHashSet<>();
         for (Point p : fig5) {
             if (p.w2 != 0) continue;
             for (String b : BASELINES) {
@@ -151,10 +153,7 @@ public final class SmdpExperiment {
             }
         }
         for (List<Point> points : List.of(fig5, fig6)) {
-            for (Point p : points) {
-                SimKey k = new SimKey(p.rho, SMDP, p.solution.table());
-                if (!keys.contains(k)) keys.add(k);
-            }
+            for (Point p : points) keys.add(new SimKey(p.rho, SMDP, p.solution.table()));
         }
         List<Callable<Object>> sims = new ArrayList<>();
         for (SimKey k : keys) {
@@ -259,10 +258,10 @@ public final class SmdpExperiment {
         if (ms == null) {
             row.addAll(List.of("", "", "", "", "", "", "", "", ""));
         } else {
-            double[] costs = ms.stream().mapToDouble(m -> m.cost(1, p.w2)).toArray();
-            double cost = median(costs);
-            double low = Arrays.stream(costs).min().orElseThrow();
-            double high = Arrays.stream(costs).max().orElseThrow();
+            List<Double> costs = ms.stream().map(m -> m.cost(1, p.w2)).toList();
+            double cost = ResultTable.median(costs);
+            double low = Collections.min(costs);
+            double high = Collections.max(costs);
             row.addAll(List.of(Numbers.significant(cost), Numbers.significant(median(ms, SmdpSimulation.Measured::latencyMs)), Numbers.significant(median(ms, SmdpSimulation.Measured::powerW)),
                     Numbers.significant(median(ms, SmdpSimulation.Measured::requestsPerJoule)), Long.toString(ms.get(0).requests()),
                     ok ? Numbers.significant(cost / e.gain() - 1) : "", Integer.toString(ms.size()),
@@ -271,15 +270,9 @@ public final class SmdpExperiment {
         return row;
     }
 
-    static double median(double[] values) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        int n = v.length;
-        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-
+    /** The seeds' median of one measure. */
     private static double median(List<SmdpSimulation.Measured> ms, ToDoubleFunction<SmdpSimulation.Measured> metric) {
-        return median(ms.stream().mapToDouble(metric).toArray());
+        return ResultTable.median(ms.stream().mapToDouble(metric).boxed().toList());
     }
 
     /** Whether the analysis of a table describes the queue: it keeps up, and the overflow state hardly counts. */

@@ -114,7 +114,7 @@ public final class TritonGrid {
             String best = null;
             double bestGoodput = Double.NEGATIVE_INFINITY;
             for (Map.Entry<String, List<Double>> s : e.getValue().entrySet()) {
-                double m = median(s.getValue());
+                double m = ResultTable.median(s.getValue());
                 if (m > bestGoodput) {
                     bestGoodput = m;
                     best = s.getKey();
@@ -159,12 +159,5 @@ public final class TritonGrid {
         List<String> k = new ArrayList<>(columns.size());
         for (int c : columns) k.add(row.get(c));
         return k;
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> v = new ArrayList<>(values);
-        v.sort(null);
-        int n = v.size();
-        return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
     }
 }

@@ -79,7 +79,7 @@ class InferLineExperimentTest {
         Experiment.Claim cv2 = InferLineExperiment.claims(plans, baselines()).get(1);
         assertThat(cv2.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS);
         assertThat(cv2.evidence()).contains("tf-cascade [2.70, 3.60]");
-        assertThat(InferLineExperiment.median(List.of(4.0, 1.0, 3.0, 2.0))).isEqualTo(2.5);
+        assertThat(ResultTable.median(List.of(4.0, 1.0, 3.0, 2.0))).isEqualTo(2.5);
     }
 
     @Test
