@@ -120,6 +120,12 @@ class ScheduleTest(unittest.TestCase):
         self.assertEqual(train.schedule_steps(40), 1_986_000)
         self.assertEqual(train.schedule_steps(2, 300), 600)
 
+    def test_a_shorter_longest_episode_caps_the_doubling_there(self):
+        self.assertEqual([train.episode_length(e, 3000, 12000) for e in range(8)],
+                         [3000, 3000, 6000, 6000, 12000, 12000, 12000, 12000])
+        # 160 episodes: 3,000 x 2 + 6,000 x 2 + 12,000 x 156.
+        self.assertEqual(train.schedule_steps(160, 3000, 12000), 1_890_000)
+
     def test_the_learning_rate_falls_linearly_to_0_over_the_schedule_or_stays(self):
         self.assertEqual(train.lr_fraction(0, 1_986_000, "linear"), 1.0)
         self.assertAlmostEqual(train.lr_fraction(496_500, 1_986_000, "linear"), 0.75)

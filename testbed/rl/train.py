@@ -204,14 +204,15 @@ def update(model, opt, batch, args, warming=False):
     return ppo.update(model, opt, batch, cfg, SlotDistribution, value_only=warming, clip_groups=groups)
 
 
-def episode_length(e, first=3000):
-    """Episode e's steps (from 0): the thesis' 3,000 doubling every other episode, at most 60,000."""
-    return min(first * 2 ** (e // 2), 60000)
+def episode_length(e, first=3000, longest=60000):
+    """Episode e's steps (from 0): the thesis' 3,000 doubling every other episode, at most 60,000
+    (`longest`: across workloads, shorter episodes draw more of them for the same steps)."""
+    return min(first * 2 ** (e // 2), longest)
 
 
-def schedule_steps(episodes, first=3000):
+def schedule_steps(episodes, first=3000, longest=60000):
     """The steps of the schedule's first `episodes` episodes, all environments together."""
-    return sum(episode_length(e, first) for e in range(episodes))
+    return sum(episode_length(e, first, longest) for e in range(episodes))
 
 
 def lr_fraction(steps_done, total_steps, schedule):
@@ -265,6 +266,9 @@ def main():
     p.add_argument("--envs", type=int, default=4, help="environment processes (default: %(default)s)")
     p.add_argument("--episodes", type=int, default=20, help="episodes of the schedule in all (default: %(default)s)")
     p.add_argument("--episode-steps", type=int, default=3000, help="the first episode's steps, doubling every other one (default: %(default)s, the thesis')")
+    p.add_argument("--longest-episode", type=int, default=60000,
+                   help="the steps at which episodes stop doubling (default: %(default)s, the thesis'); across workloads a shorter one "
+                        "draws more workloads for the same steps")
     p.add_argument("--minutes", type=float, default=30, help="stop after this wall time, network kept (default: %(default)s)")
     p.add_argument("--rollout", type=int, default=1024, help="steps per environment between updates (default: %(default)s)")
     p.add_argument("--epochs", type=int, default=4)
@@ -323,12 +327,12 @@ def main():
     answers = [None] * k
     for i in range(k):
         episode_of[i] = next_episode
-        answers[i] = envs.reset(i, episode_length(next_episode, args.episode_steps), args.seed * 1000 + next_episode)
+        answers[i] = envs.reset(i, episode_length(next_episode, args.episode_steps, args.longest_episode), args.seed * 1000 + next_episode)
         next_episode += 1
     finished = 0
     updates = 0
     steps_done = 0
-    total_steps = schedule_steps(args.episodes, args.episode_steps)
+    total_steps = schedule_steps(args.episodes, args.episode_steps, args.longest_episode)
     best = -1.0
     n = args.rollout
     while finished < args.episodes and time.time() - started < 60 * args.minutes:
@@ -367,7 +371,7 @@ def main():
                     print("episode %d: %d steps, attainment %.2f %%, reward %.0f (met %d, late %d, dropped %d), %.0f s"
                           % (e + 1, a.steps, 100 * a.attainment(), a.total, a.ok, a.late, a.dropped, time.time() - started), flush=True)
                     episode_of[i] = next_episode
-                    a = envs.reset(i, episode_length(next_episode, args.episode_steps), args.seed * 1000 + next_episode)
+                    a = envs.reset(i, episode_length(next_episode, args.episode_steps, args.longest_episode), args.seed * 1000 + next_episode)
                     next_episode += 1
                 answers[i] = a
         nxt = ppo.next_state_values(V, roll.value(np.stack([a.state for a in answers])), D, FV)
