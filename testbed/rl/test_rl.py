@@ -30,13 +30,49 @@ class NetworkFileTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             train.export(model, d)
             net = network_file.read(os.path.join(d, "policy.krln"))
-            # 25*4 (scale, offset) + 12 header + 4 count + 3 * 8 layer headers + weights and biases
+            # 12 header + 25*4*3 (scale, offset, cap) + 4 count + 3 * 8 layer headers + weights and biases
             size = os.path.getsize(os.path.join(d, "policy.krln"))
-            self.assertEqual(size, 12 + 200 + 4 + 24 + 4 * (16 * 25 + 16 + 16 * 16 + 16 + 84 * 16 + 84))
-        state = np.random.default_rng(1).random(ke.STATE_SIZE).astype(np.float32) * 30
+            self.assertEqual(size, 12 + 300 + 4 + 24 + 4 * (16 * 25 + 16 + 16 * 16 + 16 + 84 * 16 + 84))
+        # Laxities up to 150 ms: some above the 100 ms cap, where file and actor must both cap.
+        state = np.random.default_rng(1).random(ke.STATE_SIZE).astype(np.float32) * 150
+        state[1] = 1000.0
         with torch.no_grad():
             logits, _ = model(torch.from_numpy(state[None, :]))
         np.testing.assert_allclose(network_file.evaluate(net, state), logits.numpy()[0], atol=1e-5)
+
+    def test_capped_inputs_see_a_padding_slot_as_a_queue_with_100_ms_to_spare(self):
+        model = train.ActorCritic(16)
+        state = np.zeros((2, ke.STATE_SIZE), np.float32)
+        state[0, 1] = 1000.0   # a padding slot's laxity
+        state[1, 1] = 100.0
+        state[:, 0] = 200.0    # 200 pending, capped at 64: 4
+        state[:, 24] = 7.0     # 7 ms booked: 0.7
+        x = model.features(torch.from_numpy(state)).numpy()
+        np.testing.assert_allclose(x[0], x[1])
+        np.testing.assert_allclose(x[0, :2], [4.0, 10.0])
+        self.assertAlmostEqual(float(x[0, 24]), 0.7, places=6)
+        # Under the cap 1 ms is 0.1; the plain inputs of the networks before it: 0.01, and no cap.
+        state[0, 1] = 3.0
+        self.assertAlmostEqual(float(model.features(torch.from_numpy(state))[0, 1]), 0.3, places=6)
+        plain = train.ActorCritic(16, "plain")
+        x = plain.features(torch.from_numpy(state)).numpy()
+        self.assertAlmostEqual(float(x[0, 1]), 0.03, places=6)
+        self.assertAlmostEqual(float(x[1, 1]), 1.0, places=6)
+        self.assertAlmostEqual(float(x[0, 0]), 12.5, places=5)
+
+    def test_a_plain_network_is_written_as_version_1_and_read_back_uncapped(self):
+        torch.manual_seed(4)
+        model = train.ActorCritic(16, "plain")
+        with tempfile.TemporaryDirectory() as d:
+            train.export(model, d)
+            path = os.path.join(d, "policy.krln")
+            self.assertEqual(open(path, "rb").read()[4:8], (1).to_bytes(4, "little"))
+            net = network_file.read(path)
+            self.assertTrue(np.all(np.isinf(net.cap)))
+            # The trainer refuses to start a capped actor from it, naming the inputs.
+            with self.assertRaisesRegex(ValueError, "not the trainer's --inputs capped"):
+                train.load_actor(train.ActorCritic(16), path)
+            train.load_actor(train.ActorCritic(16, "plain"), path)
 
     def test_a_file_with_another_magic_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
@@ -153,7 +189,7 @@ class TrainingSmokeTest(unittest.TestCase):
                 # 2,400 requests/s, 6 steps per ms: 300 steps are 50 ms, about 120 requests.
                 self.assertGreater(int(r["ok"]) + int(r["late"]) + int(r["dropped"]), 50)
             for name in ("policy.krln", "best.krln"):
-                scale, offset, layers = network_file.read(os.path.join(d, name))
+                layers = network_file.read(os.path.join(d, name)).layers
                 self.assertEqual([w.shape for w, _, _ in layers], [(64, ke.STATE_SIZE), (64, 64), (ke.MASK_SIZE, 64)])
 
 

@@ -29,10 +29,20 @@ import kairos_env as ke
 import network_file
 import ppo
 
-# The state's scale before the first layer: pending counts / 16 (the largest batch), laxities
-# and booked work in tens of ms. Padding laxity 1000 ms becomes 10.
 NULL_BIAS = 3.0
-SCALE = np.array([1 / 16, 1 / 100] * ke.SLOTS + [1 / 10], dtype=np.float32)
+
+# What the first layer sees of the state: min(state, cap) * scale (--inputs).
+#  capped (the default): pending counts capped at 64 and / 16 (the largest batch); laxities and
+#   booked work capped at 100 ms and in tens of ms: 1 ms is 0.1, and a padding slot's 1,000 ms
+#   laxity is 10, as a queue with 100 ms to spare.
+#  plain (the networks trained before the cap): laxities in hundreds of ms, uncapped, so that the
+#   padding's 10 dwarfs the real laxities' 0 to 1: a network so fed told slots apart by whether
+#   they were padding, and barely by how urgent they were.
+INPUTS = {
+    "capped": (np.array([1 / 16, 1 / 10] * ke.SLOTS + [1 / 10], dtype=np.float32),
+               np.array([64, 100] * ke.SLOTS + [100], dtype=np.float32)),
+    "plain": (np.array([1 / 16, 1 / 100] * ke.SLOTS + [1 / 10], dtype=np.float32), None),
+}
 
 # The action as ppo.py's MultiDiscrete heads: per slot null/infer, then the batch size; the order
 # of the environment's action (24 values) and of its mask (84 flags, 2 + 5 per slot).
@@ -61,9 +71,12 @@ class SlotDistribution(ppo.MultiCategorical):
 
 
 class ActorCritic(nn.Module):
-    def __init__(self, hidden):
+    def __init__(self, hidden, inputs="capped"):
         super().__init__()
-        self.register_buffer("scale", torch.from_numpy(SCALE))
+        scale, cap = INPUTS[inputs]
+        self.inputs = inputs
+        self.register_buffer("scale", torch.from_numpy(scale))
+        self.register_buffer("cap", torch.from_numpy(cap if cap is not None else np.full_like(scale, np.inf)))
         self.actor = nn.Sequential(nn.Linear(ke.STATE_SIZE, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                                    nn.Linear(hidden, ke.MASK_SIZE))
         self.critic = nn.Sequential(nn.Linear(ke.STATE_SIZE, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1))
@@ -75,16 +88,20 @@ class ActorCritic(nn.Module):
             self.actor[-1].bias.zero_()
             self.actor[-1].bias.view(ke.SLOTS, ke.CHOICES)[:, 0] = NULL_BIAS
 
+    def features(self, state):
+        """What the first layers see (INPUTS)."""
+        return torch.minimum(state, self.cap) * self.scale
+
     def forward(self, state):
-        x = state * self.scale
+        x = self.features(state)
         return self.actor(x), self.critic(x).squeeze(-1)
 
 
 def load_actor(model, path):
     """The actor's weights from a network file (the critic is left as it is: --value-warmup fits it)."""
-    scale, offset, layers = network_file.read(path)
-    if not np.allclose(scale, SCALE) or np.any(offset != 0):
-        raise ValueError("%s: its input scale is not the trainer's" % path)
+    scale, offset, cap, layers = network_file.read(path)
+    if not np.allclose(scale, model.scale.numpy()) or np.any(offset != 0) or not np.array_equal(cap, model.cap.numpy()):
+        raise ValueError("%s: its inputs are not the trainer's --inputs %s" % (path, model.inputs))
     linears = [l for l in model.actor if isinstance(l, nn.Linear)]
     if len(layers) != len(linears) or any(w.shape != tuple(l.weight.shape) for (w, _, _), l in zip(layers, linears)):
         raise ValueError("%s: its layers are not %d-%d-%d-%d" % (path, ke.STATE_SIZE, linears[0].out_features, linears[1].out_features, ke.MASK_SIZE))
@@ -102,7 +119,12 @@ class Rollout:
         get = lambda seq: [(l.weight.detach().numpy().copy(), l.bias.detach().numpy().copy()) for l in seq if isinstance(l, nn.Linear)]
         self.actor = get(model.actor)
         self.critic = get(model.critic)
+        self.scale = model.scale.numpy().copy()
+        self.cap = model.cap.numpy().copy()
         self.rng = rng
+
+    def features(self, s):
+        return np.minimum(s, self.cap) * self.scale
 
     @staticmethod
     def _mlp(layers, x):
@@ -113,12 +135,12 @@ class Rollout:
         return x
 
     def value(self, s):
-        return self._mlp(self.critic, s * SCALE)[:, 0]
+        return self._mlp(self.critic, self.features(s))[:, 0]
 
     def act(self, s, m):
         """Sampled actions (rows of 24: per slot null/infer and batch size), their log
         probability (SlotDistribution's), and the states' values."""
-        x = s * SCALE
+        x = self.features(s)
         lp = ppo.np_log_softmax(self._mlp(self.actor, x), m, HEADS)
         a = ppo.np_sample(lp, self.rng)
         return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, x)[:, 0]
@@ -230,7 +252,9 @@ def export(model, out, name="policy.krln"):
               (a[2].weight.detach().numpy(), a[2].bias.detach().numpy(), "tanh"),
               (a[4].weight.detach().numpy(), a[4].bias.detach().numpy(), "none")]
     tmp = os.path.join(out, name + ".tmp")
-    network_file.write(tmp, SCALE, np.zeros_like(SCALE), layers)
+    scale = model.scale.numpy()
+    cap = None if model.inputs == "plain" else model.cap.numpy()
+    network_file.write(tmp, scale, np.zeros_like(scale), layers, cap)
     os.replace(tmp, os.path.join(out, name))
 
 
@@ -241,7 +265,7 @@ def export_onnx(model, out):
             self.m = m
 
         def forward(self, state):
-            return self.m.actor(state * self.m.scale)
+            return self.m.actor(self.m.features(state))
 
     try:
         torch.onnx.export(Logits(model), torch.zeros(1, ke.STATE_SIZE), os.path.join(out, "policy.onnx"),
@@ -283,6 +307,9 @@ def main():
     p.add_argument("--entropy", type=float, default=0.0, help="entropy bonus; above 0 it pulls every slot toward infer half the time (default: %(default)s)")
     p.add_argument("--reward-scale", type=float, default=0.1)
     p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--inputs", choices=sorted(INPUTS), default="capped",
+                   help="what the network sees of the state: laxities capped at 100 ms in tens of ms (default), or "
+                        "'plain', uncapped in hundreds of ms, as the networks trained before the cap (and the clone) were")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--init", help="a checkpoint (policy.pt) to continue from")
     p.add_argument("--init-network", help="a network file (.krln) whose weights start the actor; the critic starts fresh")
@@ -300,7 +327,7 @@ def main():
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    model = ActorCritic(args.hidden)
+    model = ActorCritic(args.hidden, args.inputs)
     if args.init:
         model.load_state_dict(torch.load(args.init))
     if args.init_network:

@@ -100,10 +100,10 @@ class RlPolicyIntegrationTest {
 
                 // A bad file is refused by the command, before anything is sent.
                 Path bad = dir.resolve("bad.krln");
-                Files.write(bad, new byte[] {'K', 'R', 'L', 'N', 2, 0, 0, 0});
+                Files.write(bad, new byte[] {'K', 'R', 'L', 'N', 3, 0, 0, 0});
                 CliRun refused = CliRun.job(concat(new String[] {"control", "network", "--group", "default", "--file", bad.toString()}, topics));
                 assertThat(refused.code()).isEqualTo(2);
-                assertThat(refused.err()).contains("--file policy network '" + bad + "': version 2, this reader knows version 1");
+                assertThat(refused.err()).contains("--file policy network '" + bad + "': version 3, this reader knows versions 1 and 2");
                 // Another producer's bad network: rejected by the job, with the reason it reads.
                 DecisionOutcome rejected = other.awaitOutcome(other.publish(SetPolicyNetwork.newBuilder().setGroup("default").setNetworkName("cut.krln")
                         .setNetwork(ByteBuffer.wrap(java.util.Arrays.copyOf(committed, 100))).build()), Duration.ofSeconds(30)).orElseThrow();

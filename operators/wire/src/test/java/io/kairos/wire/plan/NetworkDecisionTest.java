@@ -91,9 +91,9 @@ class NetworkDecisionTest {
     @Test
     void aBadNetworkIsRejectedWithTheReasonAndThePlanKeepsItsNetwork() {
         decide(network("default", "good.krln", NetworkFiles.inferWhenPending()));
-        DecisionOutcome version2 = decide(network("default", "v2.krln", new byte[] {'K', 'R', 'L', 'N', 2, 0, 0, 0}));
-        assertThat(version2.getStatus()).isEqualTo(DecisionStatus.REJECTED);
-        assertThat(version2.getReason()).isEqualTo("network 'v2.krln' of serving group 'default': policy network 'v2.krln': version 2, this reader knows version 1");
+        DecisionOutcome version3 = decide(network("default", "v3.krln", new byte[] {'K', 'R', 'L', 'N', 3, 0, 0, 0}));
+        assertThat(version3.getStatus()).isEqualTo(DecisionStatus.REJECTED);
+        assertThat(version3.getReason()).isEqualTo("network 'v3.krln' of serving group 'default': policy network 'v3.krln': version 3, this reader knows versions 1 and 2");
         DecisionOutcome notOne = decide(network("default", "x.onnx", new byte[] {1, 2, 3, 4, 5}));
         assertThat(notOne.getReason()).isEqualTo("network 'x.onnx' of serving group 'default': policy network 'x.onnx': not a policy network (it does not start with 'KRLN')");
         byte[] good = NetworkFiles.inferWhenPending();

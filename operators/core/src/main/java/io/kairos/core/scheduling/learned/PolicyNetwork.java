@@ -13,9 +13,12 @@ import java.nio.file.Path;
  * layers, each with its activation. Read from the small file the trainer writes, so that serving
  * needs neither Python nor an inference runtime.
  *
- * <p>The file (little-endian): the ASCII magic {@code KRLN}; int32 version 1; int32 inputs
- * ({@value StateEncoder#STATE_SIZE}); float32 scale[inputs] and float32 offset[inputs] (the input
- * the first layer sees is {@code state * scale + offset}); int32 layer count; per layer int32
+ * <p>The file (little-endian): the ASCII magic {@code KRLN}; int32 version 1 or 2; int32 inputs
+ * ({@value StateEncoder#STATE_SIZE}); float32 scale[inputs] and float32 offset[inputs]; in version
+ * 2 only, float32 cap[inputs]; the input the first layer sees is {@code min(state, cap) * scale +
+ * offset} (version 1: no cap). The cap keeps a padding slot's laxity of
+ * {@value StateEncoder#PAD_LAXITY_MS} ms from dwarfing the few ms that tell urgent requests apart:
+ * scaled to the real laxities' range, it would saturate the first layer. Then int32 layer count; per layer int32
  * outputs, int32 activation (0 none, 1 tanh, 2 relu), float32 weights[outputs][inputs] (row by
  * output), float32 bias[outputs]. The last layer has {@value StateEncoder#MASK_SIZE} outputs: a
  * logit for each flag of {@link StateEncoder}'s mask, in its layout. Nothing may follow.
@@ -23,13 +26,15 @@ import java.nio.file.Path;
 @Internal
 public final class PolicyNetwork {
     static final int MAGIC = 0x4E4C524B; // "KRLN" read little-endian
-    static final int VERSION = 1;
+    /** The newest version written; version 1, without the cap, is read too. */
+    static final int VERSION = 2;
     static final int NONE = 0;
     static final int TANH = 1;
     static final int RELU = 2;
 
     private final float[] scale;
     private final float[] offset;
+    private final float[] cap;
     private final float[][] weights;
     private final float[][] bias;
     private final int[] activation;
@@ -38,9 +43,10 @@ public final class PolicyNetwork {
     private final float[] a;
     private final float[] b;
 
-    private PolicyNetwork(float[] scale, float[] offset, float[][] weights, float[][] bias, int[] activation, int[] widths) {
+    private PolicyNetwork(float[] scale, float[] offset, float[] cap, float[][] weights, float[][] bias, int[] activation, int[] widths) {
         this.scale = scale;
         this.offset = offset;
+        this.cap = cap;
         this.weights = weights;
         this.bias = bias;
         this.activation = activation;
@@ -77,13 +83,16 @@ public final class PolicyNetwork {
         try {
             if (bytes.length < 4 || in.getInt() != MAGIC) throw new IllegalArgumentException(what + ": not a policy network (it does not start with 'KRLN')");
             int version = in.getInt();
-            if (version != VERSION) throw new IllegalArgumentException(what + ": version " + version + ", this reader knows version " + VERSION);
+            if (version != 1 && version != VERSION) throw new IllegalArgumentException(what + ": version " + version + ", this reader knows versions 1 and " + VERSION);
             int inputs = in.getInt();
             if (inputs != StateEncoder.STATE_SIZE) {
                 throw new IllegalArgumentException(what + ": takes " + inputs + " inputs, the state has " + StateEncoder.STATE_SIZE);
             }
             float[] scale = floats(in, inputs, what, "input scale");
             float[] offset = floats(in, inputs, what, "input offset");
+            float[] cap = new float[inputs];
+            if (version == 1) java.util.Arrays.fill(cap, Float.POSITIVE_INFINITY);
+            else cap = floats(in, inputs, what, "input cap");
             int layers = in.getInt();
             if (layers < 1 || layers > 16) throw new IllegalArgumentException(what + ": " + layers + " layers, expected 1 to 16");
             float[][] w = new float[layers][];
@@ -106,7 +115,7 @@ public final class PolicyNetwork {
                 throw new IllegalArgumentException(what + ": gives " + widths[layers] + " outputs, the action needs " + StateEncoder.MASK_SIZE);
             }
             if (in.hasRemaining()) throw new IllegalArgumentException(what + ": " + in.remaining() + " bytes after the last layer");
-            return new PolicyNetwork(scale, offset, w, bs, act, widths);
+            return new PolicyNetwork(scale, offset, cap, w, bs, act, widths);
         } catch (java.nio.BufferUnderflowException e) {
             throw new IllegalArgumentException(what + ": ends early, after " + bytes.length + " bytes");
         }
@@ -125,7 +134,7 @@ public final class PolicyNetwork {
     public void logits(float[] state, float[] out) {
         float[] x = a;
         float[] y = b;
-        for (int i = 0; i < state.length; i++) x[i] = state[i] * scale[i] + offset[i];
+        for (int i = 0; i < state.length; i++) x[i] = Math.min(state[i], cap[i]) * scale[i] + offset[i];
         for (int l = 0; l < weights.length; l++) {
             int in = widths[l];
             int outs = widths[l + 1];

@@ -28,17 +28,26 @@ public final class NetworkFiles {
     }
 
     static byte[] layers(int[] outs, int[] activations, float[][][] weights, float[][] biases) {
+        return layers(null, null, null, outs, activations, weights, biases);
+    }
+
+    /**
+     * Version 2 when {@code cap} is given (scale, offset and cap per input), else version 1 with
+     * scale 1 and offset 0.
+     */
+    static byte[] layers(float[] scale, float[] offset, float[] cap, int[] outs, int[] activations, float[][][] weights, float[][] biases) {
         int in = StateEncoder.STATE_SIZE;
-        int size = 4 * 4 + 8 * in;
+        int size = 4 * 4 + (cap == null ? 8 : 12) * in;
         int width = in;
         for (int l = 0; l < outs.length; l++) {
             size += 8 + 4 * (outs[l] * width + outs[l]);
             width = outs[l];
         }
         ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
-        b.put(new byte[] {'K', 'R', 'L', 'N'}).putInt(1).putInt(in);
-        for (int i = 0; i < in; i++) b.putFloat(1f);
-        for (int i = 0; i < in; i++) b.putFloat(0f);
+        b.put(new byte[] {'K', 'R', 'L', 'N'}).putInt(cap == null ? 1 : 2).putInt(in);
+        for (int i = 0; i < in; i++) b.putFloat(scale == null ? 1f : scale[i]);
+        for (int i = 0; i < in; i++) b.putFloat(offset == null ? 0f : offset[i]);
+        if (cap != null) for (int i = 0; i < in; i++) b.putFloat(cap[i]);
         b.putInt(outs.length);
         width = in;
         for (int l = 0; l < outs.length; l++) {

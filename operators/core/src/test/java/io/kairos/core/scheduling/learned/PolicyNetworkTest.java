@@ -36,6 +36,44 @@ class PolicyNetworkTest {
     }
 
     @Test
+    void version2CapsEachInputBeforeItsScaleAndOffset() {
+        // One layer: logit 0 = x[1], logit 1 = x[3], where x = min(state, cap) * scale + offset.
+        // Input 1 (slot 0's laxity): cap 100, scale 0.1, offset 0; input 3: cap 5, scale 2, offset 1.
+        float[] scale = new float[StateEncoder.STATE_SIZE];
+        float[] offset = new float[StateEncoder.STATE_SIZE];
+        float[] cap = new float[StateEncoder.STATE_SIZE];
+        Arrays.fill(scale, 1f);
+        Arrays.fill(cap, 1e6f);
+        scale[1] = 0.1f;
+        cap[1] = 100f;
+        scale[3] = 2f;
+        offset[3] = 1f;
+        cap[3] = 5f;
+        float[][] w = new float[StateEncoder.MASK_SIZE][StateEncoder.STATE_SIZE];
+        w[0][1] = 1f;
+        w[1][3] = 1f;
+        PolicyNetwork net = PolicyNetwork.parse(NetworkFiles.layers(scale, offset, cap, new int[] {StateEncoder.MASK_SIZE}, new int[] {PolicyNetwork.NONE},
+                new float[][][] {w}, new float[][] {new float[StateEncoder.MASK_SIZE]}), "test");
+        float[] state = new float[StateEncoder.STATE_SIZE];
+        float[] logits = new float[StateEncoder.MASK_SIZE];
+        // A padding slot's 1,000 ms is capped at 100: 10, not 100; 3 is under its cap of 5: 3 * 2 + 1.
+        state[1] = StateEncoder.PAD_LAXITY_MS;
+        state[3] = 3f;
+        net.logits(state, logits);
+        assertThat(logits[0]).isCloseTo(10f, within(1e-5f));
+        assertThat(logits[1]).isCloseTo(7f, within(1e-5f));
+        // Under the caps, as version 1: 24 ms is 2.4; a negative laxity is not raised: -2 ms is -0.2.
+        state[1] = 24f;
+        net.logits(state, logits);
+        assertThat(logits[0]).isCloseTo(2.4f, within(1e-5f));
+        state[1] = -2f;
+        state[3] = 9f;
+        net.logits(state, logits);
+        assertThat(logits[0]).isCloseTo(-0.2f, within(1e-5f));
+        assertThat(logits[1]).isCloseTo(11f, within(1e-5f));
+    }
+
+    @Test
     void twoLayersWithTanhAndRelu() {
         // Hidden layer (tanh): h0 = tanh(state[24]), h1 = tanh(-state[24]). Output layer (relu):
         // out0 = relu(2 h0 + 3 h1 + 1), out1 = relu(-h0). state[24] = 0.5: h0 = tanh(0.5) = 0.46212,
@@ -103,6 +141,10 @@ class PolicyNetworkTest {
         ByteBuffer.wrap(nan).order(ByteOrder.LITTLE_ENDIAN).putFloat(12 + 8 * 25 + 4 + 8, Float.NaN);
         assertThatThrownBy(() -> PolicyNetwork.parse(nan, "policy network 'n'"))
                 .hasMessage("policy network 'n': layer 1 weights holds a value that is not finite (NaN)");
+        byte[] nanCap = NetworkFiles.layers(new float[25], new float[25], new float[25], new int[] {84}, new int[] {0}, new float[][][] {new float[84][25]}, new float[][] {new float[84]});
+        ByteBuffer.wrap(nanCap).order(ByteOrder.LITTLE_ENDIAN).putFloat(12 + 8 * 25 + 4 * 7, Float.POSITIVE_INFINITY);
+        assertThatThrownBy(() -> PolicyNetwork.parse(nanCap, "policy network 'n'"))
+                .hasMessage("policy network 'n': input cap holds a value that is not finite (Infinity)");
         byte[] outputs = NetworkFiles.layers(new int[] {10}, new int[] {0}, new float[][][] {new float[10][25]}, new float[][] {new float[10]});
         assertThatThrownBy(() -> PolicyNetwork.parse(outputs, "policy network 'n'"))
                 .hasMessage("policy network 'n': gives 10 outputs, the action needs 84");
@@ -115,11 +157,11 @@ class PolicyNetworkTest {
         AgentPolicy configured = (AgentPolicy) ConfiguredPolicy.of("vision", AgentPolicy.rl(), PolicyParams.of(Map.of("network", good.toString()))).policy();
         assertThat(configured.agent()).isInstanceOf(NetworkAgent.class);
         Path bad = dir.resolve("bad.krln");
-        Files.write(bad, new byte[] {'K', 'R', 'L', 'N', 2, 0, 0, 0});
+        Files.write(bad, new byte[] {'K', 'R', 'L', 'N', 3, 0, 0, 0});
         assertThatThrownBy(() -> ConfiguredPolicy.of("vision", AgentPolicy.rl(), PolicyParams.of(Map.of("network", bad.toString()))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("serving group 'vision'")
-                .hasMessageContaining("rl parameter 'network' must be a policy network file: policy network '" + bad + "': version 2, this reader knows version 1");
+                .hasMessageContaining("rl parameter 'network' must be a policy network file: policy network '" + bad + "': version 3, this reader knows versions 1 and 2");
         Path missing = dir.resolve("missing.krln");
         assertThatThrownBy(() -> ConfiguredPolicy.of("vision", AgentPolicy.rl(), PolicyParams.of(Map.of("network", missing.toString()))))
                 .hasMessageContaining("policy network '" + missing + "': cannot read it");
