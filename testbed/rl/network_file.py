@@ -50,9 +50,10 @@ def read(path):
     pos = 12
     scale = np.frombuffer(data, "<f4", inputs, pos); pos += 4 * inputs
     offset = np.frombuffer(data, "<f4", inputs, pos); pos += 4 * inputs
-    cap = np.full(inputs, np.inf, np.float32)
     if version == 2:
         cap = np.frombuffer(data, "<f4", inputs, pos); pos += 4 * inputs
+    else:
+        cap = np.full(inputs, np.inf, np.float32)
     (count,) = struct.unpack_from("<i", data, pos); pos += 4
     layers = []
     width = inputs

@@ -73,6 +73,13 @@ class NetworkFileTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "not the trainer's --inputs capped"):
                 train.load_actor(train.ActorCritic(16), path)
             train.load_actor(train.ActorCritic(16, "plain"), path)
+            # A plain checkpoint continued under the default --inputs (--init) keeps its plain
+            # buffers, and is written as what it was fed: version 1, not infinite caps.
+            resumed = train.ActorCritic(16)
+            resumed.load_state_dict(model.state_dict())
+            os.remove(path)
+            train.export(resumed, d)
+            self.assertEqual(open(path, "rb").read()[4:8], (1).to_bytes(4, "little"))
 
     def test_a_file_with_another_magic_is_refused(self):
         with tempfile.TemporaryDirectory() as d:

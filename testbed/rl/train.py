@@ -75,8 +75,9 @@ class ActorCritic(nn.Module):
         super().__init__()
         scale, cap = INPUTS[inputs]
         self.inputs = inputs
-        self.register_buffer("scale", torch.from_numpy(scale))
-        self.register_buffer("cap", torch.from_numpy(cap if cap is not None else np.full_like(scale, np.inf)))
+        # Copies: a checkpoint loaded into the buffers (--init) must not write through to INPUTS.
+        self.register_buffer("scale", torch.tensor(scale))
+        self.register_buffer("cap", torch.tensor(cap if cap is not None else np.full_like(scale, np.inf)))
         self.actor = nn.Sequential(nn.Linear(ke.STATE_SIZE, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                                    nn.Linear(hidden, ke.MASK_SIZE))
         self.critic = nn.Sequential(nn.Linear(ke.STATE_SIZE, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1))
@@ -252,9 +253,11 @@ def export(model, out, name="policy.krln"):
               (a[2].weight.detach().numpy(), a[2].bias.detach().numpy(), "tanh"),
               (a[4].weight.detach().numpy(), a[4].bias.detach().numpy(), "none")]
     tmp = os.path.join(out, name + ".tmp")
+    # The version follows the inputs the model was fed (its buffers, which a --init checkpoint
+    # brings): uncapped is version 1, whose reader has no cap, not a version 2 of infinite caps.
     scale = model.scale.numpy()
-    cap = None if model.inputs == "plain" else model.cap.numpy()
-    network_file.write(tmp, scale, np.zeros_like(scale), layers, cap)
+    cap = model.cap.numpy()
+    network_file.write(tmp, scale, np.zeros_like(scale), layers, cap if np.isfinite(cap).all() else None)
     os.replace(tmp, os.path.join(out, name))
 
 

@@ -90,9 +90,7 @@ public final class PolicyNetwork {
             }
             float[] scale = floats(in, inputs, what, "input scale");
             float[] offset = floats(in, inputs, what, "input offset");
-            float[] cap = new float[inputs];
-            if (version == 1) java.util.Arrays.fill(cap, Float.POSITIVE_INFINITY);
-            else cap = floats(in, inputs, what, "input cap");
+            float[] cap = version == 1 ? uncapped(inputs) : floats(in, inputs, what, "input cap");
             int layers = in.getInt();
             if (layers < 1 || layers > 16) throw new IllegalArgumentException(what + ": " + layers + " layers, expected 1 to 16");
             float[][] w = new float[layers][];
@@ -119,6 +117,13 @@ public final class PolicyNetwork {
         } catch (java.nio.BufferUnderflowException e) {
             throw new IllegalArgumentException(what + ": ends early, after " + bytes.length + " bytes");
         }
+    }
+
+    /** Version 1's caps: none. */
+    private static float[] uncapped(int n) {
+        float[] v = new float[n];
+        java.util.Arrays.fill(v, Float.POSITIVE_INFINITY);
+        return v;
     }
 
     private static float[] floats(ByteBuffer in, int n, String what, String part) {
