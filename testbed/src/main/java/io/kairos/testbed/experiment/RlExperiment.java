@@ -66,6 +66,15 @@ public final class RlExperiment {
     static final List<String> REWARDS = List.of("rf1", "rf2", "rf3");
 
     /**
+     * Fig 5.9's run of PPO from scratch on the thesis' setup with a reward, training seed 1: RF3 is
+     * the trainer's default, so its run is Fig 5.2's seed 1; RF1 and RF2 are trained the same way
+     * with {@code --reward} (docs/learned-policy.md).
+     */
+    static String rewardRun(String reward) {
+        return reward.equals("rf3") ? scratchRun(1) : "scratch-" + reward;
+    }
+
+    /**
      * Who schedules: a policy with its parameters and its invocation. The baselines are invoked on
      * events, as the job invokes them; the agents every 1 ms, as the thesis invokes its agent
      * ({@link #onEvents()}: on events, as the job invokes every policy, the learned one included).
@@ -296,7 +305,7 @@ public final class RlExperiment {
         List<String> runs = new ArrayList<>();
         for (int seed : TRAINING_SEEDS) runs.add(scratchRun(seed));
         runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_96));
-        for (String r : REWARDS) runs.add("scratch-" + r);
+        for (String r : REWARDS) if (!runs.contains(rewardRun(r))) runs.add(rewardRun(r));
         for (String run : runs) {
             Path csv = training.resolve(run).resolve("training.csv");
             if (!Files.isRegularFile(csv)) {

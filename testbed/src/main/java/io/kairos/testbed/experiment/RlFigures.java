@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /** The figures of {@code experiment rl}, numbered as the thesis numbers them. */
 final class RlFigures {
@@ -67,7 +68,7 @@ final class RlFigures {
                 Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode")
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
                         .title("Fig 5.9: PPO from scratch with each reward, SLO 24 ms, " + setup)
-                        .save(only(curves, "run", Set.of("scratch-rf1", "scratch-rf2", "scratch-rf3")), dir.resolve("rewards.png")),
+                        .save(only(curves, "run", RlExperiment.REWARDS.stream().map(RlExperiment::rewardRun).collect(Collectors.toSet())), dir.resolve("rewards.png")),
                 Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode")
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
                         .title("Fig 5.10: PPO from scratch at SLO 96 ms, " + setup)

@@ -84,17 +84,20 @@ final class RlShapeCheck {
         c.add(notBelowStart(curves, RlExperiment.FINETUNED, "Fig 5.2, ablation: PPO from the imitation network keeps its attainment on the training workload (no episode 0.5 points below the first)"));
         c.add(rewardAbove(curves, RlExperiment.FINETUNED, RlExperiment.FROZEN,
                 "Fig 5.2, ablation: PPO raises the RF3 reward per step above the imitation network's (frozen, same episodes)"));
-        double rf1First = first(curves, "scratch-rf1");
-        double rf1Best = best(curves, "scratch-rf1");
+        String rf1Run = RlExperiment.rewardRun("rf1");
+        String rf2Run = RlExperiment.rewardRun("rf2");
+        String rf3Run = RlExperiment.rewardRun("rf3");
+        double rf1First = first(curves, rf1Run);
+        double rf1Best = best(curves, rf1Run);
         c.add(new Claim("Fig 5.9: RF1 learns nothing (its best episode no more than 5 points above its first)",
                 Double.isNaN(rf1First) ? Verdict.SKIP : rf1Best - rf1First <= Targets.of(RL, "fig5.9-rf1-flat") ? Verdict.PASS : Verdict.FAIL,
-                String.format(Locale.ROOT, "first %s, best %s, over %d episodes", pct(rf1First), pct(rf1Best), episodes(curves, "scratch-rf1"))));
-        double rf2 = best(curves, "scratch-rf2");
-        double rf3 = best(curves, "scratch-rf3");
+                String.format(Locale.ROOT, "first %s, best %s, over %d episodes", pct(rf1First), pct(rf1Best), episodes(curves, rf1Run))));
+        double rf2 = best(curves, rf2Run);
+        double rf3 = best(curves, rf3Run);
         c.add(new Claim("Fig 5.9: RF2 converges lower than RF3 (best episode)",
                 Double.isNaN(rf2) || Double.isNaN(rf3) ? Verdict.SKIP : rf2 < rf3 ? Verdict.PASS : Verdict.FAIL,
-                String.format(Locale.ROOT, "RF2 best %s over %d episodes, RF3 best %s over %d", pct(rf2), episodes(curves, "scratch-rf2"), pct(rf3), episodes(curves, "scratch-rf3"))));
-        c.add(reaches(curves, "scratch-rf3", Integer.MAX_VALUE, "Fig 5.9: RF3 reaches 100 % (>= 99.9 %)"));
+                String.format(Locale.ROOT, "RF2 best %s over %d episodes, RF3 best %s over %d", pct(rf2), episodes(curves, rf2Run), pct(rf3), episodes(curves, rf3Run))));
+        c.add(reaches(curves, rf3Run, Integer.MAX_VALUE, "Fig 5.9: RF3 reaches 100 % (>= 99.9 %)"));
         c.add(learnsToReach(curves, RlExperiment.SCRATCH_96, 30, Targets.of(RL, "fig5.10-learns"),
                 "Fig 5.10: from scratch at SLO 96 ms, training converges (>= 99.9 %) in under 30 episodes, from a first episode below it"));
 
