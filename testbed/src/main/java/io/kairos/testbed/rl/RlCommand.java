@@ -71,6 +71,9 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--drop-charge", paramLabel = "WHEN", description = "When a request the group drops pays rf2's and rf3's correction: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}, the thesis'; at_seal: in the step whose booking left it no device in time).")
         RewardMeter.DropCharge dropCharge = RewardMeter.DropCharge.AT_FATE;
 
+        @Option(names = "--gpu-term", paramLabel = "PER_MS", description = "RF3's GPU term: the reward a step loses per ms of work booked on its device after it (default: ${DEFAULT-VALUE}; the thesis gives no constant).")
+        double gpuTermPerMs = Reward.GPU_TERM_PER_MS;
+
         @Option(names = "--param", paramLabel = "KEY=VALUE", description = "Group parameter, repeatable, e.g. shed_early=false.")
         Map<String, String> params = new LinkedHashMap<>();
 
@@ -78,11 +81,14 @@ public class RlCommand implements Callable<Integer> {
             if (devices < 1 || models.stream().anyMatch(m -> m < 1) || rate.stream().anyMatch(r -> !(r > 0)) || sloMs.stream().anyMatch(s -> !(s > 0))) {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }
+            if (!(gpuTermPerMs >= 0) || Double.isInfinite(gpuTermPerMs)) {
+                throw new IllegalArgumentException("--gpu-term must be a finite number of at least 0, got " + gpuTermPerMs);
+            }
             List<Integer> m = List.copyOf(models);
             List<Double> r = List.copyOf(rate);
             List<Double> s = List.copyOf(sloMs);
             return new SchedulingEnvironment(seed -> Workload.draw(seed, m, r, s).setup().devices(devices), PolicyParams.of(params), Reward.parse(reward),
-                    lateCharge, dropCharge);
+                    lateCharge, dropCharge).withGpuTerm(gpuTermPerMs);
         }
 
         /** Values as given, comma-separated, without a needless ".0". */

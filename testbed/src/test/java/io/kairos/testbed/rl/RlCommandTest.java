@@ -48,5 +48,18 @@ class RlCommandTest {
         assertThat(defaults.models).containsExactly(48);
         assertThat(defaults.rate).containsExactly(2400.0);
         assertThat(defaults.sloMs).containsExactly(24.0);
+        assertThat(defaults.gpuTermPerMs).isEqualTo(io.kairos.sim.learning.Reward.GPU_TERM_PER_MS);
+    }
+
+    @Test
+    void aGpuTermBelowZeroIsRefusedWithTheOptionsName() {
+        RlCommand.Setup setup = new RlCommand.Setup();
+        new picocli.CommandLine(setup).parseArgs("--gpu-term", "-0.5");
+        org.assertj.core.api.Assertions.assertThatThrownBy(setup::environment).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--gpu-term must be a finite number of at least 0, got -0.5");
+        RlCommand.Setup half = new RlCommand.Setup();
+        new picocli.CommandLine(half).parseArgs("--gpu-term", "0.5");
+        assertThat(half.gpuTermPerMs).isEqualTo(0.5);
+        assertThat(half.environment()).isNotNull();
     }
 }

@@ -27,6 +27,7 @@ public final class RewardMeter implements FateListener {
     private final Reward reward;
     private final LateCharge lateCharge;
     private final DropCharge dropCharge;
+    private final double gpuTermPerMs;
     // Requests charged their correction before their fate: when their batch started, predicted to
     // end late, or when a booking left them no device in time. At their fate they pay nothing more,
     // and are paid back if they met their SLO after all.
@@ -73,9 +74,26 @@ public final class RewardMeter implements FateListener {
     }
 
     public RewardMeter(Reward reward, LateCharge lateCharge, DropCharge dropCharge) {
+        this(reward, lateCharge, dropCharge, Reward.GPU_TERM_PER_MS);
+    }
+
+    /**
+     * @param gpuTermPerMs RF3's GPU term: what a step loses per ms of work booked on its device
+     *                     after it ({@link Reward#GPU_TERM_PER_MS} by default; the thesis gives none)
+     */
+    public RewardMeter(Reward reward, LateCharge lateCharge, DropCharge dropCharge, double gpuTermPerMs) {
         this.reward = reward;
         this.lateCharge = lateCharge;
         this.dropCharge = dropCharge;
+        this.gpuTermPerMs = checkedGpuTerm(gpuTermPerMs);
+    }
+
+    /** {@code perMs} if it can be RF3's GPU term (finite, at least 0); otherwise the reason, thrown. */
+    static double checkedGpuTerm(double perMs) {
+        if (!(perMs >= 0) || Double.isInfinite(perMs)) {
+            throw new IllegalArgumentException("the GPU term must be a finite number of at least 0 per ms, got " + perMs);
+        }
+        return perMs;
     }
 
     private double correction(Request request) {
@@ -100,7 +118,7 @@ public final class RewardMeter implements FateListener {
                 }
             }
         }
-        if (reward == Reward.RF3) add(-Reward.GPU_TERM_PER_MS * device.outstandingMicros(nowMicros) / 1000.0);
+        if (reward == Reward.RF3) add(-gpuTermPerMs * device.outstandingMicros(nowMicros) / 1000.0);
         if (dropCharge == DropCharge.AT_SEAL && !started.isEmpty()) chargeSealed(nowMicros, group, device, started.get(0).predictedStartMicros());
     }
 

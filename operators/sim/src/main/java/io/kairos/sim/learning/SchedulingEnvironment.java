@@ -30,6 +30,7 @@ public final class SchedulingEnvironment {
     private final Reward reward;
     private final RewardMeter.LateCharge lateCharge;
     private final RewardMeter.DropCharge dropCharge;
+    private final double gpuTermPerMs;
 
     /**
      * @param setup  the devices and the load (a policy, duration and seed it may have are replaced)
@@ -56,11 +57,22 @@ public final class SchedulingEnvironment {
      */
     public SchedulingEnvironment(LongFunction<Simulation.Builder> setups, PolicyParams params, Reward reward, RewardMeter.LateCharge lateCharge,
                                  RewardMeter.DropCharge dropCharge) {
+        this(setups, params, reward, lateCharge, dropCharge, Reward.GPU_TERM_PER_MS);
+    }
+
+    private SchedulingEnvironment(LongFunction<Simulation.Builder> setups, PolicyParams params, Reward reward, RewardMeter.LateCharge lateCharge,
+                                  RewardMeter.DropCharge dropCharge, double gpuTermPerMs) {
         this.setups = setups;
         this.params = params;
         this.reward = reward;
         this.lateCharge = lateCharge;
         this.dropCharge = dropCharge;
+        this.gpuTermPerMs = RewardMeter.checkedGpuTerm(gpuTermPerMs); // here, not in the first episode
+    }
+
+    /** The same environment with RF3's GPU term at {@code perMs} per ms of work booked (see {@link RewardMeter}). */
+    public SchedulingEnvironment withGpuTerm(double perMs) {
+        return new SchedulingEnvironment(setups, params, reward, lateCharge, dropCharge, perMs);
     }
 
     /** What chooses the actions of an episode. */
@@ -88,7 +100,7 @@ public final class SchedulingEnvironment {
     /** Runs an episode of at most {@code steps} steps from {@code seed}. */
     public Episode run(long seed, int steps, Learner learner) {
         if (steps < 1) throw new IllegalArgumentException("an episode needs at least one step, got " + steps);
-        RewardMeter meter = new RewardMeter(reward, lateCharge, dropCharge);
+        RewardMeter meter = new RewardMeter(reward, lateCharge, dropCharge, gpuTermPerMs);
         Driver driver = new Driver(learner, meter, steps);
         // Long enough for the steps at one decision per ms, the least while requests wait.
         Simulation sim = setups.apply(seed).policy(AgentPolicy.RANDOM, params).policies(name -> AgentPolicy.drivenBy(name, driver))

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 /**
@@ -86,6 +87,25 @@ class RewardMeterTest {
         double[] r = batchOfFour(Reward.RF3);
         assertThat(r[0]).isCloseTo(10.59, within(1e-9));
         assertThat(r[1]).isCloseTo(-16.2, within(1e-9));
+    }
+
+    @Test
+    void theGpuTermIsTheMetersToSet() {
+        // A wait with 3 ms booked: RF3 at 0.5 per ms -1.5, at 0 nothing; RF2 ignores it.
+        DeviceView d = new DeviceView(0, null);
+        GroupScheduler g = group(d);
+        d.book(0, 3_000);
+        double[][] cases = {{0.5, -1.5}, {0, 0}};
+        for (double[] c : cases) {
+            RewardMeter meter = new RewardMeter(Reward.RF3, RewardMeter.LateCharge.AT_FATE, RewardMeter.DropCharge.AT_FATE, c[0]);
+            meter.applied(0, g, d, List.of());
+            assertThat(meter.take()).isCloseTo(c[1], within(1e-9));
+        }
+        RewardMeter rf2 = new RewardMeter(Reward.RF2, RewardMeter.LateCharge.AT_FATE, RewardMeter.DropCharge.AT_FATE, 0.5);
+        rf2.applied(0, g, d, List.of());
+        assertThat(rf2.take()).isEqualTo(0);
+        assertThatThrownBy(() -> new RewardMeter(Reward.RF3, RewardMeter.LateCharge.AT_FATE, RewardMeter.DropCharge.AT_FATE, Double.POSITIVE_INFINITY))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("got Infinity");
     }
 
     @Test
