@@ -71,7 +71,7 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--drop-charge", paramLabel = "WHEN", description = "When a request the group drops pays rf2's and rf3's correction: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}, the thesis'; at_seal: in the step whose booking left it no device in time).")
         RewardMeter.DropCharge dropCharge = RewardMeter.DropCharge.AT_FATE;
 
-        @Option(names = "--gpu-term", paramLabel = "PER_MS", description = "RF3's GPU term: the reward a step loses per ms of work booked on its device after it (default: ${DEFAULT-VALUE}; the thesis gives no constant).")
+        @Option(names = "--gpu-term", paramLabel = "PER_MS", description = "RF3's GPU term: the reward a step loses per ms of work booked on its device after it (default: ${DEFAULT-VALUE}; the thesis gives no constant; 0.1 before 2026-11-30).")
         double gpuTermPerMs = Reward.GPU_TERM_PER_MS;
 
         @Option(names = "--param", paramLabel = "KEY=VALUE", description = "Group parameter, repeatable, e.g. shed_early=false.")

@@ -17,21 +17,23 @@ package io.kairos.sim.learning;
  * </ul>
  *
  * <p>The GPU term's constant, which the thesis does not give: {@value #GPU_TERM_PER_MS} per ms per
- * step. A step is 1 ms, so work {@code W} booked on an idle device costs about {@code c W^2 / 2}
- * while it drains, and work booked behind a backlog {@code B} costs {@code c W B} more. With ResNet50
- * ({@code tau(b) = 0.8 b + 1.9} ms) a request alone earns {@code 2 * 2.7 - 2.7 = 2.7} and pays
- * {@code 0.1 * 2.7^2 / 2 = 0.36}; a full batch of 16 earns {@code 16 * (5.4 - 0.92) = 71.7} and pays
- * {@code 0.1 * 14.7^2 / 2 = 10.8}: the term is small at Clockwork's working point (a few ms booked,
- * its 5 ms lookahead), so batching still pays; and once a device's backlog reaches about the SLO it
- * outweighs what the requests earn (24 ms booked costs 2.4 per step, where 2,400 requests/s over 6
- * devices' 6,000 steps/s bring 0.4 requests per step, about 1.6 of early reward): the overload the
- * thesis added the term against.
+ * step. A step is 1 ms, so work {@code W} booked behind a backlog {@code B} costs about
+ * {@code c W (B + W / 2)} while it drains: the constant sets the backlog beyond which booking more
+ * no longer pays for itself. With ResNet50 ({@code tau(b) = 0.8 b + 1.9} ms) a request alone earns
+ * {@code 2 * 2.7 - 2.7 = 2.7}, which pays behind up to 0.65 ms booked at 0.5; a batch of 4 earns
+ * {@code 4 * 5.4 - 5.1 = 16.5}, behind up to 3.9 ms; a full batch of 16, 71.7, behind up to 2.4 ms.
+ * So a device stops booking ahead at a few ms, Clockwork's working point (its 5 ms lookahead), and a
+ * queue builds into a batch; a backlog of the SLO's size (24 ms: 12 per step) outweighs anything the
+ * requests earn, the overload the thesis added the term against. At 0.1, the constant before, a
+ * request alone paid behind 8.65 ms and a batch of 4 behind 29.8 ms, past the SLO: booking ahead one
+ * request at a time paid, PPO learned to, and one training seed of three stayed below 99 % on the
+ * thesis' setup (docs/benchmarks/history.md).
  */
 public enum Reward {
     RF1, RF2, RF3;
 
     /** The GPU term of {@link #RF3}: reward per ms of booked work on the device decided for, per step. */
-    public static final double GPU_TERM_PER_MS = 0.1;
+    public static final double GPU_TERM_PER_MS = 0.5;
     /** The early positive reward per request, in units of its model's smallest-batch time. */
     public static final double EARLY_POSITIVE = 2;
     /** The correction for a request that ends late or is dropped, in units of the early positive reward. */

@@ -83,19 +83,19 @@ class RewardMeterTest {
 
     @Test
     void rf3AddsTheGpuTermOnTheWorkBookedAfterTheAction() {
-        // As RF2, and the device has 5.1 ms booked after the step: -0.1 * 5.1 = -0.51 -> 10.59.
+        // As RF2, and the device has 5.1 ms booked after the step: -0.5 * 5.1 = -2.55 -> 8.55.
         double[] r = batchOfFour(Reward.RF3);
-        assertThat(r[0]).isCloseTo(10.59, within(1e-9));
+        assertThat(r[0]).isCloseTo(8.55, within(1e-9));
         assertThat(r[1]).isCloseTo(-16.2, within(1e-9));
     }
 
     @Test
     void theGpuTermIsTheMetersToSet() {
-        // A wait with 3 ms booked: RF3 at 0.5 per ms -1.5, at 0 nothing; RF2 ignores it.
+        // A wait with 3 ms booked: RF3 at 0.1 per ms -0.3, at 0 nothing; RF2 ignores it.
         DeviceView d = new DeviceView(0, null);
         GroupScheduler g = group(d);
         d.book(0, 3_000);
-        double[][] cases = {{0.5, -1.5}, {0, 0}};
+        double[][] cases = {{0.1, -0.3}, {0, 0}};
         for (double[] c : cases) {
             RewardMeter meter = new RewardMeter(Reward.RF3, RewardMeter.LateCharge.AT_FATE, RewardMeter.DropCharge.AT_FATE, c[0]);
             meter.applied(0, g, d, List.of());
@@ -118,7 +118,7 @@ class RewardMeterTest {
 
     @Test
     void aWaitCostsOnlyTheBookedWorkAndADroppedRequestTheCorrection() {
-        // A wait (no batch) with 3 ms booked: RF3 -0.3, RF2 0. A dropped request: RF2 and RF3
+        // A wait (no batch) with 3 ms booked: RF3 -1.5, RF2 0. A dropped request: RF2 and RF3
         // -16.2, RF1 -1.
         DeviceView d = new DeviceView(0, null);
         GroupScheduler g = group(d);
@@ -127,7 +127,7 @@ class RewardMeterTest {
         for (Reward reward : Reward.values()) {
             RewardMeter meter = new RewardMeter(reward);
             meter.applied(0, g, d, List.of());
-            assertThat(meter.take()).as(reward.name()).isCloseTo(reward == Reward.RF3 ? -0.3 : 0, within(1e-9));
+            assertThat(meter.take()).as(reward.name()).isCloseTo(reward == Reward.RF3 ? -1.5 : 0, within(1e-9));
             meter.onFate(r, ResultStatus.DROPPED, 1_000, 0);
             assertThat(meter.take()).as(reward.name()).isCloseTo(reward == Reward.RF1 ? -1 : -16.2, within(1e-9));
             assertThat(meter.dropped()).isEqualTo(1);

@@ -88,15 +88,17 @@ class SchedulingEnvironmentTest {
     void theGpuTermScalesOnlyWhatTheBookedWorkCosts() {
         // The same seed and learner give the same steps whatever the term; RF3 is RF2 less the
         // term times the booked work summed over the steps, so the reward lost to a term of 0.3 is
-        // three times that lost to 0.1, and a term of 0 is RF2 itself.
+        // three times that lost to 0.1 and the default 0.5 five times, and a term of 0 is RF2 itself.
         SchedulingEnvironment rf3 = new SchedulingEnvironment(setup(), PolicyParams.NONE, Reward.RF3);
         double none = rf3.withGpuTerm(0).run(3, 2_000, GREEDY).totalReward();
-        double tenth = rf3.run(3, 2_000, GREEDY).totalReward();
+        double tenth = rf3.withGpuTerm(0.1).run(3, 2_000, GREEDY).totalReward();
+        double half = rf3.run(3, 2_000, GREEDY).totalReward();
         double third = rf3.withGpuTerm(0.3).run(3, 2_000, GREEDY).totalReward();
         double rf2 = new SchedulingEnvironment(setup(), PolicyParams.NONE, Reward.RF2).run(3, 2_000, GREEDY).totalReward();
         assertThat(none).isCloseTo(rf2, org.assertj.core.api.Assertions.within(1e-9));
         assertThat(none - tenth).isPositive();
         assertThat(none - third).isCloseTo(3 * (none - tenth), org.assertj.core.api.Assertions.within(1e-6));
+        assertThat(none - half).isCloseTo(5 * (none - tenth), org.assertj.core.api.Assertions.within(1e-6));
         assertThatThrownBy(() -> rf3.withGpuTerm(-0.1)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the GPU term must be a finite number of at least 0 per ms, got -0.1");
         assertThatThrownBy(() -> rf3.withGpuTerm(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
