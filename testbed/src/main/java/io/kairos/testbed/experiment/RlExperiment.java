@@ -51,10 +51,12 @@ public final class RlExperiment {
      * PPO from scratch on the thesis' setup (2,400 requests/s over 48 models, SLO 24 ms), one
      * training run per training seed, {@code seed-N} under this folder: the networks the thesis'
      * figures are drawn from, each the one that ended its best episode ({@code best.krln}). Trained
-     * with RF3's GPU term at 0.5 per ms booked (the trainer's default); the runs at 0.1, before it,
-     * are {@code scratch-2400rps-48m-24ms}.
+     * with the trainer's defaults: RF3's GPU term at 0.5 per ms booked, the inputs capped. The runs
+     * before, beside it: {@code scratch-2400rps-48m-24ms} (0.1, plain inputs) and
+     * {@code scratch-2400rps-48m-24ms-gpu05} (0.5, plain inputs: 99 % on every seed too, but networks
+     * that do not read laxity and wait on an idle device until queues fill).
      */
-    static final String SCRATCH = "scratch-2400rps-48m-24ms-gpu05";
+    static final String SCRATCH = "scratch-capped-gpu05";
     static final List<Integer> TRAINING_SEEDS = List.of(1, 2, 3);
     /** The network cloned from the working-point rule, the committed default: an ablation row. */
     static final String CLONE = "rl-clone";
@@ -65,7 +67,7 @@ public final class RlExperiment {
     /** The fine-tuning's episodes with the actor frozen (learning rate 0): the baseline of its curve. */
     static final String FROZEN = "frozen-2400rps-48m-24ms";
     /** Fig 5.10's run, trained as {@link #SCRATCH}'s seed 1 but at SLO 96 ms. */
-    static final String SCRATCH_96 = "scratch-2400rps-48m-96ms-gpu05";
+    static final String SCRATCH_96 = "scratch-2400rps-48m-96ms-capped-gpu05";
     static final List<String> REWARDS = List.of("rf1", "rf2", "rf3");
 
     /**
@@ -74,7 +76,7 @@ public final class RlExperiment {
      * with {@code --reward} (docs/learned-policy.md).
      */
     static String rewardRun(String reward) {
-        return reward.equals("rf3") ? scratchRun(1) : "scratch-" + reward;
+        return reward.equals("rf3") ? scratchRun(1) : "scratch-" + reward + "-capped";
     }
 
     /**
