@@ -290,8 +290,8 @@ def main():
     p.add_argument("--drop-charge", choices=["at_seal", "at_fate"], default="at_seal",
                    help="when a request the group drops pays its correction: in the step whose booking left it no device in time "
                         "(default), or when it is dropped, in whichever step comes next (the thesis'); the environment's --drop-charge")
-    p.add_argument("--gpu-term", type=float, default=0.5,
-                   help="RF3's GPU term, per ms of work booked on the device after a step (default: %(default)s, the environment's; at "
+    p.add_argument("--gpu-term", type=float,
+                   help="RF3's GPU term, per ms of work booked on the device after a step (default: the environment's, 0.5; at "
                         "0.1, with which every network before it was trained, booking ahead one request at a time paid behind "
                         "a backlog past the SLO, and on the thesis' setup a training seed of three stays below 99 %%); "
                         "the environment's --gpu-term")
@@ -343,7 +343,10 @@ def main():
     critic_lr = args.critic_lr if args.critic_lr is not None else args.lr
     opt = torch.optim.Adam([{"params": model.actor.parameters(), "lr": args.lr, "base": args.lr},
                             {"params": model.critic.parameters(), "lr": critic_lr, "base": critic_lr}], eps=1e-5)
-    command = shlex.split(args.env_command) + ["--late-charge", args.late_charge, "--drop-charge", args.drop_charge, "--gpu-term", str(args.gpu_term)] + shlex.split(args.env_args)
+    command = shlex.split(args.env_command) + ["--late-charge", args.late_charge, "--drop-charge", args.drop_charge]
+    if args.gpu_term is not None:
+        command += ["--gpu-term", str(args.gpu_term)]  # else the environment's own default: one constant, in Reward
+    command += shlex.split(args.env_args)
     envs = ke.Envs(command, args.envs)
     k = len(envs)
     started = time.time()

@@ -81,14 +81,17 @@ public class RlCommand implements Callable<Integer> {
             if (devices < 1 || models.stream().anyMatch(m -> m < 1) || rate.stream().anyMatch(r -> !(r > 0)) || sloMs.stream().anyMatch(s -> !(s > 0))) {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }
-            if (!(gpuTermPerMs >= 0) || Double.isInfinite(gpuTermPerMs)) {
-                throw new IllegalArgumentException("--gpu-term must be a finite number of at least 0, got " + gpuTermPerMs);
-            }
             List<Integer> m = List.copyOf(models);
             List<Double> r = List.copyOf(rate);
             List<Double> s = List.copyOf(sloMs);
-            return new SchedulingEnvironment(seed -> Workload.draw(seed, m, r, s).setup().devices(devices), PolicyParams.of(params), Reward.parse(reward),
-                    lateCharge, dropCharge).withGpuTerm(gpuTermPerMs);
+            SchedulingEnvironment environment = new SchedulingEnvironment(seed -> Workload.draw(seed, m, r, s).setup().devices(devices),
+                    PolicyParams.of(params), Reward.parse(reward), lateCharge, dropCharge);
+            try {
+                return environment.withGpuTerm(gpuTermPerMs);
+            } catch (IllegalArgumentException e) {
+                // The environment's own check, said with the option's name.
+                throw new IllegalArgumentException("--gpu-term must be a finite number of at least 0, got " + gpuTermPerMs, e);
+            }
         }
 
         /** Values as given, comma-separated, without a needless ".0". */
