@@ -18,8 +18,8 @@ final class RlFigures {
         return List.of(
                 Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
                         .panels("models", "rate").panelTitle(RlFigures::panelTitle)
-                        .title("Fig 5.1: the random agent as the SLO doubles: " + setup)
-                        .save(only(results, "agent", Set.of("random")), dir.resolve("random.png")),
+                        .title("Fig 5.1: the random agent as the SLO doubles, asking the devices in the group's order (the thesis') and the freest first: " + setup)
+                        .save(only(results, "agent", Set.of("random", RlExperiment.RANDOM_IN_GROUP_ORDER)), dir.resolve("random.png")),
                 Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
                         .panels("models", "rate").panelTitle(RlFigures::panelTitle)
                         .title("Fig 5.6: the networks PPO trained from scratch (rl-s1..3, one per training seed), kairos and clockwork: " + setup)

@@ -74,7 +74,7 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--gpu-term", paramLabel = "PER_MS", description = "RF3's GPU term: the reward a step loses per ms of work booked on its device after it (default: ${DEFAULT-VALUE}; the thesis gives no constant; 0.1 before 2026-11-30).")
         double gpuTermPerMs = Reward.GPU_TERM_PER_MS;
 
-        @Option(names = "--param", paramLabel = "KEY=VALUE", description = "Group parameter, repeatable, e.g. shed_early=false.")
+        @Option(names = "--param", paramLabel = "KEY=VALUE", description = "Group parameter, repeatable, e.g. shed_early=false, or device_order=group (each step asks the devices in the group's order, not the least work booked first).")
         Map<String, String> params = new LinkedHashMap<>();
 
         SchedulingEnvironment environment() {

@@ -37,6 +37,35 @@ class RlShapeCheckTest {
     }
 
     @Test
+    void figFiveOneJudgesTheRandomAgentThatAsksTheDevicesInTheGroupsOrder() {
+        // The random agent asked freest first meets every request at 1,200 and 2,400 req/s from
+        // 12 ms; the one in the group's order, the thesis', meets 40 % there. Fig 5.1's "does not
+        // meet every request" reads the latter and passes; given only the former, it would fail.
+        ResultTable t = new ResultTable(List.of("models", "rate", "slo_ms", "agent", "slo_attainment"));
+        for (int m : LowSloExperiment.MODELS) {
+            for (int r : LowSloExperiment.RATES) {
+                for (int s : LowSloExperiment.SLOS_MS) {
+                    t.add(List.of("" + m, "" + r, "" + s, "random", r == 600 || s >= 12 ? "1.0" : "0.5"));
+                    t.add(List.of("" + m, "" + r, "" + s, RlExperiment.RANDOM_IN_GROUP_ORDER, r == 600 ? "1.0" : "0.4"));
+                }
+            }
+        }
+        List<Experiment.Claim> claims = RlShapeCheck.claims(t, new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good")),
+                new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s")));
+        Experiment.Claim fails = claims.stream().filter(c -> c.statement().startsWith("Fig 5.1") && c.statement().contains("does not meet")).findFirst().orElseThrow();
+        assertThat(fails.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(fails.evidence()).startsWith("24/24 points (models/rate/SLO): 12/1200/3 40.00 %");
+        // Had the agent in the group's order done what the freest-first one does, it would fail.
+        ResultTable freest = new ResultTable(t.columns());
+        for (List<String> row : t.rows()) {
+            if (row.get(3).equals("random")) freest.add(List.of(row.get(0), row.get(1), row.get(2), RlExperiment.RANDOM_IN_GROUP_ORDER, row.get(4)));
+        }
+        List<Experiment.Claim> wrong = RlShapeCheck.claims(freest, new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good")),
+                new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s")));
+        assertThat(wrong.stream().filter(c -> c.statement().equals(fails.statement())).findFirst().orElseThrow().verdict()).isEqualTo(Verdict.FAIL);
+    }
+
+    @Test
     void theAzureClaimsReadTheThesisRateAndTheRateTheDevicesHoldApart() {
         ResultTable azure = new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment"));
         azure.add(List.of("100", "9500", "rl", "0.30"));

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.within;
  * ResNet50 instances (tau(b) = 0.8 b + 1.9 ms: 2.7, 3.5, 5.1, 8.3, 14.7 ms at 1, 2, 4, 8, 16).
  */
 class StateEncoderTest {
-    private static final ModelCatalog CATALOG = ModelCatalog.builtIn();
+    static final ModelCatalog CATALOG = ModelCatalog.builtIn();
 
     static String m(int i) {
         return ModelCatalog.instanceName("resnet50", i);
