@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The RL thesis' figures (Alzayat 2022, chapter 5) with the {@code rl} and {@code random} policies,
@@ -51,12 +52,14 @@ public final class RlExperiment {
      * PPO from scratch on the thesis' setup (2,400 requests/s over 48 models, SLO 24 ms), one
      * training run per training seed, {@code seed-N} under this folder: the networks the thesis'
      * figures are drawn from, each the one that ended its best episode ({@code best.krln}). Trained
-     * with the trainer's defaults: RF3's GPU term at 0.5 per ms booked, the inputs capped. The runs
-     * before, beside it: {@code scratch-2400rps-48m-24ms} (0.1, plain inputs) and
-     * {@code scratch-2400rps-48m-24ms-gpu05} (0.5, plain inputs: 99 % on every seed too, but networks
-     * that do not read laxity and wait on an idle device until queues fill).
+     * with the trainer's defaults: RF3's GPU term at 0.5 per ms booked, the inputs capped, each step
+     * asking the device with the least work booked first. The runs before, beside it:
+     * {@code scratch-capped-gpu05} (the same, but the devices asked in the group's order),
+     * {@code scratch-2400rps-48m-24ms} (0.1, plain inputs) and {@code scratch-2400rps-48m-24ms-gpu05}
+     * (0.5, plain inputs: 99 % on every seed too, but networks that do not read laxity and wait on
+     * an idle device until queues fill).
      */
-    static final String SCRATCH = "scratch-capped-gpu05";
+    static final String SCRATCH = "scratch-freest-first";
     static final List<Integer> TRAINING_SEEDS = List.of(1, 2, 3);
     /** The network cloned from the working-point rule, the committed default: an ablation row. */
     static final String CLONE = "rl-clone";
@@ -66,8 +69,16 @@ public final class RlExperiment {
     static final String FINETUNED_12 = "finetune-2400rps-12m-24ms";
     /** The fine-tuning's episodes with the actor frozen (learning rate 0): the baseline of its curve. */
     static final String FROZEN = "frozen-2400rps-48m-24ms";
+    /**
+     * Fig 5.8's run: {@link #SCRATCH}'s seed 1 given five more episodes on 2,400 requests/s over 12
+     * models (its last network, {@code policy.krln}), served as {@link #SCRATCH_12_AGENT}.
+     */
+    static final String SCRATCH_12 = "scratch-freest-first-12m";
+    static final String SCRATCH_12_AGENT = "rl-s1-12m";
+    /** The agents tuned on 12 models at 2,400 requests/s, run there alone. */
+    static final Set<String> TUNED_AT_12_MODELS = Set.of("rl-ppo-12m", SCRATCH_12_AGENT);
     /** Fig 5.10's run, trained as {@link #SCRATCH}'s seed 1 but at SLO 96 ms. */
-    static final String SCRATCH_96 = "scratch-2400rps-48m-96ms-capped-gpu05";
+    static final String SCRATCH_96 = "scratch-2400rps-48m-96ms-freest-first";
     static final List<String> REWARDS = List.of("rf1", "rf2", "rf3");
 
     /**
@@ -76,7 +87,7 @@ public final class RlExperiment {
      * with {@code --reward} (docs/learned-policy.md).
      */
     static String rewardRun(String reward) {
-        return reward.equals("rf3") ? scratchRun(1) : "scratch-" + reward + "-capped";
+        return reward.equals("rf3") ? scratchRun(1) : "scratch-" + reward + "-freest-first";
     }
 
     /**
@@ -184,7 +195,10 @@ public final class RlExperiment {
         return file;
     }
 
-    /** The agents of the sweep; {@code rl-ppo-12m} runs at 12 models and 2,400 requests/s only, the workload it was tuned on. */
+    /**
+     * The agents of the sweep; {@code rl-ppo-12m} and {@link #SCRATCH_12_AGENT} run at 12 models and
+     * 2,400 requests/s only, the workload they were tuned on.
+     */
     List<Agent> sweepAgents() {
         List<Agent> agents = new ArrayList<>(List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
                 Agent.agent("random", AgentPolicy.RANDOM, null),
@@ -193,7 +207,8 @@ public final class RlExperiment {
         agents.addAll(List.of(Agent.agent(CLONE, AgentPolicy.RL, null),
                 Agent.agent(CLONE, AgentPolicy.RL, null).onEvents(RL_ON_EVENTS),
                 Agent.agent("rl-ppo", AgentPolicy.RL, network(FINETUNED)),
-                Agent.agent("rl-ppo-12m", AgentPolicy.RL, network(FINETUNED_12))));
+                Agent.agent("rl-ppo-12m", AgentPolicy.RL, network(FINETUNED_12)),
+                Agent.agent(SCRATCH_12_AGENT, AgentPolicy.RL, network(SCRATCH_12))));
         return agents;
     }
 
@@ -216,15 +231,17 @@ public final class RlExperiment {
 
     /** The labels of the experiment's own agents, which a network of the user's may not take. */
     static List<String> agentLabels() {
-        List<String> labels = new ArrayList<>(List.of("kairos", "clockwork", "random", RANDOM_IN_GROUP_ORDER, CLONE, RL_ON_EVENTS, "rl-ppo", "rl-ppo-12m", "rl-96ms", "rl"));
+        List<String> labels = new ArrayList<>(List.of("kairos", "clockwork", "random", RANDOM_IN_GROUP_ORDER, CLONE, RL_ON_EVENTS, "rl-ppo", "rl-ppo-12m",
+                SCRATCH_12_AGENT, "rl-96ms", "rl"));
         labels.addAll(scratchAgents());
         return labels;
     }
 
-    /** The agents of Fig 6.1: the committed network, the random agent, and the baselines beside them. */
+    /** The agents of Fig 6.1: the committed network ({@code rl}), training seed 1's from scratch, the random agent, and the baselines beside them. */
     List<Agent> windowAgents() {
         return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
-                Agent.agent("rl", AgentPolicy.RL, null), Agent.agent("random", AgentPolicy.RANDOM, null));
+                Agent.agent("rl", AgentPolicy.RL, null), Agent.agent(scratchAgent(1), AgentPolicy.RL, network(scratchRun(1), "best.krln")),
+                Agent.agent("random", AgentPolicy.RANDOM, null));
     }
 
     public void run(Path dir) throws IOException, InterruptedException {
@@ -323,7 +340,7 @@ public final class RlExperiment {
         ResultTable t = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s"));
         List<String> runs = new ArrayList<>();
         for (int seed : TRAINING_SEEDS) runs.add(scratchRun(seed));
-        runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_96));
+        runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_12, SCRATCH_96));
         for (String r : REWARDS) if (!runs.contains(rewardRun(r))) runs.add(rewardRun(r));
         for (String run : runs) {
             Path csv = training.resolve(run).resolve("training.csv");
@@ -410,7 +427,7 @@ public final class RlExperiment {
                 for (int rate : LowSloExperiment.RATES) {
                     for (int slo : LowSloExperiment.SLOS_MS) {
                         for (Agent a : agents) {
-                            if (a.label().equals("rl-ppo-12m") && !(models == 12 && rate == 2400)) continue;
+                            if (TUNED_AT_12_MODELS.contains(a.label()) && !(models == 12 && rate == 2400)) continue;
                             points.add(Point.of(models, rate, slo, a.label()));
                         }
                     }

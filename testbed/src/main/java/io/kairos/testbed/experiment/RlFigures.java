@@ -22,11 +22,11 @@ final class RlFigures {
                         .save(only(results, "agent", Set.of("random", RlExperiment.RANDOM_IN_GROUP_ORDER)), dir.resolve("random.png")),
                 Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
                         .panels("models", "rate").panelTitle(RlFigures::panelTitle)
-                        .title("Fig 5.6: the networks PPO trained from scratch (rl-s1..3, one per training seed), kairos and clockwork: " + setup)
-                        .save(only(results, "agent", agents("kairos", "clockwork")), dir.resolve("attainment.png")),
+                        .title("Fig 5.6 and 5.8: the networks PPO trained from scratch (rl-s1..3, one per training seed; rl-s1-12m: rl-s1 after 5 more episodes at 12 models), kairos and clockwork: " + setup)
+                        .save(only(results, "agent", agents("kairos", "clockwork", RlExperiment.SCRATCH_12_AGENT)), dir.resolve("attainment.png")),
                 Figures.lines("slo_ms", "slo_attainment").scale(100).series("agent").xAxis("SLO (ms, log scale)").yAxis("SLO attainment (%)", 0.0, 100.0)
                         .panels("models", "rate").panelTitle(RlFigures::panelTitle)
-                        .title("Ablation and Fig 5.8: the network cloned from a rule (rl-clone), then PPO (rl-ppo), then 5 more episodes at 12 models (rl-ppo-12m): " + setup)
+                        .title("Ablation: the network cloned from a rule (rl-clone), then PPO (rl-ppo), then 5 more episodes at 12 models (rl-ppo-12m, Fig 5.8 on the clone): " + setup)
                         .save(only(results, "agent", Set.of("kairos", "clockwork", RlExperiment.CLONE, "rl-ppo", "rl-ppo-12m")), dir.resolve("clone.png")),
                 Figures.lines("slo_ms", "mean_batch").zeroIsGap().series("agent").xAxis("SLO (ms, log scale)").yAxis("mean batch size (per request)", 0.0, null)
                         .panels("models", "rate").panelTitle(RlFigures::panelTitle)

@@ -142,7 +142,7 @@ final class RlWindowFigure {
             if (!Double.isNaN(median)) at.put(k.get(0) + "|" + k.get(1) + "|" + k.get(2), median);
         }
         double control = at.getOrDefault("random|hold|" + type(1), Double.NaN);
-        for (String a : List.of("rl", "kairos", "clockwork")) {
+        for (String a : List.of("rl", RlExperiment.scratchAgent(1), "kairos", "clockwork")) {
             double margin = at.getOrDefault(a + "|hold+noise+margin|" + type(1), Double.NaN);
             double zero = at.getOrDefault(a + "|hold|" + type(0), Double.NaN);
             double one = at.getOrDefault(a + "|hold|" + type(1), Double.NaN);

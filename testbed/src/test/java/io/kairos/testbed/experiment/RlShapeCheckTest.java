@@ -66,6 +66,23 @@ class RlShapeCheckTest {
     }
 
     @Test
+    void figFiveEightReadsTrainingSeedOnesNetworkBeforeAndAfterItsEpisodesAtTwelveModels() {
+        // rl-s1 at 55 % over 12 models at 2,400 req/s and 24 ms; after 5 episodes there, 95 %
+        // (+40 points: PASS), or 70 % (+15 points, under the 30 asked: FAIL).
+        for (String after : List.of("0.95", "0.70")) {
+            ResultTable t = new ResultTable(List.of("models", "rate", "slo_ms", "agent", "slo_attainment"));
+            t.add(List.of("12", "2400", "24", RlExperiment.scratchAgent(1), "0.55"));
+            t.add(List.of("12", "2400", "24", RlExperiment.SCRATCH_12_AGENT, after));
+            t.add(List.of("12", "2400", "3", RlExperiment.SCRATCH_12_AGENT, "0.3"));
+            List<Experiment.Claim> claims = RlShapeCheck.claims(t, new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good")),
+                    new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s")));
+            Experiment.Claim lift = claims.stream().filter(c -> c.statement().startsWith("Fig 5.8: 5 more episodes")).findFirst().orElseThrow();
+            assertThat(lift.verdict()).isEqualTo(after.equals("0.95") ? Verdict.PASS : Verdict.FAIL);
+            assertThat(lift.evidence()).startsWith("rl-s1 55.00 %, rl-s1-12m " + (after.equals("0.95") ? "95.00 % (+40.00 points" : "70.00 % (+15.00 points"));
+        }
+    }
+
+    @Test
     void theAzureClaimsReadTheThesisRateAndTheRateTheDevicesHoldApart() {
         ResultTable azure = new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment"));
         azure.add(List.of("100", "9500", "rl", "0.30"));
@@ -107,10 +124,11 @@ class RlShapeCheckTest {
     @Test
     void theSweepRunsEveryAgentAtEveryPointAndTheTwelveModelNetworkWhereItWasTuned() {
         List<RlExperiment.Agent> agents = new ArrayList<>(List.of(RlExperiment.Agent.baseline("kairos"), RlExperiment.Agent.agent("random", "random", null),
-                RlExperiment.Agent.agent("rl-ppo-12m", "rl", Path.of("x.krln"))));
+                RlExperiment.Agent.agent("rl-ppo-12m", "rl", Path.of("x.krln")), RlExperiment.Agent.agent(RlExperiment.SCRATCH_12_AGENT, "rl", Path.of("y.krln"))));
         List<Experiment.Point> points = new RlExperiment.Sweep(agents).points();
-        // 36 points x 2 agents, and rl-ppo-12m at the 6 SLOs of 12 models and 2,400 req/s.
-        assertThat(points).hasSize(36 * 2 + 6);
+        // 36 points x 2 agents, and rl-ppo-12m and rl-s1-12m at the 6 SLOs of 12 models and 2,400 req/s.
+        assertThat(points).hasSize(36 * 2 + 2 * 6);
+        assertThat(points.stream().filter(p -> p.get(3).equals(RlExperiment.SCRATCH_12_AGENT)).map(p -> p.get(0) + "/" + p.get(1)).distinct()).containsExactly("12/2400");
         assertThat(points.stream().filter(p -> p.get(3).equals("rl-ppo-12m")).map(p -> p.get(0) + "/" + p.get(1)).distinct()).containsExactly("12/2400");
         assertThat(agents.get(1).invocationLabel()).isEqualTo("1ms");
         assertThat(agents.get(0).invocationLabel()).isEqualTo("events");
