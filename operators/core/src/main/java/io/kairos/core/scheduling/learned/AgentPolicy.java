@@ -15,8 +15,8 @@ import java.util.function.Function;
  * The RL thesis' scheduler: invoked every {@code period_ms} (1 ms) while requests wait, it decides
  * for one device at a time, the device with the least work booked first ({@code device_order}): the
  * {@link StateEncoder}'s state for that device, an {@link Agent}'s action, the batches it chose
- * started there. Nothing waiting, nothing
- * asked (the thesis' "hybrid" invocation): an arrival asks again.
+ * started there. Nothing waiting, nothing asked (the thesis' "hybrid" invocation): an arrival asks
+ * again.
  *
  * <p>A decision allocates nothing but the batches it starts: the state, mask, action and the
  * network's layers are arrays made once (measured by {@code DecisionLatencyBenchmark} with JMH's
@@ -133,13 +133,13 @@ public final class AgentPolicy implements SchedulingPolicy {
 
     /**
      * Puts {@code devices} in {@link #order}, the least work booked at {@code nowMicros} first (ties
-     * in the group's order; {@value #GROUP_ORDER}: the group's order), and returns how many. The thesis decides for each device apart and
-     * leaves the order open; its state tells a device only its own booked work, so in a fixed order
-     * the first device takes a request that another, idle one would finish in time (the rule's clone
-     * met 64 % at 6 ms over 600 requests/s in the group's order, 100 % freest first). Asked the freest
-     * first, a device that infers knows no other would have started sooner, Clockwork's choice of
-     * the earliest-free device. Insertion sort: a group has a handful of devices, and nothing is
-     * allocated.
+     * in the group's order; {@value #GROUP_ORDER}: the group's order), and returns how many. The
+     * thesis decides for each device apart and leaves the order open; its state tells a device only
+     * its own booked work, so in a fixed order the first device takes a request that another, idle
+     * one would finish in time (the rule's clone met 64 % at 6 ms over 600 requests/s in the group's
+     * order, 100 % freest first). Asked the freest first, a device that infers knows no other would
+     * have started sooner, Clockwork's choice of the earliest-free device. Insertion sort: a group
+     * has a handful of devices, and nothing is allocated.
      */
     private int orderByBooked(List<DeviceView> devices, long nowMicros) {
         int n = devices.size();
