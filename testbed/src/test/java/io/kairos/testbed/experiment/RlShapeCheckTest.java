@@ -36,6 +36,12 @@ class RlShapeCheckTest {
         assertThat(RlShapeCheck.withinOfKairos(sweep(), "random", 0.02).verdict()).isEqualTo(Verdict.SKIP);
     }
 
+    /** The claims on a sweep alone, with no Azure run and no training curve (their claims skipped). */
+    private static List<Experiment.Claim> sweepClaims(ResultTable sweep) {
+        return RlShapeCheck.claims(sweep, new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good")),
+                new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s")));
+    }
+
     @Test
     void figFiveOneJudgesTheRandomAgentThatAsksTheDevicesInTheGroupsOrder() {
         // The random agent asked freest first meets every request at 1,200 and 2,400 req/s from
@@ -50,8 +56,7 @@ class RlShapeCheckTest {
                 }
             }
         }
-        List<Experiment.Claim> claims = RlShapeCheck.claims(t, new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good")),
-                new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s")));
+        List<Experiment.Claim> claims = sweepClaims(t);
         Experiment.Claim fails = claims.stream().filter(c -> c.statement().startsWith("Fig 5.1") && c.statement().contains("does not meet")).findFirst().orElseThrow();
         assertThat(fails.verdict()).isEqualTo(Verdict.PASS);
         assertThat(fails.evidence()).startsWith("24/24 points (models/rate/SLO): 12/1200/3 40.00 %");
@@ -60,8 +65,7 @@ class RlShapeCheckTest {
         for (List<String> row : t.rows()) {
             if (row.get(3).equals("random")) freest.add(List.of(row.get(0), row.get(1), row.get(2), RlExperiment.RANDOM_IN_GROUP_ORDER, row.get(4)));
         }
-        List<Experiment.Claim> wrong = RlShapeCheck.claims(freest, new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good")),
-                new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s")));
+        List<Experiment.Claim> wrong = sweepClaims(freest);
         assertThat(wrong.stream().filter(c -> c.statement().equals(fails.statement())).findFirst().orElseThrow().verdict()).isEqualTo(Verdict.FAIL);
     }
 
@@ -74,8 +78,7 @@ class RlShapeCheckTest {
             t.add(List.of("12", "2400", "24", RlExperiment.scratchAgent(1), "0.55"));
             t.add(List.of("12", "2400", "24", RlExperiment.SCRATCH_12_AGENT, after));
             t.add(List.of("12", "2400", "3", RlExperiment.SCRATCH_12_AGENT, "0.3"));
-            List<Experiment.Claim> claims = RlShapeCheck.claims(t, new ResultTable(List.of("slo_ms", "rate", "agent", "slo_attainment", "mean_batch", "busy_gpu_s_per_1000_good")),
-                    new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s")));
+            List<Experiment.Claim> claims = sweepClaims(t);
             Experiment.Claim lift = claims.stream().filter(c -> c.statement().startsWith("Fig 5.8: 5 more episodes")).findFirst().orElseThrow();
             assertThat(lift.verdict()).isEqualTo(after.equals("0.95") ? Verdict.PASS : Verdict.FAIL);
             assertThat(lift.evidence()).startsWith("rl-s1 55.00 %, rl-s1-12m " + (after.equals("0.95") ? "95.00 % (+40.00 points" : "70.00 % (+15.00 points"));

@@ -17,8 +17,9 @@ import java.util.function.LongFunction;
  * The RL thesis' training environment over the simulator: the simulation of a setup (devices and
  * load) with the {@link AgentPolicy} invoked every 1 ms, deciding for one device at a time (the
  * least work booked first, as the policy serves; the setup's {@code device_order} parameter may
- * say otherwise); each decision is a step of a {@link Learner}, which sees the {@link StateEncoder}'s state and mask and
- * the {@link Reward} accrued since its previous step, and chooses the action. An episode is a
+ * say otherwise); each decision is a step of a {@link Learner}, which sees the
+ * {@link StateEncoder}'s state and mask and the {@link Reward} accrued since its previous step,
+ * and chooses the action. An episode is a
  * fresh simulation (the reset: arrivals, queues and devices anew, from the episode's seed) cut
  * after its number of steps; simulated time stands still while the learner decides.
  */

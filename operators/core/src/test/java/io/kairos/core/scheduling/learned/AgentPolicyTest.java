@@ -49,20 +49,28 @@ class AgentPolicyTest {
         return new GroupScheduler("g", StateEncoderTest.CATALOG, List.of(devices), AgentPolicy.drivenBy("test", agent), params);
     }
 
-    @Test
-    void asksTheDeviceWithTheLeastWorkBookedFirst() {
-        // Devices 0, 1, 2 with 5, 2 and 0 ms booked at 1 ms; two models, one request each (model 1
-        // expires first). The idle device 2 is asked first and takes model 1 (slot 0), device 1
-        // (2 ms) takes model 0, device 0 (5 ms) finds nothing pending and is not asked. In the
-        // group's order device 0 would have taken model 1 behind its 5 ms.
+    /**
+     * Devices 0, 1, 2 with 5, 2 and 0 ms booked at 1 ms; two models, one request each (model 1
+     * expires first); one decision at 1 ms with {@code params}. Returns the agent that recorded it.
+     */
+    static FirstSlot decideWithFiveTwoAndZeroBooked(PolicyParams params) {
         DeviceView d0 = new DeviceView(0, null), d1 = new DeviceView(1, null), d2 = new DeviceView(2, null);
         FirstSlot agent = new FirstSlot();
-        GroupScheduler g = group(agent, d0, d1, d2);
+        GroupScheduler g = group(agent, params, d0, d1, d2);
         d0.book(1_000, 5_000);
         d1.book(1_000, 2_000);
         admit(g, "a", m(0), 0, 30_000);
         admit(g, "x", m(1), 0, 10_000);
         g.schedule(1_000);
+        return agent;
+    }
+
+    @Test
+    void asksTheDeviceWithTheLeastWorkBookedFirst() {
+        // The idle device 2 is asked first and takes model 1 (slot 0), device 1 (2 ms) takes model
+        // 0, device 0 (5 ms) finds nothing pending and is not asked. In the group's order device 0
+        // would have taken model 1 behind its 5 ms.
+        FirstSlot agent = decideWithFiveTwoAndZeroBooked(PolicyParams.NONE);
         assertThat(agent.asked).containsExactly(2, 1);
         assertThat(agent.started).containsExactly(m(1) + "@2", m(0) + "@1");
     }
@@ -85,14 +93,7 @@ class AgentPolicyTest {
     void inTheGroupsOrderTheFirstDeviceTakesTheMostUrgentBehindItsBookedWork() {
         // The first case with device_order=group: device 0 (5 ms booked) takes model 1, device 1
         // (2 ms) model 0, and the idle device 2 finds nothing pending.
-        DeviceView d0 = new DeviceView(0, null), d1 = new DeviceView(1, null), d2 = new DeviceView(2, null);
-        FirstSlot agent = new FirstSlot();
-        GroupScheduler g = group(agent, PolicyParams.of(Map.of(AgentPolicy.DEVICE_ORDER, AgentPolicy.GROUP_ORDER)), d0, d1, d2);
-        d0.book(1_000, 5_000);
-        d1.book(1_000, 2_000);
-        admit(g, "a", m(0), 0, 30_000);
-        admit(g, "x", m(1), 0, 10_000);
-        g.schedule(1_000);
+        FirstSlot agent = decideWithFiveTwoAndZeroBooked(PolicyParams.of(Map.of(AgentPolicy.DEVICE_ORDER, AgentPolicy.GROUP_ORDER)));
         assertThat(agent.asked).containsExactly(0, 1);
         assertThat(agent.started).containsExactly(m(1) + "@0", m(0) + "@1");
     }
