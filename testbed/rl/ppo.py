@@ -112,10 +112,14 @@ class MultiCategorical:
         if not bool(self.allowed.any(-1).all()):
             raise ValueError("a head has no allowed value")
 
-    def sample(self, generator=None):
-        """(..., heads) int64, drawn from each head's masked softmax."""
+    def sample(self, generator=None, explore=0.0):
+        """(..., heads) int64, drawn from each head's masked softmax; with `explore` > 0, each head
+        draws uniformly among its allowed values with that probability instead (see np_sample)."""
         self._check()
         p = self.probs
+        if explore > 0:
+            allowed = self.allowed.to(p.dtype)
+            p = (1 - explore) * p + explore * allowed / allowed.sum(-1, keepdim=True)
         flat = p.reshape(-1, p.shape[-1])
         return torch.multinomial(flat, 1, generator=generator).reshape(p.shape[:-1])
 
@@ -139,10 +143,26 @@ def np_log_softmax(logits, mask, nvec):
     return grid - np.log(np.exp(grid).sum(-1, keepdims=True))
 
 
-def np_sample(log_probs, rng):
-    """(n, heads) values drawn from np_log_softmax's output (Gumbel-max)."""
+def np_sample(log_probs, rng, explore=0.0):
+    """(n, heads) values drawn from np_log_softmax's output (Gumbel-max). With `explore` > 0, each
+    head instead draws uniformly among its allowed values with that probability.
+
+    Exploration, and why the caller records the policy's own log probability of such a draw, not
+    the mixture's: a softmax gives a value of probability p a policy gradient of size p (1 - p) in
+    its logit, so a value the network has all but ruled out (p = 1e-6) is neither tried nor
+    learnt, however much it would pay. Importance-weighting the uniform draws back to the policy
+    (the unbiased estimate) gives exactly that same expected gradient, so it cannot help. Counted
+    as the policy's own, a draw that pays is learnt at once (its ratio starts at 1 and the clip
+    bounds each update's step); the price is a bias, towards the uniform choice's better values,
+    of weight `explore`. Off (0) by default."""
     u = rng.random(log_probs.shape)
-    return (log_probs - np.log(-np.log(u))).argmax(-1)
+    drawn = (log_probs - np.log(-np.log(u))).argmax(-1)
+    if explore <= 0:
+        return drawn
+    allowed = log_probs > MASKED / 2
+    v = rng.random(log_probs.shape)
+    uniform = np.where(allowed, v, -1.0).argmax(-1)  # the largest of iid uniforms: uniform among the allowed
+    return np.where(rng.random(drawn.shape) < explore, uniform, drawn)
 
 
 def np_take(log_probs, actions):
@@ -206,6 +226,7 @@ class Config:
     norm_adv: bool = True  # advantages normalised per minibatch
     target_kl: Optional[float] = None  # stop an update's epochs once an epoch's mean KL passes it
     rollout: int = 128  # steps per environment between updates (PPO only)
+    explore: float = 0.0  # per head, the chance of a uniform draw among the allowed (np_sample; PPO only)
 
 
 @dataclasses.dataclass
@@ -413,8 +434,8 @@ class PPO:
             with torch.no_grad():
                 logits, v = self.model(torch.from_numpy(self.obs))
                 dist = self.distribution(logits, torch.from_numpy(self.mask))
-                a = dist.sample(self.gen)
-                lp = dist.log_prob(a)
+                a = dist.sample(self.gen, self.cfg.explore)
+                lp = dist.log_prob(a)  # the policy's own, also for an exploring draw (np_sample says why)
             obs[t], masks[t], acts[t], logp[t], values[t] = self.obs, self.mask, a.numpy(), lp.numpy(), v.numpy()
             self.obs, rewards[t], term[t], trunc[t], self.mask, final = self.venv.step(acts[t])
             cut = trunc[t] & ~term[t]

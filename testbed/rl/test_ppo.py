@@ -288,6 +288,54 @@ def cartpole_run(lr, budget, seed=1):
     return got["at"], got["value"]
 
 
+class TwoArms:
+    """One step per episode: arm 1 pays 1, arm 0 nothing."""
+
+    def reset(self):
+        return np.zeros(1, np.float32), None
+
+    def step(self, action):
+        return np.zeros(1, np.float32), float(action[0]), True, False, None
+
+
+class RuledOut(torch.nn.Module):
+    """A policy that has all but ruled out the arm that pays: logits (14, 0), p(arm 1) = 8.3e-7."""
+
+    def __init__(self):
+        super().__init__()
+        self.logits = torch.nn.Parameter(torch.tensor([14.0, 0.0]))
+        self.value = torch.nn.Parameter(torch.zeros(()))
+
+    def forward(self, obs):
+        return self.logits.repeat(len(obs), 1), self.value.repeat(len(obs))
+
+
+def ruled_out_run(explore, budget=8_192, seed=1):
+    """p(arm 1) after `budget` steps of PPO on TwoArms from RuledOut."""
+    model = RuledOut()
+    cfg = ppo.Config(lr=0.05, rollout=64, minibatch=64, epochs=4, explore=explore)
+    ppo.PPO(model, [TwoArms() for _ in range(4)], (2,), cfg, seed=seed).learn(budget)
+    return float(torch.softmax(model.logits.detach(), -1)[1])
+
+
+class ExploreTest(unittest.TestCase):
+    def test_np_sample_explores_uniformly_among_the_allowed_values_only(self):
+        # Head 0 certain of value 0 among 3 allowed of 4; at explore 0.3 each of the 3 gets 0.1
+        # on top: 0.8, 0.1, 0.1 and never the forbidden one.
+        lp = ppo.np_log_softmax(np.tile(np.array([[50.0, 0.0, 0.0, 0.0]]), (40_000, 1)),
+                                np.tile(np.array([[True, True, False, True]]), (40_000, 1)), (4,))
+        a = ppo.np_sample(lp, np.random.default_rng(3), explore=0.3)[:, 0]
+        share = np.bincount(a, minlength=4) / len(a)
+        np.testing.assert_allclose(share, [0.8, 0.1, 0.0, 0.1], atol=0.01)
+        self.assertTrue((ppo.np_sample(lp, np.random.default_rng(3))[:, 0] == 0).all())
+
+    def test_a_value_the_policy_has_ruled_out_is_learnt_only_with_exploration(self):
+        # The same learner, budget and seed: exploring at 0.05 it comes to choose the arm that
+        # pays; without, the policy gradient at p = 8e-7 never lifts it.
+        self.assertGreater(ruled_out_run(0.05), 0.9)
+        self.assertLess(ruled_out_run(0.0), 0.01)
+
+
 class LearningTest(unittest.TestCase):
     def report(self, name, at, value, best, uniform, started):
         print("\n%s: threshold at %s steps, value %.4f (optimum %.4f, uniform %.4f), %.1f s"

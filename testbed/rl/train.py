@@ -116,13 +116,14 @@ class Rollout:
     """The model's actor and critic in numpy, for choosing actions while the environments run: a
     torch call per step costs milliseconds of fixed overhead, these few matrix products far less."""
 
-    def __init__(self, model, rng):
+    def __init__(self, model, rng, explore=0.0):
         get = lambda seq: [(l.weight.detach().numpy().copy(), l.bias.detach().numpy().copy()) for l in seq if isinstance(l, nn.Linear)]
         self.actor = get(model.actor)
         self.critic = get(model.critic)
         self.scale = model.scale.numpy().copy()
         self.cap = model.cap.numpy().copy()
         self.rng = rng
+        self.explore = explore
 
     def features(self, s):
         return np.minimum(s, self.cap) * self.scale
@@ -140,10 +141,11 @@ class Rollout:
 
     def act(self, s, m):
         """Sampled actions (rows of 24: per slot null/infer and batch size), their log
-        probability (SlotDistribution's), and the states' values."""
+        probability (SlotDistribution's; the policy's own, also where a head explored), and the
+        states' values."""
         x = self.features(s)
         lp = ppo.np_log_softmax(self._mlp(self.actor, x), m, HEADS)
-        a = ppo.np_sample(lp, self.rng)
+        a = ppo.np_sample(lp, self.rng, self.explore)
         return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, x)[:, 0]
 
 
@@ -313,6 +315,10 @@ def main():
     p.add_argument("--lam", type=float, default=0.95)
     p.add_argument("--clip", type=float, default=0.2)
     p.add_argument("--entropy", type=float, default=0.0, help="entropy bonus; above 0 it pulls every slot toward infer half the time (default: %(default)s)")
+    p.add_argument("--explore", type=float, default=0.0,
+                   help="per head and step, the chance of a uniform draw among the allowed values, learnt from as the "
+                        "policy's own (ppo.np_sample says why): a network that has all but ruled out a choice, as inferring "
+                        "on a lone queue, tries it again (default: %(default)s, never)")
     p.add_argument("--reward-scale", type=float, default=0.1)
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--inputs", choices=sorted(INPUTS), default="capped",
@@ -382,7 +388,7 @@ def main():
         R = np.zeros((n, k), np.float32)
         D = np.zeros((n, k), bool)  # the episode was cut after the step: a truncation
         FV = np.zeros((n, k), np.float32)  # then the value of the state it was cut in
-        roll = Rollout(model, rng)
+        roll = Rollout(model, rng, args.explore)
         for t in range(n):
             s = np.stack([a.state for a in answers])
             m = np.stack([a.mask for a in answers])
