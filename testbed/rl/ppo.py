@@ -145,7 +145,8 @@ def np_log_softmax(logits, mask, nvec):
 
 def np_sample(log_probs, rng, explore=0.0):
     """(n, heads) values drawn from np_log_softmax's output (Gumbel-max). With `explore` > 0, each
-    head instead draws uniformly among its allowed values with that probability.
+    head instead draws uniformly among its allowed values with that probability (a number, or one
+    per head: 0 where a head is to draw from the policy alone).
 
     Exploration, and why the caller records the policy's own log probability of such a draw, not
     the mixture's: a softmax gives a value of probability p a policy gradient of size p (1 - p) in
@@ -157,7 +158,8 @@ def np_sample(log_probs, rng, explore=0.0):
     of weight `explore`. Off (0) by default."""
     u = rng.random(log_probs.shape)
     drawn = (log_probs - np.log(-np.log(u))).argmax(-1)
-    if explore <= 0:
+    explore = np.asarray(explore, float)
+    if not (explore > 0).any():
         return drawn
     allowed = log_probs > MASKED / 2
     v = rng.random(log_probs.shape)

@@ -321,12 +321,15 @@ def ruled_out_run(explore, budget=8_192, seed=1):
 class ExploreTest(unittest.TestCase):
     def test_np_sample_explores_uniformly_among_the_allowed_values_only(self):
         # Head 0 certain of value 0 among 3 allowed of 4; at explore 0.3 each of the 3 gets 0.1
-        # on top: 0.8, 0.1, 0.1 and never the forbidden one.
-        lp = ppo.np_log_softmax(np.tile(np.array([[50.0, 0.0, 0.0, 0.0]]), (40_000, 1)),
-                                np.tile(np.array([[True, True, False, True]]), (40_000, 1)), (4,))
-        a = ppo.np_sample(lp, np.random.default_rng(3), explore=0.3)[:, 0]
-        share = np.bincount(a, minlength=4) / len(a)
+        # on top: 0.8, 0.1, 0.1 and never the forbidden one. Head 1, as certain of its value 1,
+        # explores at 0 and keeps it.
+        logits = np.tile(np.array([[50.0, 0.0, 0.0, 0.0, 0.0, 50.0]]), (40_000, 1))
+        mask = np.tile(np.array([[True, True, False, True, True, True]]), (40_000, 1))
+        lp = ppo.np_log_softmax(logits, mask, (4, 2))
+        a = ppo.np_sample(lp, np.random.default_rng(3), explore=np.array([0.3, 0.0]))
+        share = np.bincount(a[:, 0], minlength=4) / len(a)
         np.testing.assert_allclose(share, [0.8, 0.1, 0.0, 0.1], atol=0.01)
+        self.assertTrue((a[:, 1] == 1).all())
         self.assertTrue((ppo.np_sample(lp, np.random.default_rng(3))[:, 0] == 0).all())
 
     def test_a_value_the_policy_has_ruled_out_is_learnt_only_with_exploration(self):

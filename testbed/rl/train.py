@@ -123,7 +123,10 @@ class Rollout:
         self.scale = model.scale.numpy().copy()
         self.cap = model.cap.numpy().copy()
         self.rng = rng
-        self.explore = explore
+        # Only the null/infer heads explore: what a network may rule out and need to try again
+        # is whether to infer (on a lone queue, say); a batch size drawn at random would teach it
+        # smaller batches, as the policy's own, at every busy slot.
+        self.explore = np.array([explore, 0.0] * ke.SLOTS)
 
     def features(self, s):
         return np.minimum(s, self.cap) * self.scale
@@ -316,9 +319,9 @@ def main():
     p.add_argument("--clip", type=float, default=0.2)
     p.add_argument("--entropy", type=float, default=0.0, help="entropy bonus; above 0 it pulls every slot toward infer half the time (default: %(default)s)")
     p.add_argument("--explore", type=float, default=0.0,
-                   help="per head and step, the chance of a uniform draw among the allowed values, learnt from as the "
-                        "policy's own (ppo.np_sample says why): a network that has all but ruled out a choice, as inferring "
-                        "on a lone queue, tries it again (default: %(default)s, never)")
+                   help="per slot and step, the chance of a uniform draw between null and infer, learnt from as the "
+                        "policy's own (ppo.np_sample says why), on the null/infer choices only: a network that has all but ruled out "
+                        "inferring (on a lone queue, say) tries it again; it falls with the learning rate (--lr-schedule) (default: %(default)s, never)")
     p.add_argument("--reward-scale", type=float, default=0.1)
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--inputs", choices=sorted(INPUTS), default="capped",
@@ -388,7 +391,8 @@ def main():
         R = np.zeros((n, k), np.float32)
         D = np.zeros((n, k), bool)  # the episode was cut after the step: a truncation
         FV = np.zeros((n, k), np.float32)  # then the value of the state it was cut in
-        roll = Rollout(model, rng, args.explore)
+        # Exploration falls with the learning rate: the last rollouts are the policy's own.
+        roll = Rollout(model, rng, args.explore * lr_fraction(steps_done, total_steps, args.lr_schedule))
         for t in range(n):
             s = np.stack([a.state for a in answers])
             m = np.stack([a.mask for a in answers])
