@@ -27,8 +27,8 @@ import java.util.Set;
  * <ul>
  * <li>the low-SLO sweep ({@link LowSloExperiment}'s points and setup) with each agent, into
  * {@code sweep/}: Fig 5.1 (the random agent), 5.6 (the networks PPO trained from scratch, one
- * per training seed, {@code rl-s1}..., beside {@code kairos} and {@code clockwork} run on the same
- * arrivals), 5.8 (a network given five more episodes on 2,400 requests/s over 12 models at
+ * per training seed, {@code rl-s1}..., and each then explored across the sweep's workloads,
+ * {@code rl-sweep-s1}..., beside {@code kairos} and {@code clockwork} run on the same arrivals), 5.8 (a network given five more episodes on 2,400 requests/s over 12 models at
  * 24 ms); the network cloned from a rule ({@code rl-clone}, the committed default) and its
  * fine-tunings as ablation rows;
  * <li>the Azure run ({@link AzureExperiment}'s setup, its first minutes) into {@code azure/}:
@@ -61,6 +61,14 @@ public final class RlExperiment {
      */
     static final String SCRATCH = "scratch-freest-first";
     static final List<Integer> TRAINING_SEEDS = List.of(1, 2, 3);
+    /**
+     * {@link #SCRATCH}'s networks given 60 more episodes of 12,000 steps across the sweep's workloads
+     * (6 to 96 ms, each episode drawing its models, rate and SLO), each slot's null/infer choice
+     * explored at 0.02 ({@code --explore}), one run per training seed: the networks from scratch
+     * that infer on a lone queue, judged by the sweep's targets beside the thesis' own. Each its last
+     * network ({@code policy.krln}): an episode's attainment on one workload says nothing of another.
+     */
+    static final String ACROSS_SWEEP = "scratch-freest-first-then-sweep-explore";
     /** The network cloned from the working-point rule, the committed default: an ablation row. */
     static final String CLONE = "rl-clone";
 
@@ -146,6 +154,15 @@ public final class RlExperiment {
         return TRAINING_SEEDS.stream().map(RlExperiment::scratchAgent).toList();
     }
 
+    /** The agent that serves a training seed's network trained on across the sweep's workloads ({@link #ACROSS_SWEEP}). */
+    static String acrossAgent(int trainingSeed) {
+        return "rl-sweep-s" + trainingSeed;
+    }
+
+    static List<String> acrossAgents() {
+        return TRAINING_SEEDS.stream().map(RlExperiment::acrossAgent).toList();
+    }
+
     private final Path training;
     private final double durationSeconds;
     private final double warmupSeconds;
@@ -221,10 +238,14 @@ public final class RlExperiment {
         return agents;
     }
 
-    /** Each training seed's network from scratch, then the user's own, asked every 1 ms as the thesis asks its agent. */
+    /**
+     * Each training seed's network from scratch, then each trained on across the sweep's workloads,
+     * then the user's own, asked every 1 ms as the thesis asks its agent.
+     */
     private List<Agent> scratchNetworks() {
         List<Agent> agents = new ArrayList<>();
         for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(scratchAgent(seed), AgentPolicy.RL, network(scratchRun(seed), "best.krln")));
+        for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(acrossAgent(seed), AgentPolicy.RL, network(ACROSS_SWEEP + "/seed-" + seed)));
         for (Map.Entry<String, Path> n : own.entrySet()) agents.add(Agent.agent(n.getKey(), AgentPolicy.RL, n.getValue()));
         return agents;
     }
@@ -234,13 +255,18 @@ public final class RlExperiment {
         List<String> labels = new ArrayList<>(List.of("kairos", "clockwork", "random", RANDOM_IN_GROUP_ORDER, CLONE, RL_ON_EVENTS, "rl-ppo", "rl-ppo-12m",
                 SCRATCH_12_AGENT, "rl-96ms", "rl"));
         labels.addAll(scratchAgents());
+        labels.addAll(acrossAgents());
         return labels;
     }
 
-    /** The agents of Fig 6.1: the committed network ({@code rl}), training seed 1's from scratch, the random agent, and the baselines beside them. */
+    /**
+     * The agents of Fig 6.1: the committed network ({@code rl}), training seed 1's from scratch and
+     * trained on across the sweep's workloads, the random agent, and the baselines beside them.
+     */
     List<Agent> windowAgents() {
         return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
                 Agent.agent("rl", AgentPolicy.RL, null), Agent.agent(scratchAgent(1), AgentPolicy.RL, network(scratchRun(1), "best.krln")),
+                Agent.agent(acrossAgent(1), AgentPolicy.RL, network(ACROSS_SWEEP + "/seed-1")),
                 Agent.agent("random", AgentPolicy.RANDOM, null));
     }
 
@@ -313,7 +339,9 @@ public final class RlExperiment {
         runner.report(sweep, sweepResults, dir.resolve(SWEEP), Double.NaN);
         runner.report(azure, azureResults, dir.resolve(AZURE), Double.NaN);
         List<Path> figures = RlFigures.training(curves, dir);
-        List<Experiment.Claim> claims = new ArrayList<>(RlShapeCheck.claims(sweepResults, azureResults, curves, List.copyOf(own.keySet())));
+        List<String> judged = new ArrayList<>(acrossAgents());
+        judged.addAll(own.keySet());
+        List<Experiment.Claim> claims = new ArrayList<>(RlShapeCheck.claims(sweepResults, azureResults, curves, judged));
         Path window = dir.resolve(RlWindowFigure.DIR).resolve(ExperimentRunner.RESULTS);
         if (Files.isRegularFile(window)) {
             ResultTable windowResults = ResultTable.read(window);

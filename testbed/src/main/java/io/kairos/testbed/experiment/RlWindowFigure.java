@@ -130,6 +130,9 @@ final class RlWindowFigure {
      * not: where {@code random} meets model 1 as well, the claim fails (the hold met it, not the
      * agent), and without a {@code random} run it is skipped.
      */
+    /** The agents whose claims are made, in order: three claims each. */
+    static final List<String> JUDGED = List.of("rl", RlExperiment.scratchAgent(1), RlExperiment.acrossAgent(1), "kairos", "clockwork");
+
     static List<Experiment.Claim> claims(ResultTable results) {
         List<Experiment.Claim> c = new ArrayList<>();
         double target = Targets.of(TARGETS, "attainment");
@@ -142,7 +145,7 @@ final class RlWindowFigure {
             if (!Double.isNaN(median)) at.put(k.get(0) + "|" + k.get(1) + "|" + k.get(2), median);
         }
         double control = at.getOrDefault("random|hold|" + type(1), Double.NaN);
-        for (String a : List.of("rl", RlExperiment.scratchAgent(1), "kairos", "clockwork")) {
+        for (String a : JUDGED) {
             double margin = at.getOrDefault(a + "|hold+noise+margin|" + type(1), Double.NaN);
             double zero = at.getOrDefault(a + "|hold|" + type(0), Double.NaN);
             double one = at.getOrDefault(a + "|hold|" + type(1), Double.NaN);

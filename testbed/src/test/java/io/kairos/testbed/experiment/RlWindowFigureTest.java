@@ -11,7 +11,7 @@ class RlWindowFigureTest {
 
     private static ResultTable table(String unheldOne, String heldOne, String heldZero) {
         ResultTable t = new ResultTable(RlWindowFigure.COLUMNS);
-        for (String agent : List.of("rl", RlExperiment.scratchAgent(1), "kairos", "clockwork")) {
+        for (String agent : RlWindowFigure.JUDGED) {
             t.add(List.of(agent, "no-window", RlWindowFigure.type(0), "1", "100", "100", "0", "0", "0", "1.000000"));
             t.add(List.of(agent, "no-window", RlWindowFigure.type(1), "1", "100", "0", "100", "0", "0", unheldOne));
             t.add(List.of(agent, "hold", RlWindowFigure.type(0), "1", "100", "100", "0", "0", "0", heldZero));
@@ -28,7 +28,7 @@ class RlWindowFigureTest {
     void passesWhenTheHoldMeetsModelOneThatWouldOtherwiseBeEarly() {
         // Model 0 at 100 %, model 1 at 100 % held and 0 % without its window: every claim holds.
         List<Experiment.Claim> claims = RlWindowFigure.claims(table("0.000000", "1.000000", "1.000000"));
-        assertThat(claims).hasSize(12).allSatisfy(c -> assertThat(c.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS));
+        assertThat(claims).hasSize(15).allSatisfy(c -> assertThat(c.verdict()).isEqualTo(Experiment.Claim.Verdict.PASS));
         assertThat(claims.get(1).evidence()).isEqualTo("rl hold: 100.00 %, no-window: 0.00 %, random hold: 50.00 %");
         assertThat(claims.get(2).evidence()).isEqualTo("rl hold+noise+margin: 100.00 %, hold+noise: 70.00 %");
     }
