@@ -112,6 +112,28 @@ class RolloutTest(unittest.TestCase):
         np.testing.assert_allclose(lp, lpt.numpy(), atol=1e-4)
         np.testing.assert_allclose(v, vt.numpy(), atol=1e-5)
 
+    def test_exploring_draws_null_or_infer_uniformly_and_the_batch_size_from_the_policy(self):
+        # A network certain to wait, and certain of batch size 8 (index 3) where it infers. At
+        # explore 1 every slot draws null or infer half the time each; the batch size stays 8, and
+        # the log probability recorded is the policy's own: about 0 for a wait, about -30 for an infer.
+        model = train.ActorCritic(8)
+        with torch.no_grad():
+            for p in model.actor.parameters():
+                p.zero_()
+            bias = model.actor[-1].bias.view(ke.SLOTS, ke.CHOICES)
+            bias[:, 0] = 30.0
+            bias[:, 2 + 3] = 30.0
+        n = 2000
+        s = np.zeros((n, ke.STATE_SIZE), np.float32)
+        mask = np.ones((n, ke.MASK_SIZE), bool)
+        act, lp, _ = train.Rollout(model, np.random.default_rng(5), explore=1.0).act(s, mask)
+        infer, batch = act[:, 0::2], act[:, 1::2]
+        self.assertAlmostEqual(infer.mean(), 0.5, delta=0.01)
+        self.assertTrue((batch[infer == 1] == 3).all())
+        np.testing.assert_allclose(lp, -30.0 * infer.sum(1), atol=1e-3)
+        waited, _, _ = train.Rollout(model, np.random.default_rng(5)).act(s, mask)
+        self.assertTrue((waited[:, 0::2] == 0).all())
+
     def test_a_batch_size_counts_only_where_its_slot_infers(self):
         # Uniform logits, everything allowed: per slot null/infer 1/2, batch size 1/5. Slot 0
         # infers, the other eleven wait: 12 log(1/2) + log(1/5), whatever the waiting slots' sizes.
