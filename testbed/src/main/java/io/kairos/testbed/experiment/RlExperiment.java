@@ -28,9 +28,10 @@ import java.util.Set;
  * <li>the low-SLO sweep ({@link LowSloExperiment}'s points and setup) with each agent, into
  * {@code sweep/}: Fig 5.1 (the random agent), 5.6 (the networks PPO trained from scratch, one
  * per training seed, {@code rl-s1}..., and each then explored across the sweep's workloads,
- * {@code rl-sweep-s1}..., beside {@code kairos} and {@code clockwork} run on the same arrivals), 5.8 (a network given five more episodes on 2,400 requests/s over 12 models at
- * 24 ms); the network cloned from a rule ({@code rl-clone}, the committed default) and its
- * fine-tunings as ablation rows;
+ * {@code rl-sweep-s1}..., beside {@code kairos} and {@code clockwork} run on the same arrivals),
+ * 5.8 (a network given five more episodes on 2,400 requests/s over 12 models at 24 ms); the
+ * network cloned from a rule ({@code rl-clone}, the committed default) and its fine-tunings as
+ * ablation rows;
  * <li>the Azure run ({@link AzureExperiment}'s setup, its first minutes) into {@code azure/}:
  * Fig 5.3 and 5.4/5.5 (the same networks) and 5.11 (the network trained from scratch at SLO 96 ms);
  * <li>the training curves, read from the training runs' CSVs: Fig 5.2, 5.9 (RF1-RF3), 5.10 (96 ms);
@@ -154,7 +155,12 @@ public final class RlExperiment {
         return TRAINING_SEEDS.stream().map(RlExperiment::scratchAgent).toList();
     }
 
-    /** The agent that serves a training seed's network trained on across the sweep's workloads ({@link #ACROSS_SWEEP}). */
+    /** A training seed's run explored across the sweep's workloads, as a folder under the training folder. */
+    static String acrossRun(int trainingSeed) {
+        return ACROSS_SWEEP + "/seed-" + trainingSeed;
+    }
+
+    /** The agent that serves a training seed's network explored across the sweep's workloads ({@link #ACROSS_SWEEP}). */
     static String acrossAgent(int trainingSeed) {
         return "rl-sweep-s" + trainingSeed;
     }
@@ -239,13 +245,13 @@ public final class RlExperiment {
     }
 
     /**
-     * Each training seed's network from scratch, then each trained on across the sweep's workloads,
+     * Each training seed's network from scratch, then each explored across the sweep's workloads,
      * then the user's own, asked every 1 ms as the thesis asks its agent.
      */
     private List<Agent> scratchNetworks() {
         List<Agent> agents = new ArrayList<>();
         for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(scratchAgent(seed), AgentPolicy.RL, network(scratchRun(seed), "best.krln")));
-        for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(acrossAgent(seed), AgentPolicy.RL, network(ACROSS_SWEEP + "/seed-" + seed)));
+        for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(acrossAgent(seed), AgentPolicy.RL, network(acrossRun(seed))));
         for (Map.Entry<String, Path> n : own.entrySet()) agents.add(Agent.agent(n.getKey(), AgentPolicy.RL, n.getValue()));
         return agents;
     }
@@ -261,12 +267,12 @@ public final class RlExperiment {
 
     /**
      * The agents of Fig 6.1: the committed network ({@code rl}), training seed 1's from scratch and
-     * trained on across the sweep's workloads, the random agent, and the baselines beside them.
+     * explored across the sweep's workloads, the random agent, and the baselines beside them.
      */
     List<Agent> windowAgents() {
         return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
                 Agent.agent("rl", AgentPolicy.RL, null), Agent.agent(scratchAgent(1), AgentPolicy.RL, network(scratchRun(1), "best.krln")),
-                Agent.agent(acrossAgent(1), AgentPolicy.RL, network(ACROSS_SWEEP + "/seed-1")),
+                Agent.agent(acrossAgent(1), AgentPolicy.RL, network(acrossRun(1))),
                 Agent.agent("random", AgentPolicy.RANDOM, null));
     }
 

@@ -123,6 +123,9 @@ final class RlWindowFigure {
                 .save(results, dir.resolve("attainment.png")));
     }
 
+    /** The agents whose claims are made, in order: three claims each. */
+    static final List<String> JUDGED = List.of("rl", RlExperiment.scratchAgent(1), RlExperiment.acrossAgent(1), "kairos", "clockwork");
+
     /**
      * The thesis' claims for Fig 6.1, and what the hold does. The thesis' agent learned to wait for
      * model 1; here the group's scheduler holds it for every agent, so that an agent meeting model
@@ -130,9 +133,6 @@ final class RlWindowFigure {
      * not: where {@code random} meets model 1 as well, the claim fails (the hold met it, not the
      * agent), and without a {@code random} run it is skipped.
      */
-    /** The agents whose claims are made, in order: three claims each. */
-    static final List<String> JUDGED = List.of("rl", RlExperiment.scratchAgent(1), RlExperiment.acrossAgent(1), "kairos", "clockwork");
-
     static List<Experiment.Claim> claims(ResultTable results) {
         List<Experiment.Claim> c = new ArrayList<>();
         double target = Targets.of(TARGETS, "attainment");
