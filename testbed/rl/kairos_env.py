@@ -3,7 +3,8 @@
 `bin/kairos-lab rl env` speaks a fixed-size little-endian protocol on its standard input and output
 (docs/learned-policy.md): 'R' int32 steps int64 seed resets, 'S' uint8[24] steps, 'Q' quits; each
 answer carries the state (25 float32), the mask (84 bytes) and the reward accrued since the last
-step, and at an episode's end its counts. `Envs` runs several such processes side by side: their
+step, and at an episode's end its counts. 'W' int64 seed asks which workload (models, requests/s,
+SLO in ms, three float64) an episode of that seed runs. `Envs` runs several such processes side by side: their
 steps go out together and come back together, so that one forward pass of the network serves them
 all and the processes simulate in parallel.
 """
@@ -69,6 +70,11 @@ class Env:
         self.send_reset(steps, seed)
         return self.receive()
 
+    def workload(self, seed):
+        """(models, requests/s, SLO ms) of the episode this seed starts; between episodes only."""
+        self.out.write(b"W" + struct.pack("<q", seed))
+        return struct.unpack("<ddd", self._read(24))
+
     def step(self, action):
         self.send_step(action)
         return self.receive()
@@ -93,6 +99,9 @@ class Envs:
 
     def reset(self, i, steps, seed):
         return self.envs[i].reset(steps, seed)
+
+    def workload(self, i, seed):
+        return self.envs[i].workload(seed)
 
     def step(self, actions, which=None):
         """Steps the environments `which` (default all) with their actions; their answers, in order."""

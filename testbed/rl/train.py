@@ -44,6 +44,16 @@ INPUTS = {
     "plain": (np.array([1 / 16, 1 / 100] * ke.SLOTS + [1 / 10], dtype=np.float32), None),
 }
 
+# What the critic alone may also see (--critic-workload): the episode's workload, which a scheduler
+# in service is not told, so the actor never sees it. Scaled to 0..1 over the low-SLO sweep's
+# points: models / 48, log2(rate / 600) / 2, log2(SLO / 6 ms) / 4.
+WORKLOAD_SIZE = 3
+
+
+def workload_features(models, rate, slo_ms):
+    return np.array([models / 48, math.log2(rate / 600) / 2, math.log2(slo_ms / 6) / 4], dtype=np.float32)
+
+
 # The action as ppo.py's MultiDiscrete heads: per slot null/infer, then the batch size; the order
 # of the environment's action (24 values) and of its mask (84 flags, 2 + 5 per slot).
 HEADS = (2, len(ke.BATCH_SIZES)) * ke.SLOTS
@@ -71,16 +81,24 @@ class SlotDistribution(ppo.MultiCategorical):
 
 
 class ActorCritic(nn.Module):
-    def __init__(self, hidden, inputs="capped"):
+    """The actor sees the state (what the first layers see of it: features); the critic too, and
+    with workload=True the episode's workload after it (an observation of STATE_SIZE +
+    WORKLOAD_SIZE values, of which the actor reads the first STATE_SIZE). With every workload's
+    returns on one scale, a critic blind to the workload is a baseline wrong by each workload's
+    mean: an advantage then credits an action with its workload's luck."""
+
+    def __init__(self, hidden, inputs="capped", workload=False):
         super().__init__()
         scale, cap = INPUTS[inputs]
         self.inputs = inputs
+        self.workload = workload
         # Copies: a checkpoint loaded into the buffers (--init) must not write through to INPUTS.
         self.register_buffer("scale", torch.tensor(scale))
         self.register_buffer("cap", torch.tensor(cap if cap is not None else np.full_like(scale, np.inf)))
         self.actor = nn.Sequential(nn.Linear(ke.STATE_SIZE, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
                                    nn.Linear(hidden, ke.MASK_SIZE))
-        self.critic = nn.Sequential(nn.Linear(ke.STATE_SIZE, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1))
+        critic_inputs = ke.STATE_SIZE + (WORKLOAD_SIZE if workload else 0)
+        self.critic = nn.Sequential(nn.Linear(critic_inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, 1))
         # A small last layer: the first policy is near uniform over the allowed batch sizes, and
         # leans to null (logit +NULL_BIAS): a uniform one infers on half of the 12 slots at every
         # step, books seconds of work at once, and learns little from the wreck.
@@ -93,9 +111,22 @@ class ActorCritic(nn.Module):
         """What the first layers see (INPUTS)."""
         return torch.minimum(state, self.cap) * self.scale
 
-    def forward(self, state):
-        x = self.features(state)
-        return self.actor(x), self.critic(x).squeeze(-1)
+    def forward(self, obs):
+        x = self.features(obs[..., :ke.STATE_SIZE])
+        seen = torch.cat([x, obs[..., ke.STATE_SIZE:]], -1) if self.workload else x
+        return self.actor(x), self.critic(seen).squeeze(-1)
+
+
+def load_checkpoint(model, path):
+    """A checkpoint (policy.pt) into the model; one whose critic saw the state alone starts a
+    critic that also sees the workload with those inputs' weights at 0, so that it first values
+    every state as before."""
+    state = torch.load(path)
+    first = "critic.0.weight"
+    want = model.critic[0].weight.shape
+    if state[first].shape != want and state[first].shape == (want[0], ke.STATE_SIZE):
+        state[first] = torch.cat([state[first], torch.zeros(want[0], want[1] - ke.STATE_SIZE)], 1)
+    model.load_state_dict(state)
 
 
 def load_actor(model, path):
@@ -122,6 +153,7 @@ class Rollout:
         self.critic = get(model.critic)
         self.scale = model.scale.numpy().copy()
         self.cap = model.cap.numpy().copy()
+        self.workload = model.workload
         self.rng = rng
         # Only the null/infer heads explore: what a network may rule out and need to try again
         # is whether to infer (on a lone queue, say); a batch size drawn at random would teach it
@@ -129,7 +161,10 @@ class Rollout:
         self.explore = np.array([explore, 0.0] * ke.SLOTS)
 
     def features(self, s):
-        return np.minimum(s, self.cap) * self.scale
+        return np.minimum(s[:, :ke.STATE_SIZE], self.cap) * self.scale
+
+    def critic_sees(self, s, x):
+        return np.concatenate([x, s[:, ke.STATE_SIZE:]], 1) if self.workload else x
 
     @staticmethod
     def _mlp(layers, x):
@@ -140,16 +175,16 @@ class Rollout:
         return x
 
     def value(self, s):
-        return self._mlp(self.critic, self.features(s))[:, 0]
+        return self._mlp(self.critic, self.critic_sees(s, self.features(s)))[:, 0]
 
     def act(self, s, m):
-        """Sampled actions (rows of 24: per slot null/infer and batch size), their log
+        """For observations s (states, with the workload after them where the critic sees it): sampled actions (rows of 24: per slot null/infer and batch size), their log
         probability (SlotDistribution's; the policy's own, also where a head explored), and the
         states' values."""
         x = self.features(s)
         lp = ppo.np_log_softmax(self._mlp(self.actor, x), m, HEADS)
         a = ppo.np_sample(lp, self.rng, self.explore)
-        return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, x)[:, 0]
+        return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, self.critic_sees(s, x))[:, 0]
 
 
 def urgent_action(state, mask):
@@ -168,6 +203,7 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
     """Behaviour cloning of urgent_action on the states it meets, and the critic fitted to its
     discounted returns: a start for PPO where the thesis' reward alone learns slowly."""
     k = len(envs)
+    workloads = [envs.workload(i, 900_000 + i) for i in range(k)]
     answers = [envs.reset(i, steps, 900_000 + i) for i in range(k)]
     S, M, A, R, D = [], [], [], [], []
     live = list(range(k))
@@ -183,7 +219,8 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
             S.append(st); M.append(ma); A.append(act); R.append(a.reward * args.reward_scale); D.append(a.done)
             answers[i] = a
             if a.done:
-                writer.writerow([0, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)])
+                writer.writerow([0, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)]
+                                + ["%g" % v for v in workloads[i]])
                 log.flush()
                 print("imitation rollout: %d steps, attainment %.2f %%" % (a.steps, 100 * a.attainment()), flush=True)
         live = [i for i in live if not answers[i].done]
@@ -327,6 +364,9 @@ def main():
     p.add_argument("--inputs", choices=sorted(INPUTS), default="capped",
                    help="what the network sees of the state: laxities capped at 100 ms in tens of ms (default), or "
                         "'plain', uncapped in hundreds of ms, as the networks trained before the cap (and the clone) were")
+    p.add_argument("--critic-workload", action="store_true",
+                   help="the critic also sees each episode's workload (models, rate, SLO; the environment's answer to 'W'), the actor "
+                        "not: across workloads, a baseline that knows each one's returns (default: the critic sees the state alone)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--init", help="a checkpoint (policy.pt) to continue from")
     p.add_argument("--init-network", help="a network file (.krln) whose weights start the actor; the critic starts fresh")
@@ -339,14 +379,16 @@ def main():
     p.add_argument("--imitate-lr", type=float, default=1e-3)
     p.add_argument("--out", default="testbed/experiments/rl/train")
     args = p.parse_args()
+    if args.critic_workload and args.imitate:
+        p.error("--imitate fits the critic on the state alone: it does not go with --critic-workload")
 
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    model = ActorCritic(args.hidden, args.inputs)
+    model = ActorCritic(args.hidden, args.inputs, args.critic_workload)
     if args.init:
-        model.load_state_dict(torch.load(args.init))
+        load_checkpoint(model, args.init)
     if args.init_network:
         load_actor(model, args.init_network)
     critic_lr = args.critic_lr if args.critic_lr is not None else args.lr
@@ -361,7 +403,7 @@ def main():
     started = time.time()
     log = open(os.path.join(args.out, "training.csv"), "w", newline="")
     writer = csv.writer(log)
-    writer.writerow(["episode", "steps", "attainment", "reward", "ok", "late", "dropped", "wall_s"])
+    writer.writerow(["episode", "steps", "attainment", "reward", "ok", "late", "dropped", "wall_s", "models", "rate", "slo_ms"])
 
     if args.imitate > 0:
         imitate(model, opt, envs, args.imitate, args, writer, log, started)
@@ -372,10 +414,23 @@ def main():
     next_episode = 0
     episode_of = [None] * k
     answers = [None] * k
-    for i in range(k):
+    # What the critic sees of each environment's episode besides its state (nothing by default).
+    seen = np.zeros((k, WORKLOAD_SIZE if args.critic_workload else 0), np.float32)
+    workload_of = [None] * k
+
+    def start(i):
+        nonlocal next_episode
         episode_of[i] = next_episode
-        answers[i] = envs.reset(i, episode_length(next_episode, args.episode_steps, args.longest_episode), args.seed * 1000 + next_episode)
+        seed = args.seed * 1000 + next_episode
+        workload_of[i] = envs.workload(i, seed)
+        if args.critic_workload:
+            seen[i] = workload_features(*workload_of[i])
         next_episode += 1
+        return envs.reset(i, episode_length(episode_of[i], args.episode_steps, args.longest_episode), seed)
+
+    observe = lambda states: np.concatenate([states, seen], 1)
+    for i in range(k):
+        answers[i] = start(i)
     finished = 0
     updates = 0
     steps_done = 0
@@ -383,7 +438,7 @@ def main():
     best = -1.0
     n = args.rollout
     while finished < args.episodes and time.time() - started < 60 * args.minutes:
-        S = np.zeros((n, k, ke.STATE_SIZE), np.float32)
+        S = np.zeros((n, k, ke.STATE_SIZE + seen.shape[1]), np.float32)
         M = np.zeros((n, k, ke.MASK_SIZE), bool)
         A = np.zeros((n, k, ke.ACTION_SIZE), np.int64)
         LP = np.zeros((n, k), np.float32)
@@ -394,7 +449,7 @@ def main():
         # Exploration falls with the learning rate: the last rollouts are the policy's own.
         roll = Rollout(model, rng, args.explore * lr_fraction(steps_done, total_steps, args.lr_schedule))
         for t in range(n):
-            s = np.stack([a.state for a in answers])
+            s = observe(np.stack([a.state for a in answers]))
             m = np.stack([a.mask for a in answers])
             act, lp, v = roll.act(s, m)
             S[t], M[t], A[t], LP[t], V[t] = s, m, act, lp, v
@@ -403,11 +458,12 @@ def main():
                 R[t, i] = a.reward * args.reward_scale
                 if a.done:
                     # A cut, not a true end: the rest of the return is the value of the state it was cut in.
-                    FV[t, i] = float(roll.value(a.state[None, :])[0])
+                    FV[t, i] = float(roll.value(np.concatenate([a.state, seen[i]])[None, :])[0])
                     D[t, i] = True
                     finished += 1
                     e = episode_of[i]
-                    writer.writerow([e + 1, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)])
+                    writer.writerow([e + 1, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started),
+                                     "%g" % workload_of[i][0], "%g" % workload_of[i][1], "%g" % workload_of[i][2]])
                     log.flush()
                     export(model, args.out)
                     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
@@ -416,13 +472,11 @@ def main():
                         # after training use, where a run falls back after its peak.
                         best = a.attainment()
                         export(model, args.out, "best.krln")
-                    print("episode %d: %d steps, attainment %.2f %%, reward %.0f (met %d, late %d, dropped %d), %.0f s"
-                          % (e + 1, a.steps, 100 * a.attainment(), a.total, a.ok, a.late, a.dropped, time.time() - started), flush=True)
-                    episode_of[i] = next_episode
-                    a = envs.reset(i, episode_length(next_episode, args.episode_steps, args.longest_episode), args.seed * 1000 + next_episode)
-                    next_episode += 1
+                    print("episode %d (%g models, %g requests/s, SLO %g ms): %d steps, attainment %.2f %%, reward %.0f (met %d, late %d, dropped %d), %.0f s"
+                          % ((e + 1,) + tuple(workload_of[i]) + (a.steps, 100 * a.attainment(), a.total, a.ok, a.late, a.dropped, time.time() - started)), flush=True)
+                    a = start(i)
                 answers[i] = a
-        nxt = ppo.next_state_values(V, roll.value(np.stack([a.state for a in answers])), D, FV)
+        nxt = ppo.next_state_values(V, roll.value(observe(np.stack([a.state for a in answers]))), D, FV)
         adv, ret = ppo.gae(R, V, nxt, np.zeros_like(D), D, args.gamma, args.lam)
         flat = lambda x: torch.from_numpy(x.reshape(n * k, *x.shape[2:]))
         warming = updates < args.value_warmup

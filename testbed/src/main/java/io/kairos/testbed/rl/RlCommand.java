@@ -81,10 +81,7 @@ public class RlCommand implements Callable<Integer> {
             if (devices < 1 || models.stream().anyMatch(m -> m < 1) || rate.stream().anyMatch(r -> !(r > 0)) || sloMs.stream().anyMatch(s -> !(s > 0))) {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }
-            List<Integer> m = List.copyOf(models);
-            List<Double> r = List.copyOf(rate);
-            List<Double> s = List.copyOf(sloMs);
-            SchedulingEnvironment environment = new SchedulingEnvironment(seed -> Workload.draw(seed, m, r, s).setup().devices(devices),
+            SchedulingEnvironment environment = new SchedulingEnvironment(seed -> workload(seed).setup().devices(devices),
                     PolicyParams.of(params), Reward.parse(reward), lateCharge, dropCharge);
             try {
                 return environment.withGpuTerm(gpuTermPerMs);
@@ -92,6 +89,11 @@ public class RlCommand implements Callable<Integer> {
                 // The environment's own check, said with the option's name.
                 throw new IllegalArgumentException("--gpu-term must be a finite number of at least 0, got " + gpuTermPerMs, e);
             }
+        }
+
+        /** The workload an episode of this seed runs: one of those given, drawn from the seed. */
+        Workload workload(long seed) {
+            return Workload.draw(seed, models, rate, sloMs);
         }
 
         /** Values as given, comma-separated, without a needless ".0". */
@@ -135,7 +137,7 @@ public class RlCommand implements Callable<Integer> {
             // The protocol owns standard output: anything else printed goes to standard error.
             FileOutputStream stdout = new FileOutputStream(FileDescriptor.out);
             System.setOut(System.err);
-            new EnvPipe(env, new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16), new BufferedOutputStream(stdout, 1 << 16)).serve();
+            new EnvPipe(env, setup::workload, new BufferedInputStream(new FileInputStream(FileDescriptor.in), 1 << 16), new BufferedOutputStream(stdout, 1 << 16)).serve();
             return 0;
         }
     }
