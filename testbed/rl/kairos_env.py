@@ -86,6 +86,7 @@ class Env:
         except (BrokenPipeError, ValueError):
             pass
         self.proc.wait()
+        self.inp.close()
 
 
 class Envs:

@@ -19,10 +19,12 @@ The pieces, each usable alone (the Kairos trainer, train.py, uses the distributi
   without a torch call per step): the masked distribution;
 - `gae`: advantages and returns of a rollout, cut at episode ends, bootstrapped at truncations;
 - `update`: PPO's epochs of minibatches over one rollout;
+- `RewardScale`: rewards over the running standard deviation of the discounted return;
 - `PPO`: a complete learner over a `VecEnv` of environments that follow `Env`'s protocol.
 """
 import dataclasses
 import functools
+import math
 from typing import Optional
 
 import numpy as np
@@ -312,6 +314,38 @@ def update(model, opt, batch, cfg, distribution, value_only=False, clip_groups=N
             break
     stats["epochs"] = epochs
     return stats
+
+
+class RewardScale:
+    """Rewards divided by the running standard deviation of the discounted return (PPO's reward
+    scaling, as its reference implementations' reward normalisation): per environment the return
+    so far, R = gamma R + r, set back to 0 where an episode ends; the standard deviation over every
+    R seen (Welford's). Not centred: subtracting a mean would change which actions pay. Where
+    returns run to the thousands, a critic's targets follow a scale it can fit; a workload whose
+    returns grow as the policy worsens no longer grows them without bound."""
+
+    def __init__(self, envs, gamma, eps=1e-8):
+        self.ret = np.zeros(envs)
+        self.gamma = gamma
+        self.eps = eps
+        self.count = 0
+        self.mean = 0.0
+        self.m2 = 0.0
+
+    def std(self):
+        return math.sqrt(self.m2 / self.count + self.eps) if self.count else 1.0
+
+    def __call__(self, rewards, done):
+        """rewards, done: (envs,), one step of each environment; the rewards scaled."""
+        self.ret = self.gamma * self.ret + rewards
+        for x in self.ret:
+            self.count += 1
+            d = x - self.mean
+            self.mean += d / self.count
+            self.m2 += d * (x - self.mean)
+        scaled = rewards / self.std()
+        self.ret = np.where(done, 0.0, self.ret)
+        return scaled
 
 
 def set_lr_fraction(opt, fraction):

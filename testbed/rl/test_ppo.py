@@ -162,6 +162,30 @@ class LossTest(unittest.TestCase):
         self.assertEqual(stats["epochs"], 4)
 
 
+class RewardScaleTest(unittest.TestCase):
+    def test_rewards_are_divided_by_the_standard_deviation_of_every_return_so_far(self):
+        # Two environments, gamma 0.5. Environment 0 earns 1 a step and its episode ends after
+        # step 2; environment 1 earns 2 a step throughout.
+        scale = ppo.RewardScale(2, 0.5, eps=0.0)
+        seen = []
+        returns = [(1.0, 2.0), (1.5, 3.0), (1.0, 3.5)]  # env 0's return starts again after step 2
+        done = [(False, False), (True, False), (False, False)]
+        for (r0, r1), d in zip(returns, done):
+            seen += [r0, r1]
+            got = scale(np.array([1.0, 2.0]), np.array(d))
+            np.testing.assert_allclose(got, np.array([1.0, 2.0]) / np.std(seen), rtol=1e-12)
+        # The first step's returns, 1 and 2: standard deviation 0.5, rewards doubled.
+        np.testing.assert_allclose(ppo.RewardScale(2, 0.5, eps=0.0)(np.array([1.0, 2.0]), np.array([False, False])), [2.0, 4.0])
+
+    def test_the_scale_is_the_same_for_rewards_a_thousand_times_larger(self):
+        rng = np.random.default_rng(0)
+        r = rng.normal(-3, 1, (200, 2))
+        small, large = ppo.RewardScale(2, 0.99), ppo.RewardScale(2, 0.99)
+        for t in range(200):
+            a, b = small(r[t], np.array([t == 99, False])), large(1000 * r[t], np.array([t == 99, False]))
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
 class TruncationTest(unittest.TestCase):
     def test_a_time_limit_bootstraps_from_the_value_of_the_state_it_cut(self):
         # A collector's view of one truncated step: the value of the cut state must enter.

@@ -112,6 +112,47 @@ class RolloutTest(unittest.TestCase):
         np.testing.assert_allclose(lp, lpt.numpy(), atol=1e-4)
         np.testing.assert_allclose(v, vt.numpy(), atol=1e-5)
 
+    def test_a_critic_that_sees_the_workload_values_it_and_the_actor_never_sees_it(self):
+        torch.manual_seed(0)
+        model = train.ActorCritic(32, workload=True)
+        for p in model.parameters():
+            p.data.normal_(0, 0.5)
+        rng = np.random.default_rng(1)
+        s = (rng.random((4, ke.STATE_SIZE)) * 20).astype(np.float32)
+        light = np.concatenate([s, np.tile(train.workload_features(12, 600, 96), (4, 1))], 1)
+        heavy = np.concatenate([s, np.tile(train.workload_features(48, 2400, 6), (4, 1))], 1)
+        # The sweep's corners are the scale's: 0 and 1 on every input but 12 models' 0.25.
+        np.testing.assert_allclose(light[0, ke.STATE_SIZE:], [0.25, 0, 1])
+        np.testing.assert_allclose(heavy[0, ke.STATE_SIZE:], [1, 1, 0])
+        with torch.no_grad():
+            (la, lv), (ha, hv) = model(torch.from_numpy(light)), model(torch.from_numpy(heavy))
+        np.testing.assert_array_equal(la.numpy(), ha.numpy())
+        self.assertTrue(np.all(np.abs(lv.numpy() - hv.numpy()) > 1e-3))
+        # The numpy rollout reads the observation as torch does.
+        mask = np.ones((4, ke.MASK_SIZE), bool)
+        _, _, v = train.Rollout(model, rng).act(heavy, mask)
+        np.testing.assert_allclose(v, hv.numpy(), atol=1e-5)
+        np.testing.assert_allclose(train.Rollout(model, rng).value(light), lv.numpy(), atol=1e-5)
+
+    def test_a_checkpoint_whose_critic_saw_the_state_alone_starts_one_that_sees_the_workload_unchanged(self):
+        torch.manual_seed(0)
+        blind = train.ActorCritic(32)
+        for p in blind.parameters():
+            p.data.normal_(0, 0.5)
+        rng = np.random.default_rng(2)
+        s = torch.from_numpy((rng.random((5, ke.STATE_SIZE)) * 20).astype(np.float32))
+        obs = torch.cat([s, torch.from_numpy(rng.random((5, train.WORKLOAD_SIZE)).astype(np.float32))], 1)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "policy.pt")
+            torch.save(blind.state_dict(), path)
+            seeing = train.ActorCritic(32, workload=True)
+            train.load_checkpoint(seeing, path)
+        with torch.no_grad():
+            (a0, v0), (a1, v1) = blind(s), seeing(obs)
+        np.testing.assert_allclose(a1.numpy(), a0.numpy(), atol=1e-6)
+        np.testing.assert_allclose(v1.numpy(), v0.numpy(), atol=1e-5)
+        self.assertEqual(tuple(seeing.critic[0].weight.shape), (32, ke.STATE_SIZE + train.WORKLOAD_SIZE))
+
     def test_exploring_draws_null_or_infer_uniformly_and_the_batch_size_from_the_policy(self):
         # A network certain to wait, and certain of batch size 8 (index 3) where it infers. At
         # explore 1 every slot draws null or infer half the time each; the batch size stays 8, and
@@ -214,12 +255,36 @@ class TrainingSmokeTest(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.stderr[-2000:])
             rows = list(csv.DictReader(open(os.path.join(d, "training.csv"))))
             self.assertEqual([(r["episode"], r["steps"]) for r in rows], [("1", "300"), ("2", "300")])
+            # Each episode's workload, as the environment answered it: its default, the thesis'.
+            self.assertEqual({(r["models"], r["rate"], r["slo_ms"]) for r in rows}, {("48", "2400", "24")})
             for r in rows:
                 # 2,400 requests/s, 6 steps per ms: 300 steps are 50 ms, about 120 requests.
                 self.assertGreater(int(r["ok"]) + int(r["late"]) + int(r["dropped"]), 50)
             for name in ("policy.krln", "best.krln"):
                 layers = network_file.read(os.path.join(d, name)).layers
                 self.assertEqual([w.shape for w, _, _ in layers], [(64, ke.STATE_SIZE), (64, 64), (ke.MASK_SIZE, 64)])
+
+    def test_across_workloads_the_critic_sees_each_episodes_own(self):
+        # Episodes drawn from 2 x 2 workloads; the curve names each episode's as the environment
+        # draws it for the episode's seed (the seed times 1,000 plus the episode's index).
+        command = [os.path.join(ROOT, "bin", "kairos-lab"), "rl", "env", "--models", "12,48", "--rate", "600,2400"]
+        with tempfile.TemporaryDirectory() as d:
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "testbed", "rl", "train.py"), "--envs", "2",
+                                  "--env-command", " ".join(command[:3]), "--env-args", " ".join(command[3:]), "--critic-workload",
+                                  "--episodes", "4", "--episode-steps", "150", "--rollout", "128", "--minibatch", "64",
+                                  "--epochs", "1", "--seed", "7", "--out", d], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+            self.assertEqual(run.returncode, 0, run.stderr[-2000:])
+            rows = list(csv.DictReader(open(os.path.join(d, "training.csv"))))
+            self.assertGreaterEqual(len(rows), 4)
+            env = ke.Env(command)  # the environment asked directly
+            try:
+                for r in rows:
+                    models, rate, slo = env.workload(7000 + int(r["episode"]) - 1)
+                    self.assertEqual((r["models"], r["rate"], r["slo_ms"]), ("%g" % models, "%g" % rate, "%g" % slo))
+            finally:
+                env.close()
+            self.assertEqual(tuple(torch.load(os.path.join(d, "policy.pt"))["critic.0.weight"].shape), (64, ke.STATE_SIZE + train.WORKLOAD_SIZE))
+            self.assertEqual([w.shape for w, _, _ in network_file.read(os.path.join(d, "policy.krln")).layers][0], (64, ke.STATE_SIZE))
 
 
 if __name__ == "__main__":

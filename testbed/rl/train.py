@@ -87,7 +87,7 @@ class ActorCritic(nn.Module):
     returns on one scale, a critic blind to the workload is a baseline wrong by each workload's
     mean: an advantage then credits an action with its workload's luck."""
 
-    def __init__(self, hidden, inputs="capped", workload=False):
+    def __init__(self, hidden, inputs="capped", workload=False, null_bias=NULL_BIAS):
         super().__init__()
         scale, cap = INPUTS[inputs]
         self.inputs = inputs
@@ -105,7 +105,7 @@ class ActorCritic(nn.Module):
         nn.init.orthogonal_(self.actor[-1].weight, 0.01)
         with torch.no_grad():
             self.actor[-1].bias.zero_()
-            self.actor[-1].bias.view(ke.SLOTS, ke.CHOICES)[:, 0] = NULL_BIAS
+            self.actor[-1].bias.view(ke.SLOTS, ke.CHOICES)[:, 0] = null_bias
 
     def features(self, state):
         """What the first layers see (INPUTS)."""
@@ -177,6 +177,10 @@ class Rollout:
     def value(self, s):
         return self._mlp(self.critic, self.critic_sees(s, self.features(s)))[:, 0]
 
+    def serve(self, s, m):
+        """The actions the network serves (the masked argmax per head, as NetworkAgent chooses)."""
+        return ppo.np_log_softmax(self._mlp(self.actor, self.features(s)), m, HEADS).argmax(-1)
+
     def act(self, s, m):
         """For observations s (states, with the workload after them where the critic sees it): sampled actions (rows of 24: per slot null/infer and batch size), their log
         probability (SlotDistribution's; the policy's own, also where a head explored), and the
@@ -185,6 +189,16 @@ class Rollout:
         lp = ppo.np_log_softmax(self._mlp(self.actor, x), m, HEADS)
         a = ppo.np_sample(lp, self.rng, self.explore)
         return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, self.critic_sees(s, x))[:, 0]
+
+
+def test_episode(env, roll, steps, seed):
+    """One episode of `steps` on `env` (a kairos_env.Env) at `seed`, served as the network is (roll.serve):
+    its last answer, with the episode's counts. The thesis' curves are such tests: 'after each
+    episode, the agent is tested on the same training workload'."""
+    a = env.reset(steps, seed)
+    while not a.done:
+        a = env.step(roll.serve(a.state[None, :], a.mask[None, :])[0].astype(np.uint8))
+    return a
 
 
 def urgent_action(state, mask):
@@ -220,7 +234,7 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
             answers[i] = a
             if a.done:
                 writer.writerow([0, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)]
-                                + ["%g" % v for v in workloads[i]])
+                                + ["%g" % v for v in workloads[i]] + [""])
                 log.flush()
                 print("imitation rollout: %d steps, attainment %.2f %%" % (a.steps, 100 * a.attainment()), flush=True)
         live = [i for i in live if not answers[i].done]
@@ -360,7 +374,13 @@ def main():
                         "policy's own (ppo.np_sample says why), on the null/infer choices only: a network that has all but ruled out "
                         "inferring (on a lone queue, say) tries it again; it falls with the learning rate (--lr-schedule) (default: %(default)s, never)")
     p.add_argument("--reward-scale", type=float, default=0.1)
+    p.add_argument("--reward-norm", action="store_true",
+                   help="divide the rewards by the running standard deviation of the discounted return (ppo.RewardScale), "
+                        "so the critic's targets keep one scale however the returns grow (default: --reward-scale alone)")
     p.add_argument("--hidden", type=int, default=64)
+    p.add_argument("--null-bias", type=float, default=NULL_BIAS,
+                   help="a fresh actor's lean to null, a logit added to each slot's null choice: at 3 a slot infers with "
+                        "probability 0.047 per step; at 0 the first policy is uniform, the thesis' start (default: %(default)s)")
     p.add_argument("--inputs", choices=sorted(INPUTS), default="capped",
                    help="what the network sees of the state: laxities capped at 100 ms in tens of ms (default), or "
                         "'plain', uncapped in hundreds of ms, as the networks trained before the cap (and the clone) were")
@@ -377,6 +397,11 @@ def main():
     p.add_argument("--imitate", type=int, default=0, help="first clone the urgent-slot rule over this many steps per environment (default: %(default)s, none)")
     p.add_argument("--imitate-epochs", type=int, default=40)
     p.add_argument("--imitate-lr", type=float, default=1e-3)
+    p.add_argument("--test-steps", type=int, default=0,
+                   help="after every episode, test the network as it serves (the masked argmax) for an episode of this many steps "
+                        "on the training workload, at one seed throughout, and write its attainment as the curve's test_attainment: "
+                        "the thesis' curves; a training episode's own attainment is of the sampled policy, on episodes whose length "
+                        "doubles (default: %(default)s, no test)")
     p.add_argument("--out", default="testbed/experiments/rl/train")
     args = p.parse_args()
     if args.critic_workload and args.imitate:
@@ -386,7 +411,7 @@ def main():
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     os.makedirs(args.out, exist_ok=True)
-    model = ActorCritic(args.hidden, args.inputs, args.critic_workload)
+    model = ActorCritic(args.hidden, args.inputs, args.critic_workload, args.null_bias)
     if args.init:
         load_checkpoint(model, args.init)
     if args.init_network:
@@ -403,7 +428,9 @@ def main():
     started = time.time()
     log = open(os.path.join(args.out, "training.csv"), "w", newline="")
     writer = csv.writer(log)
-    writer.writerow(["episode", "steps", "attainment", "reward", "ok", "late", "dropped", "wall_s", "models", "rate", "slo_ms"])
+    writer.writerow(["episode", "steps", "attainment", "reward", "ok", "late", "dropped", "wall_s", "models", "rate", "slo_ms", "test_attainment"])
+    tester = ke.Env(command) if args.test_steps > 0 else None
+    scaler = ppo.RewardScale(k, args.gamma) if args.reward_norm else None
 
     if args.imitate > 0:
         imitate(model, opt, envs, args.imitate, args, writer, log, started)
@@ -435,7 +462,7 @@ def main():
     updates = 0
     steps_done = 0
     total_steps = schedule_steps(args.episodes, args.episode_steps, args.longest_episode)
-    best = -1.0
+    best = best_tested = -1.0
     n = args.rollout
     while finished < args.episodes and time.time() - started < 60 * args.minutes:
         S = np.zeros((n, k, ke.STATE_SIZE + seen.shape[1]), np.float32)
@@ -454,16 +481,21 @@ def main():
             act, lp, v = roll.act(s, m)
             S[t], M[t], A[t], LP[t], V[t] = s, m, act, lp, v
             got = envs.step(list(act.astype(np.uint8)))
+            R[t] = np.array([a.reward for a in got]) * args.reward_scale
+            if scaler:
+                R[t] = scaler(R[t], np.array([a.done for a in got]))
             for i, a in enumerate(got):
-                R[t, i] = a.reward * args.reward_scale
                 if a.done:
                     # A cut, not a true end: the rest of the return is the value of the state it was cut in.
                     FV[t, i] = float(roll.value(np.concatenate([a.state, seen[i]])[None, :])[0])
                     D[t, i] = True
                     finished += 1
                     e = episode_of[i]
+                    # The network as it is now (updated since this rollout began), tested apart.
+                    tested = test_episode(tester, Rollout(model, rng), args.test_steps, args.seed * 1000 + 999) if tester else None
                     writer.writerow([e + 1, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started),
-                                     "%g" % workload_of[i][0], "%g" % workload_of[i][1], "%g" % workload_of[i][2]])
+                                     "%g" % workload_of[i][0], "%g" % workload_of[i][1], "%g" % workload_of[i][2],
+                                     "%.5f" % tested.attainment() if tested else ""])
                     log.flush()
                     export(model, args.out)
                     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
@@ -472,8 +504,13 @@ def main():
                         # after training use, where a run falls back after its peak.
                         best = a.attainment()
                         export(model, args.out, "best.krln")
-                    print("episode %d (%g models, %g requests/s, SLO %g ms): %d steps, attainment %.2f %%, reward %.0f (met %d, late %d, dropped %d), %.0f s"
-                          % ((e + 1,) + tuple(workload_of[i]) + (a.steps, 100 * a.attainment(), a.total, a.ok, a.late, a.dropped, time.time() - started)), flush=True)
+                    if tested and tested.attainment() > best_tested:
+                        # The network whose test was the best so far: the best as it serves.
+                        best_tested = tested.attainment()
+                        export(model, args.out, "best-tested.krln")
+                    print("episode %d (%g models, %g requests/s, SLO %g ms): %d steps, attainment %.2f %%, reward %.0f (met %d, late %d, dropped %d)%s, %.0f s"
+                          % ((e + 1,) + tuple(workload_of[i]) + (a.steps, 100 * a.attainment(), a.total, a.ok, a.late, a.dropped,
+                                                                 ", tested %.2f %%" % (100 * tested.attainment()) if tested else "", time.time() - started)), flush=True)
                     a = start(i)
                 answers[i] = a
         nxt = ppo.next_state_values(V, roll.value(observe(np.stack([a.state for a in answers]))), D, FV)
@@ -485,6 +522,8 @@ def main():
         ppo.set_lr_fraction(opt, lr_fraction(steps_done, total_steps, args.lr_schedule))
         update(model, opt, ppo.Batch(*map(flat, (S, M, A, LP, adv, ret, V))), args, warming)
     envs.close()
+    if tester:
+        tester.close()
     export(model, args.out)
     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
     onnx = export_onnx(model, args.out)

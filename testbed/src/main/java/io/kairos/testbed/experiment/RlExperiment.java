@@ -368,10 +368,12 @@ public final class RlExperiment {
 
     /**
      * The training runs' curves in one table: run, episode, steps, attainment, reward per step, wall
-     * seconds. A run not trained is left out, and its claims are skipped.
+     * seconds, and the test after the episode where the run had one (test_attainment: the network
+     * as it serves, on a test episode of the training workload; else empty). A run not trained is
+     * left out, and its claims are skipped.
      */
     ResultTable trainingCurves() {
-        ResultTable t = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s"));
+        ResultTable t = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s", "test_attainment"));
         List<String> runs = new ArrayList<>();
         for (int seed : TRAINING_SEEDS) runs.add(scratchRun(seed));
         runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_12, SCRATCH_96));
@@ -383,13 +385,14 @@ public final class RlExperiment {
                 continue;
             }
             ResultTable rows = ResultTable.read(csv);
+            int tested = rows.columns().indexOf("test_attainment");
             for (List<String> r : rows.rows()) {
                 int episode = Integer.parseInt(r.get(rows.index("episode")));
                 if (episode == 0) continue; // the imitation's rollouts, not PPO's episodes
                 double steps = Double.parseDouble(r.get(rows.index("steps")));
                 double reward = Double.parseDouble(r.get(rows.index("reward")));
                 t.add(List.of(run, Integer.toString(episode), r.get(rows.index("steps")), r.get(rows.index("attainment")),
-                        String.format(Locale.ROOT, "%.4f", reward / steps), r.get(rows.index("wall_s"))));
+                        String.format(Locale.ROOT, "%.4f", reward / steps), r.get(rows.index("wall_s")), tested < 0 ? "" : r.get(tested)));
             }
         }
         return t;

@@ -53,10 +53,11 @@ final class RlFigures {
     static List<Path> training(ResultTable curves, Path dir) throws IOException {
         String setup = "2,400 req/s, 48 ResNet50 instances, 6 devices";
         return List.of(
-                Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode (3,000 steps, doubling every other one)")
-                        .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
-                        .title("Fig 5.2: PPO from scratch at SLO 24 ms, one curve per training seed, " + setup)
-                        .save(only(curves, "run", runs()), dir.resolve("training.png")),
+                Figures.lines("episode", "attainment").numericX().scale(100).series("curve").xAxis("training episode (3,000 steps, doubling every other one)")
+                        .yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .title("Fig 5.2: PPO from scratch at SLO 24 ms, per training seed each episode (the policy sampled) and, where the run "
+                                + "had one, the test after it (the network as it serves, 12,000 steps), " + setup)
+                        .save(trainedAndTested(curves, RlExperiment.TRAINING_SEEDS.stream().map(RlExperiment::scratchRun).toList()), dir.resolve("training.png")),
                 Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode (3,000 steps, doubling every other one)")
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
                         .title("Ablation: PPO from the network cloned from a rule at SLO 24 ms, " + setup + " (frozen: the clone, not updated; 12m: 12 instances, 5 more episodes)")
@@ -69,10 +70,31 @@ final class RlFigures {
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
                         .title("Fig 5.9: PPO from scratch with each reward, SLO 24 ms, " + setup)
                         .save(only(curves, "run", RlExperiment.REWARDS.stream().map(RlExperiment::rewardRun).collect(Collectors.toSet())), dir.resolve("rewards.png")),
-                Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode")
-                        .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
-                        .title("Fig 5.10: PPO from scratch at SLO 96 ms, " + setup)
-                        .save(only(curves, "run", Set.of(RlExperiment.SCRATCH_96)), dir.resolve("training-96ms.png")));
+                Figures.lines("episode", "attainment").numericX().scale(100).series("curve").xAxis("training episode")
+                        .yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .title("Fig 5.10: PPO from scratch at SLO 96 ms, each training episode (the policy sampled) and the test after it "
+                                + "(the network as it serves, 12,000 steps), " + setup)
+                        .save(trainedAndTested(curves, List.of(RlExperiment.SCRATCH_96)), dir.resolve("training-96ms.png")));
+    }
+
+    /**
+     * The runs' curves as two series each: each training episode's attainment and, where the run
+     * had one, the test's after it; a series is named by its run where there are several.
+     */
+    static ResultTable trainedAndTested(ResultTable curves, List<String> runs) {
+        ResultTable t = new ResultTable(List.of("curve", "episode", "attainment"));
+        int r = curves.index("run");
+        int e = curves.index("episode");
+        int a = curves.index("attainment");
+        int tested = curves.index("test_attainment");
+        for (List<String> row : curves.rows()) {
+            String run = row.get(r);
+            if (!runs.contains(run)) continue;
+            String prefix = runs.size() == 1 ? "" : run + ", ";
+            t.add(List.of(prefix + "training episode", row.get(e), row.get(a)));
+            if (!row.get(tested).isEmpty()) t.add(List.of(prefix + "tested after it", row.get(e), row.get(tested)));
+        }
+        return t;
     }
 
     /** The given baselines and the networks from scratch. */

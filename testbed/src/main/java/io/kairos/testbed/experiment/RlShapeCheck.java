@@ -254,12 +254,37 @@ final class RlShapeCheck {
         return new Claim(statement, n - failing.size() >= needed ? Verdict.PASS : Verdict.FAIL, evidence);
     }
 
+    /**
+     * The run's curve, an attainment per episode: the test after each episode where the run had
+     * one after every episode (the thesis' measure: the network as it serves, on a test episode
+     * of one length), else each training episode's own (the sampled policy, on episodes whose
+     * length doubles).
+     */
     static List<Double> curve(ResultTable curves, String run) {
         List<Double> out = new ArrayList<>();
         int r = curves.index("run");
-        int a = curves.index("attainment");
+        int a = curves.index(tested(curves, run) ? "test_attainment" : "attainment");
         for (List<String> row : curves.rows()) if (row.get(r).equals(run)) out.add(Double.parseDouble(row.get(a)));
         return out;
+    }
+
+    /** Whether the run was tested after every episode (a test_attainment in each of its rows). */
+    static boolean tested(ResultTable curves, String run) {
+        int t = curves.columns().indexOf("test_attainment");
+        if (t < 0) return false;
+        int r = curves.index("run");
+        boolean any = false;
+        for (List<String> row : curves.rows()) {
+            if (!row.get(r).equals(run)) continue;
+            if (row.get(t).isEmpty()) return false;
+            any = true;
+        }
+        return any;
+    }
+
+    /** The run's name in evidence, saying which curve was read. */
+    private static String named(ResultTable curves, String run) {
+        return tested(curves, run) ? run + " (tested after each episode)" : run;
     }
 
     static double first(ResultTable curves, String run) {
@@ -285,12 +310,12 @@ final class RlShapeCheck {
         if (c.isEmpty()) return new Claim(statement, Verdict.SKIP, "no training curve " + run);
         for (int i = 0; i < c.size() && i < within; i++) {
             if (c.get(i) >= target) {
-                return new Claim(statement, Verdict.PASS, run + ": " + pct(c.get(i)) + " in episode " + (i + 1)
+                return new Claim(statement, Verdict.PASS, named(curves, run) + ": " + pct(c.get(i)) + " in episode " + (i + 1)
                         + (c.size() > i + 1 ? String.format(Locale.ROOT, " (best %s; last %s, episode %d)", pct(best(curves, run)), pct(c.get(c.size() - 1)), c.size()) : ""));
             }
         }
         return new Claim(statement, Verdict.FAIL, String.format(Locale.ROOT, "%s: best %s over %d episodes (of %s trained in the time given; last %s)",
-                run, pct(best(curves, run)), Math.min(c.size(), within), c.size(), pct(c.get(c.size() - 1))));
+                named(curves, run), pct(best(curves, run)), Math.min(c.size(), within), c.size(), pct(c.get(c.size() - 1))));
     }
 
     /**
@@ -305,7 +330,7 @@ final class RlShapeCheck {
         double top = c.subList(0, Math.min(within, c.size())).stream().mapToDouble(Double::doubleValue).max().orElseThrow();
         if (top - c.get(0) >= lift) return reached;
         return new Claim(statement, Verdict.FAIL, String.format(Locale.ROOT, "%s: the first episode already at %s (best %s): nothing learned to converge",
-                run, pct(c.get(0)), pct(top)));
+                named(curves, run), pct(c.get(0)), pct(top)));
     }
 
     static Map<String, Double> rewards(ResultTable curves, String run) {

@@ -125,6 +125,32 @@ class RlShapeCheckTest {
     }
 
     @Test
+    void aRunTestedAfterEveryEpisodeIsJudgedByItsTestsAndOneTestedOnlySometimesByItsEpisodes() {
+        ResultTable curves = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s", "test_attainment"));
+        // Sampled, the untrained network already meets 99.91 %; served (its argmax), it never infers.
+        String[][] tested = {{"0.9991", "0.0"}, {"1.0", "0.0"}, {"0.97", "0.42"}, {"0.999", "0.9995"}, {"0.88", "0.85"}};
+        for (int e = 0; e < tested.length; e++) {
+            curves.add(List.of("tested", "" + (e + 1), "3000", tested[e][0], "0.1", "" + e, tested[e][1]));
+            curves.add(List.of("partly", "" + (e + 1), "3000", tested[e][0], "0.1", "" + e, e == 2 ? "" : tested[e][1]));
+        }
+        assertThat(RlShapeCheck.curve(curves, "tested")).containsExactly(0.0, 0.0, 0.42, 0.9995, 0.85);
+        assertThat(RlShapeCheck.curve(curves, "partly")).containsExactly(0.9991, 1.0, 0.97, 0.999, 0.88);
+        // Fig 5.10's claim: reached (>= 99.9 %) in episode 4, 99.95 points above the first.
+        Experiment.Claim learns = RlShapeCheck.learnsToReach(curves, "tested", 30, 0.05, "s");
+        assertThat(learns.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(learns.evidence()).isEqualTo("tested (tested after each episode): 99.95 % in episode 4 (best 99.95 %; last 85.00 %, episode 5)");
+        Experiment.Claim nothing = RlShapeCheck.learnsToReach(curves, "partly", 30, 0.05, "s");
+        assertThat(nothing.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(nothing.evidence()).isEqualTo("partly: the first episode already at 99.91 % (best 100.00 %): nothing learned to converge");
+        // Both curves of the tested run, for its figure; the untested episode of the other has one.
+        assertThat(RlFigures.trainedAndTested(curves, List.of("tested")).distinct("curve")).containsExactly("training episode", "tested after it");
+        assertThat(RlFigures.trainedAndTested(curves, List.of("tested")).size()).isEqualTo(10);
+        ResultTable both = RlFigures.trainedAndTested(curves, List.of("tested", "partly"));
+        assertThat(both.size()).isEqualTo(19);
+        assertThat(both.distinct("curve")).containsExactly("tested, training episode", "tested, tested after it", "partly, training episode", "partly, tested after it");
+    }
+
+    @Test
     void theSweepRunsEveryAgentAtEveryPointAndTheTwelveModelNetworkWhereItWasTuned() {
         List<RlExperiment.Agent> agents = new ArrayList<>(List.of(RlExperiment.Agent.baseline("kairos"), RlExperiment.Agent.agent("random", "random", null),
                 RlExperiment.Agent.agent("rl-ppo-12m", "rl", Path.of("x.krln")), RlExperiment.Agent.agent(RlExperiment.SCRATCH_12_AGENT, "rl", Path.of("y.krln"))));
