@@ -111,6 +111,10 @@ class RolloutTest(unittest.TestCase):
             lpt = train.SlotDistribution(logits, torch.from_numpy(mask)).log_prob(torch.from_numpy(act))
         np.testing.assert_allclose(lp, lpt.numpy(), atol=1e-4)
         np.testing.assert_allclose(v, vt.numpy(), atol=1e-5)
+        # What the network serves: the masked argmax per head, torch's mode.
+        served = train.Rollout(model, rng).serve(s, mask)
+        np.testing.assert_array_equal(served, train.SlotDistribution(logits, torch.from_numpy(mask)).mode().numpy())
+        self.assertTrue(np.all(np.take_along_axis(m[..., :2], served[:, 0::2][..., None], -1)))
 
     def test_a_critic_that_sees_the_workload_values_it_and_the_actor_never_sees_it(self):
         torch.manual_seed(0)
@@ -251,10 +255,14 @@ class TrainingSmokeTest(unittest.TestCase):
             run = subprocess.run([sys.executable, os.path.join(ROOT, "testbed", "rl", "train.py"), "--envs", "1",
                                   "--env-command", os.path.join(ROOT, "bin", "kairos-lab") + " rl env",
                                   "--episodes", "2", "--episode-steps", "300", "--rollout", "128", "--minibatch", "64",
-                                  "--epochs", "2", "--out", d], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+                                  "--epochs", "2", "--test-steps", "300", "--out", d], cwd=ROOT, capture_output=True, text=True, timeout=1200)
             self.assertEqual(run.returncode, 0, run.stderr[-2000:])
             rows = list(csv.DictReader(open(os.path.join(d, "training.csv"))))
             self.assertEqual([(r["episode"], r["steps"]) for r in rows], [("1", "300"), ("2", "300")])
+            # Tested as it serves after the first episode, the network, leaning to null, infers
+            # nowhere: its argmax serves nothing, where its sampled policy met requests.
+            self.assertEqual(rows[0]["test_attainment"], "0.00000")
+            self.assertGreater(float(rows[0]["attainment"]), 0.5)
             # Each episode's workload, as the environment answered it: its default, the thesis'.
             self.assertEqual({(r["models"], r["rate"], r["slo_ms"]) for r in rows}, {("48", "2400", "24")})
             for r in rows:

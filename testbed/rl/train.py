@@ -9,7 +9,8 @@ infer, a batch size; the masked distribution, GAE and the PPO update are ppo.py'
 episode the network is written (--out/policy.krln, the format network_file.py describes) with the
 episode's attainment in --out/training.csv, and as --out/best.krln when no episode before met
 more; the learning rate falls linearly to 0 over the schedule's steps (--lr-schedule); at the end also an ONNX export (policy.onnx) when
-torch's exporter works here.
+torch's exporter works here. With --test-steps, after every episode the network is also tested as it
+serves (its masked argmax), the thesis' curves, and the curve's row gets the test's attainment.
 
     python3 testbed/rl/train.py --episodes 20 --out testbed/experiments/rl/train
 """
@@ -182,7 +183,8 @@ class Rollout:
         return ppo.np_log_softmax(self._mlp(self.actor, self.features(s)), m, HEADS).argmax(-1)
 
     def act(self, s, m):
-        """For observations s (states, with the workload after them where the critic sees it): sampled actions (rows of 24: per slot null/infer and batch size), their log
+        """For observations s (states, with the workload after them where the critic sees it):
+        sampled actions (rows of 24: per slot null/infer and batch size), their log
         probability (SlotDistribution's; the policy's own, also where a head explored), and the
         states' values."""
         x = self.features(s)
@@ -491,7 +493,8 @@ def main():
                     D[t, i] = True
                     finished += 1
                     e = episode_of[i]
-                    # The network as it is now (updated since this rollout began), tested apart.
+                    # The network as it is now (updated since this rollout began), tested apart,
+                    # every time at one seed: the training episodes' seeds count up from seed * 1,000.
                     tested = test_episode(tester, Rollout(model, rng), args.test_steps, args.seed * 1000 + 999) if tester else None
                     writer.writerow([e + 1, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started),
                                      "%g" % workload_of[i][0], "%g" % workload_of[i][1], "%g" % workload_of[i][2],
