@@ -4,9 +4,9 @@
 (docs/learned-policy.md): 'R' int32 steps int64 seed resets, 'S' uint8[24] steps, 'Q' quits; each
 answer carries the state (25 float32), the mask (84 bytes) and the reward accrued since the last
 step, and at an episode's end its counts. 'W' int64 seed asks which workload (models, requests/s,
-SLO in ms, three float64) an episode of that seed runs. `Envs` runs several such processes side by side: their
-steps go out together and come back together, so that one forward pass of the network serves them
-all and the processes simulate in parallel.
+SLO in ms, three float64) an episode of that seed runs. `Envs` runs several such processes side by
+side: their steps go out together and come back together, so that one forward pass of the network
+serves them all and the processes simulate in parallel.
 """
 import struct
 import subprocess

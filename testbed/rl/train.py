@@ -55,6 +55,11 @@ def workload_features(models, rate, slo_ms):
     return np.array([models / 48, math.log2(rate / 600) / 2, math.log2(slo_ms / 6) / 4], dtype=np.float32)
 
 
+def workload_cells(workload):
+    """An episode's workload (the environment's answer to 'W') as training.csv's models, rate and slo_ms."""
+    return ["%g" % v for v in workload]
+
+
 # The action as ppo.py's MultiDiscrete heads: per slot null/infer, then the batch size; the order
 # of the environment's action (24 values) and of its mask (84 flags, 2 + 5 per slot).
 HEADS = (2, len(ke.BATCH_SIZES)) * ke.SLOTS
@@ -236,7 +241,7 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
             answers[i] = a
             if a.done:
                 writer.writerow([0, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)]
-                                + ["%g" % v for v in workloads[i]] + [""])
+                                + workload_cells(workloads[i]) + [""])
                 log.flush()
                 print("imitation rollout: %d steps, attainment %.2f %%" % (a.steps, 100 * a.attainment()), flush=True)
         live = [i for i in live if not answers[i].done]
@@ -496,9 +501,8 @@ def main():
                     # The network as it is now (updated since this rollout began), tested apart,
                     # every time at one seed: the training episodes' seeds count up from seed * 1,000.
                     tested = test_episode(tester, Rollout(model, rng), args.test_steps, args.seed * 1000 + 999) if tester else None
-                    writer.writerow([e + 1, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started),
-                                     "%g" % workload_of[i][0], "%g" % workload_of[i][1], "%g" % workload_of[i][2],
-                                     "%.5f" % tested.attainment() if tested else ""])
+                    writer.writerow([e + 1, a.steps, "%.5f" % a.attainment(), "%.1f" % a.total, a.ok, a.late, a.dropped, "%.0f" % (time.time() - started)]
+                                    + workload_cells(workload_of[i]) + ["%.5f" % tested.attainment() if tested else ""])
                     log.flush()
                     export(model, args.out)
                     torch.save(model.state_dict(), os.path.join(args.out, "policy.pt"))
