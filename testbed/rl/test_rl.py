@@ -179,6 +179,28 @@ class RolloutTest(unittest.TestCase):
         waited, _, _ = train.Rollout(model, np.random.default_rng(5)).act(s, mask)
         self.assertTrue((waited[:, 0::2] == 0).all())
 
+    def test_a_sharpened_rollout_samples_the_logits_over_its_temperature_and_serves_the_same_argmax(self):
+        # Every slot: null logit log 3, infer 0, so infer at 1/4 (a random timer: served, it never
+        # infers). At temperature 1/2 the logits double: infer at 1/(9 + 1) = 1/10, and the log
+        # probability recorded is that policy's; the argmax is the same at any temperature.
+        model = train.ActorCritic(8)
+        with torch.no_grad():
+            for p in model.actor.parameters():
+                p.zero_()
+            model.actor[-1].bias.view(ke.SLOTS, ke.CHOICES)[:, 0] = float(np.log(3.0))
+        n = 4000
+        s = np.zeros((n, ke.STATE_SIZE), np.float32)
+        mask = np.ones((n, ke.MASK_SIZE), bool)
+        for tau, p_infer in ((1.0, 0.25), (0.5, 0.1)):
+            roll = train.Rollout(model, np.random.default_rng(7), temperature=tau)
+            act, lp, _ = roll.act(s, mask)
+            infer = act[:, 0::2]
+            self.assertAlmostEqual(infer.mean(), p_infer, delta=0.01)
+            # Per slot log p(null or infer) at this temperature, and log 1/5 per inferring slot's batch size.
+            want = (infer * (np.log(p_infer) + np.log(0.2)) + (1 - infer) * np.log(1 - p_infer)).sum(1)
+            np.testing.assert_allclose(lp, want, atol=1e-4)
+            self.assertTrue((roll.serve(s, mask)[:, 0::2] == 0).all())
+
     def test_a_batch_size_counts_only_where_its_slot_infers(self):
         # Uniform logits, everything allowed: per slot null/infer 1/2, batch size 1/5. Slot 0
         # infers, the other eleven wait: 12 log(1/2) + log(1/5), whatever the waiting slots' sizes.
@@ -219,6 +241,28 @@ class PpoUpdateTest(unittest.TestCase):
         self.assertLess(good[0], 0.1)
         self.assertGreater(good[-1], 0.9)
 
+    def test_a_sharpened_update_takes_the_ratio_at_the_rollouts_temperature(self):
+        # A rollout sampled at temperature 1/2 and updated at 1/2: before the first step the new
+        # policy is the old one, so every ratio is 1 and nothing is clipped; updated at
+        # temperature 1 instead, the log probabilities differ and the ratios are off.
+        torch.manual_seed(1)
+        rng = np.random.default_rng(1)
+        model = train.ActorCritic(16)
+        for p in model.actor.parameters():
+            p.data.normal_(0, 0.3)
+        args = type("Args", (), dict(epochs=1, minibatch=64, clip=0.2, entropy=0.0, target_kl=0.0))
+        n = 64
+        s = (rng.random((n, ke.STATE_SIZE)) * 20).astype(np.float32)
+        mask = np.ones((n, ke.MASK_SIZE), bool)
+        act, lp, v = train.Rollout(model, rng, temperature=0.5).act(s, mask)
+        t = lambda x: torch.from_numpy(np.ascontiguousarray(x))
+        batch = ppo.Batch(t(s), t(mask), t(act), t(lp.astype(np.float32)), t(np.zeros(n, np.float32)), t(v))
+        at_half = train.update(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, args, temperature=0.5)
+        self.assertLess(at_half["approx_kl"], 1e-9)
+        self.assertEqual(at_half["clip_fraction"], 0.0)
+        at_one = train.update(model, torch.optim.SGD(model.parameters(), lr=0.0), batch, args)
+        self.assertGreater(at_one["clip_fraction"], 0.5)
+
 
 class ScheduleTest(unittest.TestCase):
     def test_episodes_double_every_other_one_up_to_60000(self):
@@ -243,6 +287,19 @@ class ScheduleTest(unittest.TestCase):
         self.assertEqual(train.lr_fraction(2_100_000, 1_986_000, "linear"), 0.0)  # episodes in flight at the end
         self.assertEqual(train.lr_fraction(1_500_000, 1_986_000, "constant"), 1.0)
         self.assertEqual(train.lr_fraction(0, 0, "linear"), 1.0)  # --episodes 0: imitation alone, no schedule
+
+    def test_the_temperature_falls_linearly_from_1_to_the_end_and_stays(self):
+        self.assertEqual(train.temperature(0, 0, 1_986_000, 0.1), 1.0)
+        self.assertAlmostEqual(train.temperature(993_000, 0, 1_986_000, 0.1), 0.55)
+        self.assertAlmostEqual(train.temperature(1_986_000, 0, 1_986_000, 0.1), 0.1)
+        self.assertAlmostEqual(train.temperature(2_100_000, 0, 1_986_000, 0.1), 0.1)  # episodes in flight at the end
+        self.assertEqual(train.temperature(500_000, 0, 1_986_000, 1.0), 1.0)  # the default: no sharpening
+        # Over the last 10 of 40 episodes (of 60,000 steps each): 1 through the first 30's 1,386,000
+        # steps, 0.65 halfway through the last 10, 0.3 at the end.
+        self.assertEqual(train.schedule_steps(30), 1_386_000)
+        self.assertEqual(train.temperature(1_386_000, 1_386_000, 1_986_000, 0.3), 1.0)
+        self.assertAlmostEqual(train.temperature(1_686_000, 1_386_000, 1_986_000, 0.3), 0.65)
+        self.assertAlmostEqual(train.temperature(1_986_000, 1_386_000, 1_986_000, 0.3), 0.3)
 
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

@@ -153,7 +153,7 @@ class Rollout:
     """The model's actor and critic in numpy, for choosing actions while the environments run: a
     torch call per step costs milliseconds of fixed overhead, these few matrix products far less."""
 
-    def __init__(self, model, rng, explore=0.0):
+    def __init__(self, model, rng, explore=0.0, temperature=1.0):
         get = lambda seq: [(l.weight.detach().numpy().copy(), l.bias.detach().numpy().copy()) for l in seq if isinstance(l, nn.Linear)]
         self.actor = get(model.actor)
         self.critic = get(model.critic)
@@ -165,6 +165,7 @@ class Rollout:
         # is whether to infer (on a lone queue, say); a batch size drawn at random would teach it
         # smaller batches, as the policy's own, at every busy slot.
         self.explore = np.array([explore, 0.0] * ke.SLOTS)
+        self.temperature = temperature
 
     def features(self, s):
         return np.minimum(s[:, :ke.STATE_SIZE], self.cap) * self.scale
@@ -190,10 +191,10 @@ class Rollout:
     def act(self, s, m):
         """For observations s (states, with the workload after them where the critic sees it):
         sampled actions (rows of 24: per slot null/infer and batch size), their log
-        probability (SlotDistribution's; the policy's own, also where a head explored), and the
-        states' values."""
+        probability (SlotDistribution's of the logits over the temperature; the policy's own,
+        also where a head explored), and the states' values."""
         x = self.features(s)
-        lp = ppo.np_log_softmax(self._mlp(self.actor, x), m, HEADS)
+        lp = ppo.np_log_softmax(self._mlp(self.actor, x) / self.temperature, m, HEADS)
         a = ppo.np_sample(lp, self.rng, self.explore)
         return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, self.critic_sees(s, x))[:, 0]
 
@@ -279,21 +280,35 @@ def imitate(model, opt, envs, steps, args, writer, log, started):
         print("imitation epoch %d: mean -log p %.4f, argmax agrees with the rule on %.2f %% of steps" % (epoch + 1, total / n, 100 * float(same)), flush=True)
 
 
-def update(model, opt, batch, args, warming=False):
+def update(model, opt, batch, args, warming=False, temperature=1.0):
     """PPO's epochs over one rollout (a ppo.Batch): ppo.update with the trainer's settings, and
     the actor's and the critic's gradients clipped apart (a critic far off, with returns of a
-    backlog in the thousands, would otherwise shrink the actor's gradient to nothing). While
-    warming, the critic's loss alone. Returns ppo.update's statistics."""
+    backlog in the thousands, would otherwise shrink the actor's gradient to nothing). The policy
+    is the actor's logits over `temperature`, as the rollout sampled it. While warming, the
+    critic's loss alone. Returns ppo.update's statistics."""
     cfg = ppo.Config(clip=args.clip, entropy_coef=args.entropy, value_coef=0.5, epochs=args.epochs,
                      minibatch=args.minibatch, max_grad_norm=0.5, target_kl=args.target_kl or None)
     groups = [list(model.actor.parameters()), list(model.critic.parameters())]
-    return ppo.update(model, opt, batch, cfg, SlotDistribution, value_only=warming, clip_groups=groups)
+    distribution = SlotDistribution if temperature == 1.0 else lambda logits, mask: SlotDistribution(logits / temperature, mask)
+    return ppo.update(model, opt, batch, cfg, distribution, value_only=warming, clip_groups=groups)
 
 
 def episode_length(e, first=3000, longest=60000):
     """Episode e's steps (from 0): the thesis' 3,000 doubling every other episode, at most 60,000
     (`longest`: across workloads, shorter episodes draw more of them for the same steps)."""
     return min(first * 2 ** (e // 2), longest)
+
+
+def temperature(steps_done, start, stop, end):
+    """The policy's temperature before the next rollout under --sharpen END: 1 until `start` steps
+    of the schedule are taken, then falling linearly to END at `stop`, END after. The job serves
+    the argmax, which no temperature changes; PPO optimises the policy it samples. At 1 the two
+    part where a slot infers with probability under a half (a random timer: sampled, it infers now
+    and then; served, never). Sharpened, the sampled policy is the served one by the end, and what
+    PPO learns last is what the argmax does."""
+    if steps_done <= start:
+        return 1.0 if stop > start else end
+    return 1.0 - (1.0 - end) * min(1.0, (steps_done - start) / (stop - start))
 
 
 def schedule_steps(episodes, first=3000, longest=60000):
@@ -380,6 +395,13 @@ def main():
                    help="per slot and step, the chance of a uniform draw between null and infer, learnt from as the "
                         "policy's own (ppo.np_sample says why), on the null/infer choices only: a network that has all but ruled out "
                         "inferring (on a lone queue, say) tries it again; it falls with the learning rate (--lr-schedule) (default: %(default)s, never)")
+    p.add_argument("--sharpen", type=float, default=1.0, metavar="END",
+                   help="the policy's temperature falls from 1 to END over the schedule (or over its last --sharpen-episodes), "
+                        "so that what PPO samples becomes what the job serves, the argmax (default: %(default)s, no sharpening)")
+    p.add_argument("--sharpen-episodes", type=int, default=0, metavar="N",
+                   help="sharpen over the schedule's last N episodes only, at --sharpen-lr; the learning rate's schedule "
+                        "and exploration run over the episodes before (default: %(default)s, over the whole schedule)")
+    p.add_argument("--sharpen-lr", type=float, default=1e-4, help="the learning rate while sharpening over the last episodes (default: %(default)s)")
     p.add_argument("--reward-scale", type=float, default=0.1)
     p.add_argument("--reward-norm", action="store_true",
                    help="divide the rewards by the running standard deviation of the discounted return (ppo.RewardScale), "
@@ -413,6 +435,10 @@ def main():
     args = p.parse_args()
     if args.critic_workload and args.imitate:
         p.error("--imitate fits the critic on the state alone: it does not go with --critic-workload")
+    if not 0 < args.sharpen <= 1:
+        p.error("--sharpen must be a temperature in (0, 1], got %g" % args.sharpen)
+    if not 0 <= args.sharpen_episodes < max(args.episodes, 1) or (args.sharpen_episodes and args.sharpen == 1):
+        p.error("--sharpen-episodes must leave episodes before it, and goes with a --sharpen under 1")
 
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -469,6 +495,14 @@ def main():
     updates = 0
     steps_done = 0
     total_steps = schedule_steps(args.episodes, args.episode_steps, args.longest_episode)
+    # PPO's own schedule (learning rate, exploration) runs to main_steps; sharpening from there.
+    main_steps = schedule_steps(args.episodes - args.sharpen_episodes, args.episode_steps, args.longest_episode)
+    sharpen_from = main_steps if args.sharpen_episodes else 0
+
+    def lr_now(steps):
+        if steps >= main_steps and args.sharpen_episodes:
+            return args.sharpen_lr / args.lr
+        return lr_fraction(steps, main_steps, args.lr_schedule)
     best = best_tested = -1.0
     n = args.rollout
     while finished < args.episodes and time.time() - started < 60 * args.minutes:
@@ -481,7 +515,8 @@ def main():
         D = np.zeros((n, k), bool)  # the episode was cut after the step: a truncation
         FV = np.zeros((n, k), np.float32)  # then the value of the state it was cut in
         # Exploration falls with the learning rate: the last rollouts are the policy's own.
-        roll = Rollout(model, rng, args.explore * lr_fraction(steps_done, total_steps, args.lr_schedule))
+        tau = temperature(steps_done, sharpen_from, total_steps, args.sharpen)
+        roll = Rollout(model, rng, args.explore * lr_fraction(steps_done, main_steps, args.lr_schedule), tau)
         for t in range(n):
             s = observe(np.stack([a.state for a in answers]))
             m = np.stack([a.mask for a in answers])
@@ -526,8 +561,8 @@ def main():
         warming = updates < args.value_warmup
         updates += 1
         steps_done += n * k
-        ppo.set_lr_fraction(opt, lr_fraction(steps_done, total_steps, args.lr_schedule))
-        update(model, opt, ppo.Batch(*map(flat, (S, M, A, LP, adv, ret, V))), args, warming)
+        ppo.set_lr_fraction(opt, lr_now(steps_done))
+        update(model, opt, ppo.Batch(*map(flat, (S, M, A, LP, adv, ret, V))), args, warming, tau)
     envs.close()
     if tester:
         tester.close()

@@ -70,6 +70,15 @@ public final class RlExperiment {
      * network ({@code policy.krln}): an episode's attainment on one workload says nothing of another.
      */
     static final String ACROSS_SWEEP = "scratch-freest-first-then-sweep-explore";
+    /**
+     * {@link #SCRATCH}'s runs given 10 more episodes of 60,000 steps, sharpened ({@code --sharpen
+     * 0.3}: the policy's temperature falling from 1 to 0.3, at a learning rate of 1e-4 held), one
+     * run per training seed, tested after each episode: the networks as they serve, brought to
+     * what PPO sampled.
+     */
+    static final String SHARPENED = "scratch-freest-first-then-sharpen";
+    /** The episodes each {@link #SHARPENED} run was given (its command's {@code --episodes}). */
+    static final int SHARPENING_EPISODES = 10;
     /** The network cloned from the working-point rule, the committed default: an ablation row. */
     static final String CLONE = "rl-clone";
 
@@ -86,8 +95,15 @@ public final class RlExperiment {
     static final String SCRATCH_12_AGENT = "rl-s1-12m";
     /** The agents tuned on 12 models at 2,400 requests/s, run there alone. */
     static final Set<String> TUNED_AT_12_MODELS = Set.of("rl-ppo-12m", SCRATCH_12_AGENT);
-    /** Fig 5.10's run, trained as {@link #SCRATCH}'s seed 1 but at SLO 96 ms. */
-    static final String SCRATCH_96 = "scratch-2400rps-48m-96ms-freest-first";
+    /**
+     * Fig 5.10's runs, one per training seed ({@code seed-N} under this folder): trained as
+     * {@link #SCRATCH}'s but at SLO 96 ms, and sharpened ({@code --sharpen 0.3}: the policy's
+     * temperature falling from 1 to 0.3 over the schedule, so that what PPO samples becomes the
+     * argmax the job serves). Seed 1's last network ({@code policy.krln}) serves as {@code rl-96ms}.
+     * Unsharpened, seed 1 ({@code scratch-2400rps-48m-96ms-freest-first}) serves nothing until
+     * episode 16: its sampled policy is a random timer whose argmax never infers.
+     */
+    static final String SCRATCH_96 = "scratch-2400rps-48m-96ms-sharpen";
     static final List<String> REWARDS = List.of("rf1", "rf2", "rf3");
 
     /**
@@ -146,6 +162,11 @@ public final class RlExperiment {
         return SCRATCH + "/seed-" + trainingSeed;
     }
 
+    /** A training seed's run of Fig 5.10 (SLO 96 ms), as a folder under the training folder. */
+    static String run96(int trainingSeed) {
+        return SCRATCH_96 + "/seed-" + trainingSeed;
+    }
+
     /** The agent that serves a training seed's network from scratch. */
     static String scratchAgent(int trainingSeed) {
         return "rl-s" + trainingSeed;
@@ -153,6 +174,11 @@ public final class RlExperiment {
 
     static List<String> scratchAgents() {
         return TRAINING_SEEDS.stream().map(RlExperiment::scratchAgent).toList();
+    }
+
+    /** A training seed's run sharpened after its 40 episodes ({@link #SHARPENED}), as a folder under the training folder. */
+    static String sharpenedRun(int trainingSeed) {
+        return SHARPENED + "/seed-" + trainingSeed;
     }
 
     /** A training seed's run explored across the sweep's workloads, as a folder under the training folder. */
@@ -240,7 +266,7 @@ public final class RlExperiment {
         agents.addAll(scratchNetworks());
         agents.addAll(List.of(Agent.agent(CLONE, AgentPolicy.RL, null),
                 Agent.agent("rl-ppo", AgentPolicy.RL, network(FINETUNED)),
-                Agent.agent("rl-96ms", AgentPolicy.RL, network(SCRATCH_96))));
+                Agent.agent("rl-96ms", AgentPolicy.RL, network(run96(1)))));
         return agents;
     }
 
@@ -376,7 +402,9 @@ public final class RlExperiment {
         ResultTable t = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s", "test_attainment"));
         List<String> runs = new ArrayList<>();
         for (int seed : TRAINING_SEEDS) runs.add(scratchRun(seed));
-        runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_12, SCRATCH_96));
+        runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_12));
+        for (int seed : TRAINING_SEEDS) runs.add(run96(seed));
+        for (int seed : TRAINING_SEEDS) runs.add(sharpenedRun(seed));
         for (String r : REWARDS) if (!runs.contains(rewardRun(r))) runs.add(rewardRun(r));
         for (String run : runs) {
             Path csv = training.resolve(run).resolve("training.csv");

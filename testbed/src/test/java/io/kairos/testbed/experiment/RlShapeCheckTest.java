@@ -139,6 +139,10 @@ class RlShapeCheckTest {
         Experiment.Claim learns = RlShapeCheck.learnsToReach(curves, "tested", 30, 0.05, "s");
         assertThat(learns.verdict()).isEqualTo(Verdict.PASS);
         assertThat(learns.evidence()).isEqualTo("tested (tested after each episode): 99.95 % in episode 4 (best 99.95 %; last 85.00 %, episode 5)");
+        // Reached only after the episodes allowed: the best within them, and the best after them.
+        Experiment.Claim late = RlShapeCheck.learnsToReach(curves, "tested", 3, 0.05, "s");
+        assertThat(late.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(late.evidence()).isEqualTo("tested (tested after each episode): best 42.00 % over 3 episodes (of 5 trained in the time given; after them best 99.95 %; last 85.00 %)");
         Experiment.Claim nothing = RlShapeCheck.learnsToReach(curves, "partly", 30, 0.05, "s");
         assertThat(nothing.verdict()).isEqualTo(Verdict.FAIL);
         assertThat(nothing.evidence()).isEqualTo("partly: the first episode already at 99.91 % (best 100.00 %): nothing learned to converge");
