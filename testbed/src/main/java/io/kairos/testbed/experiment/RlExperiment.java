@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * The RL thesis' figures (Alzayat 2022, chapter 5) with the {@code rl} and {@code random} policies,
@@ -157,14 +158,24 @@ public final class RlExperiment {
      */
     static final String RANDOM_IN_GROUP_ORDER = "random-group-order";
 
+    /** A training seed's run in a folder of runs, one per training seed: {@code folder/seed-N}. */
+    private static String seedFolder(String folder, int trainingSeed) {
+        return folder + "/seed-" + trainingSeed;
+    }
+
+    /** One name per training seed, in the seeds' order (runs or agents). */
+    static List<String> perSeed(IntFunction<String> name) {
+        return TRAINING_SEEDS.stream().map(name::apply).toList();
+    }
+
     /** A training seed's run of PPO from scratch, as a folder under the training folder. */
     static String scratchRun(int trainingSeed) {
-        return SCRATCH + "/seed-" + trainingSeed;
+        return seedFolder(SCRATCH, trainingSeed);
     }
 
     /** A training seed's run of Fig 5.10 (SLO 96 ms), as a folder under the training folder. */
     static String run96(int trainingSeed) {
-        return SCRATCH_96 + "/seed-" + trainingSeed;
+        return seedFolder(SCRATCH_96, trainingSeed);
     }
 
     /** The agent that serves a training seed's network from scratch. */
@@ -173,17 +184,17 @@ public final class RlExperiment {
     }
 
     static List<String> scratchAgents() {
-        return TRAINING_SEEDS.stream().map(RlExperiment::scratchAgent).toList();
+        return perSeed(RlExperiment::scratchAgent);
     }
 
     /** A training seed's run sharpened after its 40 episodes ({@link #SHARPENED}), as a folder under the training folder. */
     static String sharpenedRun(int trainingSeed) {
-        return SHARPENED + "/seed-" + trainingSeed;
+        return seedFolder(SHARPENED, trainingSeed);
     }
 
     /** A training seed's run explored across the sweep's workloads, as a folder under the training folder. */
     static String acrossRun(int trainingSeed) {
-        return ACROSS_SWEEP + "/seed-" + trainingSeed;
+        return seedFolder(ACROSS_SWEEP, trainingSeed);
     }
 
     /** The agent that serves a training seed's network explored across the sweep's workloads ({@link #ACROSS_SWEEP}). */
@@ -192,7 +203,7 @@ public final class RlExperiment {
     }
 
     static List<String> acrossAgents() {
-        return TRAINING_SEEDS.stream().map(RlExperiment::acrossAgent).toList();
+        return perSeed(RlExperiment::acrossAgent);
     }
 
     private final Path training;

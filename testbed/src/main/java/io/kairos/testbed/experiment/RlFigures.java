@@ -56,12 +56,12 @@ final class RlFigures {
                         .yAxis("SLO attainment (%)", 0.0, 100.0)
                         .title("Fig 5.2: PPO from scratch at SLO 24 ms, per training seed each episode (the policy sampled) and, where the run "
                                 + "had one, the test after it (the network as it serves, 12,000 steps), " + setup)
-                        .save(trainedAndTested(curves, RlExperiment.TRAINING_SEEDS.stream().map(RlExperiment::scratchRun).toList()), dir.resolve("training.png")),
+                        .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::scratchRun)), dir.resolve("training.png")),
                 Figures.lines("episode", "attainment").numericX().scale(100).series("curve").xAxis("episode after the 40 of Fig 5.2 (60,000 steps each)")
                         .yAxis("SLO attainment (%)", 0.0, 100.0)
                         .title("Fig 5.2, sharpened: each training seed's network given 10 more episodes, the temperature falling from 1 to 0.3, "
                                 + "each episode and the test after it (the network as it serves), SLO 24 ms, " + setup)
-                        .save(trainedAndTested(curves, RlExperiment.TRAINING_SEEDS.stream().map(RlExperiment::sharpenedRun).toList()), dir.resolve("training-sharpened.png")),
+                        .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::sharpenedRun)), dir.resolve("training-sharpened.png")),
                 Figures.lines("episode", "attainment").numericX().scale(100).series("run").xAxis("training episode (3,000 steps, doubling every other one)")
                         .yAxis("SLO attainment in the episode (%)", 0.0, 100.0)
                         .title("Ablation: PPO from the network cloned from a rule at SLO 24 ms, " + setup + " (frozen: the clone, not updated; 12m: 12 instances, 5 more episodes)")
@@ -79,7 +79,7 @@ final class RlFigures {
                         .yAxis("SLO attainment (%)", 0.0, 100.0)
                         .title("Fig 5.10: PPO from scratch at SLO 96 ms, sharpened, per training seed each episode (the policy sampled) "
                                 + "and the test after it (the network as it serves, 12,000 steps), " + setup)
-                        .save(trainedAndTested(curves, RlExperiment.TRAINING_SEEDS.stream().map(RlExperiment::run96).toList()), dir.resolve("training-96ms.png")));
+                        .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::run96)), dir.resolve("training-96ms.png")));
     }
 
     /**

@@ -307,6 +307,11 @@ final class RlShapeCheck {
         return curve(curves, run).size();
     }
 
+    /** The best of a non-empty curve's first {@code episodes} episodes (all of them, where it has fewer). */
+    private static double bestOfFirst(List<Double> curve, int episodes) {
+        return curve.subList(0, Math.min(episodes, curve.size())).stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    }
+
     static Claim reaches(ResultTable curves, String run, int within, String statement) {
         return reaches(curves, run, within, EVERY, statement);
     }
@@ -322,7 +327,7 @@ final class RlShapeCheck {
             }
         }
         int window = Math.min(c.size(), within);
-        double bestWithin = c.subList(0, window).stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        double bestWithin = bestOfFirst(c, window);
         String after = c.size() > window ? String.format(Locale.ROOT, "; after them best %s", pct(best(curves, run))) : "";
         return new Claim(statement, Verdict.FAIL, String.format(Locale.ROOT, "%s: best %s over %d episodes (of %s trained in the time given%s; last %s)",
                 named(curves, run), pct(bestWithin), window, c.size(), after, pct(c.get(c.size() - 1))));
@@ -337,7 +342,7 @@ final class RlShapeCheck {
         Claim reached = reaches(curves, run, within, statement);
         if (reached.verdict() != Verdict.PASS) return reached;
         List<Double> c = curve(curves, run);
-        double top = c.subList(0, Math.min(within, c.size())).stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        double top = bestOfFirst(c, within);
         if (top - c.get(0) >= lift) return reached;
         return new Claim(statement, Verdict.FAIL, String.format(Locale.ROOT, "%s: the first episode already at %s (best %s): nothing learned to converge",
                 named(curves, run), pct(c.get(0)), pct(top)));
