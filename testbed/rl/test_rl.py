@@ -17,8 +17,22 @@ import torch
 
 import kairos_env as ke
 import network_file
+import probe
 import ppo
 import train
+
+
+def certain(infer, size_index=0):
+    """An actor certain, on every slot, to infer (or to wait), at the batch size of that index
+    where it infers: logits 30 on those choices and 0 elsewhere, from any state."""
+    model = train.ActorCritic(8)
+    with torch.no_grad():
+        for p in model.actor.parameters():
+            p.zero_()
+        bias = model.actor[-1].bias.view(ke.SLOTS, ke.CHOICES)
+        bias[:, 1 if infer else 0] = 30.0
+        bias[:, 2 + size_index] = 30.0
+    return model
 
 
 class NetworkFileTest(unittest.TestCase):
@@ -161,13 +175,7 @@ class RolloutTest(unittest.TestCase):
         # A network certain to wait, and certain of batch size 8 (index 3) where it infers. At
         # explore 1 every slot draws null or infer half the time each; the batch size stays 8, and
         # the log probability recorded is the policy's own: about 0 for a wait, about -30 for an infer.
-        model = train.ActorCritic(8)
-        with torch.no_grad():
-            for p in model.actor.parameters():
-                p.zero_()
-            bias = model.actor[-1].bias.view(ke.SLOTS, ke.CHOICES)
-            bias[:, 0] = 30.0
-            bias[:, 2 + 3] = 30.0
+        model = certain(infer=False, size_index=3)
         n = 2000
         s = np.zeros((n, ke.STATE_SIZE), np.float32)
         mask = np.ones((n, ke.MASK_SIZE), bool)
@@ -178,6 +186,28 @@ class RolloutTest(unittest.TestCase):
         np.testing.assert_allclose(lp, -30.0 * infer.sum(1), atol=1e-3)
         waited, _, _ = train.Rollout(model, np.random.default_rng(5)).act(s, mask)
         self.assertTrue((waited[:, 0::2] == 0).all())
+
+    def test_exploring_the_batch_size_draws_it_uniformly_among_the_allowed_and_infers_as_the_policy_does(self):
+        # A network certain to infer, and certain of batches of one (index 0), where only sizes
+        # 1, 2 and 4 are allowed. At explore_batch 1 each slot's size is 1, 2 or 4 a third of the
+        # time each, never 8 or 16, and still always an infer; the log probability recorded is
+        # the policy's own: about 0 for a batch of one, about -30 for a larger one. Without it,
+        # every batch is of one.
+        model = certain(infer=True, size_index=0)
+        n = 3000
+        s = np.zeros((n, ke.STATE_SIZE), np.float32)
+        mask = np.ones((n, ke.MASK_SIZE), bool).reshape(n, ke.SLOTS, ke.CHOICES)
+        mask[:, :, 2 + 3:] = False
+        mask = mask.reshape(n, ke.MASK_SIZE)
+        act, lp, _ = train.Rollout(model, np.random.default_rng(5), explore_batch=1.0).act(s, mask)
+        infer, batch = act[:, 0::2], act[:, 1::2]
+        self.assertTrue((infer == 1).all())
+        for size in range(3):
+            self.assertAlmostEqual((batch == size).mean(), 1 / 3, delta=0.01)
+        self.assertFalse((batch >= 3).any())
+        np.testing.assert_allclose(lp, -30.0 * (batch != 0).sum(1), atol=1e-3)
+        ones, _, _ = train.Rollout(model, np.random.default_rng(5)).act(s, mask)
+        self.assertTrue((ones[:, 1::2] == 0).all())
 
     def test_a_sharpened_rollout_samples_the_logits_over_its_temperature_and_serves_the_same_argmax(self):
         # Every slot: null logit log 3, infer 0, so infer at 1/4 (a random timer: served, it never
@@ -305,7 +335,43 @@ class ScheduleTest(unittest.TestCase):
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+class ProbeTest(unittest.TestCase):
+    """probe.py against the real environment (bin/kairos-lab rl env), on networks whose choices are known."""
+
+    def test_it_reports_what_the_network_chose_read_back_from_its_file(self):
+        env = ke.Env([os.path.join(ROOT, "bin", "kairos-lab"), "rl", "env"])
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                # Batches of one wherever a request waits, read back from the network file.
+                train.export(certain(infer=True), d, "ones.krln")
+                ones = probe.probe(probe.network(os.path.join(d, "ones.krln")), env, 600, 3)
+                self.assertEqual(set(ones.batches), {1})
+                self.assertEqual(ones.mean_batch(), 1.0)
+                self.assertEqual(sum(ones.infers_per_step.values()), 600)
+                self.assertEqual(sum(k * v for k, v in ones.infers_per_step.items()), ones.batches[1])
+                self.assertEqual(len(ones.pending), ones.batches[1])
+                self.assertGreater(ones.answer.ok, 0)
+                # A network that always waits starts nothing and meets nothing.
+                waits = probe.probe(certain(infer=False), env, 600, 3)
+                self.assertEqual(sum(waits.batches.values()), 0)
+                self.assertEqual(waits.infers_per_step, {0: 600})
+                self.assertEqual(waits.answer.ok, 0)
+                self.assertIn("0.00 % of SLOs as served", waits.report("waits"))
+        finally:
+            env.close()
+
+
 class TrainingSmokeTest(unittest.TestCase):
+    def test_a_bad_setting_is_refused_with_one_line_naming_it(self):
+        # Refused by the argument check, before any environment starts.
+        for args, message in ((["--explore-batch", "2"], "--explore-batch must be a probability in [0, 1], got 2"),
+                              (["--explore", "-0.1"], "--explore must be a probability in [0, 1], got -0.1"),
+                              (["--sharpen", "0"], "--sharpen must be a temperature in (0, 1], got 0")):
+            run = subprocess.run([sys.executable, os.path.join(ROOT, "testbed", "rl", "train.py")] + args,
+                                 cwd=ROOT, capture_output=True, text=True, timeout=60)
+            self.assertEqual(run.returncode, 2, run.stderr)
+            self.assertEqual(run.stderr.strip().splitlines()[-1], "train.py: error: " + message)
+
     def test_a_short_training_writes_its_curve_and_a_network_the_java_reader_takes(self):
         # Two episodes of 300 steps, rollouts of 128 steps: four PPO updates on the thesis' setup.
         with tempfile.TemporaryDirectory() as d:

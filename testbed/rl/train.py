@@ -153,7 +153,7 @@ class Rollout:
     """The model's actor and critic in numpy, for choosing actions while the environments run: a
     torch call per step costs milliseconds of fixed overhead, these few matrix products far less."""
 
-    def __init__(self, model, rng, explore=0.0, temperature=1.0):
+    def __init__(self, model, rng, explore=0.0, temperature=1.0, explore_batch=0.0):
         get = lambda seq: [(l.weight.detach().numpy().copy(), l.bias.detach().numpy().copy()) for l in seq if isinstance(l, nn.Linear)]
         self.actor = get(model.actor)
         self.critic = get(model.critic)
@@ -161,10 +161,13 @@ class Rollout:
         self.cap = model.cap.numpy().copy()
         self.workload = model.workload
         self.rng = rng
-        # Only the null/infer heads explore: what a network may rule out and need to try again
-        # is whether to infer (on a lone queue, say); a batch size drawn at random would teach it
-        # smaller batches, as the policy's own, at every busy slot.
-        self.explore = np.array([explore, 0.0] * ke.SLOTS)
+        # By default only the null/infer heads explore: what a network may rule out and need to
+        # try again is whether to infer (on a lone queue, say); a batch size drawn at random
+        # teaches a network that batches smaller batches, as the policy's own, at every busy
+        # slot. explore_batch is for the opposite trap, a network that has ruled out every
+        # batch but one request (a training seed that infers only batches of one and cannot
+        # hold the load): the batch-size heads then draw uniformly among the allowed sizes.
+        self.explore = np.array([explore, explore_batch] * ke.SLOTS)
         self.temperature = temperature
 
     def features(self, s):
@@ -395,6 +398,10 @@ def main():
                    help="per slot and step, the chance of a uniform draw between null and infer, learnt from as the "
                         "policy's own (ppo.np_sample says why), on the null/infer choices only: a network that has all but ruled out "
                         "inferring (on a lone queue, say) tries it again; it falls with the learning rate (--lr-schedule) (default: %(default)s, never)")
+    p.add_argument("--explore-batch", type=float, default=0.0,
+                   help="as --explore, for the batch size: per inferring slot and step, the chance of a uniform draw among "
+                        "the allowed sizes; a network that has ruled out every batch larger than one tries them again; it falls "
+                        "with the learning rate (default: %(default)s, never)")
     p.add_argument("--sharpen", type=float, default=1.0, metavar="END",
                    help="the policy's temperature falls from 1 to END over the schedule (or over its last --sharpen-episodes), "
                         "so that what PPO samples becomes what the job serves, the argmax (default: %(default)s, no sharpening)")
@@ -435,6 +442,9 @@ def main():
     args = p.parse_args()
     if args.critic_workload and args.imitate:
         p.error("--imitate fits the critic on the state alone: it does not go with --critic-workload")
+    for name in ("explore", "explore_batch"):
+        if not 0 <= getattr(args, name) <= 1:
+            p.error("--%s must be a probability in [0, 1], got %g" % (name.replace("_", "-"), getattr(args, name)))
     if not 0 < args.sharpen <= 1:
         p.error("--sharpen must be a temperature in (0, 1], got %g" % args.sharpen)
     if not 0 <= args.sharpen_episodes < max(args.episodes, 1) or (args.sharpen_episodes and args.sharpen == 1):
@@ -516,7 +526,8 @@ def main():
         FV = np.zeros((n, k), np.float32)  # then the value of the state it was cut in
         # Exploration falls with the learning rate: the last rollouts are the policy's own.
         tau = temperature(steps_done, sharpen_from, total_steps, args.sharpen)
-        roll = Rollout(model, rng, args.explore * lr_fraction(steps_done, main_steps, args.lr_schedule), tau)
+        fraction = lr_fraction(steps_done, main_steps, args.lr_schedule)
+        roll = Rollout(model, rng, args.explore * fraction, tau, args.explore_batch * fraction)
         for t in range(n):
             s = observe(np.stack([a.state for a in answers]))
             m = np.stack([a.mask for a in answers])

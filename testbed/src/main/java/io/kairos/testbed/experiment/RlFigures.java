@@ -57,6 +57,11 @@ final class RlFigures {
                         .title("Fig 5.2: PPO from scratch at SLO 24 ms, per training seed each episode (the policy sampled) and, where the run "
                                 + "had one, the test after it (the network as it serves, 12,000 steps), " + setup)
                         .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::scratchRun)), dir.resolve("training.png")),
+                Figures.lines("episode", "attainment").numericX().scale(100).series("curve").xAxis("training episode (3,000 steps, doubling every other one)")
+                        .yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .title("Fig 5.2, batch sizes explored (--explore-batch 0.05): PPO from scratch at SLO 24 ms, per training seed each episode "
+                                + "(the policy sampled) and the test after it (the network as it serves, 12,000 steps), " + setup)
+                        .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::exploredBatchRun)), dir.resolve("training-explore-batch.png")),
                 Figures.lines("episode", "attainment").numericX().scale(100).series("curve").xAxis("episode after the 40 of Fig 5.2 (60,000 steps each)")
                         .yAxis("SLO attainment (%)", 0.0, 100.0)
                         .title("Fig 5.2, sharpened: each training seed's network given 10 more episodes, the temperature falling from 1 to 0.3, "

@@ -91,6 +91,11 @@ final class RlShapeCheck {
                     "Fig 5.2, sharpened: training seed %d's network, %d more episodes at a falling temperature, reaches %s of SLOs as served within them",
                     seed, RlExperiment.SHARPENING_EPISODES, pct(target))));
         }
+        for (int seed : RlExperiment.TRAINING_SEEDS) {
+            c.add(reaches(curves, RlExperiment.exploredBatchRun(seed), within, target, String.format(Locale.ROOT,
+                    "Fig 5.2, batch sizes explored: PPO from scratch, training seed %d, reaches %s of SLOs on the training workload within %d episodes",
+                    seed, pct(target), within)));
+        }
         c.add(notBelowStart(curves, RlExperiment.FINETUNED, "Fig 5.2, ablation: PPO from the imitation network keeps its attainment on the training workload (no episode 0.5 points below the first)"));
         c.add(rewardAbove(curves, RlExperiment.FINETUNED, RlExperiment.FROZEN,
                 "Fig 5.2, ablation: PPO raises the RF3 reward per step above the imitation network's (frozen, same episodes)"));

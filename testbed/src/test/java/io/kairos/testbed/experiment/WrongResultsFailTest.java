@@ -263,6 +263,8 @@ class WrongResultsFailTest {
         }
         for (int seed : RlExperiment.TRAINING_SEEDS) {
             for (int e = 1; e <= 40; e++) curves.add(List.of(RlExperiment.scratchRun(seed), "" + e, "60000", e == 20 ? "0.989" : "0.9", "0.1", "" + e));
+            // Batch sizes explored, 99 % only in the 41st episode, one past the 40 asked.
+            for (int e = 1; e <= 41; e++) curves.add(List.of(RlExperiment.exploredBatchRun(seed), "" + e, "60000", e == 41 ? "0.99" : "0.98", "0.1", "" + e));
             // Sharpened, 99 % only in the 11th episode, one past the run's 10.
             for (int e = 1; e <= 11; e++) curves.add(List.of(RlExperiment.sharpenedRun(seed), "" + e, "60000", e == 11 ? "0.99" : "0.98", "0.1", "" + e));
         }
@@ -277,6 +279,7 @@ class WrongResultsFailTest {
         assertThat(verdict(claims, "beyond the thesis: rl-s3 within 1 points of kairos")).isEqualTo(Verdict.FAIL);
         assertThat(verdict(claims, "Fig 5.2: PPO from scratch, training seed 1")).isEqualTo(Verdict.FAIL);
         assertThat(verdict(claims, "Fig 5.2, sharpened: training seed 2")).isEqualTo(Verdict.FAIL);
+        assertThat(verdict(claims, "Fig 5.2, batch sizes explored: PPO from scratch, training seed 3")).isEqualTo(Verdict.FAIL);
         for (int seed : RlExperiment.TRAINING_SEEDS) {
             assertThat(verdict(claims, "Fig 5.10: from scratch at SLO 96 ms, training seed " + seed)).isEqualTo(Verdict.FAIL);
         }
@@ -293,6 +296,7 @@ class WrongResultsFailTest {
         }
         for (int seed : RlExperiment.TRAINING_SEEDS) learning.add(List.of(RlExperiment.scratchRun(seed), "1", "3000", "0.99", "0.1", "1"));
         for (int seed : RlExperiment.TRAINING_SEEDS) learning.add(List.of(RlExperiment.sharpenedRun(seed), "10", "60000", "0.99", "0.1", "10"));
+        for (int seed : RlExperiment.TRAINING_SEEDS) learning.add(List.of(RlExperiment.exploredBatchRun(seed), "40", "60000", "0.99", "0.1", "40"));
         ResultTable poor = new ResultTable(azure.columns());
         for (List<String> row : azure.rows()) if (!row.get(2).equals("rl-96ms")) poor.add(row);
         poor.add(List.of("100", "" + AzureExperiment.THESIS_RATE, "rl-96ms", "0.5", "1", "1"));
@@ -301,6 +305,7 @@ class WrongResultsFailTest {
         assertThat(verdict(right, "beyond the thesis: rl-s3 within 1 points of kairos")).isEqualTo(Verdict.PASS);
         assertThat(verdict(right, "Fig 5.2: PPO from scratch, training seed 1")).isEqualTo(Verdict.PASS);
         assertThat(verdict(right, "Fig 5.2, sharpened: training seed 2")).isEqualTo(Verdict.PASS);
+        assertThat(verdict(right, "Fig 5.2, batch sizes explored: PPO from scratch, training seed 3")).isEqualTo(Verdict.PASS);
         for (int seed : RlExperiment.TRAINING_SEEDS) {
             assertThat(verdict(right, "Fig 5.10: from scratch at SLO 96 ms, training seed " + seed)).isEqualTo(Verdict.PASS);
         }
