@@ -408,7 +408,7 @@ def main():
     p.add_argument("--sharpen-episodes", type=int, default=0, metavar="N",
                    help="sharpen over the schedule's last N episodes only, at --sharpen-lr; the learning rate's schedule "
                         "and exploration run over the episodes before (default: %(default)s, over the whole schedule)")
-    p.add_argument("--sharpen-lr", type=float, default=1e-4, help="the learning rate while sharpening over the last episodes (default: %(default)s)")
+    p.add_argument("--sharpen-lr", type=float, default=1e-4, help="the learning rate while sharpening over the last episodes; the critic's, where --critic-lr sets its own, in the same proportion (default: %(default)s)")
     p.add_argument("--reward-scale", type=float, default=0.1)
     p.add_argument("--reward-norm", action="store_true",
                    help="divide the rewards by the running standard deviation of the discounted return (ppo.RewardScale), "
