@@ -162,11 +162,11 @@ class Rollout:
         self.workload = model.workload
         self.rng = rng
         # By default only the null/infer heads explore: what a network may rule out and need to
-        # try again is whether to infer (on a lone queue, say); a batch size drawn at random
-        # teaches a network that batches smaller batches, as the policy's own, at every busy
-        # slot. explore_batch is for the opposite trap, a network that has ruled out every
-        # batch but one request (a training seed that infers only batches of one and cannot
-        # hold the load): the batch-size heads then draw uniformly among the allowed sizes.
+        # try again is whether to infer (on a lone queue, say); a batch size drawn at random,
+        # learnt as the policy's own at every busy slot, teaches a network that batches to batch
+        # less. explore_batch is for the opposite trap, a network that has ruled out every batch
+        # larger than one request (a training seed that then cannot hold the load): its
+        # batch-size heads draw uniformly among the allowed sizes.
         self.explore = np.array([explore, explore_batch] * ke.SLOTS)
         self.temperature = temperature
 
