@@ -20,7 +20,6 @@ import network_file
 import train
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-BATCH_SIZES = (1, 2, 4, 8, 16)
 
 
 class Probe:
@@ -53,36 +52,30 @@ class Probe:
 
 def network(path):
     """An actor from a network file (.krln), with whichever of the trainer's inputs the file's are."""
-    hidden = network_file.read(path)[3][0][0].shape[0]
-    for inputs in train.INPUTS:
-        model = train.ActorCritic(hidden, inputs)
-        try:
-            train.load_actor(model, path)
-            return model
-        except ValueError as e:
-            if "inputs" not in str(e):
-                raise
-    raise ValueError("%s: its inputs are none of the trainer's (%s)" % (path, ", ".join(train.INPUTS)))
+    scale, _, cap, layers = network_file.read(path)
+    inputs = train.inputs_of(scale, cap)
+    if inputs is None:
+        raise ValueError("%s: its inputs are none of the trainer's (%s)" % (path, ", ".join(train.INPUTS)))
+    model = train.ActorCritic(layers[0][0].shape[0], inputs)
+    train.load_actor(model, path)
+    return model
 
 
 def probe(model, env, steps, seed):
-    """One episode of `steps` on `env` at `seed`, served as the job serves the network."""
-    roll = train.Rollout(model, np.random.default_rng(0))
+    """One episode of `steps` on `env` at `seed`, served as the job serves the network (train.test_episode)."""
     batches, per_step = collections.Counter(), collections.Counter()
     pending, booked = [], []
-    a = env.reset(steps, seed)
-    while not a.done:
-        action = roll.serve(a.state[None, :], a.mask[None, :])[0].astype(np.uint8)
-        inferred = 0
-        for slot in range(ke.SLOTS):
-            if action[2 * slot] == 1:
-                inferred += 1
-                batches[BATCH_SIZES[action[2 * slot + 1]]] += 1
-                pending.append(float(a.state[2 * slot]))
-        per_step[inferred] += 1
-        booked.append(float(a.state[ke.STATE_SIZE - 1]))
-        a = env.step(action)
-    return Probe(a, batches, per_step, pending, booked)
+
+    def watch(answer, action):
+        inferred = [slot for slot in range(ke.SLOTS) if action[2 * slot] == 1]
+        for slot in inferred:
+            batches[ke.BATCH_SIZES[action[2 * slot + 1]]] += 1
+            pending.append(float(answer.state[2 * slot]))
+        per_step[len(inferred)] += 1
+        booked.append(float(answer.state[ke.STATE_SIZE - 1]))
+
+    end = train.test_episode(env, train.Rollout(model, np.random.default_rng(0)), steps, seed, watch)
+    return Probe(end, batches, per_step, pending, booked)
 
 
 def main(argv=None):

@@ -135,10 +135,23 @@ def load_checkpoint(model, path):
     model.load_state_dict(state)
 
 
+def same_inputs(scale, cap, other_scale, other_cap):
+    """Whether two first layers see the state alike: the same scale and the same cap (inf: none)."""
+    return np.allclose(scale, other_scale) and np.array_equal(cap, other_cap)
+
+
+def inputs_of(scale, cap):
+    """The trainer's inputs (a key of INPUTS) that a network file's scale and cap are, or None."""
+    for name, (s, c) in INPUTS.items():
+        if same_inputs(scale, cap, s, np.full_like(s, np.inf) if c is None else c):
+            return name
+    return None
+
+
 def load_actor(model, path):
     """The actor's weights from a network file (the critic is left as it is: --value-warmup fits it)."""
     scale, offset, cap, layers = network_file.read(path)
-    if not np.allclose(scale, model.scale.numpy()) or np.any(offset != 0) or not np.array_equal(cap, model.cap.numpy()):
+    if not same_inputs(scale, cap, model.scale.numpy(), model.cap.numpy()) or np.any(offset != 0):
         raise ValueError("%s: its inputs are not the trainer's --inputs %s" % (path, model.inputs))
     linears = [l for l in model.actor if isinstance(l, nn.Linear)]
     if len(layers) != len(linears) or any(w.shape != tuple(l.weight.shape) for (w, _, _), l in zip(layers, linears)):
@@ -202,13 +215,17 @@ class Rollout:
         return a, slot_sum(ppo.np_take(lp, a), a[:, 0::2]), self._mlp(self.critic, self.critic_sees(s, x))[:, 0]
 
 
-def test_episode(env, roll, steps, seed):
+def test_episode(env, roll, steps, seed, watch=None):
     """One episode of `steps` on `env` (a kairos_env.Env) at `seed`, served as the network is (roll.serve):
     its last answer, with the episode's counts. The thesis' curves are such tests: 'after each
-    episode, the agent is tested on the same training workload'."""
+    episode, the agent is tested on the same training workload'. With `watch`, each step's
+    answer and the action served for it go to watch(answer, action) first (probe.py's counts)."""
     a = env.reset(steps, seed)
     while not a.done:
-        a = env.step(roll.serve(a.state[None, :], a.mask[None, :])[0].astype(np.uint8))
+        action = roll.serve(a.state[None, :], a.mask[None, :])[0].astype(np.uint8)
+        if watch is not None:
+            watch(a, action)
+        a = env.step(action)
     return a
 
 

@@ -424,12 +424,11 @@ public final class RlExperiment {
      */
     ResultTable trainingCurves() {
         ResultTable t = new ResultTable(List.of("run", "episode", "steps", "attainment", "reward_per_step", "wall_s", "test_attainment"));
-        List<String> runs = new ArrayList<>();
-        for (int seed : TRAINING_SEEDS) runs.add(scratchRun(seed));
+        List<String> runs = new ArrayList<>(perSeed(RlExperiment::scratchRun));
         runs.addAll(List.of(FINETUNED, FROZEN, FINETUNED_12, SCRATCH_12));
-        for (int seed : TRAINING_SEEDS) runs.add(run96(seed));
-        for (int seed : TRAINING_SEEDS) runs.add(sharpenedRun(seed));
-        for (int seed : TRAINING_SEEDS) runs.add(exploredBatchRun(seed));
+        runs.addAll(perSeed(RlExperiment::run96));
+        runs.addAll(perSeed(RlExperiment::sharpenedRun));
+        runs.addAll(perSeed(RlExperiment::exploredBatchRun));
         for (String r : REWARDS) if (!runs.contains(rewardRun(r))) runs.add(rewardRun(r));
         for (String run : runs) {
             Path csv = training.resolve(run).resolve("training.csv");
