@@ -130,7 +130,7 @@ class KairosCliTest {
         assertUsageError(run("serve", "--policy", "triton", "--policy-param", "max_batch=-5"),
                 "--policy-param: triton parameter 'max_batch' must be a whole number, at least 1, got '-5'");
         assertUsageError(run("serve", "--policy", "fifo", "--policy-param", "max_batch=4"),
-                "--policy-param: fifo has no parameter 'max_batch' (set to '4'); it knows max_pending, placement, shed, shed_early, target_ongoing, window_margin_ms");
+                "--policy-param: fifo has no parameter 'max_batch' (set to '4'); it knows max_pending, placement, shed, shed_early, target_ongoing, window_hold, window_margin_ms");
         // The demo runs Kairos' own policy unless told otherwise; serve and overload the job's default.
         assertUsageError(run("demo", "--policy-param", "max_pending=0"),
                 "--policy-param: kairos parameter 'max_pending' must be a whole number, at least 1, got '0'");

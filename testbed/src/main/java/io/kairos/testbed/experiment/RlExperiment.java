@@ -86,6 +86,14 @@ public final class RlExperiment {
      * serves every request as a batch of one and holds 84 % of the load; explored, it batches.
      */
     static final String EXPLORED_BATCH = "scratch-explore-batch";
+    /**
+     * Fig 6.1's runs, one per training seed: PPO from scratch on the two request types of
+     * {@link RlWindowFigure} with the group parameter {@code window_hold} false, so that the
+     * network, not the scheduler, must wait for model 1's window; plain inputs (laxities uncapped:
+     * capped at 100 ms, a request whose window opens in 800 ms looks like one due in 100 ms).
+     * Each served as {@link #windowAgent} from its best tested network ({@code best.krln}).
+     */
+    static final String WINDOW = "scratch-window";
     /** The episodes each {@link #SHARPENED} run was given (its command's {@code --episodes}). */
     static final int SHARPENING_EPISODES = 10;
     /** The network cloned from the working-point rule, the committed default: an ablation row. */
@@ -205,6 +213,16 @@ public final class RlExperiment {
         return seedFolder(EXPLORED_BATCH, trainingSeed);
     }
 
+    /** A training seed's run of Fig 6.1 ({@link #WINDOW}), as a folder under the training folder. */
+    static String windowRun(int trainingSeed) {
+        return seedFolder(WINDOW, trainingSeed);
+    }
+
+    /** The agent that serves a training seed's network of Fig 6.1, trained to wait for a window. */
+    static String windowAgent(int trainingSeed) {
+        return "rl-window-s" + trainingSeed;
+    }
+
     /** A training seed's run explored across the sweep's workloads, as a folder under the training folder. */
     static String acrossRun(int trainingSeed) {
         return seedFolder(ACROSS_SWEEP, trainingSeed);
@@ -317,13 +335,16 @@ public final class RlExperiment {
 
     /**
      * The agents of Fig 6.1: the committed network ({@code rl}), training seed 1's from scratch and
-     * explored across the sweep's workloads, the random agent, and the baselines beside them.
+     * explored across the sweep's workloads, the networks trained for the figure ({@link #WINDOW}),
+     * the random agent, and the baselines beside them.
      */
     List<Agent> windowAgents() {
-        return List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
+        List<Agent> agents = new ArrayList<>(List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
                 Agent.agent("rl", AgentPolicy.RL, null), Agent.agent(scratchAgent(1), AgentPolicy.RL, network(scratchRun(1), "best.krln")),
-                Agent.agent(acrossAgent(1), AgentPolicy.RL, network(acrossRun(1))),
-                Agent.agent("random", AgentPolicy.RANDOM, null));
+                Agent.agent(acrossAgent(1), AgentPolicy.RL, network(acrossRun(1)))));
+        for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(windowAgent(seed), AgentPolicy.RL, network(windowRun(seed), "best.krln")));
+        agents.add(Agent.agent("random", AgentPolicy.RANDOM, null));
+        return agents;
     }
 
     public void run(Path dir) throws IOException, InterruptedException {
@@ -429,6 +450,7 @@ public final class RlExperiment {
         runs.addAll(perSeed(RlExperiment::run96));
         runs.addAll(perSeed(RlExperiment::sharpenedRun));
         runs.addAll(perSeed(RlExperiment::exploredBatchRun));
+        runs.addAll(perSeed(RlExperiment::windowRun));
         for (String r : REWARDS) if (!runs.contains(rewardRun(r))) runs.add(rewardRun(r));
         for (String run : runs) {
             Path csv = training.resolve(run).resolve("training.csv");

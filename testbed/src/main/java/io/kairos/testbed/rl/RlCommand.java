@@ -8,6 +8,7 @@ import io.kairos.sim.learning.Reward;
 import io.kairos.sim.learning.RewardMeter;
 import io.kairos.sim.learning.SchedulingEnvironment;
 import io.kairos.testbed.experiment.LowSloExperiment;
+import io.kairos.testbed.experiment.RlWindowFigure;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -62,6 +63,11 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--devices", paramLabel = "N", description = "Simulated devices, each holding every instance (default: ${DEFAULT-VALUE}).")
         int devices = 6;
 
+        @Option(names = "--window", description = "Fig 6.1's workload instead (--models, --rate and --slo-ms unused): two ResNet50 instances at 150 req/s each, "
+                + "one answered within 100 ms, the other between 100 and 1,000 ms (a window SLO). With --param window_hold=false the network must learn to wait "
+                + "for the window; with the hold (the default), the scheduler waits for it.")
+        boolean window;
+
         @Option(names = "--reward", paramLabel = "RF", description = "Reward function: rf1, rf2 or rf3 (default: ${DEFAULT-VALUE}).")
         String reward = "rf3";
 
@@ -81,7 +87,7 @@ public class RlCommand implements Callable<Integer> {
             if (devices < 1 || models.stream().anyMatch(m -> m < 1) || rate.stream().anyMatch(r -> !(r > 0)) || sloMs.stream().anyMatch(s -> !(s > 0))) {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }
-            SchedulingEnvironment environment = new SchedulingEnvironment(seed -> workload(seed).setup().devices(devices),
+            SchedulingEnvironment environment = new SchedulingEnvironment(seed -> (window ? RlWindowFigure.windowed() : workload(seed).setup()).devices(devices),
                     PolicyParams.of(params), Reward.parse(reward), lateCharge, dropCharge);
             try {
                 return environment.withGpuTerm(gpuTermPerMs);
@@ -93,6 +99,7 @@ public class RlCommand implements Callable<Integer> {
 
         /** The workload an episode of this seed runs: one of those given, drawn from the seed. */
         Workload workload(long seed) {
+            if (window) return new Workload(2, 2 * RlWindowFigure.RATE, RlWindowFigure.SLO_1_MS);
             return Workload.draw(seed, models, rate, sloMs);
         }
 

@@ -20,6 +20,7 @@ final class Admission {
     private final WindowHold held = new WindowHold();
     private int maxPending = ConfiguredPolicy.DEFAULT_MAX_PENDING;
     private long windowMarginMicros;
+    private boolean windowHold = true;
     // Requests turned away because the group was full; handed out by the next step.
     private List<Drop> overflow = new ArrayList<>();
 
@@ -29,10 +30,11 @@ final class Admission {
         this.profiles = profiles;
     }
 
-    /** The group's {@code max_pending} and {@code window_margin_ms}, as the policy's parameters give them. */
-    void configure(int maxPending, long windowMarginMicros) {
+    /** The group's {@code max_pending}, {@code window_margin_ms} and {@code window_hold}, as the policy's parameters give them. */
+    void configure(int maxPending, long windowMarginMicros, boolean windowHold) {
         this.maxPending = maxPending;
         this.windowMarginMicros = windowMarginMicros;
+        this.windowHold = windowHold;
     }
 
     int maxPending() {
@@ -50,10 +52,11 @@ final class Admission {
      * starting "queue full": it is the one closest to being shed anyway, and the one that leaves
      * the most time to the others. A request with a window SLO is held until its release instead
      * (see {@link #releaseMicros}), and dropped "queue full" if the group holds {@code max_pending}
-     * requests, held ones included: held requests are the last to be dropped for it.
+     * requests, held ones included: held requests are the last to be dropped for it. With
+     * {@code window_hold} false it is queued at once, as any other, and the policy decides when.
      */
     void admit(RequestQueue q, Request request) {
-        if (request.hasWindow()) {
+        if (request.hasWindow() && windowHold) {
             long release = releaseMicros(q, request);
             if (release > request.arrivalMicros()) {
                 if (book.pending() + held.size() >= maxPending) {

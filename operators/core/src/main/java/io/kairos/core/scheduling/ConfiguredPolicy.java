@@ -20,10 +20,14 @@ import io.kairos.core.api.Internal;
  * @param windowMarginMicros parameter {@code window_margin_ms}: how much later than its window start
  *                   less its model's latency alone a request with a window SLO is released to its
  *                   queue, so that a batch faster than its profile still ends inside the window (default 0)
+ * @param windowHold parameter {@code window_hold}: hold a request with a window SLO out of its queue
+ *                   until its release (default true), so that no policy answers it early; false
+ *                   queues it on arrival, for a policy that waits for windows itself (a network
+ *                   trained to)
  */
 @Internal
 public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean shedEarly, int maxPending, PerModel<PlacementPolicy> placement,
-                               long windowMarginMicros) {
+                               long windowMarginMicros, boolean windowHold) {
 
     /** Parameter: shed requests that can no longer meet their deadline (default true). */
     public static final String SHED = "shed";
@@ -33,6 +37,8 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
     public static final String MAX_PENDING = "max_pending";
     /** Parameter: the margin after a windowed request's earliest release, in ms (default 0). */
     public static final String WINDOW_MARGIN = "window_margin_ms";
+    /** Parameter: hold windowed requests until their release (default true). */
+    public static final String WINDOW_HOLD = "window_hold";
     /**
      * A bound on memory, not a tuning knob: far above what a group keeps when it sheds (its rate
      * times its SLO: 10,000 requests/s with a 2 s SLO), and at a 12 KB tensor (ResNet50 on 32×32
@@ -46,7 +52,7 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
 
     /** {@code policy} with the default shedding and placement. */
     public ConfiguredPolicy(SchedulingPolicy policy, boolean shed) {
-        this(policy, shed, true, DEFAULT_MAX_PENDING, PerModel.of(PlacementPolicy.DEFAULT), 0);
+        this(policy, shed, true, DEFAULT_MAX_PENDING, PerModel.of(PlacementPolicy.DEFAULT), 0, true);
     }
 
     /**
@@ -72,8 +78,9 @@ public record ConfiguredPolicy(SchedulingPolicy policy, boolean shed, boolean sh
         int maxPending = reader.positiveInt(MAX_PENDING, DEFAULT_MAX_PENDING);
         PerModel<PlacementPolicy> placement = reader.perModel(Placements::read);
         long windowMargin = reader.millisAsMicros(WINDOW_MARGIN, 0);
+        boolean windowHold = reader.flag(WINDOW_HOLD, true);
         SchedulingPolicy configured = policy.configure(reader);
         reader.rejectUnknown();
-        return new ConfiguredPolicy(configured, shed, shedEarly, maxPending, placement, windowMargin);
+        return new ConfiguredPolicy(configured, shed, shedEarly, maxPending, placement, windowMargin, windowHold);
     }
 }

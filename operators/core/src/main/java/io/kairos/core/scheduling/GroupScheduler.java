@@ -100,7 +100,7 @@ public final class GroupScheduler extends GroupState {
         this.policy = configured.policy();
         this.shedding = configured.shed();
         this.shedEarly = configured.shedEarly();
-        admission.configure(configured.maxPending(), configured.windowMarginMicros());
+        admission.configure(configured.maxPending(), configured.windowMarginMicros(), configured.windowHold());
         choice.setPlacement(configured.placement());
     }
 

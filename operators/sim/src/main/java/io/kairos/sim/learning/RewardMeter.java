@@ -109,7 +109,9 @@ public final class RewardMeter implements FateListener {
             double positive = Reward.EARLY_POSITIVE * group.profileOn(group.queue(d.model()), device).latencyAt(0) / 1000.0;
             long end = d.predictedEndMicros();
             for (Request r : d.requests()) {
-                if (end <= r.deadlineMicros()) {
+                // A batch predicted to end before a request's window start misses it as surely as
+                // one predicted to end after its deadline: no early reward for either.
+                if (end <= r.deadlineMicros() && end >= r.windowStartMicros()) {
                     add(-share + positive);
                 } else if (lateCharge == LateCharge.AT_START) {
                     add(-share - (chargedEarly.add(r) ? correction(r) : 0));

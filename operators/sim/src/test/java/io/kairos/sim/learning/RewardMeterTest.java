@@ -3,6 +3,7 @@ package io.kairos.sim.learning;
 import io.kairos.core.model.ModelCatalog;
 import io.kairos.core.request.Request;
 import io.kairos.core.result.ResultStatus;
+import io.kairos.core.scheduling.ConfiguredPolicy;
 import io.kairos.core.scheduling.DeviceView;
 import io.kairos.core.scheduling.Dispatch;
 import io.kairos.core.scheduling.GroupScheduler;
@@ -11,6 +12,7 @@ import io.kairos.core.scheduling.learned.AgentPolicy;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -79,6 +81,31 @@ class RewardMeterTest {
         assertThat(met[1]).isCloseTo(16.2, within(1e-9));
         assertThat(met[5]).isCloseTo(11.1, within(1e-9));
         assertThat(met[2]).isEqualTo(4);
+    }
+
+    @Test
+    void aBatchPredictedToEndBeforeAWindowStartEarnsNoEarlyRewardAndPaysTheCorrection() {
+        // "w" wants its answer between 100 and 1,000 ms; unheld (window_hold false), it starts
+        // alone at 0 and is predicted to end at 2.7 ms, before its window: a predicted miss, as a
+        // late one is. RF2 at its step: the share alone, -2.7; at its fate, EARLY, -16.2, counted
+        // with the requests that ran and missed. Charged at the start, the -16.2 moves into the step.
+        for (RewardMeter.LateCharge charge : RewardMeter.LateCharge.values()) {
+            DeviceView d = new DeviceView(0, null);
+            GroupScheduler g = new GroupScheduler("g", ModelCatalog.builtIn(), List.of(d), AgentPolicy.random(),
+                    PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_HOLD, "false")));
+            g.admit(new Request("w", R, 0, 1_000_000, 100_000, null));
+            Dispatch batch = g.dispatch(R, 1, d, 0);
+            RewardMeter meter = new RewardMeter(Reward.RF2, charge);
+            meter.applied(0, g, d, List.of(batch));
+            double atStep = meter.take();
+            meter.onFate(batch.requests()[0], ResultStatus.EARLY, 2_700, 1);
+            double atFate = meter.take();
+            boolean atStart = charge == RewardMeter.LateCharge.AT_START;
+            assertThat(atStep).as(charge.name()).isCloseTo(atStart ? -2.7 - 16.2 : -2.7, within(1e-9));
+            assertThat(atFate).as(charge.name()).isCloseTo(atStart ? 0 : -16.2, within(1e-9));
+            assertThat(meter.late()).isEqualTo(1);
+            assertThat(meter.ok()).isZero();
+        }
     }
 
     @Test

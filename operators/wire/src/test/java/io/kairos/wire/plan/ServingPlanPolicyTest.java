@@ -68,7 +68,7 @@ class ServingPlanPolicyTest {
         Snapshot before = snapshot();
         assertThatThrownBy(() -> plan.setPolicy("other", null, "flex", Map.of("lamda", "2")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("serving group 'other': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, placement, shed, shed_early, target_ongoing, window_margin_ms");
+                .hasMessage("serving group 'other': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, placement, shed, shed_early, target_ongoing, window_hold, window_margin_ms");
         assertThat(snapshot()).isEqualTo(before);
     }
 

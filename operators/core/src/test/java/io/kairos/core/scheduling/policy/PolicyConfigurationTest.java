@@ -100,7 +100,7 @@ class PolicyConfigurationTest {
             assertThat(configure(name, Map.of("shed", "false")).policy().name()).isEqualTo(name);
             assertThatThrownBy(() -> configure(name, Map.of("max_batch", "4")))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("serving group 'g': " + name + " has no parameter 'max_batch' (set to '4'); it knows max_pending, placement, shed, shed_early, target_ongoing, window_margin_ms");
+                    .hasMessage("serving group 'g': " + name + " has no parameter 'max_batch' (set to '4'); it knows max_pending, placement, shed, shed_early, target_ongoing, window_hold, window_margin_ms");
         }
     }
 
@@ -158,11 +158,11 @@ class PolicyConfigurationTest {
     void anUnknownKeyIsRefusedWithTheKeysThePolicyKnows() {
         assertThatThrownBy(() -> configure("clockwork", Map.of("max_batch", "8")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("serving group 'g': clockwork has no parameter 'max_batch' (set to '8'); it knows efficiency_gain, lookahead_ms, max_pending, placement, shed, shed_early, target_ongoing, window_margin_ms");
+                .hasMessage("serving group 'g': clockwork has no parameter 'max_batch' (set to '8'); it knows efficiency_gain, lookahead_ms, max_pending, placement, shed, shed_early, target_ongoing, window_hold, window_margin_ms");
         assertThatThrownBy(() -> configure("triton", Map.of("batch", "8")))
-                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows lookahead_ms, max_batch, max_pending, max_queue_delay_ms, placement, preferred_batch_sizes, queue_timeout_ms, shed, shed_early, target_ongoing, window_margin_ms");
+                .hasMessage("serving group 'g': triton has no parameter 'batch' (set to '8'); it knows lookahead_ms, max_batch, max_pending, max_queue_delay_ms, placement, preferred_batch_sizes, queue_timeout_ms, shed, shed_early, target_ongoing, window_hold, window_margin_ms");
         assertThatThrownBy(() -> configure("flex", Map.of("lamda", "2")))
-                .hasMessage("serving group 'g': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, placement, shed, shed_early, target_ongoing, window_margin_ms");
+                .hasMessage("serving group 'g': flex has no parameter 'lamda' (set to '2'); it knows lambda, max_pending, placement, shed, shed_early, target_ongoing, window_hold, window_margin_ms");
     }
 
     @Test

@@ -182,6 +182,6 @@ class SmdpPolicyTest {
         assertThatThrownBy(() -> Policies.configure("g", "smdp", PolicyParams.of(Map.of("deadline_guard", "sometimes"))))
                 .hasMessage("serving group 'g': smdp parameter 'deadline_guard' must be true or false, got 'sometimes'");
         assertThatThrownBy(() -> Policies.configure("g", "smdp", PolicyParams.of(Map.of("batch", "4"))))
-                .hasMessage("serving group 'g': smdp has no parameter 'batch' (set to '4'); it knows deadline_guard, guard_margin_ms, max_pending, placement, shed, shed_early, target_ongoing, window_margin_ms");
+                .hasMessage("serving group 'g': smdp has no parameter 'batch' (set to '4'); it knows deadline_guard, guard_margin_ms, max_pending, placement, shed, shed_early, target_ongoing, window_hold, window_margin_ms");
     }
 }

@@ -127,6 +127,25 @@ class WindowHoldTest {
     }
 
     @Test
+    void withoutTheHoldAWindowedRequestIsQueuedAtOnceAndAPolicyThatDoesNotWaitAnswersItEarly() {
+        // window_hold false: "w" (window [100 ms, 1000 ms]) joins its queue on arrival; clockwork
+        // starts it alone at 0 on the idle device, ending at 2,700 us, 97.3 ms before its window.
+        GroupScheduler g = new GroupScheduler("g", CATALOG, List.of(device(0)),
+                ConfiguredPolicy.of("g", LatestStartPolicy.clockwork(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_HOLD, "false"))));
+        g.admit(windowed("w", "R", 0, 100_000, 1_000_000));
+        assertThat(g.heldCount()).isZero();
+        assertThat(g.pendingQueues()).as("in its queue, where a policy sees it").hasSize(1);
+        GroupScheduler.Outcome o = g.schedule(0);
+        assertThat(o.dispatches()).hasSize(1);
+        Dispatch d = o.dispatches().get(0);
+        assertThat(ids(d)).containsExactly("w");
+        assertThat(d.predictedEndMicros()).isEqualTo(2_700);
+        assertThat(Completion.status(d.predictedEndMicros(), 100_000, 1_000_000)).isEqualTo(ResultStatus.EARLY);
+        assertThatThrownBy(() -> ConfiguredPolicy.of("g", LatestStartPolicy.clockwork(), PolicyParams.of(Map.of(ConfiguredPolicy.WINDOW_HOLD, "maybe"))))
+                .hasMessageContaining("window_hold");
+    }
+
+    @Test
     void handOverTakesTheHeldRequestsOfTheModelToo() {
         GroupScheduler g = clockwork();
         g.admit(windowed("w", "R", 0, 100_000, 1_000_000));
