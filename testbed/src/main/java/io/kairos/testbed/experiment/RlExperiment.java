@@ -91,7 +91,8 @@ public final class RlExperiment {
      * {@link RlWindowFigure} with the group parameter {@code window_hold} false, so that the
      * network, not the scheduler, must wait for model 1's window; plain inputs (laxities uncapped:
      * capped at 100 ms, a request whose window opens in 800 ms looks like one due in 100 ms).
-     * Each served as {@link #windowAgent} from its best tested network ({@code best.krln}).
+     * Each served as {@link #windowAgent} from its last network ({@code policy.krln}): no episode
+     * picked.
      */
     static final String WINDOW = "scratch-window";
     /** The episodes each {@link #SHARPENED} run was given (its command's {@code --episodes}). */
@@ -342,7 +343,7 @@ public final class RlExperiment {
         List<Agent> agents = new ArrayList<>(List.of(Agent.baseline("kairos"), Agent.baseline("clockwork"),
                 Agent.agent("rl", AgentPolicy.RL, null), Agent.agent(scratchAgent(1), AgentPolicy.RL, network(scratchRun(1), "best.krln")),
                 Agent.agent(acrossAgent(1), AgentPolicy.RL, network(acrossRun(1)))));
-        for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(windowAgent(seed), AgentPolicy.RL, network(windowRun(seed), "best.krln")));
+        for (int seed : TRAINING_SEEDS) agents.add(Agent.agent(windowAgent(seed), AgentPolicy.RL, network(windowRun(seed))));
         agents.add(Agent.agent("random", AgentPolicy.RANDOM, null));
         return agents;
     }

@@ -84,7 +84,13 @@ final class RlFigures {
                         .yAxis("SLO attainment (%)", 0.0, 100.0)
                         .title("Fig 5.10: PPO from scratch at SLO 96 ms, sharpened, per training seed each episode (the policy sampled) "
                                 + "and the test after it (the network as it serves, 12,000 steps), " + setup)
-                        .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::run96)), dir.resolve("training-96ms.png")));
+                        .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::run96)), dir.resolve("training-96ms.png")),
+                Figures.lines("episode", "attainment").numericX().scale(100).series("curve").xAxis("training episode (3,000 steps, doubling every other one)")
+                        .yAxis("SLO attainment (%)", 0.0, 100.0)
+                        .title("Fig 6.1: PPO from scratch on two SLO types without the hold (one device, ResNet50 at 150 req/s each, model 0 within "
+                                + "100 ms, model 1 between 100 and 1,000 ms), per training seed each episode (the policy sampled) and the test after it "
+                                + "(the network as it serves, 12,000 steps)")
+                        .save(trainedAndTested(curves, RlExperiment.perSeed(RlExperiment::windowRun)), dir.resolve("training-window.png")));
     }
 
     /**

@@ -69,6 +69,19 @@ class RlWindowFigureTest {
         // Held 98 % (< 99 %), and with the margin: FAIL; model 0 at 98.5 %: FAIL.
         List<Experiment.Claim> held = RlWindowFigure.claims(table("0.000000", "0.980000", "0.985000", "1.000000", "0.000000"));
         assertThat(held.subList(0, FIRST_TRAINED)).extracting(Experiment.Claim::verdict).containsOnly(FAIL);
+        // An agent that serves nothing on the device is named and left out of the hold's claim,
+        // which still judges the others; its own claim for model 0 fails.
+        String idler = RlWindowFigure.JUDGED.get(1);
+        ResultTable idle = new ResultTable(RlWindowFigure.COLUMNS);
+        for (List<String> row : table("0.000000", "1.000000", "1.000000", "1.000000", "0.000000").rows()) {
+            boolean served = row.get(0).equals(idler) && row.get(1).startsWith("hold");
+            idle.add(served ? List.of(idler, row.get(1), row.get(2), "1", "100", "0", "0", "0", "100", "0.000000") : row);
+        }
+        List<Experiment.Claim> idleClaims = RlWindowFigure.claims(idle);
+        assertThat(idleClaims.get(HOLD).verdict()).isEqualTo(PASS);
+        assertThat(idleClaims.get(HOLD).evidence()).contains(idler + " serves neither type (model 0 0.00 %, model 1 0.00 % held), left out");
+        assertThat(idleClaims.get(3).statement()).startsWith("Fig 6.1: " + idler + " meets model 0");
+        assertThat(idleClaims.get(3).verdict()).isEqualTo(FAIL);
         // Met 50 % unheld by the agents not trained for windows (>= 10 %): the hold is not what meets it.
         assertThat(RlWindowFigure.claims(table("0.500000", "1.000000", "1.000000", "1.000000", "0.000000")).get(HOLD).verdict()).isEqualTo(FAIL);
         assertThat(RlWindowFigure.claims(new ResultTable(RlWindowFigure.COLUMNS)))
