@@ -63,7 +63,7 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--devices", paramLabel = "N", description = "Simulated devices, each holding every instance (default: ${DEFAULT-VALUE}).")
         int devices = 6;
 
-        @Option(names = "--window", description = "Fig 6.1's workload instead (--models, --rate and --slo-ms unused): two ResNet50 instances at 150 req/s each, "
+        @Option(names = "--window", description = "Fig 6.1's workload instead (with none of --models, --rate and --slo-ms): two ResNet50 instances at 150 req/s each, "
                 + "one answered within 100 ms, the other between 100 and 1,000 ms (a window SLO). With --param window_hold=false the network must learn to wait "
                 + "for the window; with the hold (the default), the scheduler waits for it.")
         boolean window;
@@ -84,6 +84,11 @@ public class RlCommand implements Callable<Integer> {
         Map<String, String> params = new LinkedHashMap<>();
 
         SchedulingEnvironment environment() {
+            // --window has its own loads; a sweep option beside it would be silently unused.
+            if (window && !(models.equals(List.of(48)) && rate.equals(List.of(2400.0)) && sloMs.equals(List.of(24.0)))) {
+                throw new IllegalArgumentException("--window runs Fig 6.1's two loads: --models, --rate and --slo-ms do not apply (given "
+                        + label(models) + ", " + label(rate) + ", " + label(sloMs) + ")");
+            }
             if (devices < 1 || models.stream().anyMatch(m -> m < 1) || rate.stream().anyMatch(r -> !(r > 0)) || sloMs.stream().anyMatch(s -> !(s > 0))) {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
             }

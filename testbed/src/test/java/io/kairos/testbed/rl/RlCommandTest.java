@@ -83,6 +83,11 @@ class RlCommandTest {
         assertThat(early.dropped()).isZero();
         assertThat(unheld.workload(7)).isEqualTo(new RlCommand.Workload(2, 300, 1000));
 
+        RlCommand.Setup both = new RlCommand.Setup();
+        new picocli.CommandLine(both).parseArgs("--window", "--rate", "600");
+        org.assertj.core.api.Assertions.assertThatThrownBy(both::environment).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--window runs Fig 6.1's two loads: --models, --rate and --slo-ms do not apply (given 48, 600, 24)");
+
         RlCommand.Setup held = new RlCommand.Setup();
         new picocli.CommandLine(held).parseArgs("--window", "--devices", "1");
         SchedulingEnvironment.Episode met = held.environment().run(7, 3000, atOnce);
