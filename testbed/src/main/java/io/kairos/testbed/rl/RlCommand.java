@@ -63,6 +63,10 @@ public class RlCommand implements Callable<Integer> {
         @Option(names = "--devices", paramLabel = "N", description = "Simulated devices, each holding every instance (default: ${DEFAULT-VALUE}).")
         int devices = 6;
 
+        /** The command this setup is mixed into (rl env, rl bench), to tell an option given from its default; null for a setup parsed on its own. */
+        @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+        CommandLine.Model.CommandSpec parsed;
+
         @Option(names = "--window", description = "Fig 6.1's workload instead (with none of --models, --rate and --slo-ms): two ResNet50 instances at 150 req/s each, "
                 + "one answered within 100 ms, the other between 100 and 1,000 ms (a window SLO). With --param window_hold=false the network must learn to wait "
                 + "for the window; with the hold (the default), the scheduler waits for it.")
@@ -85,9 +89,12 @@ public class RlCommand implements Callable<Integer> {
 
         SchedulingEnvironment environment() {
             // --window has its own loads; a sweep option beside it would be silently unused.
-            if (window && !(models.equals(List.of(48)) && rate.equals(List.of(2400.0)) && sloMs.equals(List.of(24.0)))) {
+            List<String> sweep = List.of("--models", "--rate", "--slo-ms");
+            List<String> given = parsed == null || parsed.commandLine().getParseResult() == null ? List.of()
+                    : sweep.stream().filter(parsed.commandLine().getParseResult()::hasMatchedOption).toList();
+            if (window && !given.isEmpty()) {
                 throw new IllegalArgumentException("--window runs Fig 6.1's two loads: --models, --rate and --slo-ms do not apply (given "
-                        + label(models) + ", " + label(rate) + ", " + label(sloMs) + ")");
+                        + String.join(", ", given) + ")");
             }
             if (devices < 1 || models.stream().anyMatch(m -> m < 1) || rate.stream().anyMatch(r -> !(r > 0)) || sloMs.stream().anyMatch(s -> !(s > 0))) {
                 throw new IllegalArgumentException("--models and --devices must be at least 1, --rate and --slo-ms positive");
@@ -106,6 +113,11 @@ public class RlCommand implements Callable<Integer> {
         Workload workload(long seed) {
             if (window) return new Workload(2, 2 * RlWindowFigure.RATE, RlWindowFigure.SLO_1_MS);
             return Workload.draw(seed, models, rate, sloMs);
+        }
+
+        /** The loads, as a summary says them. */
+        String loads() {
+            return window ? "Fig 6.1's two loads" : label(models) + " models, " + label(rate) + " req/s, SLO " + label(sloMs) + " ms";
         }
 
         /** Values as given, comma-separated, without a needless ".0". */
@@ -190,8 +202,7 @@ public class RlCommand implements Callable<Integer> {
             double[] sorted = perSecond.clone();
             Arrays.sort(sorted);
             double median = runs % 2 == 1 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2;
-            out.printf(Locale.ROOT, "median: %,.0f steps/s over %d runs (%s models, %s req/s, SLO %s ms, %d devices, %s agent)%n",
-                    median, runs, Setup.label(setup.models), Setup.label(setup.rate), Setup.label(setup.sloMs), setup.devices, agent);
+            out.printf(Locale.ROOT, "median: %,.0f steps/s over %d runs (%s, %d devices, %s agent)%n", median, runs, setup.loads(), setup.devices, agent);
             return 0;
         }
 

@@ -83,10 +83,16 @@ class RlCommandTest {
         assertThat(early.dropped()).isZero();
         assertThat(unheld.workload(7)).isEqualTo(new RlCommand.Workload(2, 300, 1000));
 
-        RlCommand.Setup both = new RlCommand.Setup();
+        // As `rl env` parses them (the setup mixed into the command).
+        RlCommand.Env both = new RlCommand.Env();
         new picocli.CommandLine(both).parseArgs("--window", "--rate", "600");
-        org.assertj.core.api.Assertions.assertThatThrownBy(both::environment).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("--window runs Fig 6.1's two loads: --models, --rate and --slo-ms do not apply (given 48, 600, 24)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(both.setup::environment).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--window runs Fig 6.1's two loads: --models, --rate and --slo-ms do not apply (given --rate)");
+        // Given, even at its default value, it is refused all the same.
+        RlCommand.Env asDefault = new RlCommand.Env();
+        new picocli.CommandLine(asDefault).parseArgs("--window", "--models", "48", "--slo-ms", "24");
+        org.assertj.core.api.Assertions.assertThatThrownBy(asDefault.setup::environment).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--window runs Fig 6.1's two loads: --models, --rate and --slo-ms do not apply (given --models, --slo-ms)");
 
         RlCommand.Setup held = new RlCommand.Setup();
         new picocli.CommandLine(held).parseArgs("--window", "--devices", "1");
