@@ -2,6 +2,7 @@ package io.kairos.testbed.experiment;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,7 +22,7 @@ class RlWindowFigureTest {
      */
     private static ResultTable table(String unheldOne, String heldOne, String heldZero, String trainedOne, String randomUnheldOne) {
         ResultTable t = new ResultTable(RlWindowFigure.COLUMNS);
-        List<String> untrained = new java.util.ArrayList<>(RlWindowFigure.JUDGED);
+        List<String> untrained = new ArrayList<>(RlWindowFigure.JUDGED);
         untrained.add("random");
         for (String agent : untrained) {
             String one = agent.equals("random") ? randomUnheldOne : unheldOne;

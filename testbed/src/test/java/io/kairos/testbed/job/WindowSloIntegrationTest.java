@@ -44,9 +44,7 @@ class WindowSloIntegrationTest {
     void windowRequestsAreAnsweredInsideTheirWindowAndABadWindowIsRejected() throws Exception {
         ServingConfig config = TestConfigs.onBroker(BROKER.get(), "window-", c -> c.devices = 1);
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
-            Configuration flink = new Configuration();
-            flink.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
-            JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment(flink));
+            JobClient job = start(config);
             try {
                 // The job is up once it answers.
                 kafka.send(config.requestsTopic, InferenceRequest.class, ServingJobIntegrationTest.request("warm-up", "resnet50", 120_000));
@@ -137,9 +135,7 @@ class WindowSloIntegrationTest {
         String zero = ModelCatalog.instanceName("resnet50", 0);
         String one = ModelCatalog.instanceName("resnet50", 1);
         try (TopicClient kafka = new TopicClient(BROKER.get().bootstrapServers())) {
-            Configuration flink = new Configuration();
-            flink.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
-            JobClient job = ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment(flink));
+            JobClient job = start(config);
             try {
                 // The job is up once it answers: a network that waits until a request is urgent
                 // would sit on a warm-up of 120 s; one of 100 ms comes back, met or not.
@@ -171,5 +167,12 @@ class WindowSloIntegrationTest {
         List<InferenceResult> type = results.values().stream().filter(r -> r.getRequestId().startsWith(prefix)).toList();
         assertThat(type).hasSize(PER_TYPE);
         return (double) type.stream().filter(r -> r.getStatus() == status).count() / type.size();
+    }
+
+    /** Restarts disabled: RUNNING at the end means the job never failed. */
+    private static JobClient start(ServingConfig config) throws Exception {
+        Configuration flink = new Configuration();
+        flink.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+        return ServingJob.onKafka(config, ModelCatalog.builtIn()).start(StreamExecutionEnvironment.getExecutionEnvironment(flink));
     }
 }
